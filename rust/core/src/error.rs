@@ -1,0 +1,33 @@
+//! The one error type of the core. Every fallible public function returns
+//! it; the Python binding maps each variant to a typed exception.
+
+use std::fmt;
+
+/// What went wrong, with a message that names the bad input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// Unparseable notation, a tile index out of range, a fifth copy.
+    InvalidTiles(String),
+    /// A hand of the wrong size or shape for the operation.
+    InvalidHand(String),
+    /// An unknown, mistyped or inconsistent ruleset option.
+    InvalidRuleset(String),
+    /// A game action that is not legal in the current state.
+    IllegalAction(String),
+    /// A finished-hand description that cannot have happened.
+    InconsistentOutcome(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidTiles(m)
+            | Error::InvalidHand(m)
+            | Error::InvalidRuleset(m)
+            | Error::IllegalAction(m)
+            | Error::InconsistentOutcome(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

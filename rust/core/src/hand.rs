@@ -1,0 +1,162 @@
+//! A player's hand: concealed tiles as counts, plus exposed or concealed
+//! melds (副露). Fixed size, no allocation, so hot loops can copy it.
+
+use crate::error::Error;
+use crate::tile::{check_copies, Counts, Tile, KINDS};
+
+/// The kinds of meld (RULES.md §3 "Kinds of kong").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MeldKind {
+    /// 碰: three of a kind claimed from a discard.
+    Pong,
+    /// 点杠/吃杠: a discard claimed onto a concealed triplet.
+    ExposedKong,
+    /// 补杠/明杠: a drawn tile added to one's own pong.
+    AddedKong,
+    /// 暗杠: four drawn tiles.
+    ConcealedKong,
+}
+
+impl MeldKind {
+    /// Whether this meld is a kong (4 tiles).
+    pub const fn is_kong(self) -> bool {
+        !matches!(self, MeldKind::Pong)
+    }
+
+    /// Physical tiles in the meld.
+    pub const fn size(self) -> u8 {
+        if self.is_kong() {
+            4
+        } else {
+            3
+        }
+    }
+}
+
+/// One meld: a kind and the tile it is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Meld {
+    /// Pong or which kong.
+    pub kind: MeldKind,
+    /// The tile kind.
+    pub tile: Tile,
+}
+
+impl Meld {
+    /// A meld of `kind` made of `tile`.
+    pub const fn new(kind: MeldKind, tile: Tile) -> Meld {
+        Meld { kind, tile }
+    }
+}
+
+/// Up to four melds, stored inline.
+pub const MAX_MELDS: usize = 4;
+
+/// Concealed tiles plus melds.
+///
+/// ```
+/// use koudian_core::hand::{Hand, Meld, MeldKind};
+/// use koudian_core::tile::{parse, Tile};
+/// let hand = Hand::from_tiles(&parse("123m456p789s1z").unwrap(),
+///     &[Meld::new(MeldKind::Pong, Tile::RED)]).unwrap();
+/// assert_eq!(hand.n_melds(), 1);
+/// assert_eq!(hand.tile_count(), 10);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hand {
+    /// Concealed tiles, wild tiles included at their own index.
+    pub concealed: Counts,
+    melds: [Meld; MAX_MELDS],
+    n_melds: u8,
+}
+
+impl Hand {
+    /// A hand from counts and melds; checks the 4-copy limit (melds
+    /// included) and that there are at most 4 melds.
+    pub fn new(concealed: Counts, melds: &[Meld]) -> Result<Hand, Error> {
+        if melds.len() > MAX_MELDS {
+            return Err(Error::InvalidHand(format!(
+                "{} melds, at most {MAX_MELDS}",
+                melds.len()
+            )));
+        }
+        let mut arr = [Meld::new(MeldKind::Pong, Tile::M1); MAX_MELDS];
+        arr[..melds.len()].copy_from_slice(melds);
+        let hand = Hand {
+            concealed,
+            melds: arr,
+            n_melds: melds.len() as u8,
+        };
+        check_copies(&hand.all_counts())?;
+        Ok(hand)
+    }
+
+    /// A hand from a tile list and melds.
+    pub fn from_tiles(tiles: &[Tile], melds: &[Meld]) -> Result<Hand, Error> {
+        let mut c = [0u8; KINDS];
+        for t in tiles {
+            c[t.index()] = c[t.index()].saturating_add(1);
+        }
+        Hand::new(c, melds)
+    }
+
+    /// The melds.
+    #[inline]
+    pub fn melds(&self) -> &[Meld] {
+        &self.melds[..self.n_melds as usize]
+    }
+
+    /// Number of melds.
+    #[inline]
+    pub fn n_melds(&self) -> usize {
+        self.n_melds as usize
+    }
+
+    /// Adds a meld (the caller removes its tiles from `concealed`).
+    pub fn push_meld(&mut self, meld: Meld) -> Result<(), Error> {
+        if self.n_melds as usize >= MAX_MELDS {
+            return Err(Error::InvalidHand("a hand holds at most 4 melds".into()));
+        }
+        self.melds[self.n_melds as usize] = meld;
+        self.n_melds += 1;
+        Ok(())
+    }
+
+    /// Replaces meld `i` (a pong becoming an added kong).
+    pub fn set_meld(&mut self, i: usize, meld: Meld) {
+        if i < self.n_melds as usize {
+            self.melds[i] = meld;
+        }
+    }
+
+    /// Number of concealed tiles.
+    #[inline]
+    pub fn tile_count(&self) -> usize {
+        self.concealed.iter().map(|&n| n as usize).sum()
+    }
+
+    /// Counts of concealed tiles plus every physical tile in melds.
+    pub fn all_counts(&self) -> Counts {
+        let mut c = self.concealed;
+        for m in self.melds() {
+            c[m.tile.index()] = c[m.tile.index()].saturating_add(m.kind.size());
+        }
+        c
+    }
+
+    /// Checks that the concealed part has `14 - 3 × melds` tiles (a
+    /// complete hand) or `13 - 3 × melds` (one short), as `expected`
+    /// says; the error states the expected size.
+    pub fn check_size(&self, complete: bool) -> Result<(), Error> {
+        let want = if complete { 14 } else { 13 } - 3 * self.n_melds();
+        let have = self.tile_count();
+        if have != want {
+            return Err(Error::InvalidHand(format!(
+                "hand has {have} concealed tiles; with {} meld(s) a {} hand needs {want}",
+                self.n_melds(),
+                if complete { "complete" } else { "waiting" }
+            )));
+        }
+        Ok(())
+    }
+}

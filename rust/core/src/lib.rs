@@ -1,0 +1,21 @@
+//! koudian-core: a rules engine for Shanxi 扣点点 (Koudian) mahjong and its
+//! relatives, Linxian 抠点 and basic Sichuan mahjong.
+//!
+//! The file tree reads like the rule book: [`tile`] (§1), [`shape`] (§2),
+//! [`waits`] and [`shanten`] (§2 "ready"), [`ting`] (§3 报听), [`score`]
+//! (§3-§5 values and payments), [`game`] (the table), [`ruleset`] (every
+//! option).
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod hand;
+pub mod ruleset;
+pub mod shape;
+pub mod tile;
+pub mod wildcard;
+
+pub use error::Error;
+pub use hand::{Hand, Meld, MeldKind};
+pub use ruleset::Ruleset;
+pub use tile::{Counts, Tile};
+pub use wildcard::Wildcards;

@@ -1,0 +1,427 @@
+//! Tiles (牌): the 34 kinds, their points, and every notation players use.
+//!
+//! Index convention (RULES.md §1, shared by every mahjong library):
+//! `0..=8` 1-9 万 (`m`), `9..=17` 1-9 筒 (`p`), `18..=26` 1-9 条 (`s`),
+//! `27..=33` 东南西北白发中 (`1z`..`7z`).
+
+use crate::error::Error;
+use std::fmt;
+
+/// Number of tile kinds.
+pub const KINDS: usize = 34;
+
+/// Counts of each of the 34 kinds, the representation every hot path uses.
+pub type Counts = [u8; KINDS];
+
+/// The three suits and the honors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Suit {
+    /// 万 characters, `m`.
+    Man,
+    /// 筒 dots, `p`.
+    Pin,
+    /// 条 bamboo, `s`.
+    Sou,
+    /// 字 honors, `z`.
+    Honor,
+}
+
+impl Suit {
+    /// The notation letter (`m`, `p`, `s`, `z`).
+    pub const fn letter(self) -> char {
+        match self {
+            Suit::Man => 'm',
+            Suit::Pin => 'p',
+            Suit::Sou => 's',
+            Suit::Honor => 'z',
+        }
+    }
+}
+
+/// One tile kind, `0..34`.
+///
+/// ```
+/// use koudian_core::tile::{Tile, Suit};
+/// let t = Tile::from_notation("7z").unwrap();
+/// assert_eq!(t, Tile::RED);
+/// assert_eq!(t.points(), 10);
+/// assert_eq!(Tile::new(22).unwrap().to_string(), "5s");
+/// assert_eq!(Tile::new(22).unwrap().suit(), Suit::Sou);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tile(u8);
+
+const GLYPHS: [char; KINDS] = [
+    '🀇', '🀈', '🀉', '🀊', '🀋', '🀌', '🀍', '🀎', '🀏', // m
+    '🀙', '🀚', '🀛', '🀜', '🀝', '🀞', '🀟', '🀠', '🀡', // p
+    '🀐', '🀑', '🀒', '🀓', '🀔', '🀕', '🀖', '🀗', '🀘', // s
+    '🀀', '🀁', '🀂', '🀃', '🀆', '🀅', '🀄', // E S W N white green red
+];
+
+const NUMERALS: [&str; 9] = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
+const SUIT_NAMES: [&str; 3] = ["万", "筒", "条"];
+const HONOR_NAMES: [&str; 7] = ["东", "南", "西", "北", "白", "发", "中"];
+const HONOR_LONG_NAMES: [&str; 7] = ["东风", "南风", "西风", "北风", "白板", "发财", "红中"];
+
+impl Tile {
+    /// 1万.
+    pub const M1: Tile = Tile(0);
+    /// 9万.
+    pub const M9: Tile = Tile(8);
+    /// 1筒.
+    pub const P1: Tile = Tile(9);
+    /// 9筒.
+    pub const P9: Tile = Tile(17);
+    /// 1条.
+    pub const S1: Tile = Tile(18);
+    /// 9条.
+    pub const S9: Tile = Tile(26);
+    /// 东.
+    pub const EAST: Tile = Tile(27);
+    /// 南.
+    pub const SOUTH: Tile = Tile(28);
+    /// 西.
+    pub const WEST: Tile = Tile(29);
+    /// 北.
+    pub const NORTH: Tile = Tile(30);
+    /// 白 (white dragon).
+    pub const WHITE: Tile = Tile(31);
+    /// 发 (green dragon).
+    pub const GREEN: Tile = Tile(32);
+    /// 中 (red dragon).
+    pub const RED: Tile = Tile(33);
+
+    /// The tile of kind `index`, or an error when `index >= 34`.
+    pub fn new(index: u8) -> Result<Tile, Error> {
+        if (index as usize) < KINDS {
+            Ok(Tile(index))
+        } else {
+            Err(Error::InvalidTiles(format!(
+                "tile index {index} is out of range 0..34"
+            )))
+        }
+    }
+
+    /// The tile of kind `index`; the caller guarantees `index < 34`.
+    #[inline]
+    pub(crate) const fn from_index_unchecked(index: u8) -> Tile {
+        Tile(index)
+    }
+
+    /// Every kind, in index order.
+    pub fn all() -> impl Iterator<Item = Tile> {
+        (0..KINDS as u8).map(Tile)
+    }
+
+    /// The kind's index, `0..34`.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The kind's index as a byte.
+    #[inline]
+    pub const fn id(self) -> u8 {
+        self.0
+    }
+
+    /// Which suit (or honors).
+    #[inline]
+    pub const fn suit(self) -> Suit {
+        match self.0 / 9 {
+            0 => Suit::Man,
+            1 => Suit::Pin,
+            2 => Suit::Sou,
+            _ => Suit::Honor,
+        }
+    }
+
+    /// Rank 1-9 for suited tiles, 1-7 for honors (东南西北白发中).
+    #[inline]
+    pub const fn rank(self) -> u8 {
+        self.0 % 9 + 1
+    }
+
+    /// Whether this is an honor (字牌).
+    #[inline]
+    pub const fn is_honor(self) -> bool {
+        self.0 >= 27
+    }
+
+    /// Whether this is a 1, a 9 or an honor (幺九).
+    #[inline]
+    pub const fn is_terminal_or_honor(self) -> bool {
+        self.is_honor() || self.rank() == 1 || self.rank() == 9
+    }
+
+    /// Points (点数): a suited tile is worth its rank, an honor 10.
+    #[inline]
+    pub const fn points(self) -> u8 {
+        if self.is_honor() {
+            10
+        } else {
+            self.rank()
+        }
+    }
+
+    /// The Unicode glyph (U+1F000 block).
+    pub const fn glyph(self) -> char {
+        GLYPHS[self.0 as usize]
+    }
+
+    /// The Chinese name: `一万`, `五筒`, `九条`, `东`, `白`, `发`, `中`.
+    pub fn chinese(self) -> String {
+        if self.is_honor() {
+            HONOR_NAMES[(self.0 - 27) as usize].to_string()
+        } else {
+            format!(
+                "{}{}",
+                NUMERALS[(self.rank() - 1) as usize],
+                SUIT_NAMES[(self.0 / 9) as usize]
+            )
+        }
+    }
+
+    /// Parses exactly one tile: notation (`5m`), a glyph, or a Chinese name.
+    pub fn from_notation(s: &str) -> Result<Tile, Error> {
+        let tiles = parse(s)?;
+        match tiles.as_slice() {
+            [t] => Ok(*t),
+            _ => Err(Error::InvalidTiles(format!(
+                "{s:?} is {} tiles, expected exactly one",
+                tiles.len()
+            ))),
+        }
+    }
+
+    /// The next kind in the indicator sequence (RULES.md §3 `indicator`):
+    /// ranks wrap 9→1 in a suit, 东→南→西→北→东, 中→发→白→中.
+    pub const fn indicator_next(self) -> Tile {
+        let i = self.0;
+        if i < 27 {
+            let base = i / 9 * 9;
+            Tile(base + (i - base + 1) % 9)
+        } else if i < 31 {
+            Tile(27 + (i - 27 + 1) % 4)
+        } else {
+            // 白31 发32 中33: 中→发→白→中
+            match i {
+                33 => Tile(32),
+                32 => Tile(31),
+                _ => Tile(33),
+            }
+        }
+    }
+}
+
+impl fmt::Display for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.rank(), self.suit().letter())
+    }
+}
+
+fn glyph_tile(c: char) -> Option<Tile> {
+    GLYPHS.iter().position(|&g| g == c).map(|i| Tile(i as u8))
+}
+
+fn numeral_rank(c: char) -> Option<u8> {
+    let s = c.to_string();
+    NUMERALS
+        .iter()
+        .position(|&n| n == s)
+        .map(|i| i as u8 + 1)
+        .or_else(|| match c {
+            '两' | '贰' => Some(2),
+            _ => None,
+        })
+}
+
+fn suit_of_char(c: char) -> Option<u8> {
+    match c {
+        '万' | '萬' => Some(0),
+        '筒' | '饼' | '餅' => Some(1),
+        '条' | '條' | '索' => Some(2),
+        _ => None,
+    }
+}
+
+fn honor_of_chars(chars: &[char], i: usize) -> Option<(Tile, usize)> {
+    // Longest names first so that 红中 is not read as a stray 红.
+    for (k, long) in HONOR_LONG_NAMES.iter().enumerate() {
+        let n: Vec<char> = long.chars().collect();
+        if chars[i..].starts_with(&n) {
+            return Some((Tile(27 + k as u8), n.len()));
+        }
+    }
+    let alias = match chars[i] {
+        '東' => Some(0),
+        '西' => Some(2),
+        '北' => Some(3),
+        '發' => Some(5),
+        _ => None,
+    };
+    let c = chars[i].to_string();
+    HONOR_NAMES
+        .iter()
+        .position(|&h| h == c)
+        .or(alias)
+        .map(|k| (Tile(27 + k as u8), 1))
+}
+
+/// Parses a hand in any mix of notation (`123m456p11z`), Unicode glyphs
+/// (`🀇🀈`) and Chinese names (`一万二万红中`). Spaces are ignored. The
+/// error names the offending character and its (0-based, in characters)
+/// position.
+///
+/// ```
+/// use koudian_core::tile::{parse, format_tiles};
+/// let hand = parse("3m12m 东🀄").unwrap();
+/// assert_eq!(format_tiles(&hand), "123m17z");
+/// assert!(parse("12x").unwrap_err().to_string().contains("'x' at position 2"));
+/// ```
+pub fn parse(s: &str) -> Result<Vec<Tile>, Error> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::with_capacity(chars.len());
+    let mut digits: Vec<(u8, usize)> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_digit() {
+            digits.push((c as u8 - b'0', i));
+            i += 1;
+            continue;
+        }
+        if let Some(suit) = match c {
+            'm' | 'M' => Some(0u8),
+            'p' | 'P' => Some(1),
+            's' | 'S' => Some(2),
+            'z' | 'Z' => Some(3),
+            _ => None,
+        } {
+            if digits.is_empty() {
+                return Err(bad_char(
+                    c,
+                    i,
+                    "a suit letter must follow at least one digit",
+                ));
+            }
+            for &(d, pos) in &digits {
+                let max = if suit == 3 { 7 } else { 9 };
+                if d == 0 || d > max {
+                    return Err(bad_char(
+                        char::from(b'0' + d),
+                        pos,
+                        &format!("rank must be 1-{max} before '{c}'"),
+                    ));
+                }
+                out.push(Tile(suit * 9 + d - 1));
+            }
+            digits.clear();
+            i += 1;
+            continue;
+        }
+        if !digits.is_empty() {
+            return Err(bad_char(c, i, "expected m, p, s or z after digits"));
+        }
+        if c.is_whitespace() || c == ',' {
+            i += 1;
+            continue;
+        }
+        if let Some(t) = glyph_tile(c) {
+            out.push(t);
+            i += 1;
+            continue;
+        }
+        if let Some(rank) = numeral_rank(c) {
+            if let Some(suit) = chars.get(i + 1).and_then(|&n| suit_of_char(n)) {
+                out.push(Tile(suit * 9 + rank - 1));
+                i += 2;
+                continue;
+            }
+            return Err(bad_char(
+                c,
+                i,
+                "a Chinese numeral must be followed by 万, 筒 or 条",
+            ));
+        }
+        if let Some((t, len)) = honor_of_chars(&chars, i) {
+            out.push(t);
+            i += len;
+            continue;
+        }
+        return Err(bad_char(c, i, "not a tile"));
+    }
+    if let Some(&(d, pos)) = digits.first() {
+        return Err(bad_char(
+            char::from(b'0' + d),
+            pos,
+            "digits must be followed by m, p, s or z",
+        ));
+    }
+    Ok(out)
+}
+
+fn bad_char(c: char, pos: usize, why: &str) -> Error {
+    Error::InvalidTiles(format!("invalid character {c:?} at position {pos}: {why}"))
+}
+
+/// Canonical sorted notation: `123m456p789s11z`.
+pub fn format_tiles(tiles: &[Tile]) -> String {
+    let mut sorted = tiles.to_vec();
+    sorted.sort_unstable();
+    let mut s = String::new();
+    for (i, t) in sorted.iter().enumerate() {
+        s.push(char::from(b'0' + t.rank()));
+        if sorted.get(i + 1).is_none_or(|n| n.suit() != t.suit()) {
+            s.push(t.suit().letter());
+        }
+    }
+    s
+}
+
+/// Canonical notation of a 34-count array.
+pub fn format_counts(counts: &Counts) -> String {
+    format_tiles(&tiles_of(counts))
+}
+
+/// Glyph rendering of tiles in the given order.
+pub fn glyphs(tiles: &[Tile]) -> String {
+    tiles.iter().map(|t| t.glyph()).collect()
+}
+
+/// Counts per kind. Errors only if a kind appears more than 255 times;
+/// the 4-copy limit is checked by [`check_copies`].
+pub fn counts_of(tiles: &[Tile]) -> Result<Counts, Error> {
+    let mut c = [0u8; KINDS];
+    for t in tiles {
+        c[t.index()] = c[t.index()]
+            .checked_add(1)
+            .ok_or_else(|| Error::InvalidTiles("too many tiles".into()))?;
+    }
+    Ok(c)
+}
+
+/// Tiles of a count array in index order.
+pub fn tiles_of(counts: &Counts) -> Vec<Tile> {
+    let mut v = Vec::with_capacity(14);
+    for (i, &n) in counts.iter().enumerate() {
+        for _ in 0..n {
+            v.push(Tile(i as u8));
+        }
+    }
+    v
+}
+
+/// Errors when any kind has more than 4 copies.
+pub fn check_copies(counts: &Counts) -> Result<(), Error> {
+    for (i, &n) in counts.iter().enumerate() {
+        if n > 4 {
+            return Err(Error::InvalidTiles(format!(
+                "{} copies of {} (at most 4 of a kind)",
+                n,
+                Tile(i as u8)
+            )));
+        }
+    }
+    Ok(())
+}

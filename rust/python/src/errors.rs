@@ -1,0 +1,68 @@
+//! The exception hierarchy, and the one mapping from `koudian_core::Error`.
+
+use koudian_core::Error;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    koudian,
+    KoudianError,
+    PyValueError,
+    "Base of every koudian error; a ValueError."
+);
+create_exception!(
+    koudian,
+    InvalidTilesError,
+    KoudianError,
+    "Unparseable tiles, a bad tile index, or a fifth copy."
+);
+create_exception!(
+    koudian,
+    InvalidHandError,
+    KoudianError,
+    "A hand of the wrong size or shape for the operation."
+);
+create_exception!(
+    koudian,
+    RulesetError,
+    KoudianError,
+    "An unknown, mistyped or inconsistent ruleset option."
+);
+create_exception!(
+    koudian,
+    IllegalActionError,
+    KoudianError,
+    "An action that is not legal now; the state is unchanged."
+);
+create_exception!(
+    koudian,
+    InconsistentOutcomeError,
+    KoudianError,
+    "A finished-hand description that cannot have happened."
+);
+
+/// Maps a core error to its Python exception.
+pub fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::InvalidTiles(m) => InvalidTilesError::new_err(m),
+        Error::InvalidHand(m) => InvalidHandError::new_err(m),
+        Error::InvalidRuleset(m) => RulesetError::new_err(m),
+        Error::IllegalAction(m) => IllegalActionError::new_err(m),
+        Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("KoudianError", py.get_type::<KoudianError>())?;
+    m.add("InvalidTilesError", py.get_type::<InvalidTilesError>())?;
+    m.add("InvalidHandError", py.get_type::<InvalidHandError>())?;
+    m.add("RulesetError", py.get_type::<RulesetError>())?;
+    m.add("IllegalActionError", py.get_type::<IllegalActionError>())?;
+    m.add(
+        "InconsistentOutcomeError",
+        py.get_type::<InconsistentOutcomeError>(),
+    )?;
+    Ok(())
+}
