@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything and runs every test: lint gates, the Rust core's tests,
+# then the Python suite against the built wheel installed into a fresh
+# virtual environment (not editable), so a file missing from the wheel fails.
+# Usage: bash scripts/test.sh        (from anywhere; needs cargo and python3 ≥ 3.9)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+PY=${PYTHON:-python3}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+echo "== tools"
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+"$PY" -m venv "$WORK/tools"
+"$WORK/tools/bin/pip" install -q --upgrade pip
+"$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy
+export PATH="$WORK/tools/bin:$PATH"
+
+echo "== lint"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+ruff check python tests benches
+ruff format --check python tests benches
+mypy --strict python/
+
+echo "== rust tests"
+cargo test -p koudian-core
+
+echo "== wheel"
+maturin build --release --out "$WORK/dist"
+WHEEL=$(ls "$WORK"/dist/koudian-*.whl)
+ls -l "$WHEEL"
+
+echo "== python tests against the installed wheel"
+"$PY" -m venv "$WORK/venv"
+"$WORK/venv/bin/pip" install -q --upgrade pip
+"$WORK/venv/bin/pip" install -q "${WHEEL}[test]"
+# Run from a temporary directory so `python/koudian` in the checkout cannot
+# shadow the installed wheel.
+cd "$WORK"
+KOUDIAN_WHEEL="$WHEEL" "$WORK/venv/bin/python" -m pytest "$ROOT/tests" -p no:cacheprovider \
+    --rootdir "$ROOT" -c "$ROOT/pyproject.toml"
