@@ -3,11 +3,21 @@
 
 use pyo3::prelude::*;
 
+mod batch;
 mod errors;
+mod hand;
+mod ruleset;
+mod tiles;
+mod wildcards;
+mod win;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     errors::register(m)?;
+    tiles::register(m)?;
+    hand::register(m)?;
+    ruleset::register(m)?;
+    win::register(m)?;
     Ok(())
 }

@@ -1,0 +1,56 @@
+"""Loading the shipped preset TOML files and user ruleset files.
+
+The Rust core validates; this module only reads TOML (``tomllib``, or
+``tomli`` before Python 3.11), so ``koudian.Ruleset`` never re-implements
+rules.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Union
+
+__all__ = ["PRESETS_DIR", "load", "load_file", "names"]
+
+PRESETS_DIR = Path(__file__).with_name("presets")
+
+
+def _toml_loads(text: str, origin: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python < 3.11 only
+        import tomli as tomllib
+    from koudian._core import RulesetError
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesetError(f"{origin}: invalid TOML: {e}") from None
+
+
+def names() -> list[str]:
+    """The names of the shipped presets, sorted."""
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
+
+
+def load(name: str) -> dict[str, Any]:
+    """The options of preset ``name``; unknown names suggest the closest."""
+    path = PRESETS_DIR / f"{name}.toml"
+    if not isinstance(name, str) or "/" in name or not path.is_file():
+        from difflib import get_close_matches
+
+        from koudian._core import RulesetError
+
+        known = names()
+        close = get_close_matches(str(name), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise RulesetError(f"unknown preset {name!r}{hint}; presets: {', '.join(known)}")
+    return _toml_loads(path.read_text(encoding="utf-8"), f"preset {name}")
+
+
+def load_file(path: Union[str, os.PathLike[str]]) -> dict[str, Any]:
+    """The options in the TOML file at ``path``."""
+    p = Path(path)
+    return _toml_loads(p.read_text(encoding="utf-8"), str(p))

@@ -1,0 +1,189 @@
+//! Batch arguments: an `(N, 34)` C-contiguous `uint8` count array and
+//! `n_melds` (an int or an `(N,)` array), checked row by row without the
+//! GIL, and the row loop split over `threads` scoped threads.
+
+use crate::errors::{InvalidHandError, InvalidTilesError};
+use crate::tiles::type_name;
+use koudian_core::tile::{Counts, KINDS};
+use numpy::{
+    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyInt;
+
+/// Melds per row: one number for all rows, or one per row.
+pub enum NMelds {
+    /// Every row has this many melds.
+    All(u8),
+    /// Row `i` has `v[i]` melds.
+    PerRow(Vec<u8>),
+}
+
+impl NMelds {
+    #[inline]
+    pub fn get(&self, row: usize) -> usize {
+        match self {
+            NMelds::All(n) => *n as usize,
+            NMelds::PerRow(v) => v[row] as usize,
+        }
+    }
+}
+
+/// The counts argument: an `(N, 34)` C-contiguous `uint8` array.
+pub fn counts_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'py, u8>> {
+    let arr = obj.cast::<PyUntypedArray>().map_err(|_| {
+        InvalidHandError::new_err(format!(
+            "counts must be a numpy array of shape (N, 34) and dtype uint8, got {}",
+            type_name(obj)
+        ))
+    })?;
+    if arr.ndim() != 2 || arr.shape()[1] != KINDS {
+        return Err(InvalidHandError::new_err(format!(
+            "counts must have shape (N, 34), got {:?}",
+            arr.shape()
+        )));
+    }
+    let a = obj.cast::<PyArray2<u8>>().map_err(|_| {
+        InvalidHandError::new_err(format!(
+            "counts must have dtype uint8, got {} (use counts.astype(numpy.uint8))",
+            arr.dtype().str().map(|s| s.to_string()).unwrap_or_default()
+        ))
+    })?;
+    if !arr.is_c_contiguous() {
+        return Err(InvalidHandError::new_err(
+            "counts must be C-contiguous (use numpy.ascontiguousarray(counts))",
+        ));
+    }
+    Ok(a.readonly())
+}
+
+/// The `n_melds` argument for `rows` rows: an int 0-4 or an `(N,)` array.
+pub fn n_melds_arg(obj: &Bound<'_, PyAny>, rows: usize) -> PyResult<NMelds> {
+    let bad = |v: i64| InvalidHandError::new_err(format!("n_melds must be 0-4, got {v}"));
+    if obj.cast::<PyInt>().is_ok() {
+        let v: i64 = obj.extract()?;
+        return u8::try_from(v)
+            .ok()
+            .filter(|&n| n <= 4)
+            .map(NMelds::All)
+            .ok_or_else(|| bad(v));
+    }
+    let arr = obj.cast::<PyUntypedArray>().map_err(|_| {
+        InvalidHandError::new_err(format!(
+            "n_melds must be an int or an (N,) integer array, got {}",
+            type_name(obj)
+        ))
+    })?;
+    if arr.shape() != [rows] {
+        return Err(InvalidHandError::new_err(format!(
+            "n_melds must have shape ({rows},) to match counts, got {:?}",
+            arr.shape()
+        )));
+    }
+    let kind = arr.dtype().kind();
+    if kind != b'i' && kind != b'u' {
+        return Err(InvalidHandError::new_err(
+            "n_melds must have an integer dtype",
+        ));
+    }
+    let as64 = obj.call_method1("astype", ("int64",))?;
+    let a = as64.cast::<PyArray1<i64>>()?.readonly();
+    let mut v = Vec::with_capacity(rows);
+    for &x in a.as_array().iter() {
+        v.push(
+            u8::try_from(x)
+                .ok()
+                .filter(|&n| n <= 4)
+                .ok_or_else(|| bad(x))?,
+        );
+    }
+    Ok(NMelds::PerRow(v))
+}
+
+/// Why a row is invalid (reported after the GIL is back).
+pub enum RowError {
+    Copies(usize, usize, u8),
+    Size(usize, usize, usize, &'static str),
+}
+
+impl RowError {
+    pub fn into_py(self) -> PyErr {
+        match self {
+            RowError::Copies(row, kind, n) => InvalidTilesError::new_err(format!(
+                "row {row}: {n} copies of tile index {kind} (at most 4 of a kind)"
+            )),
+            RowError::Size(row, have, melds, want) => InvalidHandError::new_err(format!(
+                "row {row}: {have} concealed tiles with {melds} meld(s); expected {want}"
+            )),
+        }
+    }
+}
+
+/// Checks each row: counts 0-4, and a tile total accepted by `size_ok`
+/// (given the total and the meld count). `want` describes the size rule.
+pub fn check_rows(
+    counts: &[u8],
+    n_melds: &NMelds,
+    size_ok: impl Fn(usize, usize) -> bool,
+    want: &'static str,
+) -> Result<(), RowError> {
+    for (row, c) in counts.chunks_exact(KINDS).enumerate() {
+        let mut total = 0usize;
+        let mut max = 0u8;
+        for &x in c {
+            total += x as usize;
+            max = max.max(x);
+        }
+        if max > 4 {
+            let kind = c.iter().position(|&x| x > 4).unwrap_or(0);
+            return Err(RowError::Copies(row, kind, max));
+        }
+        let m = n_melds.get(row);
+        if !size_ok(total, m) {
+            return Err(RowError::Size(row, total, m, want));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `f(row_counts, n_melds)` over every row into `out`, splitting the
+/// rows over `threads` threads (0 = every core).
+pub fn run_rows<T: Send>(
+    counts: &[u8],
+    n_melds: &NMelds,
+    out: &mut [T],
+    threads: usize,
+    f: impl Fn(&Counts, usize) -> T + Sync,
+) {
+    let rows = out.len();
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        t => t,
+    }
+    .clamp(1, rows.max(1));
+    let one = |first: usize, chunk: &mut [T]| {
+        let start = first * KINDS;
+        let rows_in = &counts[start..start + chunk.len() * KINDS];
+        for (i, (slot, c)) in chunk
+            .iter_mut()
+            .zip(rows_in.chunks_exact(KINDS))
+            .enumerate()
+        {
+            if let Ok(c) = <&Counts>::try_from(c) {
+                *slot = f(c, n_melds.get(first + i));
+            }
+        }
+    };
+    if threads == 1 {
+        one(0, out);
+        return;
+    }
+    let per = rows.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (k, chunk) in out.chunks_mut(per).enumerate() {
+            let one = &one;
+            s.spawn(move || one(k * per, chunk));
+        }
+    });
+}

@@ -1,0 +1,282 @@
+//! `koudian.Ruleset`: the core's validated ruleset behind an immutable
+//! Python object, plus the resolution of every `rules=` argument (a preset
+//! name or a `Ruleset`) with a per-name cache so hot calls do no work.
+
+use crate::errors::{to_py, RulesetError};
+use crate::tiles::type_name;
+use koudian_core::ruleset::{OptionValue, Ruleset, OPTIONS};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
+
+/// A complete, validated ruleset (every option of RULES.md). Immutable and
+/// hashable; `replace(**options)` makes a changed copy.
+#[pyclass(name = "Ruleset", module = "koudian", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PyRuleset {
+    pub inner: Ruleset,
+}
+
+fn to_option_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<OptionValue> {
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(OptionValue::Bool(b.is_true()));
+    }
+    if v.cast::<PyInt>().is_ok() {
+        return Ok(OptionValue::Int(v.extract::<i64>().map_err(|_| {
+            RulesetError::new_err(format!("option {name}: integer {v} is out of range"))
+        })?));
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(OptionValue::Str(s.to_cow()?.to_string()));
+    }
+    if v.cast::<PyTuple>().is_ok() || v.cast::<PyList>().is_ok() {
+        if let Ok(v) = v.extract::<Vec<i64>>() {
+            if let [a, b] = v[..] {
+                return Ok(OptionValue::Pair(a, b));
+            }
+        }
+    }
+    Err(RulesetError::new_err(format!(
+        "option {name}: unsupported value {} of type {}",
+        v.repr().map(|r| r.to_string()).unwrap_or_default(),
+        type_name(v)
+    )))
+}
+
+fn to_py_value<'py>(py: Python<'py>, v: OptionValue) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        OptionValue::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        OptionValue::Int(i) => i.into_pyobject(py)?.into_any(),
+        OptionValue::Str(s) => PyString::new(py, &s).into_any(),
+        OptionValue::Pair(a, b) => PyTuple::new(py, [a, b])?.into_any(),
+    })
+}
+
+/// Applies `options` (name → value) to `base`, `family` first so that
+/// it picks the family defaults the other options then change.
+fn build(base: Option<Ruleset>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
+    let base_given = base.is_some();
+    let mut r = base.unwrap_or_else(Ruleset::shanxi);
+    if let Some(opts) = options {
+        if let Some(f) = opts.get_item("family")? {
+            let v = to_option_value("family", &f)?;
+            let mut probe = Ruleset::shanxi();
+            probe.set("family", v).map_err(to_py)?;
+            if !base_given || probe.family != r.family {
+                // A new family starts from that family's defaults.
+                r = Ruleset::for_family(probe.family);
+            }
+        }
+        for (k, v) in opts.iter() {
+            let name: String = k.extract().map_err(|_| {
+                RulesetError::new_err(format!("option names are strings, got {}", type_name(&k)))
+            })?;
+            if name == "family" {
+                continue;
+            }
+            let value = to_option_value(&name, &v)?;
+            r.set(&name, value).map_err(to_py)?;
+        }
+    }
+    r.validate().map_err(to_py)?;
+    Ok(r)
+}
+
+fn toml_value(v: &OptionValue) -> String {
+    match v {
+        OptionValue::Bool(b) => b.to_string(),
+        OptionValue::Int(i) => i.to_string(),
+        OptionValue::Str(s) => format!("{s:?}"),
+        OptionValue::Pair(a, b) => format!("[{a}, {b}]"),
+    }
+}
+
+fn call_presets<'py>(
+    py: Python<'py>,
+    func: &str,
+    arg: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = py
+        .import("koudian._presets")?
+        .getattr(func)?
+        .call1((arg,))?;
+    Ok(d.cast_into::<PyDict>()?)
+}
+
+#[pymethods]
+impl PyRuleset {
+    /// A ruleset from the family's defaults (`"shanxi"`, `"linxian"`,
+    /// `"sichuan"`) changed by `options`; validated.
+    #[new]
+    #[pyo3(signature = (**options))]
+    fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        Ok(PyRuleset {
+            inner: build(None, options)?,
+        })
+    }
+
+    /// A shipped preset (`shanxi`, `shanxi-haozi`, `shanxi-feng-haozi`,
+    /// `shanxi-double-haozi`, `linxian`, `sichuan`), optionally changed.
+    #[classmethod]
+    #[pyo3(signature = (name, **overrides))]
+    fn preset(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        name: &Bound<'_, PyString>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let py = name.py();
+        let d = call_presets(py, "load", name.as_any())?;
+        let base = build(None, Some(&d))?;
+        Ok(PyRuleset {
+            inner: build(Some(base), overrides)?,
+        })
+    }
+
+    /// A ruleset from a TOML file of options (as `to_toml` writes).
+    #[classmethod]
+    fn from_toml(_cls: &Bound<'_, pyo3::types::PyType>, path: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let d = call_presets(path.py(), "load_file", path)?;
+        Ok(PyRuleset {
+            inner: build(None, Some(&d))?,
+        })
+    }
+
+    /// A ruleset from a mapping of options (`family` picks the defaults).
+    #[classmethod]
+    fn from_dict(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        options: &Bound<'_, PyDict>,
+    ) -> PyResult<Self> {
+        Ok(PyRuleset {
+            inner: build(None, Some(options))?,
+        })
+    }
+
+    /// A validated copy with some options changed.
+    #[pyo3(signature = (**options))]
+    fn replace(&self, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        Ok(PyRuleset {
+            inner: build(Some(self.inner.clone()), options)?,
+        })
+    }
+
+    /// Every option and its value, in RULES.md order.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, _) in OPTIONS {
+            d.set_item(
+                *name,
+                to_py_value(py, self.inner.get(name).map_err(to_py)?)?,
+            )?;
+        }
+        Ok(d)
+    }
+
+    /// The ruleset as TOML: every option with its documentation.
+    fn to_toml(&self) -> PyResult<String> {
+        let mut s = String::from("# koudian ruleset: every option of RULES.md with its value.\n");
+        for (name, doc) in OPTIONS {
+            let v = self.inner.get(name).map_err(to_py)?;
+            s.push_str(&format!("\n# {doc}\n{name} = {}\n", toml_value(&v)));
+        }
+        Ok(s)
+    }
+
+    /// The value of option `name`.
+    fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        to_py_value(py, self.inner.get(name).map_err(to_py)?)
+    }
+
+    fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.get(name) {
+            Ok(v) => to_py_value(py, v),
+            Err(e) => Err(pyo3::exceptions::PyAttributeError::new_err(e.to_string())),
+        }
+    }
+
+    /// `(name, documentation)` of every option, in RULES.md order.
+    #[staticmethod]
+    fn options() -> Vec<(&'static str, &'static str)> {
+        OPTIONS.to_vec()
+    }
+
+    /// Number of wild kinds a hand gets (0, 1 or 2).
+    #[getter]
+    fn wild_kinds(&self) -> usize {
+        self.inner.wild_kinds()
+    }
+
+    /// Tiles in play: 136, or 108 without honors.
+    #[getter]
+    fn tile_total(&self) -> usize {
+        self.inner.tile_total()
+    }
+
+    fn __repr__(&self) -> PyResult<String> {
+        let defaults = Ruleset::for_family(self.inner.family);
+        let mut parts = Vec::new();
+        for (name, _) in OPTIONS {
+            let v = self.inner.get(name).map_err(to_py)?;
+            if *name == "family" || defaults.get(name).map_err(to_py)? != v {
+                let text = match v {
+                    OptionValue::Bool(b) => if b { "True" } else { "False" }.to_string(),
+                    OptionValue::Str(s) => format!("{s:?}"),
+                    OptionValue::Pair(a, b) => format!("({a}, {b})"),
+                    OptionValue::Int(i) => i.to_string(),
+                };
+                parts.push(format!("{name}={text}"));
+            }
+        }
+        Ok(format!("Ruleset({})", parts.join(", ")))
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyDict>,))> {
+        let py = slf.py();
+        let ctor = slf.get_type().getattr("from_dict")?;
+        Ok((ctor, (slf.get().to_dict(py)?,)))
+    }
+}
+
+static PRESET_CACHE: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+
+/// The ruleset of a `rules=` argument: `None` (the `shanxi` preset), a
+/// preset name (loaded once, then cached) or a `Ruleset`.
+pub fn resolve(py: Python<'_>, rules: Option<&Bound<'_, PyAny>>) -> PyResult<Ruleset> {
+    match rules {
+        Some(r) => {
+            if let Ok(rs) = r.cast::<PyRuleset>() {
+                return Ok(rs.get().inner.clone());
+            }
+            if let Ok(name) = r.cast::<PyString>() {
+                return resolve_name(py, name);
+            }
+            Err(RulesetError::new_err(format!(
+                "rules must be a preset name or a Ruleset, got {}",
+                type_name(r)
+            )))
+        }
+        None => resolve_name(py, &PyString::intern(py, "shanxi")),
+    }
+}
+
+fn resolve_name(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
+    let cache = PRESET_CACHE.get_or_init(py, || PyDict::new(py).unbind());
+    let cache = cache.bind(py);
+    if let Some(hit) = cache.get_item(name)? {
+        return Ok(hit.cast::<PyRuleset>()?.get().inner.clone());
+    }
+    let d = call_presets(py, "load", name.as_any())?;
+    let r = PyRuleset {
+        inner: build(None, Some(&d))?,
+    };
+    let inner = r.inner.clone();
+    cache.set_item(name, Bound::new(py, r)?)?;
+    Ok(inner)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyRuleset>()?;
+    Ok(())
+}

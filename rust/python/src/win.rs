@@ -1,0 +1,241 @@
+//! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
+//! `is_win_batch`, and the `Decomposition` / `Set` result types.
+
+use crate::batch::{check_rows, counts_array, n_melds_arg, run_rows, NMelds};
+use crate::hand::{extract_sized_hand, PyMeld};
+use crate::ruleset::resolve;
+use crate::tiles::{tile_list, tile_obj};
+use crate::wildcards::extract_wilds;
+use koudian_core::hand::Meld;
+use koudian_core::shape::{self, Decomposition, Set, Shape, ShapeRules};
+use koudian_core::tile::{format_tiles, Tile};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// One concealed set of a standard-shape decomposition.
+#[pyclass(name = "Set", module = "koudian", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PySet {
+    inner: Set,
+}
+
+fn set_tiles(s: &Set) -> [Tile; 3] {
+    match *s {
+        Set::Triplet(t) => [t, t, t],
+        Set::Sequence(t) => {
+            let i = t.id();
+            // A sequence's lowest tile has rank <= 7, so i + 2 stays in its suit.
+            [
+                t,
+                Tile::new(i + 1).unwrap_or(t),
+                Tile::new(i + 2).unwrap_or(t),
+            ]
+        }
+        Set::Honors(ts) => ts,
+    }
+}
+
+#[pymethods]
+impl PySet {
+    /// `"triplet"`, `"sequence"` or `"honors"` (风嘴子).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            Set::Triplet(_) => "triplet",
+            Set::Sequence(_) => "sequence",
+            Set::Honors(_) => "honors",
+        }
+    }
+
+    /// The three tiles.
+    #[getter]
+    fn tiles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let ts = set_tiles(&self.inner);
+        PyTuple::new(
+            py,
+            [
+                tile_obj(py, ts[0])?,
+                tile_obj(py, ts[1])?,
+                tile_obj(py, ts[2])?,
+            ],
+        )
+    }
+
+    fn __str__(&self) -> String {
+        format_tiles(&set_tiles(&self.inner))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Set({:?}, {:?})", self.kind(), self.__str__())
+    }
+}
+
+/// One way a complete hand is formed.
+#[pyclass(name = "Decomposition", module = "koudian", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PyDecomposition {
+    inner: Decomposition,
+    melds: Vec<Meld>,
+}
+
+#[pymethods]
+impl PyDecomposition {
+    /// `"standard"`, `"seven_pairs"` or `"thirteen_orphans"`.
+    #[getter]
+    fn shape(&self) -> &'static str {
+        match self.inner.shape {
+            Shape::Standard => "standard",
+            Shape::SevenPairs => "seven_pairs",
+            Shape::ThirteenOrphans => "thirteen_orphans",
+        }
+    }
+
+    /// Concealed sets (standard shape), sorted; melds are not repeated.
+    #[getter]
+    fn sets(&self) -> Vec<PySet> {
+        self.inner
+            .sets
+            .iter()
+            .map(|&s| PySet { inner: s })
+            .collect()
+    }
+
+    /// The pair kinds: one (standard, thirteen orphans) or seven (seven pairs).
+    #[getter]
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        tile_list(py, self.inner.pairs.iter().copied())
+    }
+
+    /// For each wild tile held, the kind it stands for.
+    #[getter]
+    fn wild_as<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        tile_list(py, self.inner.wild_as.iter().copied())
+    }
+
+    /// The hand's melds (each a set of this decomposition).
+    #[getter]
+    fn melds(&self) -> Vec<PyMeld> {
+        self.melds.iter().map(|&m| PyMeld { inner: m }).collect()
+    }
+
+    fn __str__(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        match self.inner.shape {
+            Shape::Standard => {
+                parts.extend(self.inner.sets.iter().map(|s| format_tiles(&set_tiles(s))));
+                for m in &self.melds {
+                    parts.push(format!(
+                        "({})",
+                        format_tiles(&vec![m.tile; m.kind.size() as usize])
+                    ));
+                }
+                parts.extend(self.inner.pairs.iter().map(|&p| format_tiles(&[p, p])));
+            }
+            Shape::SevenPairs => {
+                parts.extend(self.inner.pairs.iter().map(|&p| format_tiles(&[p, p])));
+            }
+            Shape::ThirteenOrphans => {
+                let mut all: Vec<Tile> = [0u8, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
+                    .iter()
+                    .filter_map(|&i| Tile::new(i).ok())
+                    .collect();
+                all.extend(self.inner.pairs.iter().copied());
+                parts.push(format_tiles(&all));
+            }
+        }
+        let mut s = format!("{}: {}", self.shape(), parts.join(" "));
+        if !self.inner.wild_as.is_empty() {
+            let w: Vec<String> = self.inner.wild_as.iter().map(|t| t.to_string()).collect();
+            s.push_str(&format!("  (wild as {})", w.join(" ")));
+        }
+        s
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Decomposition {}>", self.__str__())
+    }
+}
+
+/// Whether the complete hand (`14 - 3 × melds` concealed tiles) wins.
+#[pyfunction]
+#[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
+fn is_win(
+    py: Python<'_>,
+    hand: &Bound<'_, PyAny>,
+    melds: Option<&Bound<'_, PyAny>>,
+    wildcards: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<bool> {
+    let h = extract_sized_hand(hand, melds, true)?;
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    Ok(shape::is_win(&h.concealed, h.n_melds(), &wilds, &shape))
+}
+
+/// Every distinct way the complete hand wins (empty when it does not).
+#[pyfunction]
+#[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
+fn decompose(
+    py: Python<'_>,
+    hand: &Bound<'_, PyAny>,
+    melds: Option<&Bound<'_, PyAny>>,
+    wildcards: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyDecomposition>> {
+    let h = extract_sized_hand(hand, melds, true)?;
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    Ok(shape::decompose(&h, &wilds, &shape)
+        .into_iter()
+        .map(|d| PyDecomposition {
+            inner: d,
+            melds: h.melds().to_vec(),
+        })
+        .collect())
+}
+
+/// `is_win` over every row of an `(N, 34)` uint8 count array.
+#[pyfunction]
+#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1))]
+fn is_win_batch<'py>(
+    py: Python<'py>,
+    counts: &Bound<'py, PyAny>,
+    n_melds: Option<&Bound<'py, PyAny>>,
+    wildcards: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let arr = counts_array(counts)?;
+    let rows = arr.as_array().nrows();
+    let n_melds = match n_melds {
+        Some(o) => n_melds_arg(o, rows)?,
+        None => NMelds::All(0),
+    };
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    let out = PyArray1::<bool>::zeros(py, rows, false);
+    {
+        let data = arr.as_slice()?;
+        let mut rw = out.readwrite();
+        let slots = rw.as_slice_mut()?;
+        py.detach(|| {
+            check_rows(data, &n_melds, |t, m| t == 14 - 3 * m, "14 - 3 × melds")?;
+            run_rows(data, &n_melds, slots, threads, |c, m| {
+                shape::is_win(c, m, &wilds, &shape)
+            });
+            Ok(())
+        })
+        .map_err(crate::batch::RowError::into_py)?;
+    }
+    Ok(out)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySet>()?;
+    m.add_class::<PyDecomposition>()?;
+    m.add_function(wrap_pyfunction!(is_win, m)?)?;
+    m.add_function(wrap_pyfunction!(decompose, m)?)?;
+    m.add_function(wrap_pyfunction!(is_win_batch, m)?)?;
+    Ok(())
+}
