@@ -10,8 +10,10 @@
 pub mod error;
 pub mod hand;
 pub mod ruleset;
+pub mod score;
 pub mod shape;
 pub mod tile;
+pub mod waits;
 pub mod wildcard;
 
 pub use error::Error;

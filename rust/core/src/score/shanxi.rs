@@ -1,0 +1,198 @@
+//! Shanxi 扣点点 scoring (RULES.md §3 "Scoring", "Dealer bonus",
+//! "Multipliers"): the win value and who pays it, kong values, 带庄.
+
+use super::outcome::{Checked, HandEnd, Outcome};
+use super::settle::{Ledger, PaymentReason};
+use super::{check_point_rule, four_of_a_kinds, is_full_flush, HandValue, KongKind, Pattern};
+use super::{Seat, WinContext};
+use crate::error::Error;
+use crate::hand::Hand;
+use crate::ruleset::{Haozi, Ruleset};
+use crate::shape::{decompose, is_win, Set, Shape, ShapeRules};
+use crate::tile::Tile;
+
+/// Shanxi value: points × largest special-hand multiplier × 2 on self-draw.
+pub(super) fn hand_value(
+    hand: &Hand,
+    win_tile: Tile,
+    ctx: &WinContext,
+    rules: &Ruleset,
+) -> Result<HandValue, Error> {
+    let shape = ShapeRules::from(rules);
+    let decompositions = decompose(hand, &ctx.wilds, &shape);
+    if decompositions.is_empty() {
+        return Err(Error::InvalidHand(
+            "the hand is not a winning shape under this ruleset".into(),
+        ));
+    }
+    let points = if ctx.wilds.is_wild(win_tile) {
+        wild_win_points(hand, win_tile, ctx, rules, &shape)
+    } else {
+        win_tile.points()
+    };
+    check_point_rule(points, ctx.self_draw, rules)?;
+    let mut patterns = Vec::new();
+    let mut multiplier = 1;
+    if rules.special_hands && rules.haozi == Haozi::None {
+        if let Some((m, p)) = special_hand(hand, &decompositions) {
+            multiplier = m;
+            patterns.push(p);
+        }
+    }
+    if ctx.self_draw {
+        multiplier *= 2;
+        patterns.push(Pattern::SelfDraw);
+        if ctx.kong_replacement.is_some() {
+            patterns.push(Pattern::KongBloom);
+        }
+    }
+    if ctx.robbed_kong {
+        patterns.push(Pattern::RobbingKong);
+    }
+    Ok(HandValue {
+        total: points as u32 * multiplier,
+        base: points as u32,
+        multiplier,
+        bonus: 0,
+        patterns,
+    })
+}
+
+/// The largest special-hand multiplier over every decomposition.
+fn special_hand(hand: &Hand, ds: &[crate::shape::Decomposition]) -> Option<(u32, Pattern)> {
+    let mut best: Option<(u32, Pattern)> = None;
+    let mut consider = |m: u32, p: Pattern| {
+        if best.is_none_or(|(b, _)| m > b) {
+            best = Some((m, p));
+        }
+    };
+    if is_full_flush(hand) {
+        consider(2, Pattern::FullFlush);
+    }
+    let quads = four_of_a_kinds(hand).count();
+    for d in ds {
+        match d.shape {
+            Shape::SevenPairs => match quads {
+                0 => consider(2, Pattern::SevenPairs),
+                1 => consider(4, Pattern::GoldenSevenPairs),
+                2 => consider(8, Pattern::LuxurySevenPairs),
+                _ => consider(16, Pattern::LuxuryGoldenSevenPairs),
+            },
+            Shape::Standard if has_pure_straight(&d.sets) => consider(2, Pattern::PureStraight),
+            _ => {}
+        }
+    }
+    best
+}
+
+fn has_pure_straight(sets: &[Set]) -> bool {
+    (0..3u8).any(|suit| {
+        [0u8, 3, 6]
+            .iter()
+            .all(|&r| Tile::new(suit * 9 + r).is_ok_and(|t| sets.contains(&Set::Sequence(t))))
+    })
+}
+
+/// A self-drawn wild tile's points: the best kind (in play) it could
+/// stand for to complete the hand, a 5th copy included (RULES.md §2).
+fn wild_win_points(
+    hand: &Hand,
+    win_tile: Tile,
+    ctx: &WinContext,
+    rules: &Ruleset,
+    shape: &ShapeRules,
+) -> u8 {
+    let mut short = hand.concealed;
+    short[win_tile.index()] -= 1;
+    Tile::all()
+        .filter(|t| !(rules.no_honors && t.is_honor()))
+        .filter(|t| {
+            let mut c = short;
+            c[t.index()] += 1;
+            is_win(&c, hand.n_melds(), &ctx.wilds, shape)
+        })
+        .map(|t| t.points())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Shanxi payments of a validated outcome.
+pub(super) fn settle(
+    o: &Outcome,
+    c: &Checked,
+    rules: &Ruleset,
+    ledger: &mut Ledger,
+) -> Result<(), Error> {
+    // The player whose discard (or robbed kong) was won, if he had not
+    // declared ting: he covers every share (包胡).
+    let covering = match o.end {
+        HandEnd::Discard { discarder: d } | HandEnd::RobbedKong { konger: d }
+            if !o.ting[d as usize] =>
+        {
+            Some(d)
+        }
+        _ => None,
+    };
+    let won = !o.winners.is_empty();
+    if let (Some(w), Some(value)) = (o.winners.first(), c.values.first()) {
+        let winner = w.seat;
+        let self_draw = o.end == HandEnd::SelfDraw;
+        let bonus = if !rules.dealer_bonus {
+            0
+        } else if self_draw && rules.dealer_self_draw_double {
+            10
+        } else {
+            5
+        };
+        for share in others(winner) {
+            let payer = covering.unwrap_or(share);
+            let reason = if payer == share {
+                PaymentReason::Win
+            } else {
+                PaymentReason::WinCovered { share_of: share }
+            };
+            ledger.pay(payer, winner, value.total as u64, reason)?;
+            if winner == o.dealer || share == o.dealer {
+                ledger.pay(payer, winner, bonus, PaymentReason::DealerBonus)?;
+            }
+        }
+    }
+    if won || !rules.kongs_need_win {
+        for k in &o.kongs {
+            let value = k.tile.points() as u64 * if k.kind == KongKind::Concealed { 2 } else { 1 };
+            let giver_covers = match (k.kind, k.giver) {
+                (KongKind::Exposed, Some(g)) if rules.kong_giver_pays && !k.giver_ting => Some(g),
+                _ => None,
+            };
+            for share in others(k.owner) {
+                let mut payer = giver_covers.unwrap_or(share);
+                if rules.discarder_pays_kongs {
+                    if let Some(d) = covering {
+                        if payer != d && k.owner != d {
+                            payer = d;
+                        }
+                    }
+                }
+                let reason = if payer == share {
+                    PaymentReason::Kong {
+                        tile: k.tile,
+                        kind: k.kind,
+                    }
+                } else {
+                    PaymentReason::KongCovered {
+                        tile: k.tile,
+                        kind: k.kind,
+                        share_of: share,
+                    }
+                };
+                ledger.pay(payer, k.owner, value, reason)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The three seats other than `seat`, in turn order after it.
+pub(super) fn others(seat: Seat) -> impl Iterator<Item = Seat> {
+    (1..4).map(move |i| (seat + i) % 4)
+}
