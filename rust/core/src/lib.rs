@@ -13,7 +13,6 @@ pub mod ruleset;
 pub mod score;
 pub mod shape;
 pub mod tile;
-pub mod waits;
 pub mod wildcard;
 
 pub use error::Error;
