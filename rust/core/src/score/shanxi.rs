@@ -8,7 +8,7 @@ use super::{Seat, WinContext};
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::{Haozi, Ruleset};
-use crate::shape::{decompose, is_win, Set, Shape, ShapeRules};
+use crate::shape::{decompose, is_win, Decomposition, Set, Shape, ShapeRules};
 use crate::tile::Tile;
 
 /// Shanxi value: points × largest special-hand multiplier × 2 on self-draw.
@@ -26,7 +26,7 @@ pub(super) fn hand_value(
         ));
     }
     let points = if ctx.wilds.is_wild(win_tile) {
-        wild_win_points(hand, win_tile, ctx, rules, &shape)
+        wild_win_points(hand, win_tile, &decompositions, ctx, rules, &shape)
     } else {
         win_tile.points()
     };
@@ -59,7 +59,7 @@ pub(super) fn hand_value(
 }
 
 /// The largest special-hand multiplier over every decomposition.
-fn special_hand(hand: &Hand, ds: &[crate::shape::Decomposition]) -> Option<(u32, Pattern)> {
+fn special_hand(hand: &Hand, ds: &[Decomposition]) -> Option<(u32, Pattern)> {
     let mut best: Option<(u32, Pattern)> = None;
     let mut consider = |m: u32, p: Pattern| {
         if best.is_none_or(|(b, _)| m > b) {
@@ -95,9 +95,13 @@ fn has_pure_straight(sets: &[Set]) -> bool {
 
 /// A self-drawn wild tile's points: the best kind (in play) it could
 /// stand for to complete the hand, a 5th copy included (RULES.md §2).
+/// A natural kind `k` qualifies when the hand without the drawn wild plus
+/// a natural `k` wins; a wild kind (which is never natural in counts)
+/// qualifies when some decomposition has a wild standing for it.
 fn wild_win_points(
     hand: &Hand,
     win_tile: Tile,
+    ds: &[Decomposition],
     ctx: &WinContext,
     rules: &Ruleset,
     shape: &ShapeRules,
@@ -107,9 +111,18 @@ fn wild_win_points(
     Tile::all()
         .filter(|t| !(rules.no_honors && t.is_honor()))
         .filter(|t| {
-            let mut c = short;
-            c[t.index()] += 1;
-            is_win(&c, hand.n_melds(), &ctx.wilds, shape)
+            if ctx.wilds.is_wild(*t) {
+                return ds.iter().any(|d| d.wild_as.contains(t));
+            }
+            let mut h = *hand;
+            h.concealed = short;
+            h.concealed[t.index()] += 1;
+            if h.concealed[t.index()] <= 4 {
+                is_win(&h.concealed, h.n_melds(), &ctx.wilds, shape)
+            } else {
+                // A 5th copy: the table-based check takes at most 4.
+                !decompose(&h, &ctx.wilds, shape).is_empty()
+            }
         })
         .map(|t| t.points())
         .max()
