@@ -3,62 +3,92 @@
 Tiles are ``Tile`` members (ints 0..33); hands are notation strings
 (``"123m456p789s11z"``), tile sequences, or 34 counts. ``rules=`` takes a
 preset name (``"shanxi"``, ``"shanxi-haozi"``, ``"linxian"``, ``"sichuan"``
-…) or a ``Ruleset``.
+…) or a ``Ruleset``. Every function is documented in ``koudian/_core.pyi``.
 
 >>> import koudian
 >>> koudian.is_win("123m456p789s11122z")
 True
 >>> koudian.fmt(koudian.parse("3m12m 东🀄"))
 '123m17z'
+>>> koudian.waits("123m456p789s1155z")
+[Tile.EAST, Tile.WHITE]
 """
 
 from koudian._core import (
     Decomposition,
     Hand,
+    HandValue,
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
     InvalidTilesError,
     KoudianError,
+    Kong,
     Meld,
     MeldKind,
+    Outcome,
+    Pattern,
+    Payment,
     Ruleset,
     RulesetError,
     Set,
+    Settlement,
+    Win,
     __version__,
     decompose,
     fmt,
     from_counts,
     glyphs,
+    hand_value,
     is_win,
     is_win_batch,
     parse,
+    settle,
+    shanten,
+    shanten_batch,
     to_counts,
+    wait_points,
+    waits,
+    waits_batch,
 )
 from koudian.tiles import Suit, Tile
 
 __all__ = [
     "Decomposition",
     "Hand",
+    "HandValue",
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
     "InvalidTilesError",
+    "Kong",
     "KoudianError",
     "Meld",
     "MeldKind",
+    "Outcome",
+    "Pattern",
+    "Payment",
     "Ruleset",
     "RulesetError",
     "Set",
+    "Settlement",
     "Suit",
     "Tile",
-    "__version__",
+    "Win",
     "decompose",
     "fmt",
     "from_counts",
     "glyphs",
+    "hand_value",
     "is_win",
     "is_win_batch",
     "parse",
+    "settle",
+    "shanten",
+    "shanten_batch",
     "to_counts",
+    "wait_points",
+    "waits",
+    "waits_batch",
+    "__version__",
 ]

@@ -1,6 +1,6 @@
 //! Batch arguments: an `(N, 34)` C-contiguous `uint8` count array and
 //! `n_melds` (an int or an `(N,)` array), checked row by row without the
-//! GIL, and the row loop split over `threads` scoped threads.
+//! GIL, then handed to the core's batch functions.
 
 use crate::errors::{InvalidHandError, InvalidTilesError};
 use crate::tiles::type_name;
@@ -26,6 +26,14 @@ impl NMelds {
         match self {
             NMelds::All(n) => *n as usize,
             NMelds::PerRow(v) => v[row] as usize,
+        }
+    }
+
+    /// The core's form: one entry for every row, or one per row.
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            NMelds::All(n) => std::slice::from_ref(n),
+            NMelds::PerRow(v) => v,
         }
     }
 }
@@ -147,43 +155,7 @@ pub fn check_rows(
     Ok(())
 }
 
-/// Runs `f(row_counts, n_melds)` over every row into `out`, splitting the
-/// rows over `threads` threads (0 = every core).
-pub fn run_rows<T: Send>(
-    counts: &[u8],
-    n_melds: &NMelds,
-    out: &mut [T],
-    threads: usize,
-    f: impl Fn(&Counts, usize) -> T + Sync,
-) {
-    let rows = out.len();
-    let threads = match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    }
-    .clamp(1, rows.max(1));
-    let one = |first: usize, chunk: &mut [T]| {
-        let start = first * KINDS;
-        let rows_in = &counts[start..start + chunk.len() * KINDS];
-        for (i, (slot, c)) in chunk
-            .iter_mut()
-            .zip(rows_in.chunks_exact(KINDS))
-            .enumerate()
-        {
-            if let Ok(c) = <&Counts>::try_from(c) {
-                *slot = f(c, n_melds.get(first + i));
-            }
-        }
-    };
-    if threads == 1 {
-        one(0, out);
-        return;
-    }
-    let per = rows.div_ceil(threads);
-    std::thread::scope(|s| {
-        for (k, chunk) in out.chunks_mut(per).enumerate() {
-            let one = &one;
-            s.spawn(move || one(k * per, chunk));
-        }
-    });
+/// The rows of a validated `(N, 34)` array as the core's count arrays.
+pub fn as_counts(data: &[u8]) -> &[Counts] {
+    data.as_chunks::<KINDS>().0
 }

@@ -7,7 +7,10 @@ mod batch;
 mod errors;
 mod hand;
 mod ruleset;
+mod score;
+mod shanten;
 mod tiles;
+mod waits;
 mod wildcards;
 mod win;
 
@@ -19,5 +22,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hand::register(m)?;
     ruleset::register(m)?;
     win::register(m)?;
+    waits::register(m)?;
+    shanten::register(m)?;
+    score::register(m)?;
     Ok(())
 }

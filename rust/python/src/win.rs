@@ -1,7 +1,8 @@
 //! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{check_rows, counts_array, n_melds_arg, run_rows, NMelds};
+use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, NMelds};
+use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
 use crate::tiles::{tile_list, tile_obj};
@@ -221,12 +222,17 @@ fn is_win_batch<'py>(
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             check_rows(data, &n_melds, |t, m| t == 14 - 3 * m, "14 - 3 × melds")?;
-            run_rows(data, &n_melds, slots, threads, |c, m| {
-                shape::is_win(c, m, &wilds, &shape)
-            });
-            Ok(())
+            Ok(shape::is_win_batch(
+                as_counts(data),
+                n_melds.as_slice(),
+                &wilds,
+                &shape,
+                slots,
+                threads,
+            ))
         })
-        .map_err(crate::batch::RowError::into_py)?;
+        .map_err(crate::batch::RowError::into_py)?
+        .map_err(to_py)?;
     }
     Ok(out)
 }

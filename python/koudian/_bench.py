@@ -1,0 +1,260 @@
+"""Seeded benchmark hands and the ``koudian bench`` measurements.
+
+The same hands feed ``koudian bench``, the pytest-benchmark files in
+``benches/`` and the peers (riichienv, xiangting, mahjong), each given the
+hands in its own native input format, prepared before timing.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "Measurement",
+    "make_counts",
+    "peer_inputs",
+    "run_bench",
+    "tiles_of",
+]
+
+#: Wild kinds used by the wildcard benchmarks (白, and 白 + 中).
+WILDS: dict[int, tuple[int, ...]] = {0: (), 1: (31,), 2: (31, 33)}
+
+
+def _winning_hand(rng: random.Random, honors: bool = True) -> list[int]:
+    """A random complete hand: 4 sets + a pair, at most 4 of a kind."""
+    kinds = 34 if honors else 27
+    while True:
+        counts = [0] * 34
+        pair = rng.randrange(kinds)
+        counts[pair] += 2
+        for _ in range(4):
+            if rng.random() < 0.6:
+                suit, rank = rng.randrange(3), rng.randrange(7)
+                for k in range(3):
+                    counts[suit * 9 + rank + k] += 1
+            else:
+                counts[rng.randrange(kinds)] += 3
+        if max(counts) <= 4:
+            return counts
+
+
+def _random_hand(rng: random.Random, size: int) -> list[int]:
+    """``size`` tiles drawn without replacement from a 136-tile wall."""
+    counts = [0] * 34
+    for t in rng.sample(range(136), size):
+        counts[t // 4] += 1
+    return counts
+
+
+def make_counts(
+    n: int, *, size: int = 14, seed: int = 2024, win_fraction: float = 0.5
+) -> npt.NDArray[np.uint8]:
+    """``n`` seeded hands as an ``(n, 34)`` uint8 count array.
+
+    For ``size == 14`` a ``win_fraction`` of them are built as 4 sets + a
+    pair (wins without wildcards) and the rest are random draws from the
+    wall; for ``size == 13`` each of those loses one random tile, so about
+    that fraction is ready.
+    """
+    import numpy as np
+
+    rng = random.Random(seed)
+    out = np.zeros((n, 34), dtype=np.uint8)
+    for i in range(n):
+        c = _winning_hand(rng) if rng.random() < win_fraction else _random_hand(rng, 14)
+        if size == 13:
+            held = [k for k in range(34) if c[k]]
+            c[rng.choice(held)] -= 1
+        out[i] = c
+    return out
+
+
+def tiles_of(counts: Iterable[int]) -> tuple[int, ...]:
+    """The tile kinds (ints) of one count row, in index order."""
+    return tuple(k for k, n in enumerate(counts) for _ in range(int(n)))
+
+
+def _ids136(kinds: Sequence[int]) -> list[int]:
+    seen = [0] * 34
+    out = []
+    for k in kinds:
+        out.append(k * 4 + seen[k])
+        seen[k] += 1
+    return out
+
+
+def peer_inputs(counts: npt.NDArray[np.uint8]) -> dict[str, list[Any]]:
+    """Each peer's native input for every row: riichienv takes 136-format
+    tile ids, xiangting and mahjong take 34-count lists."""
+    rows = [tiles_of(r) for r in counts]
+    return {
+        "koudian": rows,
+        "riichienv": [_ids136(r) for r in rows],
+        "counts": [list(map(int, r)) for r in counts],
+    }
+
+
+@dataclass
+class Measurement:
+    """One throughput figure."""
+
+    task: str
+    engine: str
+    method: str
+    rate: float
+    """Hands per second."""
+
+    def row(self, baseline: Optional[float]) -> str:
+        ratio = f"{self.rate / baseline:7.2f}x" if baseline else "        "
+        return (
+            f"{self.task:<16} {self.engine:<10} {self.method:<30} "
+            f"{self.rate / 1e6:9.3f} M/s {ratio}"
+        )
+
+
+def _best_rate(fn: Callable[[], object], n: int, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+def _progress(items: list[Any], enabled: bool) -> Iterator[Any]:
+    if not enabled:
+        yield from items
+        return
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        for i, item in enumerate(items, 1):
+            print(f"  [{i}/{len(items)}] {item[0]}", flush=True)
+            yield item
+        return
+    yield from tqdm(items, desc="bench", unit="case", leave=False)
+
+
+def _peer_cases(
+    task: str, counts: npt.NDArray[np.uint8]
+) -> list[tuple[str, str, str, Callable[[], object], int]]:
+    """The installed peers' calls on the no-wildcard hands."""
+    inputs = peer_inputs(counts)
+    n = len(counts)
+    cases: list[tuple[str, str, str, Callable[[], object], int]] = []
+    try:
+        import riichienv
+
+        ids = inputs["riichienv"]
+        if task in ("is_win", "shanten"):
+            sh = riichienv.calculate_shanten
+            cases.append((task, "riichienv", "calculate_shanten", lambda: [sh(h) for h in ids], n))
+        elif task == "waits":
+            ev = riichienv.HandEvaluator
+            cases.append((task, "riichienv", "HandEvaluator.get_waits", lambda: [ev(h).get_waits() for h in ids], n))
+    except ImportError:
+        pass
+    try:
+        import xiangting
+
+        cs = inputs["counts"]
+        four = xiangting.PlayerCount.FOUR
+        if task in ("is_win", "shanten"):
+            rn = xiangting.calculate_replacement_number
+            cases.append((task, "xiangting", "calculate_replacement_number", lambda: [rn(c, four) for c in cs], n))
+        elif task == "waits":
+            nt = xiangting.calculate_necessary_tiles
+            cases.append((task, "xiangting", "calculate_necessary_tiles", lambda: [nt(c, four) for c in cs], n))
+    except ImportError:
+        pass
+    if task == "is_win":
+        try:
+            from mahjong.agari import Agari
+
+            agari = Agari()
+            cs = inputs["counts"]
+            cases.append((task, "mahjong", "Agari.is_agari", lambda: [agari.is_agari(c) for c in cs], n))
+        except ImportError:
+            pass
+    return cases
+
+
+def run_bench(
+    n: int = 100_000,
+    *,
+    peers: bool = False,
+    repeat: int = 3,
+    progress: bool = True,
+    tasks: Sequence[str] = ("is_win", "waits", "shanten"),
+) -> list[Measurement]:
+    """Measures koudian (and, with ``peers``, the installed peers) on the
+    same seeded hands in one run; returns hands/second per case."""
+    import koudian
+
+    h14 = make_counts(n, size=14)
+    h13 = make_counts(n, size=13)
+    cases: list[tuple[str, str, str, Callable[[], object], int]] = []
+    for task in tasks:
+        counts = h14 if task == "is_win" else h13
+        rows = [tiles_of(r) for r in counts]
+        single = getattr(koudian, task, None)
+        batch = getattr(koudian, f"{task}_batch", None)
+        if single is None or batch is None:
+            continue
+        for w, wilds in WILDS.items():
+            label = f"{task} ({w} wild)"
+
+            def one(f: Any = single, rs: list[Any] = rows, ws: Any = wilds) -> object:
+                return [f(r, wildcards=ws) for r in rs]
+
+            cases.append((label, "koudian", "single calls (tuple of ints)", one, n))
+            for threads in (1, 2):
+
+                def many(f: Any = batch, c: Any = counts, ws: Any = wilds, t: int = threads) -> object:
+                    return f(c, wildcards=ws, threads=t)
+
+                cases.append((label, "koudian", f"numpy batch, threads={threads}", many, n))
+        if peers:
+            cases.extend(
+                (f"{task} (0 wild)", e, m, f, k) for (_, e, m, f, k) in _peer_cases(task, counts)
+            )
+    out = []
+    for label, engine, method, fn, k in _progress(cases, progress):
+        out.append(Measurement(label, engine, method, _best_rate(fn, k, repeat)))
+    return out
+
+
+def report(results: list[Measurement]) -> str:
+    """A table; ratios are against riichienv's per-call rate on the same
+    task and hands when measured, else koudian's single calls."""
+    lines = [
+        f"{'task':<16} {'engine':<10} {'method':<30} {'rate':>13} {'ratio':>8}",
+        "-" * 82,
+    ]
+    base_by_task: dict[str, float] = {}
+    for m in results:
+        if m.engine == "riichienv":
+            base_by_task[m.task.split(" ")[0]] = m.rate
+    for m in results:
+        task = m.task.split(" ")[0]
+        base = base_by_task.get(task)
+        if base is None:
+            base = next(
+                (
+                    r.rate
+                    for r in results
+                    if r.task == m.task and r.engine == "koudian" and r.method.startswith("single")
+                ),
+                None,
+            )
+        lines.append(m.row(base))
+    return "\n".join(lines)

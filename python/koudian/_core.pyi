@@ -1,0 +1,498 @@
+"""Type stubs for ``koudian._core``, the compiled Rust extension.
+
+Conventions shared by every function:
+
+* ``hand`` (``HandLike``): a notation string (``"123m456p11z"``, glyphs or
+  Chinese names), a list or tuple of tiles (``Tile`` members, ints 0..33
+  or one-tile strings), 34 counts (``bytes``, ``bytearray`` or a 1-D numpy
+  integer array of shape ``(34,)``), or a ``Hand`` (whose melds are used).
+  A list or tuple of 14 ints is the fastest form.
+* ``melds``: ``Meld`` objects or meld notation (``"555z"`` pong,
+  ``"5555z"`` exposed kong, ``"+5555z"`` added kong, ``"[5555z]"``
+  concealed kong).
+* ``wildcards``: nothing, one tile, or up to two distinct kinds (``"5z"``,
+  ``"5z7z"``, ``Tile.WHITE``, ``[31, 33]``). Wild tiles held in the hand
+  stay at their own index.
+* ``rules``: a preset name (``"shanxi"``, ``"shanxi-haozi"``,
+  ``"shanxi-feng-haozi"``, ``"shanxi-double-haozi"``, ``"linxian"``,
+  ``"sichuan"``) or a ``Ruleset``; ``None`` means ``"shanxi"``.
+* Batch functions take an ``(N, 34)`` C-contiguous ``uint8`` array,
+  release the GIL, and split rows over ``threads`` (0 = every core).
+* Bad input raises a ``KoudianError`` subclass (a ``ValueError``).
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from os import PathLike
+from typing import Any, ClassVar, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from koudian.tiles import Tile
+
+__version__: str
+
+TileLike = Union[Tile, int, str]
+HandLike = Union[str, Sequence[TileLike], bytes, bytearray, npt.NDArray[np.integer[Any]], "Hand"]
+MeldLike = Union["Meld", str]
+MeldsLike = Union[Iterable[MeldLike], str, None]
+WildLike = Union[TileLike, Sequence[TileLike], None]
+RulesLike = Union[str, "Ruleset", None]
+OptionValue = Union[bool, int, str, tuple[int, int]]
+
+class KoudianError(ValueError):
+    """Base of every koudian error; a ValueError."""
+
+class InvalidTilesError(KoudianError):
+    """Unparseable tiles (the message names the character and position),
+    a bad tile index, or a fifth copy."""
+
+class InvalidHandError(KoudianError):
+    """A hand of the wrong size or shape for the operation (the message
+    states the expected size), or a bad batch array."""
+
+class RulesetError(KoudianError):
+    """An unknown (with the closest name suggested), mistyped or
+    inconsistent ruleset option, or an unknown preset."""
+
+class IllegalActionError(KoudianError):
+    """An action that is not legal now; the state is unchanged."""
+
+class InconsistentOutcomeError(KoudianError):
+    """A finished-hand description that cannot have happened."""
+
+# -- tiles -------------------------------------------------------------
+
+def _tile_table() -> list[tuple[str, str, str, int, str, int]]:
+    """(notation, glyph, chinese, points, suit letter, rank) per kind."""
+
+def parse(s: str) -> list[Tile]:
+    """Tiles of a string in notation (``"123m11z"``), Unicode glyphs or
+    Chinese names (``"一万红中"``), in the order written."""
+
+def fmt(tiles: HandLike) -> str:
+    """Canonical sorted notation, e.g. ``"123m456p789s11z"``."""
+
+def glyphs(tiles: HandLike) -> str:
+    """The Unicode glyphs of the tiles, in their order."""
+
+def to_counts(tiles: HandLike) -> npt.NDArray[np.uint8]:
+    """The 34 counts of the tiles as a ``(34,)`` uint8 array."""
+
+def from_counts(counts: HandLike) -> list[Tile]:
+    """The tiles of 34 counts, in index order."""
+
+# -- hands ---------------------------------------------------------------
+
+class MeldKind:
+    """The kinds of meld: pong and the three kongs."""
+
+    PONG: ClassVar[MeldKind]
+    """碰: three of a kind claimed from a discard."""
+    EXPOSED_KONG: ClassVar[MeldKind]
+    """点杠/吃杠: a discard claimed onto a concealed triplet."""
+    ADDED_KONG: ClassVar[MeldKind]
+    """补杠/明杠: a drawn tile added to one's own pong."""
+    CONCEALED_KONG: ClassVar[MeldKind]
+    """暗杠: four drawn tiles."""
+    @property
+    def is_kong(self) -> bool:
+        """Whether this kind is a kong (4 tiles)."""
+    @property
+    def size(self) -> int:
+        """Physical tiles in such a meld (3 or 4)."""
+    def __int__(self) -> int: ...
+
+class Meld:
+    """One meld (副露): a kind and its tile. Immutable, hashable."""
+
+    def __init__(self, kind: MeldKind, tile: TileLike) -> None: ...
+    @staticmethod
+    def parse(s: str) -> Meld:
+        """``"555z"`` pong, ``"5555z"`` exposed kong, ``"+5555z"`` added
+        kong, ``"[5555z]"`` concealed kong."""
+    @property
+    def kind(self) -> MeldKind:
+        """Pong or which kong."""
+    @property
+    def tile(self) -> Tile:
+        """The tile kind."""
+    @property
+    def tiles(self) -> list[Tile]:
+        """The physical tiles (3 or 4)."""
+
+class Hand:
+    """Concealed tiles plus melds; checks the 4-copy limit. Immutable."""
+
+    def __init__(self, tiles: HandLike, melds: MeldsLike = None) -> None: ...
+    @property
+    def tiles(self) -> list[Tile]:
+        """Concealed tiles, in index order."""
+    @property
+    def melds(self) -> list[Meld]:
+        """The melds."""
+    def counts(self) -> npt.NDArray[np.uint8]:
+        """The 34 counts of the concealed tiles."""
+    def all_counts(self) -> npt.NDArray[np.uint8]:
+        """The 34 counts of every physical tile, melds included."""
+    def __len__(self) -> int:
+        """Number of concealed tiles."""
+
+# -- rulesets ------------------------------------------------------------
+
+class Ruleset:
+    """A complete, validated ruleset: every option of RULES.md.
+
+    ``Ruleset(family="linxian", **options)`` starts from the family's
+    defaults; ``Ruleset.preset(name, **overrides)`` from a shipped preset.
+    Immutable and hashable; options read as attributes
+    (``rules.seven_pairs``) or with ``get``. Unknown options, wrong types
+    and incompatible combinations raise ``RulesetError``.
+    """
+
+    family: str
+    no_honors: bool
+    haozi: str
+    haozi_pick: str
+    seven_pairs: bool
+    thirteen_orphans: bool
+    wind_sets: bool
+    wall_reserve: tuple[int, int]
+    ting_required: bool
+    ting_min_points: int
+    point_rule: str
+    pass_scope: str
+    must_win: bool
+    kong_after_pong: bool
+    kong_keeps_waits: bool
+    kong_giver_pays: bool
+    discarder_pays_kongs: bool
+    kongs_need_win: bool
+    dealer_bonus: bool
+    dealer_self_draw_double: bool
+    special_hands: bool
+    dealer_rotation: str
+    leave_penalty: int
+    base_stake: int
+    chajiao: str
+    kong_payments: bool
+    kong_draw: str
+    hide_concealed_kong: bool
+    dice: bool
+
+    def __init__(self, **options: OptionValue) -> None: ...
+    @classmethod
+    def preset(cls, name: str, **overrides: OptionValue) -> Ruleset:
+        """A shipped preset (``shanxi``, ``shanxi-haozi``,
+        ``shanxi-feng-haozi``, ``shanxi-double-haozi``, ``linxian``,
+        ``sichuan``), optionally changed."""
+    @classmethod
+    def from_toml(cls, path: Union[str, PathLike[str]]) -> Ruleset:
+        """A ruleset from a TOML file of options (as ``to_toml`` writes)."""
+    @classmethod
+    def from_dict(cls, options: Mapping[str, OptionValue]) -> Ruleset:
+        """A ruleset from a mapping of options (``family`` picks defaults)."""
+    def replace(self, **options: OptionValue) -> Ruleset:
+        """A validated copy with some options changed."""
+    def to_dict(self) -> dict[str, OptionValue]:
+        """Every option and its value, in RULES.md order."""
+    def to_toml(self) -> str:
+        """The ruleset as TOML, every option with its documentation."""
+    def get(self, name: str) -> OptionValue:
+        """The value of option ``name``."""
+    @staticmethod
+    def options() -> list[tuple[str, str]]:
+        """``(name, documentation)`` of every option, in RULES.md order."""
+    @property
+    def wild_kinds(self) -> int:
+        """Number of wild kinds a hand gets (0, 1 or 2)."""
+    @property
+    def tile_total(self) -> int:
+        """Tiles in play: 136, or 108 without honors."""
+
+# -- winning shapes ------------------------------------------------------
+
+class Set:
+    """One concealed set of a standard-shape decomposition."""
+
+    @property
+    def kind(self) -> str:
+        """``"triplet"``, ``"sequence"`` or ``"honors"`` (风嘴子)."""
+    @property
+    def tiles(self) -> tuple[Tile, Tile, Tile]:
+        """The three tiles (wild tiles as the kinds they stand for)."""
+
+class Decomposition:
+    """One way a complete hand wins; ``str()`` shows it in notation."""
+
+    @property
+    def shape(self) -> str:
+        """``"standard"``, ``"seven_pairs"`` or ``"thirteen_orphans"``."""
+    @property
+    def sets(self) -> list[Set]:
+        """Concealed sets (standard shape), sorted; melds not repeated."""
+    @property
+    def pairs(self) -> list[Tile]:
+        """The pair kinds: one (standard, thirteen orphans) or seven."""
+    @property
+    def wild_as(self) -> list[Tile]:
+        """For each wild tile held, the kind it stands for."""
+    @property
+    def melds(self) -> list[Meld]:
+        """The hand's melds (each a set of this decomposition)."""
+
+def is_win(
+    hand: HandLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> bool:
+    """Whether a complete hand (``14 - 3 × melds`` concealed tiles) wins
+    under the ruleset's shapes (RULES.md §2)."""
+
+def decompose(
+    hand: HandLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> list[Decomposition]:
+    """Every distinct way a complete hand wins (empty when it does not)."""
+
+def is_win_batch(
+    counts: npt.NDArray[np.uint8],
+    *,
+    n_melds: Union[int, npt.NDArray[np.integer[Any]]] = 0,
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+    threads: int = 1,
+) -> npt.NDArray[np.bool_]:
+    """``is_win`` of every row of an ``(N, 34)`` uint8 count array;
+    ``n_melds`` is an int or an ``(N,)`` array. Releases the GIL."""
+
+# -- waits and shanten ---------------------------------------------------
+
+def waits(
+    hand: HandLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> list[Tile]:
+    """The kinds completing a hand one tile short (``13 - 3 × melds``);
+    a kind the player already holds 4 of is never a wait."""
+
+def wait_points(
+    hand: HandLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> dict[Tile, int]:
+    """Each wait with its points; a wild wait is worth the best kind it
+    can stand for there."""
+
+def waits_batch(
+    counts: npt.NDArray[np.uint8],
+    *,
+    n_melds: Union[int, npt.NDArray[np.integer[Any]]] = 0,
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+    threads: int = 1,
+    held: Optional[npt.NDArray[np.uint8]] = None,
+) -> npt.NDArray[np.bool_]:
+    """``waits`` of every row: an ``(N, 34)`` bool array. ``held`` gives
+    each hand's physical tiles, melds included, for the 4-copy limit."""
+
+def shanten(
+    hand: HandLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> int:
+    """Shanten (向听数) of a 13- or 14-tile hand (melds counting 3):
+    0 = ready, -1 = complete."""
+
+def shanten_batch(
+    counts: npt.NDArray[np.uint8],
+    *,
+    n_melds: Union[int, npt.NDArray[np.integer[Any]]] = 0,
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+    threads: int = 1,
+) -> npt.NDArray[np.int8]:
+    """``shanten`` of every row: an ``(N,)`` int8 array."""
+
+# -- scoring -------------------------------------------------------------
+
+class Pattern:
+    """A named pattern that contributed to a hand's value."""
+
+    @property
+    def code(self) -> str:
+        """Identifier: ``"self_draw"``, ``"full_flush"``, ``"root"`` …"""
+    @property
+    def chinese(self) -> str:
+        """Chinese name (自摸, 清一色, 根 …)."""
+    @property
+    def english(self) -> str:
+        """English name."""
+    @property
+    def tile(self) -> Optional[Tile]:
+        """The kind of a 根 (root), else ``None``."""
+
+class HandValue:
+    """What a winning hand is worth: ``total = base × multiplier + bonus``."""
+
+    @property
+    def total(self) -> int:
+        """What each payer owes (before the base stake and 带庄)."""
+    @property
+    def base(self) -> int:
+        """Winning tile points (Koudian) or the pattern value (Sichuan)."""
+    @property
+    def multiplier(self) -> int:
+        """Product of the multipliers applied to ``base``."""
+    @property
+    def bonus(self) -> int:
+        """Additive extras (Sichuan 根, 杠上花, 抢杠)."""
+    @property
+    def patterns(self) -> list[Pattern]:
+        """The patterns that gave the value, largest first."""
+    def __int__(self) -> int: ...
+
+def hand_value(
+    hand: HandLike,
+    win_tile: TileLike,
+    *,
+    self_draw: bool,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+    kong_replacement: Union[MeldKind, str, None] = None,
+    robbed_kong: bool = False,
+    heavenly: bool = False,
+    earthly: bool = False,
+) -> HandValue:
+    """The value of a complete winning hand (winning tile included).
+    ``kong_replacement``: the kind of kong whose replacement tile won
+    (杠上开花, a self-draw); ``robbed_kong``: 抢杠; ``heavenly`` /
+    ``earthly``: Sichuan 天胡 / 地胡. ``wildcards`` must match the
+    ruleset's wild kinds. A hand that is not a legal win raises."""
+
+class Win:
+    """One winner of a finished hand."""
+
+    def __init__(
+        self,
+        seat: int,
+        hand: HandLike,
+        win_tile: TileLike,
+        *,
+        melds: MeldsLike = (),
+        kong_bloom: Optional[int] = None,
+        heavenly: bool = False,
+        earthly: bool = False,
+    ) -> None:
+        """``kong_bloom``: index in ``Outcome.kongs`` of the winner's kong
+        whose replacement tile won (杠上开花)."""
+    @property
+    def seat(self) -> int: ...
+    @property
+    def win_tile(self) -> Tile: ...
+    @property
+    def hand(self) -> Hand: ...
+
+class Kong:
+    """One kong made during the hand (a robbed kong is not one)."""
+
+    def __init__(
+        self,
+        owner: int,
+        tile: TileLike,
+        kind: Union[MeldKind, str],
+        *,
+        giver: Optional[int] = None,
+        giver_ting: bool = False,
+    ) -> None:
+        """``kind``: ``MeldKind.EXPOSED_KONG`` (needs ``giver``, the
+        discarder, and ``giver_ting``), ``ADDED_KONG`` or
+        ``CONCEALED_KONG`` (or ``"exposed"``/``"added"``/``"concealed"``)."""
+    @property
+    def owner(self) -> int: ...
+    @property
+    def tile(self) -> Tile: ...
+    @property
+    def kind(self) -> MeldKind: ...
+    @property
+    def giver(self) -> Optional[int]: ...
+
+class Outcome:
+    """A finished hand, as the table saw it."""
+
+    def __init__(
+        self,
+        dealer: int,
+        end: str,
+        *,
+        by: Optional[int] = None,
+        winners: Sequence[Win] = (),
+        ting: Sequence[bool] = (False, False, False, False),
+        kongs: Sequence[Kong] = (),
+        hands: Optional[Sequence[Optional[HandLike]]] = None,
+        wildcards: WildLike = (),
+    ) -> None:
+        """``end``: ``"self_draw"``, ``"discard"`` (``by`` = discarder),
+        ``"robbed_kong"`` (``by`` = konger), ``"drawn"`` or ``"left"``
+        (``by`` = leaver). ``hands``: the four final hands where known
+        (required for a drawn Sichuan hand's 查叫)."""
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def ting(self) -> tuple[bool, bool, bool, bool]: ...
+    @property
+    def winners(self) -> list[Win]: ...
+    @property
+    def kongs(self) -> list[Kong]: ...
+
+class Payment:
+    """One payment: ``payer`` gives ``amount`` to ``payee``."""
+
+    @property
+    def payer(self) -> int: ...
+    @property
+    def payee(self) -> int: ...
+    @property
+    def amount(self) -> int:
+        """Base stake included; always positive."""
+    @property
+    def reason(self) -> str:
+        """Readable reason (Chinese term and English)."""
+    @property
+    def kind(self) -> str:
+        """``"win"``, ``"win_covered"``, ``"kong_giver_pays_bloom"``,
+        ``"dealer_bonus"``, ``"kong"``, ``"kong_covered"``, ``"chajiao"``
+        or ``"leave_penalty"``."""
+    @property
+    def share_of(self) -> Optional[int]:
+        """Whose share a covering payment (包胡, 包杠) pays."""
+    @property
+    def tile(self) -> Optional[Tile]:
+        """The kong's tile for a kong payment."""
+
+class Settlement:
+    """Per-seat deltas and itemized payments; ``str()`` is a table."""
+
+    @property
+    def deltas(self) -> tuple[int, int, int, int]:
+        """Net gain (+) or loss (-) of each seat; they sum to zero."""
+    @property
+    def payments(self) -> list[Payment]:
+        """Every payment, in the order the rules produce them."""
+
+def settle(outcome: Outcome, rules: RulesLike = "shanxi") -> Settlement:
+    """Settles a finished hand: checks it is consistent
+    (``InconsistentOutcomeError`` says what is not), values the wins and
+    returns the zero-sum settlement."""

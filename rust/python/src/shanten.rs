@@ -1,0 +1,81 @@
+//! Shanten (向听数): `shanten` and `shanten_batch` (0 = ready, −1 =
+//! complete).
+
+use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, NMelds, RowError};
+use crate::errors::to_py;
+use crate::hand::extract_hand;
+use crate::ruleset::resolve;
+use crate::wildcards::extract_wilds;
+use koudian_core::shanten as core_shanten;
+use koudian_core::shape::ShapeRules;
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::prelude::*;
+
+/// Shanten of a 13- or 14-tile hand (melds counting 3) over the shapes the
+/// ruleset allows.
+#[pyfunction]
+#[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
+fn shanten(
+    py: Python<'_>,
+    hand: &Bound<'_, PyAny>,
+    melds: Option<&Bound<'_, PyAny>>,
+    wildcards: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<i8> {
+    let h = extract_hand(hand, melds)?;
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    core_shanten::shanten(&h, &wilds, &shape).map_err(to_py)
+}
+
+/// `shanten` over every row of an `(N, 34)` uint8 count array: `(N,)` int8.
+#[pyfunction]
+#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1))]
+fn shanten_batch<'py>(
+    py: Python<'py>,
+    counts: &Bound<'py, PyAny>,
+    n_melds: Option<&Bound<'py, PyAny>>,
+    wildcards: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+) -> PyResult<Bound<'py, PyArray1<i8>>> {
+    let arr = counts_array(counts)?;
+    let rows = arr.as_array().nrows();
+    let n_melds = match n_melds {
+        Some(o) => n_melds_arg(o, rows)?,
+        None => NMelds::All(0),
+    };
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    let out = PyArray1::<i8>::zeros(py, rows, false);
+    {
+        let data = arr.as_slice()?;
+        let mut rw = out.readwrite();
+        let slots = rw.as_slice_mut()?;
+        py.detach(|| {
+            check_rows(
+                data,
+                &n_melds,
+                |t, m| t + 3 * m == 13 || t + 3 * m == 14,
+                "13 or 14 counting each meld as 3",
+            )?;
+            Ok(core_shanten::shanten_batch(
+                as_counts(data),
+                n_melds.as_slice(),
+                &wilds,
+                &shape,
+                slots,
+                threads,
+            ))
+        })
+        .map_err(RowError::into_py)?
+        .map_err(to_py)?;
+    }
+    Ok(out)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shanten, m)?)?;
+    m.add_function(wrap_pyfunction!(shanten_batch, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! Waits (听口, RULES.md §2 "Waits and ready"): `waits`, `wait_points`,
+//! `waits_batch`.
+
+use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, NMelds, RowError};
+use crate::errors::to_py;
+use crate::hand::extract_sized_hand;
+use crate::ruleset::resolve;
+use crate::tiles::{tile_list, tile_obj};
+use crate::wildcards::extract_wilds;
+use koudian_core::shape::ShapeRules;
+use koudian_core::tile::KINDS;
+use koudian_core::waits as core_waits;
+use numpy::{PyArray2, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+fn compute(
+    py: Python<'_>,
+    hand: &Bound<'_, PyAny>,
+    melds: Option<&Bound<'_, PyAny>>,
+    wildcards: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<core_waits::Waits> {
+    let h = extract_sized_hand(hand, melds, false)?;
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    core_waits::waits(&h, &wilds, &shape).map_err(to_py)
+}
+
+/// The kinds that complete a hand one tile short (`13 - 3 × melds`).
+#[pyfunction]
+#[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
+fn waits<'py>(
+    py: Python<'py>,
+    hand: &Bound<'py, PyAny>,
+    melds: Option<&Bound<'py, PyAny>>,
+    wildcards: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let w = compute(py, hand, melds, wildcards, rules)?;
+    tile_list(py, w.tiles())
+}
+
+/// Each wait with its points (a wild wait: the best kind it can stand for).
+#[pyfunction]
+#[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
+fn wait_points<'py>(
+    py: Python<'py>,
+    hand: &Bound<'py, PyAny>,
+    melds: Option<&Bound<'py, PyAny>>,
+    wildcards: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let w = compute(py, hand, melds, wildcards, rules)?;
+    let d = PyDict::new(py);
+    for (t, p) in w.iter() {
+        d.set_item(tile_obj(py, t)?, p)?;
+    }
+    Ok(d)
+}
+
+/// `waits` over every row of an `(N, 34)` uint8 count array: an `(N, 34)`
+/// bool array, `True` where the kind is a wait.
+#[pyfunction]
+#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1, held = None))]
+fn waits_batch<'py>(
+    py: Python<'py>,
+    counts: &Bound<'py, PyAny>,
+    n_melds: Option<&Bound<'py, PyAny>>,
+    wildcards: Option<&Bound<'py, PyAny>>,
+    rules: Option<&Bound<'py, PyAny>>,
+    threads: usize,
+    held: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray2<bool>>> {
+    let arr = counts_array(counts)?;
+    let rows = arr.as_array().nrows();
+    let n_melds = match n_melds {
+        Some(o) => n_melds_arg(o, rows)?,
+        None => NMelds::All(0),
+    };
+    let held_arr = held.map(counts_array).transpose()?;
+    if let Some(h) = &held_arr {
+        if h.as_array().nrows() != rows {
+            return Err(crate::errors::InvalidHandError::new_err(format!(
+                "held has {} rows for {rows} hands",
+                h.as_array().nrows()
+            )));
+        }
+    }
+    let wilds = extract_wilds(wildcards)?;
+    let shape = ShapeRules::from(&resolve(py, rules)?);
+    let out = PyArray2::<bool>::zeros(py, [rows, KINDS], false);
+    {
+        let data = arr.as_slice()?;
+        let held_data: &[u8] = match &held_arr {
+            Some(h) => h.as_slice()?,
+            None => &[],
+        };
+        let mut rw = out.readwrite();
+        let slots = rw.as_slice_mut()?;
+        py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
+            check_rows(data, &n_melds, |t, m| t + 3 * m == 13, "13 - 3 × melds")?;
+            let mut masks = vec![0u64; rows];
+            let r = core_waits::waits_batch(
+                as_counts(data),
+                n_melds.as_slice(),
+                as_counts(held_data),
+                &wilds,
+                &shape,
+                &mut masks,
+                threads,
+            );
+            for (row, mask) in slots.chunks_exact_mut(KINDS).zip(&masks) {
+                for (k, slot) in row.iter_mut().enumerate() {
+                    *slot = mask >> k & 1 == 1;
+                }
+            }
+            Ok(r)
+        })
+        .map_err(RowError::into_py)?
+        .map_err(to_py)?;
+    }
+    Ok(out)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(waits, m)?)?;
+    m.add_function(wrap_pyfunction!(wait_points, m)?)?;
+    m.add_function(wrap_pyfunction!(waits_batch, m)?)?;
+    Ok(())
+}
