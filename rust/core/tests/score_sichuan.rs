@@ -392,6 +392,9 @@ fn no_ting_needed_in_sichuan() {
 mod reference {
     use super::*;
 
+    /// A set: whether it is a triplet, and its three kinds.
+    type RefSet = (bool, [usize; 3]);
+
     pub fn value(h: &Hand, ctx: &WinContext) -> Option<u32> {
         let all = h.all_counts();
         let suits = (0..3)
@@ -404,7 +407,7 @@ mod reference {
         let mut best: Option<u32> = None;
         let mut c = h.concealed;
         // Standard shape: melds are triplets.
-        let meld_sets: Vec<(bool, [usize; 3])> = h
+        let meld_sets: Vec<RefSet> = h
             .melds()
             .iter()
             .map(|m| (true, [m.tile.index(); 3]))
@@ -438,11 +441,7 @@ mod reference {
         Some(v)
     }
 
-    fn split(
-        c: &mut [u8; 34],
-        sets: &mut Vec<(bool, [usize; 3])>,
-        emit: &mut dyn FnMut(&[(bool, [usize; 3])]),
-    ) {
+    fn split(c: &mut [u8; 34], sets: &mut Vec<RefSet>, emit: &mut dyn FnMut(&[RefSet])) {
         let Some(i) = c.iter().position(|&n| n > 0) else {
             emit(sets);
             return;
@@ -467,7 +466,7 @@ mod reference {
         }
     }
 
-    fn score_standard(sets: &[(bool, [usize; 3])], pair: usize, flush: bool) -> u32 {
+    fn score_standard(sets: &[RefSet], pair: usize, flush: bool) -> u32 {
         let rank = |i: usize| i % 9 + 1;
         let triplets = sets.iter().all(|s| s.0);
         let yaojiu = sets
@@ -544,7 +543,7 @@ fn random_hand(rng: &mut Rng) -> Option<(Hand, Tile, WinContext)> {
     }
     // Perturb some hands so they are usually not wins.
     if rng.below(4) == 0 {
-        let from = (0..34).filter(|&i| c[i] > 0).nth(0)?;
+        let from = (0..34).find(|&i| c[i] > 0)?;
         c[from] -= 1;
         c[pick(rng) + rng.below(9) as usize] += 1;
     }

@@ -1,13 +1,14 @@
 //! Scoring (RULES.md §3-§5): what a winning hand is worth ([`hand_value`])
 //! and who pays whom when a hand ends ([`settle`]).
 //!
-//! * [`shanxi`]: 扣点点 values (tile points × special-hand multiplier,
+//! * `shanxi.rs`: 扣点点 values (tile points × special-hand multiplier,
 //!   doubled on self-draw) and payments (包胡 / 三家均摊, kongs, 带庄).
-//! * [`linxian`]: 抠点 values and the seed's settlement formula, 逃跑.
-//! * [`sichuan`]: pattern values (番型 + 根 + 杠上花 + 抢杠), 一炮多响,
-//!   引杠, 查叫, 刮风下雨.
-//! * [`outcome`]: the typed description of a finished hand and its
-//!   consistency checks; [`settle`](mod@settle): the zero-sum ledger.
+//! * `linxian.rs`: 抠点 values and the seed's settlement formula, 逃跑.
+//! * `sichuan.rs`: pattern values (番型 + 根 + 杠上花 + 抢杠), 一炮多响,
+//!   引杠, 查叫 ([`chajiao_value`]), 刮风下雨.
+//! * `outcome.rs`: the typed description of a finished hand ([`Outcome`])
+//!   and its consistency checks; `settle.rs`: the zero-sum ledger
+//!   ([`Settlement`]).
 //!
 //! # Decisions where RULES.md is silent
 //!
@@ -48,7 +49,7 @@
 
 mod linxian;
 mod outcome;
-pub mod settle;
+mod settle;
 mod shanxi;
 mod sichuan;
 
