@@ -7,11 +7,14 @@
 //! option).
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod error;
+pub mod game;
 pub mod hand;
 pub mod ruleset;
 pub mod score;
 pub mod shape;
+pub mod simulate;
 pub mod tile;
 pub mod wildcard;
 

@@ -1,0 +1,118 @@
+//! Native agents: the [`Agent`] trait and the built-in [`RandomAgent`].
+//!
+//! An agent sees the table through a [`SeatView`]: the seat's own tiles,
+//! its legal actions, and (materialized on demand) its full
+//! [`Observation`]. A view cannot reach other seats' hidden tiles, so an
+//! agent cannot cheat; it costs nothing until the agent asks for more
+//! than the legal actions.
+
+use crate::error::Error;
+use crate::game::{Action, ActionMask, Game, Observation, Prng};
+use crate::tile::{Counts, Tile};
+
+/// One seat's window on the table, handed to [`Agent::act`].
+#[derive(Clone, Copy, Debug)]
+pub struct SeatView<'a> {
+    game: &'a Game,
+    seat: u8,
+}
+
+impl<'a> SeatView<'a> {
+    /// The view of `seat` (seats above 3 wrap).
+    pub fn new(game: &'a Game, seat: u8) -> SeatView<'a> {
+        SeatView {
+            game,
+            seat: seat & 3,
+        }
+    }
+
+    /// The seat.
+    pub fn seat(&self) -> u8 {
+        self.seat
+    }
+
+    /// The seat's legal actions (empty unless it is to act).
+    pub fn legal(&self) -> ActionMask {
+        self.game.legal_actions_for(self.seat)
+    }
+
+    /// The seat's own concealed tiles.
+    pub fn concealed(&self) -> Counts {
+        self.game.hand(self.seat).concealed
+    }
+
+    /// The wild kinds.
+    pub fn is_wild(&self, t: Tile) -> bool {
+        self.game.wilds().is_wild(t)
+    }
+
+    /// Everything the seat may see.
+    pub fn observation(&self) -> Observation {
+        self.game.observe(self.seat)
+    }
+}
+
+/// A native player: given its view, returns one of its legal actions.
+pub trait Agent: Send {
+    /// Chooses an action; it must be in `view.legal()`.
+    fn act(&mut self, view: &SeatView<'_>) -> Action;
+
+    /// Called before each hand with a seed for this seat and hand, so that
+    /// an agent's randomness depends only on the game, never on threads.
+    fn reset(&mut self, seed: u64) {
+        let _ = seed;
+    }
+}
+
+/// Plays a uniformly random legal action (never [`Action::Leave`]).
+///
+/// ```
+/// use koudian_core::agent::{Agent, RandomAgent, SeatView};
+/// use koudian_core::game::Game;
+/// use koudian_core::Ruleset;
+/// let g = Game::new(&Ruleset::shanxi(), 1, None).unwrap();
+/// let mut a = RandomAgent::new(5);
+/// let seat = g.to_act().unwrap();
+/// let action = a.act(&SeatView::new(&g, seat));
+/// assert!(g.legal_actions().contains(action));
+/// ```
+#[derive(Clone, Debug)]
+pub struct RandomAgent {
+    rng: Prng,
+}
+
+impl RandomAgent {
+    /// A random agent with its own seeded stream.
+    pub fn new(seed: u64) -> RandomAgent {
+        RandomAgent {
+            rng: Prng::new(seed),
+        }
+    }
+}
+
+impl Agent for RandomAgent {
+    fn act(&mut self, view: &SeatView<'_>) -> Action {
+        let mut legal = view.legal();
+        if legal.len() > 1 {
+            legal.remove(Action::Leave);
+        }
+        let n = legal.len().max(1) as u32;
+        legal
+            .nth(self.rng.below(n) as usize)
+            .unwrap_or(Action::Pass)
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = Prng::new(seed);
+    }
+}
+
+/// A built-in agent by name: `"random"`.
+pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
+    match name {
+        "random" => Ok(Box::new(RandomAgent::new(seed))),
+        _ => Err(Error::InvalidRuleset(format!(
+            "unknown built-in agent {name:?} (available: \"random\")"
+        ))),
+    }
+}

@@ -1,0 +1,606 @@
+//! The event log: one JSON object per line (JSON Lines), written and read
+//! here without dependencies, and [`replay`].
+//!
+//! Line 1, `"type":"header"`: format name and version, engine version,
+//! every ruleset option (RULES.md names), the seed (`null` for a prepared
+//! deal), the dealer, the dice, the wild kinds, how many tiles were turned
+//! up to find them, the whole wall in drawing order (a tile string such as
+//! `"1m5p7z…"`), and the seats' running scores. Line 2, `"type":"deal"`:
+//! the four starting hands. Then one line per event:
+//!
+//! * `{"type":"draw","seat":1,"tile":"3p","replacement":false}`
+//! * `{"type":"action","seat":1,"action":"discard","tile":"3p","index":11,"auto":false}`
+//!   — `action` is an [`Action`] name, `tile` is present for actions
+//!   that name one, `index` is the dense encoding, `auto` marks moves the
+//!   table played itself (a declared player's forced discard, 有胡必胡…).
+//! * `{"type":"end","kind":"win",…,"deltas":[…]}` — the [`HandResult`].
+//!
+//! The log holds hidden information (it is the referee's record). Keys
+//! come in a fixed order and numbers are integers, so the same ruleset,
+//! seed and actions give the same bytes. [`replay`] rebuilds the game from
+//! the header and re-applies the non-automatic actions, checking that
+//! every line comes out identical.
+
+use super::action::Action;
+use super::result::HandResult;
+use super::table::Game;
+use super::wall::{Deal, Wall};
+use crate::error::Error;
+use crate::hand::MeldKind;
+use crate::ruleset::{OptionValue, Ruleset, OPTIONS};
+use crate::tile::{format_counts, Tile};
+use crate::wildcard::Wildcards;
+use std::fmt::Write;
+
+/// The log format's version.
+pub const LOG_VERSION: u32 = 1;
+
+/// One thing that happened at the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A seat drew a tile (a kong replacement when `replacement`).
+    Draw {
+        /// Who.
+        seat: u8,
+        /// What.
+        tile: Tile,
+        /// A kong's replacement tile.
+        replacement: bool,
+    },
+    /// A seat acted (or the table acted for it, `auto`).
+    Act {
+        /// Who.
+        seat: u8,
+        /// What.
+        action: Action,
+        /// Played by the table, not chosen.
+        auto: bool,
+    },
+    /// The hand ended.
+    End(HandResult),
+}
+
+fn tiles_str(tiles: &[Tile]) -> String {
+    let mut s = String::with_capacity(tiles.len() * 2);
+    for t in tiles {
+        let _ = write!(s, "{t}");
+    }
+    s
+}
+
+fn opt_u8(v: Option<u8>) -> String {
+    v.map_or("null".to_string(), |x| x.to_string())
+}
+
+fn bools(b: &[bool; 4]) -> String {
+    format!("[{},{},{},{}]", b[0], b[1], b[2], b[3])
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn option_json(v: &OptionValue) -> String {
+    match v {
+        OptionValue::Bool(b) => b.to_string(),
+        OptionValue::Int(i) => i.to_string(),
+        OptionValue::Str(s) => json_str(s),
+        OptionValue::Pair(a, b) => format!("[{a},{b}]"),
+    }
+}
+
+fn meld_kind_name(k: MeldKind) -> &'static str {
+    match k {
+        MeldKind::Pong => "pong",
+        MeldKind::ExposedKong => "exposed_kong",
+        MeldKind::AddedKong => "added_kong",
+        MeldKind::ConcealedKong => "concealed_kong",
+    }
+}
+
+impl Event {
+    /// The event as one JSON line (no newline).
+    pub fn to_json(&self) -> String {
+        match *self {
+            Event::Draw {
+                seat,
+                tile,
+                replacement,
+            } => format!(
+                "{{\"type\":\"draw\",\"seat\":{seat},\"tile\":\"{tile}\",\"replacement\":{replacement}}}"
+            ),
+            Event::Act { seat, action, auto } => {
+                let tile = action
+                    .tile()
+                    .map(|t| format!(",\"tile\":\"{t}\""))
+                    .unwrap_or_default();
+                format!(
+                    "{{\"type\":\"action\",\"seat\":{seat},\"action\":\"{}\"{tile},\"index\":{},\"auto\":{auto}}}",
+                    action.name(),
+                    action.index()
+                )
+            }
+            Event::End(r) => {
+                let winners: Vec<String> = r.winner_seats().map(|s| s.to_string()).collect();
+                format!(
+                    "{{\"type\":\"end\",\"kind\":\"{}\",\"winners\":[{}],\"tile\":{},\"from\":{},\
+                     \"self_draw\":{},\"robbed_kong\":{},\"replacement\":{},\"heavenly\":{},\
+                     \"earthly\":{},\"leaver\":{},\"ting\":{},\"deltas\":[{},{},{},{}]}}",
+                    r.kind.name(),
+                    winners.join(","),
+                    r.tile
+                        .map_or("null".to_string(), |t| format!("\"{t}\"")),
+                    opt_u8(r.from),
+                    r.self_draw,
+                    r.robbed_kong,
+                    r.replacement
+                        .map_or("null".to_string(), |k| format!("\"{}\"", meld_kind_name(k))),
+                    r.heavenly,
+                    r.earthly,
+                    opt_u8(r.leaver),
+                    bools(&r.ting),
+                    r.deltas[0],
+                    r.deltas[1],
+                    r.deltas[2],
+                    r.deltas[3]
+                )
+            }
+        }
+    }
+}
+
+impl Game {
+    /// The header line of the log.
+    pub fn log_header(&self) -> String {
+        let mut rules = String::from("{");
+        for (i, (name, _)) in OPTIONS.iter().enumerate() {
+            if i > 0 {
+                rules.push(',');
+            }
+            let v = self
+                .rules
+                .get(name)
+                .map(|v| option_json(&v))
+                .unwrap_or_else(|_| "null".into());
+            let _ = write!(rules, "{}:{v}", json_str(name));
+        }
+        rules.push('}');
+        let d = &self.deal;
+        let dice = d.dice.map_or("null".to_string(), |x| {
+            format!("[{},{},{},{}]", x[0], x[1], x[2], x[3])
+        });
+        let wilds: Vec<String> = d.wilds.kinds().map(|t| format!("\"{t}\"")).collect();
+        format!(
+            "{{\"type\":\"header\",\"format\":\"koudian-log\",\"version\":{LOG_VERSION},\
+             \"engine\":\"koudian-core {}\",\"rules\":{rules},\"seed\":{},\"dealer\":{},\
+             \"dice\":{dice},\"wilds\":[{}],\"revealed\":{},\"wall\":\"{}\",\
+             \"scores\":[{},{},{},{}]}}",
+            env!("CARGO_PKG_VERSION"),
+            self.seed.map_or("null".to_string(), |s| s.to_string()),
+            d.dealer,
+            wilds.join(","),
+            d.revealed,
+            tiles_str(d.wall.tiles()),
+            self.scores[0],
+            self.scores[1],
+            self.scores[2],
+            self.scores[3]
+        )
+    }
+
+    fn deal_line(&self) -> String {
+        let mut hands: [crate::tile::Counts; 4] = [[0; 34]; 4];
+        let tiles = self.deal.wall.tiles();
+        for i in 0..4 {
+            let seat = (self.deal.dealer as usize + i) % 4;
+            for t in &tiles[13 * i..13 * i + 13] {
+                hands[seat][t.index()] += 1;
+            }
+        }
+        hands[self.deal.dealer as usize][tiles[52].index()] += 1;
+        format!(
+            "{{\"type\":\"deal\",\"dealer\":{},\"hands\":[\"{}\",\"{}\",\"{}\",\"{}\"]}}",
+            self.deal.dealer,
+            format_counts(&hands[0]),
+            format_counts(&hands[1]),
+            format_counts(&hands[2]),
+            format_counts(&hands[3])
+        )
+    }
+
+    /// The whole log so far as JSON Lines (each line ends with `\n`).
+    pub fn log(&self) -> String {
+        let mut s = String::with_capacity(256 + self.events.len() * 80);
+        s.push_str(&self.log_header());
+        s.push('\n');
+        s.push_str(&self.deal_line());
+        s.push('\n');
+        for e in &self.events {
+            s.push_str(&e.to_json());
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// A parsed JSON value (the subset the log uses).
+#[derive(Clone, Debug, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(i64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(kv) => kv.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    fn err(&self, what: &str) -> String {
+        format!("{what} at byte {}", self.i)
+    }
+
+    fn lit(&mut self, word: &str, v: Json) -> Result<Json, String> {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(self.err("unexpected token"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json, String> {
+        if depth > 16 {
+            return Err(self.err("nesting too deep"));
+        }
+        self.ws();
+        match self.s.get(self.i) {
+            None => Err(self.err("unexpected end")),
+            Some(b'n') => self.lit("null", Json::Null),
+            Some(b't') => self.lit("true", Json::Bool(true)),
+            Some(b'f') => self.lit("false", Json::Bool(false)),
+            Some(b'"') => self.string().map(Json::Str),
+            Some(b'[') => {
+                self.i += 1;
+                let mut v = Vec::new();
+                self.ws();
+                if self.s.get(self.i) == Some(&b']') {
+                    self.i += 1;
+                    return Ok(Json::Arr(v));
+                }
+                loop {
+                    v.push(self.value(depth + 1)?);
+                    self.ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b']') => {
+                            self.i += 1;
+                            return Ok(Json::Arr(v));
+                        }
+                        _ => return Err(self.err("expected , or ]")),
+                    }
+                }
+            }
+            Some(b'{') => {
+                self.i += 1;
+                let mut kv = Vec::new();
+                self.ws();
+                if self.s.get(self.i) == Some(&b'}') {
+                    self.i += 1;
+                    return Ok(Json::Obj(kv));
+                }
+                loop {
+                    self.ws();
+                    let k = self.string()?;
+                    self.ws();
+                    if self.s.get(self.i) != Some(&b':') {
+                        return Err(self.err("expected :"));
+                    }
+                    self.i += 1;
+                    kv.push((k, self.value(depth + 1)?));
+                    self.ws();
+                    match self.s.get(self.i) {
+                        Some(b',') => self.i += 1,
+                        Some(b'}') => {
+                            self.i += 1;
+                            return Ok(Json::Obj(kv));
+                        }
+                        _ => return Err(self.err("expected , or }")),
+                    }
+                }
+            }
+            Some(c) if *c == b'-' || c.is_ascii_digit() => {
+                let start = self.i;
+                self.i += 1;
+                while self.i < self.s.len() && self.s[self.i].is_ascii_digit() {
+                    self.i += 1;
+                }
+                std::str::from_utf8(&self.s[start..self.i])
+                    .ok()
+                    .and_then(|x| {
+                        x.parse::<i64>()
+                            .ok()
+                            .or_else(|| x.parse::<u64>().ok().map(|u| u as i64))
+                    })
+                    .map(Json::Num)
+                    .ok_or_else(|| self.err("bad integer"))
+            }
+            Some(_) => Err(self.err("unexpected character")),
+        }
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        if self.s.get(self.i) != Some(&b'"') {
+            return Err(self.err("expected a string"));
+        }
+        self.i += 1;
+        let mut out = Vec::new();
+        loop {
+            match self.s.get(self.i) {
+                None => return Err(self.err("unterminated string")),
+                Some(b'"') => {
+                    self.i += 1;
+                    return String::from_utf8(out).map_err(|_| self.err("invalid UTF-8"));
+                }
+                Some(b'\\') => {
+                    let c = self.s.get(self.i + 1).copied();
+                    self.i += 2;
+                    match c {
+                        Some(b'"') => out.push(b'"'),
+                        Some(b'\\') => out.push(b'\\'),
+                        Some(b'/') => out.push(b'/'),
+                        Some(b'n') => out.push(b'\n'),
+                        Some(b't') => out.push(b'\t'),
+                        Some(b'u') => {
+                            let hex = self
+                                .s
+                                .get(self.i..self.i + 4)
+                                .and_then(|h| std::str::from_utf8(h).ok())
+                                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                .and_then(char::from_u32)
+                                .ok_or_else(|| self.err("bad \\u escape"))?;
+                            self.i += 4;
+                            let mut buf = [0; 4];
+                            out.extend_from_slice(hex.encode_utf8(&mut buf).as_bytes());
+                        }
+                        _ => return Err(self.err("bad escape")),
+                    }
+                }
+                Some(&c) => {
+                    out.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+    }
+}
+
+fn parse_line(line: &str, n: usize) -> Result<Json, Error> {
+    let mut p = Parser {
+        s: line.as_bytes(),
+        i: 0,
+    };
+    let v = p.value(0).map_err(|e| bad(n, &e))?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(bad(n, "trailing characters"));
+    }
+    Ok(v)
+}
+
+fn bad(line: usize, what: &str) -> Error {
+    Error::InconsistentOutcome(format!("log line {line}: {what}"))
+}
+
+fn field<'a>(v: &'a Json, key: &str, line: usize) -> Result<&'a Json, Error> {
+    v.get(key)
+        .ok_or_else(|| bad(line, &format!("missing field {key:?}")))
+}
+
+fn int(v: &Json, key: &str, line: usize) -> Result<i64, Error> {
+    match field(v, key, line)? {
+        Json::Num(n) => Ok(*n),
+        _ => Err(bad(line, &format!("field {key:?} must be an integer"))),
+    }
+}
+
+fn string<'a>(v: &'a Json, key: &str, line: usize) -> Result<&'a str, Error> {
+    match field(v, key, line)? {
+        Json::Str(s) => Ok(s),
+        _ => Err(bad(line, &format!("field {key:?} must be a string"))),
+    }
+}
+
+fn seat_of(v: &Json, key: &str, line: usize) -> Result<u8, Error> {
+    let s = int(v, key, line)?;
+    u8::try_from(s)
+        .ok()
+        .filter(|&x| x < 4)
+        .ok_or_else(|| bad(line, &format!("{key} {s} is not a seat 0-3")))
+}
+
+fn rules_of(v: &Json) -> Result<Ruleset, Error> {
+    let Json::Obj(kv) = field(v, "rules", 1)? else {
+        return Err(bad(1, "rules must be an object"));
+    };
+    let mut r = Ruleset::shanxi();
+    for (k, val) in kv {
+        let ov = match val {
+            Json::Bool(b) => OptionValue::Bool(*b),
+            Json::Num(i) => OptionValue::Int(*i),
+            Json::Str(s) => OptionValue::Str(s.clone()),
+            Json::Arr(a) => match a.as_slice() {
+                [Json::Num(x), Json::Num(y)] => OptionValue::Pair(*x, *y),
+                _ => return Err(bad(1, &format!("option {k} has a malformed pair"))),
+            },
+            _ => return Err(bad(1, &format!("option {k} has a malformed value"))),
+        };
+        r.set(k, ov)?;
+    }
+    r.validate()?;
+    Ok(r)
+}
+
+/// Replays a log: rebuilds the hand from its header and re-applies every
+/// chosen action, calling `each` with the game after the deal and after
+/// every action. Errors when the log is malformed, an action is illegal,
+/// or any regenerated line differs from the log's.
+pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error> {
+    let lines: Vec<&str> = log.lines().collect();
+    let header = parse_line(lines.first().copied().unwrap_or(""), 1)?;
+    if string(&header, "type", 1)? != "header" || string(&header, "format", 1)? != "koudian-log" {
+        return Err(bad(1, "not a koudian log header"));
+    }
+    let version = int(&header, "version", 1)?;
+    if version != i64::from(LOG_VERSION) {
+        return Err(bad(
+            1,
+            &format!("log format version {version}; this engine reads {LOG_VERSION}"),
+        ));
+    }
+    let rules = rules_of(&header)?;
+    let wall_tiles = crate::tile::parse(string(&header, "wall", 1)?)?;
+    let wall = Wall::from_tiles(&rules, &wall_tiles)?;
+    let dealer = seat_of(&header, "dealer", 1)?;
+    let dice = match field(&header, "dice", 1)? {
+        Json::Null => None,
+        Json::Arr(a) if a.len() == 4 => {
+            let mut d = [0u8; 4];
+            for (x, j) in d.iter_mut().zip(a) {
+                match j {
+                    Json::Num(n) if (1..=6).contains(n) => *x = *n as u8,
+                    _ => return Err(bad(1, "dice must be 1-6")),
+                }
+            }
+            Some(d)
+        }
+        _ => return Err(bad(1, "dice must be null or four dice")),
+    };
+    let mut wild_kinds = Vec::new();
+    if let Json::Arr(a) = field(&header, "wilds", 1)? {
+        for j in a {
+            match j {
+                Json::Str(s) => wild_kinds.push(Tile::from_notation(s)?),
+                _ => return Err(bad(1, "wilds must be tile strings")),
+            }
+        }
+    }
+    let wilds = Wildcards::new(&wild_kinds)?;
+    if wilds.len() != rules.wild_kinds() {
+        return Err(bad(1, "wild kinds do not match the ruleset"));
+    }
+    let revealed =
+        u8::try_from(int(&header, "revealed", 1)?).map_err(|_| bad(1, "revealed out of range"))?;
+    let seed = match field(&header, "seed", 1)? {
+        Json::Null => None,
+        Json::Num(n) => Some(*n as u64),
+        _ => return Err(bad(1, "seed must be an integer or null")),
+    };
+    let deal = Deal {
+        wall,
+        dealer,
+        dice,
+        wilds,
+        revealed,
+    };
+    let mut g = Game::build(&rules, deal, seed)?;
+    if let Some(Json::Arr(a)) = header.get("scores") {
+        let mut sc = [0i64; 4];
+        for (x, j) in sc.iter_mut().zip(a) {
+            if let Json::Num(n) = j {
+                *x = *n;
+            }
+        }
+        g.set_scores(sc);
+    }
+    each(&g);
+    for (i, line) in lines.iter().enumerate().skip(2) {
+        let n = i + 1;
+        let v = parse_line(line, n)?;
+        if string(&v, "type", n)? != "action" || matches!(v.get("auto"), Some(Json::Bool(true))) {
+            continue;
+        }
+        let seat = seat_of(&v, "seat", n)?;
+        let tile = match v.get("tile") {
+            Some(Json::Str(s)) => Some(Tile::from_notation(s)?),
+            _ => None,
+        };
+        let action = Action::from_name(string(&v, "action", n)?, tile)?;
+        if action == Action::Leave {
+            g.leave(seat)?;
+        } else {
+            if g.to_act() != Some(seat) {
+                return Err(bad(
+                    n,
+                    &format!("seat {seat} acts but seat {:?} is to act", g.to_act()),
+                ));
+            }
+            g.step(action).map_err(|e| bad(n, &e.to_string()))?;
+        }
+        each(&g);
+    }
+    let again = g.log();
+    for (i, (a, b)) in again.lines().zip(log.lines()).enumerate() {
+        if a != b {
+            return Err(bad(
+                i + 1,
+                &format!("replay differs: regenerated {a:?}, log has {b:?}"),
+            ));
+        }
+    }
+    if again.lines().count() != log.lines().count() {
+        return Err(bad(
+            again.lines().count().min(log.lines().count()) + 1,
+            "replay and log have different lengths",
+        ));
+    }
+    Ok(g)
+}
+
+/// [`replay_each`] without a callback.
+///
+/// ```
+/// use koudian_core::game::{Game, replay};
+/// use koudian_core::Ruleset;
+/// let mut g = Game::new(&Ruleset::sichuan(), 3, None).unwrap();
+/// while let Some(a) = g.legal_actions().iter().next() {
+///     g.step(a).unwrap();
+/// }
+/// assert_eq!(replay(&g.log()).unwrap().log(), g.log());
+/// ```
+pub fn replay(log: &str) -> Result<Game, Error> {
+    replay_each(log, |_| {})
+}

@@ -1,0 +1,63 @@
+//! The one call into scoring: the table's facts become a
+//! [`crate::score::Outcome`], which [`crate::score::settle`] checks and
+//! pays out.
+
+use super::result::{EndKind, HandResult};
+use super::table::Game;
+use crate::error::Error;
+use crate::hand::Hand;
+use crate::ruleset::Family;
+use crate::score::{settle as score_settle, HandEnd, Outcome, Settlement, Win};
+
+/// Builds the outcome of the finished hand `r`.
+pub(crate) fn outcome(g: &Game, r: &HandResult) -> Outcome {
+    let end = match r.kind {
+        EndKind::Win if r.self_draw => HandEnd::SelfDraw,
+        EndKind::Win if r.robbed_kong => HandEnd::RobbedKong {
+            konger: r.from.unwrap_or(0),
+        },
+        EndKind::Win => HandEnd::Discard {
+            discarder: r.from.unwrap_or(0),
+        },
+        EndKind::Exhausted | EndKind::KongDraw => HandEnd::Drawn,
+        EndKind::Left => HandEnd::Left {
+            leaver: r.leaver.unwrap_or(0),
+        },
+    };
+    let mut o = Outcome::new(r.dealer, end);
+    o.ting = r.ting;
+    o.wilds = g.deal.wilds;
+    o.kongs.extend_from_slice(g.kong_list());
+    let sichuan = g.rules.family == Family::Sichuan;
+    let pure = g.kongs == 0 && (0..4).all(|s| g.hands[s].n_melds() == 0);
+    for s in 0..4u8 {
+        let hand: Hand = g.hands[s as usize];
+        if !r.winners[s as usize] {
+            o.hands[s as usize] = Some(hand);
+            continue;
+        }
+        let mut hand = hand;
+        let tile = match (r.tile, r.self_draw) {
+            (Some(t), false) => {
+                hand.concealed[t.index()] += 1;
+                t
+            }
+            (Some(t), true) => t,
+            // 天胡: no winning tile; the dealer's 14th tile stands for it.
+            (None, _) => g.deal.wall.tiles()[52],
+        };
+        let mut w = Win::new(s, hand, tile);
+        if r.replacement.is_some() && !g.kong_list().is_empty() {
+            w.kong_bloom = Some(g.kong_list().len() - 1);
+        }
+        w.heavenly = sichuan && pure && r.heavenly;
+        w.earthly = sichuan && pure && r.earthly;
+        o.winners.push(w);
+    }
+    o
+}
+
+/// Settles the finished hand: the settlement, or the scorer's objection.
+pub(crate) fn settle(g: &Game, r: &HandResult) -> Result<Settlement, Error> {
+    score_settle(&outcome(g, r), &g.rules)
+}

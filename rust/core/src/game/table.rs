@@ -1,0 +1,1070 @@
+//! The table state machine: one hand of any ruleset, from the deal to the
+//! settlement. See the [`crate::game`] module docs for the flow and the
+//! decisions taken where RULES.md is silent.
+
+use super::action::{Action, ActionMask};
+use super::claims::{Claim, Queue};
+use super::event::Event;
+use super::judge::Judge;
+use super::result::{EndKind, HandResult};
+use super::wall::{Deal, Wall};
+use crate::error::Error;
+use crate::hand::{Hand, Meld, MeldKind};
+use crate::ruleset::{Family, KongDraw, PassScope, Ruleset};
+use crate::score::{Kong, KongKind, Settlement};
+use crate::tile::{Counts, Tile, KINDS};
+use crate::wildcard::Wildcards;
+
+/// Most discards one hand can hold (every live tile drawn and discarded,
+/// plus one discard per claim).
+pub const MAX_DISCARDS: usize = 136;
+
+/// One discard as the table keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Discard {
+    /// Who discarded it.
+    pub seat: u8,
+    /// The tile (hidden from others when `face_down`).
+    pub tile: Tile,
+    /// A ting declaration's face-down discard.
+    pub face_down: bool,
+    /// Claimed into a pong or kong (no longer in the pond).
+    pub claimed: bool,
+}
+
+/// A meld with the seat it was claimed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TableMeld {
+    /// The meld.
+    pub meld: Meld,
+    /// The discarder of the claimed tile (pong, exposed kong, and an added
+    /// kong's pong); `None` for a concealed kong.
+    pub from: Option<u8>,
+}
+
+/// What the table waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// `seat` acts on its own turn.
+    Turn {
+        /// The seat.
+        seat: u8,
+        /// The tile it just drew (`None` for the dealer's first turn and
+        /// after a pong).
+        drawn: Option<Tile>,
+        /// The drawn tile replaces this kind of kong (杠上开花 chance).
+        replacement: Option<MeldKind>,
+        /// Linxian: this is the last live tile (win it or the hand is drawn).
+        last_live: bool,
+        /// Just ponged: must discard.
+        after_claim: bool,
+    },
+    /// Seats answer a discard (or, `rob`, an added kong), one at a time.
+    Respond {
+        /// The discarder or konger.
+        from: u8,
+        /// The tile.
+        tile: Tile,
+        /// An added kong that may be robbed.
+        rob: bool,
+    },
+    /// The hand is over.
+    Over,
+    /// Internal: `seat` is about to draw (from the front or, for a kong,
+    /// a replacement).
+    Draw {
+        /// The seat.
+        seat: u8,
+        /// Replacing this kind of kong.
+        replacement: Option<MeldKind>,
+    },
+}
+
+/// One hand at the table.
+///
+/// ```
+/// use koudian_core::game::{Game, Action};
+/// use koudian_core::Ruleset;
+/// let mut g = Game::new(&Ruleset::shanxi(), 7, None).unwrap();
+/// while !g.is_over() {
+///     let a = g.legal_actions().iter().next().unwrap();
+///     g.step(a).unwrap();
+/// }
+/// assert_eq!(g.result().unwrap().deltas.iter().sum::<i64>(), 0);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub(crate) rules: Ruleset,
+    pub(crate) judge: Judge,
+    pub(crate) deal: Deal,
+    pub(crate) seed: Option<u64>,
+    pub(crate) wall: Wall,
+    pub(crate) hands: [Hand; 4],
+    pub(crate) meld_from: [[Option<u8>; 4]; 4],
+    pub(crate) discards: [Discard; MAX_DISCARDS],
+    pub(crate) n_discards: u8,
+    pub(crate) ting: [bool; 4],
+    pass_hand: [bool; 4],
+    pass_kinds: [u64; 4],
+    pass_turn: [bool; 4],
+    no_kong: [u64; 4],
+    pub(crate) kongs: u8,
+    any_claim: bool,
+    has_discarded: [bool; 4],
+    draws: [u8; 4],
+    pub(crate) phase: Phase,
+    pub(crate) queue: Queue,
+    to_act: u8,
+    legal: ActionMask,
+    pub(crate) result: Option<HandResult>,
+    pub(crate) scores: [i64; 4],
+    pub(crate) robbed: Option<Tile>,
+    kong_list: [Kong; 16],
+    n_kong_list: u8,
+    settlement: Option<Settlement>,
+    settle_error: Option<Error>,
+    record: bool,
+    pub(crate) events: Vec<Event>,
+}
+
+const NO_DISCARD: Discard = Discard {
+    seat: 0,
+    tile: Tile::M1,
+    face_down: false,
+    claimed: false,
+};
+
+#[inline]
+fn bit(t: Tile) -> u64 {
+    1u64 << t.index()
+}
+
+#[inline]
+fn next(seat: u8) -> u8 {
+    (seat + 1) & 3
+}
+
+impl Game {
+    /// A new hand dealt from `seed`. `dealer` defaults to seat 0, or to the
+    /// dice when the ruleset rolls them.
+    pub fn new(rules: &Ruleset, seed: u64, dealer: Option<u8>) -> Result<Game, Error> {
+        let deal = Deal::random(rules, seed, dealer)?;
+        Game::build(rules, deal, Some(seed))
+    }
+
+    /// A hand from a prepared deal (tests, puzzles, replays).
+    pub fn from_deal(rules: &Ruleset, deal: Deal) -> Result<Game, Error> {
+        Game::build(rules, deal, None)
+    }
+
+    pub(crate) fn build(rules: &Ruleset, deal: Deal, seed: Option<u64>) -> Result<Game, Error> {
+        rules.validate()?;
+        if deal.wall.tiles().len() != rules.tile_total() {
+            return Err(Error::InvalidTiles(format!(
+                "the deal's wall has {} tiles, the ruleset plays with {}",
+                deal.wall.tiles().len(),
+                rules.tile_total()
+            )));
+        }
+        let mut wall = deal.wall;
+        let mut hands = [Hand::new([0; KINDS], &[])?; 4];
+        for i in 0..4 {
+            let seat = (deal.dealer as usize + i) % 4;
+            for _ in 0..13 {
+                let t = wall.draw_front();
+                hands[seat].concealed[t.index()] += 1;
+            }
+        }
+        let t = wall.draw_front();
+        hands[deal.dealer as usize].concealed[t.index()] += 1;
+        let mut g = Game {
+            rules: rules.clone(),
+            judge: Judge::new(rules, deal.wilds),
+            deal,
+            seed,
+            wall,
+            hands,
+            meld_from: [[None; 4]; 4],
+            discards: [NO_DISCARD; MAX_DISCARDS],
+            n_discards: 0,
+            ting: [false; 4],
+            pass_hand: [false; 4],
+            pass_kinds: [0; 4],
+            pass_turn: [false; 4],
+            no_kong: [0; 4],
+            kongs: 0,
+            any_claim: false,
+            has_discarded: [false; 4],
+            draws: [0; 4],
+            phase: Phase::Turn {
+                seat: deal.dealer,
+                drawn: None,
+                replacement: None,
+                last_live: false,
+                after_claim: false,
+            },
+            queue: Queue::default(),
+            to_act: deal.dealer,
+            legal: ActionMask::EMPTY,
+            result: None,
+            scores: [0; 4],
+            robbed: None,
+            kong_list: [Kong::own(0, Tile::M1, KongKind::Concealed); 16],
+            n_kong_list: 0,
+            settlement: None,
+            settle_error: None,
+            record: true,
+            events: Vec::new(),
+        };
+        g.advance();
+        Ok(g)
+    }
+
+    /// Turns the event record (and so [`Game::log`]) on or off; off saves
+    /// time in bulk self-play. On by default.
+    pub fn set_recording(&mut self, on: bool) {
+        self.record = on;
+        if !on {
+            self.events.clear();
+        }
+    }
+
+    /// Sets the running totals shown in observations (a match's scores).
+    pub fn set_scores(&mut self, scores: [i64; 4]) {
+        self.scores = scores;
+    }
+
+    /// The running totals given by [`Game::set_scores`].
+    pub fn scores(&self) -> [i64; 4] {
+        self.scores
+    }
+
+    /// The ruleset.
+    pub fn rules(&self) -> &Ruleset {
+        &self.rules
+    }
+
+    /// The deal the hand started from.
+    pub fn deal(&self) -> &Deal {
+        &self.deal
+    }
+
+    /// The seed, when dealt from one.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// The dealer.
+    pub fn dealer(&self) -> u8 {
+        self.deal.dealer
+    }
+
+    /// The wild kinds of the hand.
+    pub fn wilds(&self) -> Wildcards {
+        self.deal.wilds
+    }
+
+    /// The wall as it stands.
+    pub fn wall(&self) -> &Wall {
+        &self.wall
+    }
+
+    /// Full hand of a seat (hidden information: for logging, debugging
+    /// and settlement, never for agents).
+    pub fn hand(&self, seat: u8) -> &Hand {
+        &self.hands[(seat & 3) as usize]
+    }
+
+    /// A seat's melds with where each was claimed from.
+    pub fn table_melds(&self, seat: u8) -> impl Iterator<Item = TableMeld> + '_ {
+        let s = (seat & 3) as usize;
+        self.hands[s]
+            .melds()
+            .iter()
+            .zip(self.meld_from[s].iter())
+            .map(|(&meld, &from)| TableMeld { meld, from })
+    }
+
+    /// Every discard so far, in order.
+    pub fn discards(&self) -> &[Discard] {
+        &self.discards[..self.n_discards as usize]
+    }
+
+    /// Whether a seat has declared ting.
+    pub fn is_ting(&self, seat: u8) -> bool {
+        self.ting[(seat & 3) as usize]
+    }
+
+    /// Kongs made so far.
+    pub fn kongs(&self) -> u8 {
+        self.kongs
+    }
+
+    /// The phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Whether the hand is over.
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// The seat to act, `None` once the hand is over.
+    pub fn to_act(&self) -> Option<u8> {
+        (!self.is_over()).then_some(self.to_act)
+    }
+
+    /// The exact legal actions of the seat to act.
+    pub fn legal_actions(&self) -> ActionMask {
+        self.legal
+    }
+
+    /// The legal actions of `seat`: empty unless it is the seat to act.
+    pub fn legal_actions_for(&self, seat: u8) -> ActionMask {
+        if self.to_act() == Some(seat) {
+            self.legal
+        } else {
+            ActionMask::EMPTY
+        }
+    }
+
+    /// The result, once the hand is over.
+    pub fn result(&self) -> Option<&HandResult> {
+        self.result.as_ref()
+    }
+
+    /// The itemized settlement of the finished hand.
+    pub fn settlement(&self) -> Option<&Settlement> {
+        self.settlement.as_ref()
+    }
+
+    /// The scorer's objection to the finished hand, if it had one (then
+    /// the deltas are all zero). The soak test requires it never happens.
+    pub fn settlement_error(&self) -> Option<&Error> {
+        self.settle_error.as_ref()
+    }
+
+    /// Every kong made so far, in order (a robbed kong is not one).
+    pub fn kong_list(&self) -> &[Kong] {
+        &self.kong_list[..self.n_kong_list as usize]
+    }
+
+    fn record_kong(&mut self, k: Kong) {
+        if (self.n_kong_list as usize) < self.kong_list.len() {
+            self.kong_list[self.n_kong_list as usize] = k;
+            self.n_kong_list += 1;
+        }
+    }
+
+    /// The recorded events (empty when recording is off).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Tiles in the wall not reserved: what may still be drawn.
+    pub fn live_tiles(&self) -> usize {
+        let reserve = self.rules.wall_reserve.0 as usize
+            + self.rules.wall_reserve.1 as usize * self.kongs as usize;
+        self.wall.remaining().saturating_sub(reserve)
+    }
+
+    /// Whether `seat` may still win on a discard (no 过胡 lock; with
+    /// `pass_scope = "tile"` only some kinds are locked, and this is true).
+    pub fn may_win_discards(&self, seat: u8) -> bool {
+        let s = (seat & 3) as usize;
+        if self.rules.ting_required {
+            !(self.rules.pass_scope == PassScope::Hand && self.pass_hand[s])
+        } else {
+            !self.pass_turn[s]
+        }
+    }
+
+    /// Whether a kong made now leaves a live tile to replace it.
+    fn kong_room(&self) -> bool {
+        let reserve = self.rules.wall_reserve.0 as usize
+            + self.rules.wall_reserve.1 as usize * (self.kongs as usize + 1);
+        self.wall.remaining() >= reserve + 1
+    }
+
+    fn emit(&mut self, e: Event) {
+        if self.record {
+            self.events.push(e);
+        }
+    }
+
+    /// Plays `action` for the seat to act. An illegal action returns
+    /// [`Error::IllegalAction`] naming the reason and changes nothing.
+    pub fn step(&mut self, action: Action) -> Result<(), Error> {
+        if self.is_over() {
+            return Err(Error::IllegalAction(
+                "the hand is over; no action is legal".into(),
+            ));
+        }
+        if !self.legal.contains(action) {
+            return Err(Error::IllegalAction(self.why_illegal(action)));
+        }
+        self.apply(action, false);
+        self.advance();
+        Ok(())
+    }
+
+    /// [`Game::step`] by dense action index.
+    pub fn step_index(&mut self, index: usize) -> Result<(), Error> {
+        self.step(Action::from_index(index)?)
+    }
+
+    /// Linxian 逃跑: `seat` abandons the hand, at any moment.
+    pub fn leave(&mut self, seat: u8) -> Result<(), Error> {
+        if self.rules.family != Family::Linxian {
+            return Err(Error::IllegalAction(
+                "leaving (逃跑) exists only in the linxian family".into(),
+            ));
+        }
+        if seat > 3 {
+            return Err(Error::IllegalAction(format!(
+                "seat {seat} does not exist (seats are 0-3)"
+            )));
+        }
+        if self.is_over() {
+            return Err(Error::IllegalAction("the hand is over".into()));
+        }
+        self.emit(Event::Act {
+            seat,
+            action: Action::Leave,
+            auto: false,
+        });
+        self.finish_other(EndKind::Left, Some(seat));
+        Ok(())
+    }
+
+    fn why_illegal(&self, a: Action) -> String {
+        let seat = self.to_act;
+        let what = match self.phase {
+            Phase::Turn { .. } => "on its turn",
+            Phase::Respond { rob: true, .. } => "answering an added kong",
+            _ => "answering a discard",
+        };
+        let reason = match a {
+            Action::Discard(t)
+            | Action::Ting(t)
+            | Action::ConcealedKong(t)
+            | Action::AddedKong(t)
+                if !matches!(self.phase, Phase::Turn { .. }) =>
+            {
+                let _ = t;
+                "only the seat whose turn it is may discard or kong from its hand".to_string()
+            }
+            Action::Discard(t) | Action::Ting(t)
+                if self.hands[seat as usize].concealed[t.index()] == 0 =>
+            {
+                format!("seat {seat} holds no {t}")
+            }
+            Action::Discard(t) if self.ting[seat as usize] => {
+                format!("seat {seat} has declared ting and must discard the tile it drew, not {t}")
+            }
+            Action::Ting(_) if !self.rules.ting_required => {
+                "this ruleset has no ting declaration".to_string()
+            }
+            Action::Ting(_) if self.ting[seat as usize] => {
+                format!("seat {seat} has already declared ting")
+            }
+            Action::Ting(t) => format!(
+                "discarding {t} does not leave a ready hand with a wait worth {}+ points",
+                self.rules.ting_min_points
+            ),
+            Action::Pong if self.ting[seat as usize] => {
+                "a player who has declared ting may not pong".to_string()
+            }
+            Action::Win => "the hand does not win here under this ruleset".to_string(),
+            Action::Leave => "leaving (逃跑) exists only in the linxian family".to_string(),
+            _ => "not among the legal actions".to_string(),
+        };
+        let legal: Vec<String> = self.legal.iter().map(|x| x.to_string()).collect();
+        format!(
+            "{a} is illegal for seat {seat} {what}: {reason} (legal: {})",
+            legal.join(", ")
+        )
+    }
+
+    /// Runs automatic steps until a seat has a real choice or the hand
+    /// ends.
+    fn advance(&mut self) {
+        loop {
+            match self.phase {
+                Phase::Over => return,
+                Phase::Draw { seat, replacement } => self.draw(seat, replacement),
+                Phase::Turn { .. } => {
+                    if let Some(auto) = self.turn_legal() {
+                        self.apply(auto, true);
+                    } else {
+                        return;
+                    }
+                }
+                Phase::Respond { .. } => {
+                    if self.queue.done() {
+                        self.resolve();
+                    } else if let Some(auto) = self.respond_legal() {
+                        self.apply(auto, true);
+                    } else {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn draw(&mut self, seat: u8, replacement: Option<MeldKind>) {
+        if self.live_tiles() == 0 {
+            self.finish_other(EndKind::Exhausted, None);
+            return;
+        }
+        let t = if replacement.is_some() && self.rules.kong_draw == KongDraw::Tail {
+            self.wall.draw_back()
+        } else {
+            self.wall.draw_front()
+        };
+        let s = seat as usize;
+        self.hands[s].concealed[t.index()] += 1;
+        self.pass_turn[s] = false;
+        if replacement.is_none() {
+            self.draws[s] = self.draws[s].saturating_add(1);
+        }
+        self.emit(Event::Draw {
+            seat,
+            tile: t,
+            replacement: replacement.is_some(),
+        });
+        let last_live = self.rules.family == Family::Linxian && self.live_tiles() == 0;
+        self.phase = Phase::Turn {
+            seat,
+            drawn: Some(t),
+            replacement,
+            last_live,
+            after_claim: false,
+        };
+    }
+
+    fn must_win(&self, seat: u8) -> bool {
+        (self.rules.must_win && (self.ting[seat as usize] || !self.rules.ting_required))
+            || (self.rules.family == Family::Sichuan && self.live_tiles() <= 4)
+    }
+
+    /// Computes the legal actions of the turn; returns an action to take
+    /// automatically when the seat has no real choice.
+    fn turn_legal(&mut self) -> Option<Action> {
+        let Phase::Turn {
+            seat,
+            drawn,
+            last_live,
+            after_claim,
+            ..
+        } = self.phase
+        else {
+            return None;
+        };
+        let s = seat as usize;
+        let hand = self.hands[s];
+        let c = hand.concealed;
+        let ting = self.ting[s];
+        let mut m = ActionMask::EMPTY;
+        let linxian = self.rules.family == Family::Linxian;
+        self.to_act = seat;
+        let can_win = !after_claim && self.judge.may_win_self(&hand, drawn, ting);
+        if can_win {
+            m.insert(Action::Win);
+        }
+        if last_live {
+            m.insert(Action::Pass);
+        } else if after_claim {
+            self.push_discards(&mut m, &hand);
+        } else {
+            if self.kong_room() {
+                self.push_kongs(&mut m, seat, drawn);
+            }
+            match (ting, drawn) {
+                (true, Some(d)) => m.insert(Action::Discard(d)),
+                _ => self.push_discards(&mut m, &hand),
+            }
+        }
+        let _ = c;
+        let only = m;
+        if linxian {
+            m.insert(Action::Leave);
+        }
+        self.legal = m;
+        if can_win && self.must_win(seat) {
+            return Some(Action::Win);
+        }
+        // A declared player's only move, or the Linxian last tile's pass,
+        // is played by the table.
+        if (ting || last_live) && only.len() == 1 {
+            return only.nth(0);
+        }
+        None
+    }
+
+    fn push_discards(&self, m: &mut ActionMask, hand: &Hand) {
+        let ting_ok = self.rules.ting_required && !self.ting[self.to_act as usize];
+        for k in 0..KINDS {
+            if hand.concealed[k] > 0 {
+                let t = Tile::from_index_unchecked(k as u8);
+                m.insert(Action::Discard(t));
+                if ting_ok && self.judge.can_declare(hand, t) {
+                    m.insert(Action::Ting(t));
+                }
+            }
+        }
+    }
+
+    fn push_kongs(&self, m: &mut ActionMask, seat: u8, drawn: Option<Tile>) {
+        let s = seat as usize;
+        let hand = &self.hands[s];
+        let ting = self.ting[s];
+        for k in 0..KINDS {
+            let t = Tile::from_index_unchecked(k as u8);
+            if ting && drawn != Some(t) {
+                continue;
+            }
+            if hand.concealed[k] == 4 {
+                let ok = !ting || {
+                    let mut before = *hand;
+                    before.concealed[k] -= 1;
+                    let mut after = *hand;
+                    after.concealed[k] = 0;
+                    let after = Judge::with_meld(&after, Meld::new(MeldKind::ConcealedKong, t));
+                    self.judge.ting_kong_allowed(&before, &after)
+                };
+                if ok {
+                    m.insert(Action::ConcealedKong(t));
+                }
+            }
+        }
+        for meld in hand.melds() {
+            let k = meld.tile.index();
+            if meld.kind != MeldKind::Pong
+                || hand.concealed[k] == 0
+                || self.no_kong[s] & bit(meld.tile) != 0
+                || (ting && drawn != Some(meld.tile))
+            {
+                continue;
+            }
+            let ok = !ting || {
+                let mut before = *hand;
+                before.concealed[k] -= 1;
+                self.judge.ting_kong_allowed(&before, &before)
+            };
+            if ok {
+                m.insert(Action::AddedKong(meld.tile));
+            }
+        }
+    }
+
+    /// What `seat` may answer to `tile` from `from`: a [`Claim`] set.
+    fn options(&self, seat: u8, tile: Tile, rob: bool) -> Claim {
+        let s = seat as usize;
+        let hand = &self.hands[s];
+        let mut o = Claim::NONE;
+        let locked = if self.rules.ting_required {
+            match self.rules.pass_scope {
+                PassScope::Hand => self.pass_hand[s],
+                PassScope::Tile => self.pass_kinds[s] & bit(tile) != 0,
+            }
+        } else {
+            self.pass_turn[s]
+        };
+        if !locked && self.judge.may_win_on(hand, tile, self.ting[s]) {
+            o.insert(Claim::WIN);
+        }
+        if rob {
+            return o;
+        }
+        let n = hand.concealed[tile.index()];
+        if !self.ting[s] && n >= 2 {
+            o.insert(Claim::PONG);
+        }
+        if n == 3 && self.kong_room() {
+            let ok = !self.ting[s] || {
+                let mut after = *hand;
+                after.concealed[tile.index()] = 0;
+                let after = Judge::with_meld(&after, Meld::new(MeldKind::ExposedKong, tile));
+                self.judge.ting_kong_allowed(hand, &after)
+            };
+            if ok {
+                o.insert(Claim::KONG);
+            }
+        }
+        o
+    }
+
+    /// Opens the answers to a face-up discard or an added kong.
+    fn open_responses(&mut self, from: u8, tile: Tile, rob: bool) {
+        let mut q = Queue::default();
+        let mut opts = [Claim::NONE; 4];
+        for i in 1..4 {
+            let s = (from + i) & 3;
+            opts[s as usize] = self.options(s, tile, rob);
+        }
+        // Winners first, in turn order from the discarder (就近截胡), then
+        // the one seat that can only pong or kong.
+        for i in 1..4 {
+            let s = (from + i) & 3;
+            if opts[s as usize].has(Claim::WIN) {
+                q.push(s, opts[s as usize]);
+            }
+        }
+        for i in 1..4 {
+            let s = (from + i) & 3;
+            let o = opts[s as usize];
+            if !o.has(Claim::WIN) && !o.is_empty() {
+                q.push(s, o);
+            }
+        }
+        self.queue = q;
+        self.phase = Phase::Respond { from, tile, rob };
+    }
+
+    fn respond_legal(&mut self) -> Option<Action> {
+        let (seat, o) = self.queue.current();
+        self.to_act = seat;
+        let mut m = ActionMask::EMPTY;
+        if o.has(Claim::WIN) {
+            m.insert(Action::Win);
+        }
+        if o.has(Claim::PONG) {
+            m.insert(Action::Pong);
+        }
+        if o.has(Claim::KONG) {
+            m.insert(Action::Kong);
+        }
+        m.insert(Action::Pass);
+        if self.rules.family == Family::Linxian {
+            m.insert(Action::Leave);
+        }
+        self.legal = m;
+        if o.has(Claim::WIN) && self.must_win(seat) {
+            return Some(Action::Win);
+        }
+        None
+    }
+
+    /// The declined-win lock (过胡).
+    fn lock_pass(&mut self, seat: u8, tile: Tile) {
+        let s = seat as usize;
+        if !self.rules.ting_required {
+            self.pass_turn[s] = true;
+        } else {
+            match self.rules.pass_scope {
+                PassScope::Hand => self.pass_hand[s] = true,
+                PassScope::Tile => self.pass_kinds[s] |= bit(tile),
+            }
+        }
+    }
+
+    pub(crate) fn apply(&mut self, action: Action, auto: bool) {
+        let seat = self.to_act;
+        let s = seat as usize;
+        self.emit(Event::Act { seat, action, auto });
+        match self.phase {
+            Phase::Turn {
+                drawn, replacement, ..
+            } => match action {
+                Action::Discard(t) | Action::Ting(t) => {
+                    let face_down = matches!(action, Action::Ting(_));
+                    self.hands[s].concealed[t.index()] -= 1;
+                    self.discards[self.n_discards as usize] = Discard {
+                        seat,
+                        tile: t,
+                        face_down,
+                        claimed: false,
+                    };
+                    self.n_discards += 1;
+                    self.has_discarded[s] = true;
+                    if face_down {
+                        self.ting[s] = true;
+                    }
+                    if face_down || self.judge.is_wild(t) {
+                        self.phase = Phase::Draw {
+                            seat: next(seat),
+                            replacement: None,
+                        };
+                    } else {
+                        self.open_responses(seat, t, false);
+                    }
+                }
+                Action::ConcealedKong(t) => {
+                    self.hands[s].concealed[t.index()] = 0;
+                    self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
+                    self.kongs += 1;
+                    self.record_kong(Kong::own(seat, t, KongKind::Concealed));
+                    self.phase = Phase::Draw {
+                        seat,
+                        replacement: Some(MeldKind::ConcealedKong),
+                    };
+                }
+                Action::AddedKong(t) => {
+                    self.hands[s].concealed[t.index()] -= 1;
+                    self.set_pong_kind(s, t, MeldKind::AddedKong);
+                    if self.linxian_kong_draw(seat, t) {
+                        self.finish_other(EndKind::KongDraw, None);
+                    } else {
+                        self.open_responses(seat, t, true);
+                    }
+                }
+                Action::Win => {
+                    let c = self.hands[s].concealed;
+                    let _ = c;
+                    self.finish_win(seat, drawn, None, true, false, replacement);
+                }
+                Action::Pass => self.finish_other(EndKind::Exhausted, None),
+                Action::Leave => self.finish_other(EndKind::Left, Some(seat)),
+                Action::Pong | Action::Kong => {}
+            },
+            Phase::Respond { from, tile, rob } => {
+                let (_, o) = self.queue.current();
+                match action {
+                    Action::Win => {
+                        self.queue.win(seat);
+                        if self.rules.family != Family::Sichuan {
+                            self.queue.finish();
+                        }
+                    }
+                    Action::Pong | Action::Kong => {
+                        if o.has(Claim::WIN) {
+                            self.lock_pass(seat, tile);
+                        }
+                        if action == Action::Pong
+                            && o.has(Claim::KONG)
+                            && !self.rules.kong_after_pong
+                        {
+                            // Held for resolution; the forfeit is applied
+                            // only if the pong happens.
+                            self.queue.claim(seat, Claim::PONG | Claim::FORFEIT);
+                        } else {
+                            self.queue.claim(
+                                seat,
+                                if action == Action::Pong {
+                                    Claim::PONG
+                                } else {
+                                    Claim::KONG
+                                },
+                            );
+                        }
+                    }
+                    Action::Pass => {
+                        if o.has(Claim::WIN) {
+                            self.lock_pass(seat, tile);
+                        }
+                    }
+                    Action::Leave => {
+                        self.finish_other(EndKind::Left, Some(seat));
+                        return;
+                    }
+                    _ => {}
+                }
+                let _ = (from, rob);
+                self.queue.advance();
+            }
+            Phase::Over | Phase::Draw { .. } => {}
+        }
+    }
+
+    fn push_meld(&mut self, s: usize, meld: Meld, from: Option<u8>) {
+        let i = self.hands[s].n_melds();
+        if self.hands[s].push_meld(meld).is_ok() {
+            self.meld_from[s][i] = from;
+        }
+    }
+
+    fn set_pong_kind(&mut self, s: usize, t: Tile, kind: MeldKind) {
+        let i = self.hands[s].melds().iter().position(|m| {
+            m.tile == t && m.kind != MeldKind::ConcealedKong && m.kind != MeldKind::ExposedKong
+        });
+        if let Some(i) = i {
+            self.hands[s].set_meld(i, Meld::new(kind, t));
+        }
+    }
+
+    /// Linxian: a non-ting player's added kong that all three declared
+    /// others wait on (and could win on a discard) draws the hand.
+    fn linxian_kong_draw(&self, konger: u8, t: Tile) -> bool {
+        if self.rules.family != Family::Linxian || self.ting[konger as usize] {
+            return false;
+        }
+        let (_, min_discard) = self.rules.point_rule.minimums();
+        if t.points() < min_discard {
+            return false;
+        }
+        (1..4).all(|i| {
+            let s = ((konger + i) & 3) as usize;
+            self.ting[s] && self.judge.waits(&self.hands[s]).mask() & bit(t) != 0
+        })
+    }
+
+    fn resolve(&mut self) {
+        let Phase::Respond { from, tile, rob } = self.phase else {
+            return;
+        };
+        if self.queue.winners != 0 {
+            let winners = self.queue.winners;
+            if rob {
+                self.set_pong_kind(from as usize, tile, MeldKind::Pong);
+                self.robbed = Some(tile);
+            }
+            self.finish_win_multi(winners, tile, from, rob);
+            return;
+        }
+        if let Some((seat, claim)) = self.queue.pending {
+            let s = seat as usize;
+            self.discards[self.n_discards as usize - 1].claimed = true;
+            self.any_claim = true;
+            if claim.has(Claim::KONG) {
+                self.hands[s].concealed[tile.index()] -= 3;
+                self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
+                self.kongs += 1;
+                self.record_kong(Kong::exposed(seat, tile, from, self.ting[from as usize]));
+                self.phase = Phase::Draw {
+                    seat,
+                    replacement: Some(MeldKind::ExposedKong),
+                };
+            } else {
+                self.hands[s].concealed[tile.index()] -= 2;
+                self.push_meld(s, Meld::new(MeldKind::Pong, tile), Some(from));
+                if claim.has(Claim::FORFEIT) {
+                    self.no_kong[s] |= bit(tile);
+                }
+                self.phase = Phase::Turn {
+                    seat,
+                    drawn: None,
+                    replacement: None,
+                    last_live: false,
+                    after_claim: true,
+                };
+            }
+            return;
+        }
+        if rob {
+            self.kongs += 1;
+            self.record_kong(Kong::own(from, tile, KongKind::Added));
+            self.phase = Phase::Draw {
+                seat: from,
+                replacement: Some(MeldKind::AddedKong),
+            };
+        } else {
+            self.phase = Phase::Draw {
+                seat: next(from),
+                replacement: None,
+            };
+        }
+    }
+
+    fn base_result(&self, kind: EndKind) -> HandResult {
+        HandResult {
+            kind,
+            winners: [false; 4],
+            tile: None,
+            from: None,
+            self_draw: false,
+            robbed_kong: false,
+            replacement: None,
+            heavenly: false,
+            earthly: false,
+            leaver: None,
+            ting: self.ting,
+            dealer: self.deal.dealer,
+            any_kong: self.kongs > 0,
+            deltas: [0; 4],
+        }
+    }
+
+    fn finish_win(
+        &mut self,
+        seat: u8,
+        tile: Option<Tile>,
+        from: Option<u8>,
+        self_draw: bool,
+        robbed: bool,
+        replacement: Option<MeldKind>,
+    ) {
+        let s = seat as usize;
+        let dealer = self.deal.dealer;
+        let mut r = self.base_result(EndKind::Win);
+        r.winners[s] = true;
+        r.tile = tile;
+        r.from = from;
+        r.self_draw = self_draw;
+        r.robbed_kong = robbed;
+        r.replacement = replacement;
+        r.heavenly = self_draw && seat == dealer && tile.is_none();
+        r.earthly = seat != dealer
+            && !self.any_claim
+            && if self_draw {
+                replacement.is_none() && self.draws[s] == 1 && !self.has_discarded[s]
+            } else {
+                !robbed && from == Some(dealer) && self.n_discards == 1
+            };
+        self.finish(r);
+    }
+
+    fn finish_win_multi(&mut self, winners: u8, tile: Tile, from: u8, robbed: bool) {
+        let mut first = true;
+        let mut r = self.base_result(EndKind::Win);
+        for s in 0..4u8 {
+            if winners >> s & 1 == 1 {
+                r.winners[s as usize] = true;
+                if first {
+                    first = false;
+                }
+            }
+        }
+        r.tile = Some(tile);
+        r.from = Some(from);
+        r.robbed_kong = robbed;
+        r.earthly = !robbed && from == self.deal.dealer && !self.any_claim && self.n_discards == 1;
+        self.finish(r);
+    }
+
+    fn finish_other(&mut self, kind: EndKind, leaver: Option<u8>) {
+        let mut r = self.base_result(kind);
+        r.leaver = leaver;
+        self.finish(r);
+    }
+
+    fn finish(&mut self, mut r: HandResult) {
+        match super::settle::settle(self, &r) {
+            Ok(s) => {
+                r.deltas = s.deltas;
+                self.settlement = Some(s);
+            }
+            Err(e) => self.settle_error = Some(e),
+        }
+        self.result = Some(r);
+        self.phase = Phase::Over;
+        self.legal = ActionMask::EMPTY;
+        self.emit(Event::End(r));
+    }
+
+    /// Every tile's whereabouts by kind: wall + hands + melds + pond (+ a
+    /// robbed kong tile). Always 4 per kind in play; the soak test checks
+    /// it after every step.
+    pub fn tile_census(&self) -> Counts {
+        let mut c = [0u8; KINDS];
+        for t in self.wall.undrawn() {
+            c[t.index()] += 1;
+        }
+        for h in &self.hands {
+            for (k, n) in h.all_counts().iter().enumerate() {
+                c[k] += n;
+            }
+        }
+        for d in self.discards() {
+            if !d.claimed {
+                c[d.tile.index()] += 1;
+            }
+        }
+        if let Some(t) = self.robbed {
+            c[t.index()] += 1;
+        }
+        c
+    }
+}

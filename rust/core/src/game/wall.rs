@@ -1,0 +1,439 @@
+//! The wall (牌墙): the seeded shuffle, the dice, the deal, wildcard choice,
+//! and prepared walls for tests and puzzles.
+//!
+//! Drawing order: the wall is an array in drawing order. Ordinary draws
+//! take from the front; replacement tiles after a kong from the back
+//! (`kong_draw = "tail"`) or the front (`"front"`). Dealing: starting with
+//! the dealer and going round in turn order, each seat takes 13
+//! consecutive tiles from the front, then the dealer takes one more.
+//!
+//! Dice (`dice`, Linxian): two dice choose the first dealer when none is
+//! given (sum `s`: seat `(s - 1) mod 4`, counted from seat 0), two more the
+//! break point: the shuffled wall is rotated to start at stack
+//! `((dealer + b - 1) mod 4) × (tiles / 4) / 2 + b` (two tiles per stack,
+//! `b` the sum), which is how the tables count walls and stacks.
+//!
+//! Randomness: ChaCha8 seeded with `seed_from_u64`, unbiased bounded
+//! sampling by Lemire's multiply-and-reject and a Fisher-Yates shuffle
+//! written here, so a seed means the same wall on every platform for a
+//! given engine version.
+
+use crate::error::Error;
+use crate::ruleset::{Haozi, HaoziPick, Ruleset};
+use crate::tile::{Tile, KINDS};
+use crate::wildcard::Wildcards;
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+
+/// Most tiles a wall holds.
+pub const MAX_TILES: usize = 136;
+
+/// The game's random source: ChaCha8 plus unbiased bounded sampling.
+#[derive(Clone, Debug)]
+pub struct Prng(ChaCha8Rng);
+
+impl Prng {
+    /// The stream of `seed`.
+    pub fn new(seed: u64) -> Prng {
+        Prng(ChaCha8Rng::seed_from_u64(seed))
+    }
+
+    /// A uniform integer in `0..n` (`n > 0`), without modulo bias.
+    ///
+    /// ```
+    /// use koudian_core::game::Prng;
+    /// let mut r = Prng::new(7);
+    /// assert!((0..100).all(|_| r.below(6) < 6));
+    /// ```
+    #[inline]
+    pub fn below(&mut self, n: u32) -> u32 {
+        debug_assert!(n > 0);
+        let n = n.max(1);
+        let mut m = u64::from(self.0.next_u32()) * u64::from(n);
+        if (m as u32) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u32) < threshold {
+                m = u64::from(self.0.next_u32()) * u64::from(n);
+            }
+        }
+        (m >> 32) as u32
+    }
+
+    /// A 64-bit word.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    /// One die, 1-6.
+    pub fn die(&mut self) -> u8 {
+        self.below(6) as u8 + 1
+    }
+
+    /// Fisher-Yates shuffle.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u32 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
+/// SplitMix64 finalizer: derives independent seeds (per game of a
+/// simulation, per agent) from a master seed.
+///
+/// ```
+/// use koudian_core::game::mix_seed;
+/// assert_ne!(mix_seed(1, 0), mix_seed(1, 1));
+/// assert_eq!(mix_seed(1, 5), mix_seed(1, 5));
+/// ```
+pub const fn mix_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(index.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The tiles of the wall in drawing order, with the front and back
+/// positions of the live part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wall {
+    tiles: [Tile; MAX_TILES],
+    len: u8,
+    head: u8,
+    tail: u8,
+}
+
+impl Wall {
+    /// A wall from tiles in drawing order; it must hold exactly 4 copies
+    /// of each kind in play (34 kinds, or the 27 suited kinds with
+    /// `no_honors`).
+    ///
+    /// ```
+    /// use koudian_core::game::Wall;
+    /// use koudian_core::{Ruleset, Tile};
+    /// let tiles: Vec<Tile> = Tile::all().flat_map(|t| [t; 4]).collect();
+    /// assert_eq!(Wall::from_tiles(&Ruleset::shanxi(), &tiles).unwrap().remaining(), 136);
+    /// assert!(Wall::from_tiles(&Ruleset::shanxi(), &tiles[1..]).is_err());
+    /// ```
+    pub fn from_tiles(rules: &Ruleset, tiles: &[Tile]) -> Result<Wall, Error> {
+        let total = rules.tile_total();
+        let kinds = total / 4;
+        let mut counts = [0usize; KINDS];
+        for t in tiles {
+            counts[t.index()] += 1;
+        }
+        for (k, &n) in counts.iter().enumerate() {
+            let want = if k < kinds { 4 } else { 0 };
+            if n != want {
+                return Err(Error::InvalidTiles(format!(
+                    "a wall of {total} tiles holds {want} of {}, this one holds {n}",
+                    Tile::from_index_unchecked(k as u8)
+                )));
+            }
+        }
+        let mut arr = [Tile::M1; MAX_TILES];
+        arr[..total].copy_from_slice(tiles);
+        Ok(Wall {
+            tiles: arr,
+            len: total as u8,
+            head: 0,
+            tail: total as u8,
+        })
+    }
+
+    /// Every tile of the wall in drawing order, drawn ones included.
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles[..self.len as usize]
+    }
+
+    /// Tiles not yet drawn (live and reserved).
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        (self.tail - self.head) as usize
+    }
+
+    /// Index of the next front draw.
+    #[inline]
+    pub fn head(&self) -> usize {
+        self.head as usize
+    }
+
+    /// One past the index of the next back draw.
+    #[inline]
+    pub fn tail(&self) -> usize {
+        self.tail as usize
+    }
+
+    /// The undrawn tiles, front first.
+    pub fn undrawn(&self) -> &[Tile] {
+        &self.tiles[self.head as usize..self.tail as usize]
+    }
+
+    #[inline]
+    pub(crate) fn draw_front(&mut self) -> Tile {
+        let t = self.tiles[self.head as usize];
+        self.head += 1;
+        t
+    }
+
+    #[inline]
+    pub(crate) fn draw_back(&mut self) -> Tile {
+        self.tail -= 1;
+        self.tiles[self.tail as usize]
+    }
+}
+
+/// Everything fixed before the first action: the wall, the dealer, the
+/// dice and the wildcards. [`Deal::random`] makes one from a seed;
+/// [`Deal::prepared`] and [`Deal::arranged`] from given tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deal {
+    /// The wall in drawing order (hands are dealt from its front).
+    pub wall: Wall,
+    /// The dealer's seat.
+    pub dealer: u8,
+    /// The dice: dealer pair and break-point pair, when rolled.
+    pub dice: Option<[u8; 4]>,
+    /// The wild kinds.
+    pub wilds: Wildcards,
+    /// With `haozi_pick = "indicator"`: how many tiles at the back of the
+    /// wall were turned face up to find the wild kinds (they stay in the
+    /// wall, face up).
+    pub revealed: u8,
+}
+
+impl Deal {
+    /// The deal of `seed`: shuffle, dice (when the ruleset rolls them; they
+    /// pick the dealer only when `dealer` is `None`), wildcards.
+    ///
+    /// ```
+    /// use koudian_core::game::Deal;
+    /// use koudian_core::Ruleset;
+    /// let a = Deal::random(&Ruleset::shanxi(), 42, None).unwrap();
+    /// assert_eq!(a, Deal::random(&Ruleset::shanxi(), 42, None).unwrap());
+    /// assert_eq!(a.dealer, 0);
+    /// ```
+    pub fn random(rules: &Ruleset, seed: u64, dealer: Option<u8>) -> Result<Deal, Error> {
+        rules.validate()?;
+        check_seat(dealer)?;
+        let mut rng = Prng::new(seed);
+        let total = rules.tile_total();
+        let mut tiles = [Tile::M1; MAX_TILES];
+        for (i, t) in tiles[..total].iter_mut().enumerate() {
+            *t = Tile::from_index_unchecked((i / 4) as u8);
+        }
+        rng.shuffle(&mut tiles[..total]);
+        let mut dice = None;
+        let mut dealer_seat = dealer.unwrap_or(0);
+        if rules.dice {
+            let d = [rng.die(), rng.die(), rng.die(), rng.die()];
+            if dealer.is_none() {
+                dealer_seat = (d[0] + d[1] - 1) % 4;
+            }
+            let b = (d[2] + d[3]) as usize;
+            let per_side = total / 4;
+            let start = ((dealer_seat as usize + b - 1) % 4 * per_side + 2 * b) % total;
+            tiles[..total].rotate_left(start);
+            dice = Some(d);
+        }
+        let mut wall = Wall {
+            tiles,
+            len: total as u8,
+            head: 0,
+            tail: total as u8,
+        };
+        let (wilds, revealed) = match rules.haozi_pick {
+            HaoziPick::Random => (random_wilds(rules, &mut rng), 0),
+            HaoziPick::Indicator => indicator_wilds(rules, &wall)?,
+        };
+        wall.head = 0;
+        Ok(Deal {
+            wall,
+            dealer: dealer_seat,
+            dice,
+            wilds,
+            revealed,
+        })
+    }
+
+    /// A deal of a given wall (drawing order). `wilds` must be given for a
+    /// wildcard ruleset with `haozi_pick = "random"`; with `"indicator"`
+    /// it may be left out and is then read from the back of the wall.
+    pub fn prepared(
+        rules: &Ruleset,
+        tiles: &[Tile],
+        dealer: u8,
+        wilds: Option<&[Tile]>,
+    ) -> Result<Deal, Error> {
+        rules.validate()?;
+        check_seat(Some(dealer))?;
+        let wall = Wall::from_tiles(rules, tiles)?;
+        let (wilds, revealed) = match (wilds, rules.haozi_pick) {
+            (Some(w), _) => (checked_wilds(rules, w)?, 0),
+            (None, _) if rules.haozi == Haozi::None => (Wildcards::NONE, 0),
+            (None, HaoziPick::Indicator) => indicator_wilds(rules, &wall)?,
+            (None, HaoziPick::Random) => {
+                return Err(Error::InvalidTiles(
+                    "a prepared deal of a wildcard ruleset with haozi_pick = \"random\" \
+                     needs the wild kinds"
+                        .into(),
+                ))
+            }
+        };
+        Ok(Deal {
+            wall,
+            dealer,
+            dice: None,
+            wilds,
+            revealed,
+        })
+    }
+
+    /// A deal built from what matters in a test or puzzle: each seat's
+    /// starting tiles (`hands[seat]`, 14 for the dealer, 13 for the others,
+    /// in notation), the tiles drawn from the front after the deal, in
+    /// order, and the tiles drawn from the back (kong replacements), in
+    /// order. The rest of the wall is filled with the remaining tiles in
+    /// kind order.
+    ///
+    /// ```
+    /// use koudian_core::game::Deal;
+    /// use koudian_core::Ruleset;
+    /// let d = Deal::arranged(&Ruleset::shanxi(),
+    ///     ["11122233344455m", "1112223334445p", "1112223334445s", "1111222233334z"],
+    ///     "9m", "", 0, None).unwrap();
+    /// assert_eq!(d.wall.tiles()[53].to_string(), "9m");
+    /// ```
+    pub fn arranged(
+        rules: &Ruleset,
+        hands: [&str; 4],
+        front: &str,
+        back: &str,
+        dealer: u8,
+        wilds: Option<&[Tile]>,
+    ) -> Result<Deal, Error> {
+        check_seat(Some(dealer))?;
+        let mut parsed: Vec<Vec<Tile>> = Vec::with_capacity(4);
+        for (seat, h) in hands.iter().enumerate() {
+            let tiles = crate::tile::parse(h)?;
+            let want = if seat as u8 == dealer { 14 } else { 13 };
+            if tiles.len() != want {
+                return Err(Error::InvalidTiles(format!(
+                    "seat {seat} must start with {want} tiles, got {}",
+                    tiles.len()
+                )));
+            }
+            parsed.push(tiles);
+        }
+        let front = crate::tile::parse(front)?;
+        let back = crate::tile::parse(back)?;
+        let total = rules.tile_total();
+        let mut left = [0i32; KINDS];
+        for k in left.iter_mut().take(total / 4) {
+            *k = 4;
+        }
+        let mut head: Vec<Tile> = Vec::with_capacity(total);
+        for i in 0..4 {
+            let seat = (dealer as usize + i) % 4;
+            head.extend_from_slice(&parsed[seat][..13]);
+        }
+        head.push(parsed[dealer as usize][13]);
+        head.extend_from_slice(&front);
+        for t in head.iter().chain(back.iter()) {
+            left[t.index()] -= 1;
+            if left[t.index()] < 0 {
+                return Err(Error::InvalidTiles(format!(
+                    "the arranged wall uses more {t} than the {total}-tile set holds"
+                )));
+            }
+        }
+        let mut tiles = head;
+        for (k, &n) in left.iter().enumerate() {
+            for _ in 0..n {
+                tiles.push(Tile::from_index_unchecked(k as u8));
+            }
+        }
+        tiles.extend(back.iter().rev());
+        Deal::prepared(rules, &tiles, dealer, wilds)
+    }
+}
+
+fn check_seat(seat: Option<u8>) -> Result<(), Error> {
+    match seat {
+        Some(s) if s > 3 => Err(Error::IllegalAction(format!(
+            "seat {s} does not exist (seats are 0-3)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn checked_wilds(rules: &Ruleset, kinds: &[Tile]) -> Result<Wildcards, Error> {
+    let w = Wildcards::new(kinds)?;
+    if w.len() != rules.wild_kinds() {
+        return Err(Error::InvalidTiles(format!(
+            "the ruleset has {} wild kind(s), {} given",
+            rules.wild_kinds(),
+            w.len()
+        )));
+    }
+    for t in w.kinds() {
+        if rules.haozi == Haozi::Feng && !t.is_honor() {
+            return Err(Error::InvalidTiles(format!(
+                "feng-haozi wildcards are honors; {t} is not"
+            )));
+        }
+        if t.index() >= rules.tile_total() / 4 {
+            return Err(Error::InvalidTiles(format!("{t} is not in play")));
+        }
+    }
+    Ok(w)
+}
+
+fn random_wilds(rules: &Ruleset, rng: &mut Prng) -> Wildcards {
+    let kinds = (rules.tile_total() / 4) as u32;
+    let t = |i: u32| Tile::from_index_unchecked(i as u8);
+    match rules.haozi {
+        Haozi::None => Wildcards::NONE,
+        Haozi::Single => Wildcards::new(&[t(rng.below(kinds))]).unwrap_or_default(),
+        Haozi::Feng => Wildcards::new(&[t(27 + rng.below(7))]).unwrap_or_default(),
+        Haozi::Double => {
+            let a = rng.below(kinds);
+            let mut b = rng.below(kinds - 1);
+            if b >= a {
+                b += 1;
+            }
+            Wildcards::new(&[t(a), t(b)]).unwrap_or_default()
+        }
+    }
+}
+
+/// The indicator rule of RULES.md §3: the last wall tile is turned up and
+/// the next kind is wild; `feng` keeps turning tiles until an honor shows;
+/// `double` makes the next two kinds wild.
+fn indicator_wilds(rules: &Ruleset, wall: &Wall) -> Result<(Wildcards, u8), Error> {
+    let tiles = wall.tiles();
+    match rules.haozi {
+        Haozi::None => Ok((Wildcards::NONE, 0)),
+        Haozi::Single => {
+            let ind = tiles[tiles.len() - 1];
+            Ok((Wildcards::new(&[ind.indicator_next()])?, 1))
+        }
+        Haozi::Double => {
+            let a = tiles[tiles.len() - 1].indicator_next();
+            Ok((Wildcards::new(&[a, a.indicator_next()])?, 1))
+        }
+        Haozi::Feng => {
+            for (i, t) in tiles.iter().rev().enumerate() {
+                if t.is_honor() {
+                    return Ok((Wildcards::new(&[t.indicator_next()])?, i as u8 + 1));
+                }
+            }
+            Err(Error::InvalidTiles(
+                "the wall holds no honor to indicate".into(),
+            ))
+        }
+    }
+}

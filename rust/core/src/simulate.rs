@@ -1,0 +1,123 @@
+//! Native self-play: many independent one-hand games played entirely in
+//! Rust, in parallel with rayon.
+//!
+//! Game `i` of a run with master seed `m` is dealt from
+//! [`mix_seed`]`(m, i)` with seat `i mod 4` dealing, and seat `s`'s agent
+//! is reset with `mix_seed(mix_seed(m, i), 1 + s)`; results are returned
+//! in game order, so they never depend on the number of threads.
+
+use crate::agent::{Agent, SeatView};
+use crate::error::Error;
+use crate::game::{mix_seed, EndKind, Game};
+use crate::ruleset::Ruleset;
+use rayon::prelude::*;
+
+/// What one simulated hand produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HandSummary {
+    /// How it ended.
+    pub kind: EndKind,
+    /// Who won.
+    pub winners: [bool; 4],
+    /// By self-draw.
+    pub self_draw: bool,
+    /// The discarder or konger who dealt in.
+    pub from: Option<u8>,
+    /// The dealer.
+    pub dealer: u8,
+    /// Who had declared ting at the end.
+    pub ting: [bool; 4],
+    /// Score changes.
+    pub deltas: [i64; 4],
+    /// Decisions the agents made.
+    pub decisions: u32,
+    /// An agent returned an illegal action (a random legal one was played
+    /// instead) at least once.
+    pub agent_fault: bool,
+}
+
+/// Plays one hand with `agents` (each reset with its seed first).
+pub fn play_hand(
+    rules: &Ruleset,
+    seed: u64,
+    dealer: Option<u8>,
+    agents: &mut [Box<dyn Agent>; 4],
+    record: bool,
+) -> Result<(Game, u32, bool), Error> {
+    let mut g = Game::new(rules, seed, dealer)?;
+    g.set_recording(record);
+    for (s, a) in agents.iter_mut().enumerate() {
+        a.reset(mix_seed(seed, 1 + s as u64));
+    }
+    let mut decisions = 0;
+    let mut fault = false;
+    while let Some(seat) = g.to_act() {
+        let a = agents[seat as usize].act(&SeatView::new(&g, seat));
+        decisions += 1;
+        if g.step(a).is_err() {
+            fault = true;
+            let fallback = g
+                .legal_actions()
+                .iter()
+                .find(|&x| x != crate::game::Action::Leave)
+                .or_else(|| g.legal_actions().iter().next())
+                .ok_or_else(|| Error::IllegalAction("no legal action".into()))?;
+            g.step(fallback)?;
+        }
+    }
+    Ok((g, decisions, fault))
+}
+
+/// Plays `hands` one-hand games on `threads` threads (0: all cores).
+/// `make(seat)` builds the agent of a seat; it is called once per seat per
+/// worker and the agent is reset before every hand.
+///
+/// ```
+/// use koudian_core::{agent::RandomAgent, simulate::simulate, Ruleset};
+/// let a = simulate(&Ruleset::shanxi(), 20, 1, 1, |s| Box::new(RandomAgent::new(s as u64))).unwrap();
+/// let b = simulate(&Ruleset::shanxi(), 20, 1, 2, |s| Box::new(RandomAgent::new(s as u64))).unwrap();
+/// assert_eq!(a, b);
+/// ```
+pub fn simulate<F>(
+    rules: &Ruleset,
+    hands: u64,
+    seed: u64,
+    threads: usize,
+    make: F,
+) -> Result<Vec<HandSummary>, Error>
+where
+    F: Fn(usize) -> Box<dyn Agent> + Sync,
+{
+    rules.validate()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::InvalidRuleset(format!("cannot start {threads} threads: {e}")))?;
+    pool.install(|| {
+        (0..hands)
+            .into_par_iter()
+            .map_init(
+                || -> [Box<dyn Agent>; 4] { [make(0), make(1), make(2), make(3)] },
+                |agents, i| {
+                    let game_seed = mix_seed(seed, i);
+                    let (g, decisions, agent_fault) =
+                        play_hand(rules, game_seed, Some((i % 4) as u8), agents, false)?;
+                    let r = g
+                        .result()
+                        .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
+                    Ok(HandSummary {
+                        kind: r.kind,
+                        winners: r.winners,
+                        self_draw: r.self_draw,
+                        from: r.from,
+                        dealer: r.dealer,
+                        ting: r.ting,
+                        deltas: r.deltas,
+                        decisions,
+                        agent_fault,
+                    })
+                },
+            )
+            .collect()
+    })
+}

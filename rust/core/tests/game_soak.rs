@@ -1,0 +1,184 @@
+//! Soak: thousands of seeded random games per preset, checking the table's
+//! invariants after every step (RULES.md §6): tile conservation, no fifth
+//! copy, hand sizes, observations never leak hidden tiles, zero-sum
+//! settlements the scorer accepts, replay equal to the original, and
+//! determinism across thread counts.
+
+use koudian_core::agent::{Agent, RandomAgent, SeatView};
+use koudian_core::game::{replay, Game, Phase};
+use koudian_core::ruleset::{Haozi, HaoziPick, OptionValue, PassScope, Ruleset};
+use koudian_core::simulate::simulate;
+use koudian_core::{MeldKind, Tile};
+
+fn presets() -> Vec<(&'static str, Ruleset)> {
+    let mut v = vec![
+        ("shanxi", Ruleset::shanxi()),
+        ("linxian", Ruleset::linxian()),
+        ("sichuan", Ruleset::sichuan()),
+    ];
+    let mut r = Ruleset::shanxi();
+    r.haozi = Haozi::Single;
+    v.push(("shanxi-haozi", r.clone()));
+    r.haozi_pick = HaoziPick::Indicator;
+    v.push(("shanxi-haozi-indicator", r));
+    let mut r = Ruleset::shanxi();
+    r.haozi = Haozi::Feng;
+    v.push(("shanxi-feng-haozi", r.clone()));
+    r.haozi_pick = HaoziPick::Indicator;
+    v.push(("shanxi-feng-haozi-indicator", r));
+    let mut r = Ruleset::shanxi();
+    r.haozi = Haozi::Double;
+    v.push(("shanxi-double-haozi", r));
+    let mut r = Ruleset::shanxi();
+    r.must_win = true;
+    r.pass_scope = PassScope::Tile;
+    r.kong_after_pong = true;
+    r.kong_keeps_waits = true;
+    r.wind_sets = true;
+    r.special_hands = true;
+    v.push(("shanxi-options", r));
+    let mut r = Ruleset::shanxi();
+    r.no_honors = true;
+    r.thirteen_orphans = false;
+    r.set("dealer_bonus", OptionValue::Bool(true)).unwrap();
+    r.set("dealer_rotation", OptionValue::Str("round".into()))
+        .unwrap();
+    r.point_rule = koudian_core::ruleset::PointRule::Strict;
+    v.push(("shanxi-108-strict", r));
+    let mut r = Ruleset::sichuan();
+    r.kong_payments = true;
+    r.must_win = true;
+    v.push(("sichuan-options", r));
+    v
+}
+
+fn check_invariants(g: &Game, name: &str) {
+    let rules = g.rules();
+    let kinds = rules.tile_total() / 4;
+    let census = g.tile_census();
+    for (k, &n) in census.iter().enumerate() {
+        let want = if k < kinds { 4 } else { 0 };
+        assert_eq!(n, want, "{name}: {} copies of kind {k} accounted for", n);
+    }
+    for s in 0..4u8 {
+        let h = g.hand(s);
+        assert!(h.all_counts().iter().all(|&n| n <= 4), "{name}: fifth copy");
+        let size = h.tile_count() + 3 * h.n_melds();
+        let acting = matches!(g.phase(), Phase::Turn { seat, .. } if seat == s);
+        let want = if acting && !g.is_over() { 14 } else { 13 };
+        if !g.is_over() {
+            assert_eq!(size, want, "{name}: seat {s} holds {size} tiles");
+        }
+        // Observations: own tiles only, hidden things hidden.
+        let o = g.observe(s);
+        assert_eq!(o.concealed, h.concealed);
+        for t in 0..4u8 {
+            assert_eq!(
+                o.concealed_count[t as usize] as usize,
+                g.hand(t).tile_count()
+            );
+        }
+        for d in o.discards() {
+            if d.face_down && d.seat != s {
+                assert_eq!(d.tile, None, "{name}: face-down discard leaked");
+            }
+        }
+        for (t, melds) in o.melds.iter().enumerate() {
+            for m in melds.iter().flatten() {
+                if rules.hide_concealed_kong
+                    && t as u8 != s
+                    && m.kind == MeldKind::ConcealedKong
+                    && !g.is_over()
+                {
+                    assert_eq!(m.tile, None, "{name}: concealed kong kind leaked");
+                }
+            }
+        }
+        assert!(o.visible_counts().iter().all(|&n| n <= 4));
+        assert_eq!(o.legal, g.legal_actions_for(s));
+    }
+    if let Some(a) = g.to_act() {
+        assert!(
+            !g.legal_actions().is_empty(),
+            "{name}: seat {a} to act with no legal action"
+        );
+    }
+}
+
+fn play(rules: &Ruleset, seed: u64, name: &str, check_each: bool) -> Game {
+    let mut g = Game::new(rules, seed, Some((seed % 4) as u8)).unwrap();
+    let mut agents: Vec<RandomAgent> = (0..4).map(|s| RandomAgent::new(seed * 4 + s)).collect();
+    check_invariants(&g, name);
+    let mut steps = 0;
+    while let Some(seat) = g.to_act() {
+        let a = agents[seat as usize].act(&SeatView::new(&g, seat));
+        g.step(a).unwrap();
+        if check_each {
+            check_invariants(&g, name);
+        }
+        steps += 1;
+        assert!(steps < 1000, "{name}: hand does not end");
+    }
+    check_invariants(&g, name);
+    let r = g.result().unwrap();
+    assert!(
+        g.settlement_error().is_none(),
+        "{name} seed {seed}: scorer refused the hand: {}\n{}",
+        g.settlement_error().unwrap(),
+        g.log()
+    );
+    assert_eq!(r.deltas.iter().sum::<i64>(), 0, "{name}: not zero-sum");
+    g
+}
+
+#[test]
+fn soak_every_preset_keeps_invariants_after_every_step() {
+    for (name, rules) in presets() {
+        let mut wins = 0;
+        let n = 200;
+        for seed in 0..n {
+            let g = play(&rules, seed, name, seed < 100);
+            if g.result().unwrap().kind == koudian_core::game::EndKind::Win {
+                wins += 1;
+            }
+        }
+        eprintln!("{name}: {wins}/{n} hands won");
+    }
+}
+
+#[test]
+fn soak_replay_reproduces_the_log_byte_for_byte() {
+    for (name, rules) in presets() {
+        for seed in 0..60 {
+            let g = play(&rules, seed, name, false);
+            let log = g.log();
+            let r = replay(&log).unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            assert_eq!(r.log(), log);
+            let again = play(&rules, seed, name, false);
+            assert_eq!(
+                again.log(),
+                log,
+                "{name}: same seed and actions, different log"
+            );
+        }
+    }
+}
+
+#[test]
+fn simulate_is_independent_of_thread_count() {
+    for (_, rules) in presets() {
+        let mk = |s: usize| -> Box<dyn Agent> { Box::new(RandomAgent::new(s as u64)) };
+        let a = simulate(&rules, 200, 11, 1, mk).unwrap();
+        let b = simulate(&rules, 200, 11, 2, mk).unwrap();
+        assert_eq!(a, b);
+        assert!(a
+            .iter()
+            .all(|h| h.deltas.iter().sum::<i64>() == 0 && !h.agent_fault));
+    }
+}
+
+#[test]
+fn tiles_are_conserved_in_the_108_tile_game() {
+    let g = play(&Ruleset::sichuan(), 5, "sichuan", true);
+    assert!(g.wall().tiles().iter().all(|t: &Tile| !t.is_honor()));
+}
