@@ -13,6 +13,7 @@ pub mod game;
 pub mod hand;
 pub mod ruleset;
 pub mod score;
+pub mod shanten;
 pub mod shape;
 pub mod simulate;
 pub mod tile;

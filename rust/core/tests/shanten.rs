@@ -1,0 +1,858 @@
+//! Shanten (向听数) against deliberately simple references written here:
+//!
+//! * `search_deficiency`: an exhaustive branch-and-bound over which of the
+//!   hand's tiles are kept and which set or pair slot each kept tile fills
+//!   (no tables); with the closed-form-free seven-pairs and
+//!   thirteen-orphans references below. Compared on 10^5 seeded hands per
+//!   shape option × 0/1/2 wild kinds.
+//! * `draw_discard_shanten`: the slowest one, straight from the game:
+//!   the fewest draw-and-discard steps (through the crate's `is_win`) until
+//!   the hand completes. Compared on a few hundred seeded hands close to
+//!   complete (shanten ≤ 1), since each costs up to 10^5 `is_win` calls.
+//!
+//! Convention differences with PyPI `xiangting` (cross-checked on the
+//! Python side): xiangting returns the replacement number, which is this
+//! shanten + 1; it caps targets at 4 copies like this crate does without
+//! wildcards; its seven pairs (riichi rules) never count a 4-of-a-kind as
+//! two pairs, ours do (RULES.md §2); it has no wildcards, no 风嘴子 and no
+//! way to switch shapes off.
+
+use koudian_core::hand::{Hand, Meld, MeldKind};
+use koudian_core::shanten::{shanten, shanten_batch, shanten_counts};
+use koudian_core::shape::{is_win, ShapeRules};
+use koudian_core::tile::{counts_of, parse, Counts, Tile, KINDS};
+use koudian_core::waits::waits;
+use koudian_core::Wildcards;
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------- RNG
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random legal hand: `n_melds` melds (pongs), and `13 - 3n` or
+/// `14 - 3n` concealed tiles. Half the hands are drawn from the wall at
+/// random, half are a random complete hand with a few tiles swapped, so
+/// that low shanten is well covered. `bias` kinds get extra copies (wild
+/// kinds, so hands hold several wild tiles).
+fn random_hand(rng: &mut Rng, bias: &[usize]) -> (Counts, usize) {
+    let n_melds = [0, 0, 0, 1, 2, 3, 4][rng.below(7)];
+    let size = 13 + rng.below(2) - 3 * n_melds;
+    let mut left = [4u8; KINDS];
+    for _ in 0..n_melds {
+        // Meld kinds only reduce what is left.
+        let k = rng.below(KINDS);
+        if left[k] >= 3 {
+            left[k] -= 3;
+        }
+    }
+    let mut c = [0u8; KINDS];
+    let mut n = 0;
+    let take = |c: &mut Counts, k: usize, left: &mut [u8; KINDS], n: &mut usize| {
+        if *n < size && left[k] > 0 {
+            left[k] -= 1;
+            c[k] += 1;
+            *n += 1;
+        }
+    };
+    if rng.below(2) == 0 {
+        // Near-complete: sets and a pair, then swap 0-3 tiles.
+        let pair = rng.below(KINDS);
+        take(&mut c, pair, &mut left, &mut n);
+        take(&mut c, pair, &mut left, &mut n);
+        for _ in 0..8 {
+            if rng.below(2) == 0 {
+                let s = rng.below(3) * 9 + rng.below(7);
+                for k in s..s + 3 {
+                    take(&mut c, k, &mut left, &mut n);
+                }
+            } else {
+                let k = rng.below(KINDS);
+                for _ in 0..3 {
+                    take(&mut c, k, &mut left, &mut n);
+                }
+            }
+        }
+        for _ in 0..rng.below(4) {
+            let held: Vec<usize> = (0..KINDS).filter(|&k| c[k] > 0).collect();
+            if held.is_empty() {
+                break;
+            }
+            let k = held[rng.below(held.len())];
+            c[k] -= 1;
+            left[k] += 1;
+            n -= 1;
+        }
+    }
+    for &b in bias {
+        for _ in 0..rng.below(3) {
+            take(&mut c, b, &mut left, &mut n);
+        }
+    }
+    while n < size {
+        let k = rng.below(KINDS);
+        take(&mut c, k, &mut left, &mut n);
+    }
+    (c, n_melds)
+}
+
+/// [`random_hand`] of `size - 3 × melds` concealed tiles.
+fn sized_hand(rng: &mut Rng, bias: &[usize], size: usize) -> (Counts, usize) {
+    loop {
+        let (c, m) = random_hand(rng, bias);
+        if c.iter().map(|&n| n as usize).sum::<usize>() == size - 3 * m {
+            return (c, m);
+        }
+    }
+}
+
+fn random_wilds(rng: &mut Rng, kinds: usize) -> Vec<usize> {
+    let a = rng.below(KINDS);
+    let mut v = vec![a];
+    if kinds == 2 {
+        let mut b = rng.below(KINDS);
+        while b == a {
+            b = rng.below(KINDS);
+        }
+        v.push(b);
+    }
+    v.truncate(kinds);
+    v
+}
+
+fn wildcards(kinds: &[usize]) -> Wildcards {
+    let tiles: Vec<Tile> = kinds.iter().map(|&k| Tile::new(k as u8).unwrap()).collect();
+    Wildcards::new(&tiles).unwrap()
+}
+
+// ------------------------------------------------ reference 1: search
+
+/// A kept part of one set or of the pair: the kinds it holds.
+#[derive(Clone, Copy)]
+struct Block {
+    kinds: [usize; 3],
+    len: usize,
+    pair: bool,
+}
+
+/// Every set (as kinds) containing all of `block`'s kinds.
+fn completions(b: &Block, wind_sets: bool) -> Vec<[usize; 3]> {
+    let kinds = &b.kinds[..b.len];
+    if b.pair {
+        return vec![[kinds[0], kinds[0], usize::MAX]];
+    }
+    let mut all: Vec<[usize; 3]> = Vec::new();
+    for k in 0..KINDS {
+        all.push([k, k, k]);
+    }
+    for s in 0..3 {
+        for r in 0..7 {
+            let k = 9 * s + r;
+            all.push([k, k + 1, k + 2]);
+        }
+    }
+    if wind_sets {
+        for g in [&[27usize, 28, 29, 30][..], &[31, 32, 33][..]] {
+            for a in 0..g.len() {
+                for bb in a + 1..g.len() {
+                    for d in bb + 1..g.len() {
+                        all.push([g[a], g[bb], g[d]]);
+                    }
+                }
+            }
+        }
+    }
+    all.retain(|set| {
+        // kinds (a multiset) must fit inside set
+        let mut rest = set.to_vec();
+        kinds
+            .iter()
+            .all(|k| match rest.iter().position(|x| x == k) {
+                Some(i) => {
+                    rest.remove(i);
+                    true
+                }
+                None => false,
+            })
+    });
+    all
+}
+
+/// Whether the blocks can be completed to sets and a pair with at most
+/// 4 copies of each kind (the scratch sets fit anywhere: ≤ 14 target tiles
+/// leave kinds unused).
+fn completable(blocks: &[Block], wind_sets: bool, i: usize, t: &mut [u8; KINDS]) -> bool {
+    if i == blocks.len() {
+        return true;
+    }
+    for set in completions(&blocks[i], wind_sets) {
+        let kinds: Vec<usize> = set.iter().copied().filter(|&k| k != usize::MAX).collect();
+        for &k in &kinds {
+            t[k] += 1;
+        }
+        let ok = kinds.iter().all(|&k| t[k] <= 4);
+        if ok && completable(blocks, wind_sets, i + 1, t) {
+            for &k in &kinds {
+                t[k] -= 1;
+            }
+            return true;
+        }
+        for &k in &kinds {
+            t[k] -= 1;
+        }
+    }
+    false
+}
+
+struct Search {
+    capped: bool,
+    wind_sets: bool,
+    best: usize,
+    blocks: Vec<Block>,
+}
+
+impl Search {
+    fn run(&mut self, c: &mut Counts, sets: usize, pair: bool, kept: usize, remaining: usize) {
+        let room = 3 * sets + 2 * usize::from(pair);
+        if kept + remaining.min(room) <= self.best {
+            return;
+        }
+        let Some(i) = (0..KINDS).find(|&k| c[k] > 0) else {
+            if !self.capped || completable(&self.blocks, self.wind_sets, 0, &mut [0; KINDS]) {
+                self.best = self.best.max(kept);
+            }
+            return;
+        };
+        // Candidate blocks whose lowest kind is i.
+        let mut cands: Vec<(Block, usize)> = Vec::new();
+        if pair {
+            for k in 1..=c[i].min(2) as usize {
+                cands.push((
+                    Block {
+                        kinds: [i; 3],
+                        len: k,
+                        pair: true,
+                    },
+                    k,
+                ));
+            }
+        }
+        if sets > 0 {
+            for k in 1..=c[i].min(3) as usize {
+                cands.push((
+                    Block {
+                        kinds: [i; 3],
+                        len: k,
+                        pair: false,
+                    },
+                    k,
+                ));
+            }
+            let mut others: Vec<Vec<usize>> = Vec::new();
+            if i < 27 {
+                let r = i % 9;
+                if r <= 7 {
+                    others.push(vec![i + 1]);
+                }
+                if r <= 6 {
+                    others.push(vec![i + 2]);
+                    others.push(vec![i + 1, i + 2]);
+                }
+            } else if self.wind_sets {
+                let g: Vec<usize> = if i < 31 {
+                    (i + 1..31).collect()
+                } else {
+                    (i + 1..34).collect()
+                };
+                for a in 0..g.len() {
+                    others.push(vec![g[a]]);
+                    for b in a + 1..g.len() {
+                        others.push(vec![g[a], g[b]]);
+                    }
+                }
+            }
+            for o in others {
+                if o.iter().all(|&k| c[k] > 0) {
+                    let mut kinds = [i; 3];
+                    kinds[1..1 + o.len()].copy_from_slice(&o);
+                    cands.push((
+                        Block {
+                            kinds,
+                            len: 1 + o.len(),
+                            pair: false,
+                        },
+                        1 + o.len(),
+                    ));
+                }
+            }
+        }
+        for (b, n) in cands {
+            for &k in &b.kinds[..b.len] {
+                c[k] -= 1;
+            }
+            self.blocks.push(b);
+            let (s, p) = if b.pair {
+                (sets, false)
+            } else {
+                (sets - 1, pair)
+            };
+            self.run(c, s, p, kept + n, remaining - n);
+            self.blocks.pop();
+            for &k in &b.kinds[..b.len] {
+                c[k] += 1;
+            }
+        }
+        // Or throw one copy of i away.
+        c[i] -= 1;
+        self.run(c, sets, pair, kept, remaining - 1);
+        c[i] += 1;
+    }
+}
+
+/// Fewest tiles the standard shape misses, by search.
+fn search_standard(natural: &Counts, n_melds: usize, capped: bool, wind_sets: bool) -> usize {
+    let mut s = Search {
+        capped,
+        wind_sets,
+        best: 0,
+        blocks: Vec::new(),
+    };
+    let mut c = *natural;
+    let remaining = c.iter().map(|&n| n as usize).sum();
+    s.run(&mut c, 4 - n_melds, true, 0, remaining);
+    14 - 3 * n_melds - s.best
+}
+
+/// Seven pairs: 7 pair slots, at most two per kind (4 copies), each slot
+/// keeping up to 2 held tiles; keep the 7 best slots.
+fn search_seven_pairs(natural: &Counts) -> usize {
+    let mut slots: Vec<usize> = Vec::new();
+    for &n in natural {
+        let n = n as usize;
+        slots.push(n.min(2));
+        slots.push(n.saturating_sub(2).min(2));
+    }
+    slots.sort_unstable_by(|a, b| b.cmp(a));
+    14 - slots[..7].iter().sum::<usize>()
+}
+
+/// Thirteen orphans: try each doubled kind.
+fn search_orphans(natural: &Counts) -> usize {
+    let orphans = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
+    orphans
+        .iter()
+        .map(|&p| {
+            let kept: usize = orphans
+                .iter()
+                .map(|&k| (natural[k] as usize).min(if k == p { 2 } else { 1 }))
+                .sum();
+            14 - kept
+        })
+        .min()
+        .unwrap()
+}
+
+fn reference(c: &Counts, n_melds: usize, wilds: &[usize], rules: &ShapeRules, std: usize) -> i8 {
+    let mut natural = *c;
+    let mut w = 0usize;
+    for &k in wilds {
+        w += natural[k] as usize;
+        natural[k] = 0;
+    }
+    let mut d = std;
+    if n_melds == 0 && rules.seven_pairs {
+        d = d.min(search_seven_pairs(&natural));
+    }
+    if n_melds == 0 && rules.thirteen_orphans {
+        d = d.min(search_orphans(&natural));
+    }
+    // Each wild tile fills one missing slot.
+    d.saturating_sub(w) as i8 - 1
+}
+
+const RULE_SETS: [ShapeRules; 5] = [
+    ShapeRules::STANDARD_ONLY,
+    ShapeRules {
+        seven_pairs: true,
+        thirteen_orphans: false,
+        wind_sets: false,
+    },
+    ShapeRules {
+        seven_pairs: false,
+        thirteen_orphans: true,
+        wind_sets: false,
+    },
+    ShapeRules {
+        seven_pairs: false,
+        thirteen_orphans: false,
+        wind_sets: true,
+    },
+    ShapeRules::ALL,
+];
+
+fn compare_with_search(wild_kinds: usize, seed: u64, hands: usize) {
+    let mut rng = Rng(seed);
+    let mut batch_in: Vec<Vec<Counts>> = vec![Vec::new(); RULE_SETS.len()];
+    for _ in 0..hands {
+        let wk = random_wilds(&mut rng, wild_kinds);
+        let (c, n_melds) = random_hand(&mut rng, &wk);
+        let wilds = wildcards(&wk);
+        let mut natural = c;
+        for &k in &wk {
+            natural[k] = 0;
+        }
+        let capped = wk.is_empty();
+        let std = [
+            search_standard(&natural, n_melds, capped, false),
+            search_standard(&natural, n_melds, capped, true),
+        ];
+        for rules in &RULE_SETS {
+            let want = reference(&c, n_melds, &wk, rules, std[usize::from(rules.wind_sets)]);
+            let got = shanten_counts(&c, n_melds, &wilds, rules).unwrap();
+            assert_eq!(
+                got,
+                want,
+                "hand {} + {n_melds} melds, wilds {wk:?}, {rules:?}",
+                koudian_core::tile::format_counts(&c)
+            );
+        }
+        let _ = &mut batch_in;
+    }
+}
+
+#[test]
+fn shanten_matches_search_without_wildcards() {
+    compare_with_search(0, 1, 100_000);
+}
+
+#[test]
+fn shanten_matches_search_with_one_wild_kind() {
+    compare_with_search(1, 2, 100_000);
+}
+
+#[test]
+fn shanten_matches_search_with_two_wild_kinds() {
+    compare_with_search(2, 3, 100_000);
+}
+
+// --------------------------------- reference 2: draw and discard, slow
+
+fn hand_of(c: &Counts, n_melds: usize) -> Hand {
+    let mut h = Hand::new(*c, &[]).unwrap();
+    for _ in 0..n_melds {
+        h.push_meld(Meld::new(MeldKind::Pong, Tile::M1)).unwrap();
+    }
+    h
+}
+
+/// Whether a 14 − 3n hand reaches a win within `depth` draw-discard steps
+/// (draws respect 4 physical copies in the concealed hand).
+fn reaches_win(
+    c: &mut Counts,
+    n_melds: usize,
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    depth: usize,
+) -> bool {
+    if is_win(c, n_melds, wilds, rules) {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    for x in 0..KINDS {
+        if c[x] == 0 {
+            continue;
+        }
+        c[x] -= 1;
+        if reaches_one(c, n_melds, wilds, rules, depth - 1) {
+            c[x] += 1;
+            return true;
+        }
+        c[x] += 1;
+    }
+    false
+}
+
+/// Whether a 13 − 3n hand reaches a win by drawing and then at most
+/// `depth` more draw-discard steps.
+fn reaches_one(
+    c: &mut Counts,
+    n_melds: usize,
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    depth: usize,
+) -> bool {
+    for t in 0..KINDS {
+        if c[t] >= 4 {
+            continue;
+        }
+        c[t] += 1;
+        let ok = reaches_win(c, n_melds, wilds, rules, depth);
+        c[t] -= 1;
+        if ok {
+            return true;
+        }
+    }
+    false
+}
+
+fn draw_discard_shanten(
+    c: &Counts,
+    n_melds: usize,
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    max: usize,
+) -> Option<i8> {
+    let mut c = *c;
+    let total: usize = c.iter().map(|&n| n as usize).sum();
+    let complete = total == 14 - 3 * n_melds;
+    for s in 0..=max {
+        let ok = if complete {
+            reaches_win(&mut c, n_melds, wilds, rules, s)
+        } else {
+            reaches_one(&mut c, n_melds, wilds, rules, s)
+        };
+        if ok {
+            return Some(s as i8 - i8::from(complete));
+        }
+    }
+    None
+}
+
+#[test]
+fn shanten_matches_draw_and_discard_search_near_complete() {
+    let mut rng = Rng(7);
+    let mut checked = 0;
+    while checked < 150 {
+        let kinds = rng.below(3);
+        let wk = random_wilds(&mut rng, kinds);
+        let (c, n_melds) = random_hand(&mut rng, &wk);
+        let wilds = wildcards(&wk);
+        let rules = RULE_SETS[rng.below(RULE_SETS.len())];
+        let got = shanten_counts(&c, n_melds, &wilds, &rules).unwrap();
+        if got > 0 {
+            continue;
+        }
+        checked += 1;
+        let want = draw_discard_shanten(&c, n_melds, &wilds, &rules, 1);
+        assert_eq!(
+            Some(got),
+            want,
+            "{} + {n_melds} melds, wilds {wk:?}, {rules:?}",
+            koudian_core::tile::format_counts(&c)
+        );
+    }
+}
+
+// ------------------------------------------------------ fixed examples
+
+fn sh(s: &str, wild: &[Tile], rules: ShapeRules) -> i8 {
+    let c = counts_of(&parse(s).unwrap()).unwrap();
+    let n: usize = c.iter().map(|&n| n as usize).sum();
+    let n_melds = (14 - n) / 3;
+    shanten_counts(&c, n_melds, &Wildcards::new(wild).unwrap(), &rules).unwrap()
+}
+
+#[test]
+fn complete_hand_is_minus_one_and_ready_is_zero() {
+    assert_eq!(sh("123m456p789s11122z", &[], ShapeRules::ALL), -1);
+    assert_eq!(sh("123m456p789s1112z", &[], ShapeRules::ALL), 0);
+    assert_eq!(sh("123m456p789s1113z", &[], ShapeRules::ALL), 0);
+}
+
+#[test]
+fn fourteen_tile_shanten_is_best_after_one_discard() {
+    let c = counts_of(&parse("123m456p789s1155z3m").unwrap()).unwrap();
+    let s14 = shanten_counts(&c, 0, &Wildcards::NONE, &ShapeRules::ALL).unwrap();
+    let mut best = i8::MAX;
+    for k in 0..KINDS {
+        if c[k] > 0 {
+            let mut d = c;
+            d[k] -= 1;
+            best = best.min(shanten_counts(&d, 0, &Wildcards::NONE, &ShapeRules::ALL).unwrap());
+        }
+    }
+    assert_eq!(s14, best);
+    assert_eq!(s14, 0);
+}
+
+#[test]
+fn seven_pairs_counts_a_four_of_a_kind_as_two_pairs() {
+    let sp = ShapeRules {
+        seven_pairs: true,
+        ..ShapeRules::STANDARD_ONLY
+    };
+    assert_eq!(sh("1111m2233p5577s11z", &[], sp), -1);
+    // Without seven pairs this hand is far from the standard shape.
+    assert!(sh("1111m2233p5577s11z", &[], ShapeRules::STANDARD_ONLY) > 0);
+    assert_eq!(sh("1111m2233p5577s1z", &[], sp), 0);
+}
+
+#[test]
+fn thirteen_orphans_needs_the_option() {
+    let to = ShapeRules {
+        thirteen_orphans: true,
+        ..ShapeRules::STANDARD_ONLY
+    };
+    assert_eq!(sh("19m19p19s1234567z1m", &[], to), -1);
+    assert_eq!(sh("19m19p19s1234567z", &[], to), 0);
+    assert!(sh("19m19p19s1234567z", &[], ShapeRules::STANDARD_ONLY) >= 6);
+}
+
+#[test]
+fn wind_sets_make_mixed_winds_and_dragons_sets() {
+    let ws = ShapeRules {
+        wind_sets: true,
+        ..ShapeRules::STANDARD_ONLY
+    };
+    assert_eq!(sh("123m456p123z567z11s", &[], ws), -1);
+    assert!(sh("123m456p123z567z11s", &[], ShapeRules::STANDARD_ONLY) > 0);
+    assert_eq!(sh("123m456p124z567z1s", &[], ws), 0);
+}
+
+#[test]
+fn five_copies_cannot_be_needed_without_wildcards() {
+    // 1111m waits only on a 5th 1m (as a single); other shapes need two.
+    assert_eq!(sh("1111m234p567p789s", &[], ShapeRules::STANDARD_ONLY), 1);
+    // With wildcards in the game a wild tile stands for the 5th 1m.
+    assert_eq!(
+        sh("1111m234p567p789s", &[Tile::RED], ShapeRules::STANDARD_ONLY),
+        0
+    );
+}
+
+#[test]
+fn each_wild_tile_fills_one_missing_tile() {
+    let red = [Tile::RED];
+    assert_eq!(sh("1357m2468p1357s2z", &[], ShapeRules::ALL), 4);
+    // Two 中 wild: both fill a missing tile.
+    assert_eq!(sh("1357m2468p135s77z", &red, ShapeRules::ALL), 2);
+}
+
+#[test]
+fn melds_count_as_sets() {
+    let c = counts_of(&parse("123m4p").unwrap()).unwrap();
+    assert_eq!(
+        shanten_counts(&c, 3, &Wildcards::NONE, &ShapeRules::ALL).unwrap(),
+        0
+    );
+    let h = Hand::from_tiles(
+        &parse("123m44p").unwrap(),
+        &[
+            Meld::new(MeldKind::Pong, Tile::RED),
+            Meld::new(MeldKind::ConcealedKong, Tile::EAST),
+            Meld::new(MeldKind::Pong, Tile::M9),
+        ],
+    )
+    .unwrap();
+    assert_eq!(shanten(&h, &Wildcards::NONE, &ShapeRules::ALL).unwrap(), -1);
+}
+
+#[test]
+fn bad_hands_are_errors_naming_the_problem() {
+    let c = counts_of(&parse("123m456p789s11z").unwrap()).unwrap();
+    let e = shanten_counts(&c, 0, &Wildcards::NONE, &ShapeRules::ALL).unwrap_err();
+    assert!(e.to_string().contains("11 concealed tiles"), "{e}");
+    let mut c5 = [0u8; KINDS];
+    c5[0] = 5;
+    c5[1] = 8;
+    let e = shanten_counts(&c5, 0, &Wildcards::NONE, &ShapeRules::ALL).unwrap_err();
+    assert!(e.to_string().contains("5 copies"), "{e}");
+    let e = shanten_counts(&c, 5, &Wildcards::NONE, &ShapeRules::ALL).unwrap_err();
+    assert!(e.to_string().contains("5 melds"), "{e}");
+}
+
+// ------------------------------------------------------------- batch
+
+#[test]
+fn batch_matches_single_calls_for_every_thread_count() {
+    let mut rng = Rng(11);
+    let wk = [5usize, 30];
+    let wilds = wildcards(&wk);
+    let mut counts = Vec::new();
+    let mut melds = Vec::new();
+    for _ in 0..20_000 {
+        let (c, m) = random_hand(&mut rng, &wk);
+        counts.push(c);
+        melds.push(m as u8);
+    }
+    let want: Vec<i8> = counts
+        .iter()
+        .zip(&melds)
+        .map(|(c, &m)| shanten_counts(c, m as usize, &wilds, &ShapeRules::ALL).unwrap())
+        .collect();
+    for threads in [0, 1, 2, 3] {
+        let mut out = vec![0i8; counts.len()];
+        shanten_batch(&counts, &melds, &wilds, &ShapeRules::ALL, &mut out, threads).unwrap();
+        assert_eq!(out, want, "threads = {threads}");
+    }
+}
+
+#[test]
+fn batch_reports_the_first_bad_row() {
+    let good = counts_of(&parse("123m456p789s1122z").unwrap()).unwrap();
+    let bad = counts_of(&parse("123m").unwrap()).unwrap();
+    let rows = vec![good, good, bad, good, bad];
+    let mut out = vec![0i8; 5];
+    let e =
+        shanten_batch(&rows, &[0], &Wildcards::NONE, &ShapeRules::ALL, &mut out, 2).unwrap_err();
+    assert!(e.to_string().starts_with("hand 2:"), "{e}");
+    let e = shanten_batch(
+        &rows,
+        &[0, 0],
+        &Wildcards::NONE,
+        &ShapeRules::ALL,
+        &mut out,
+        1,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("n_melds"), "{e}");
+    let e = shanten_batch(
+        &rows,
+        &[0],
+        &Wildcards::NONE,
+        &ShapeRules::ALL,
+        &mut out[..3],
+        1,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("output"), "{e}");
+}
+
+// ---------------------------------------------------------- properties
+
+fn arb_hand(size: usize) -> impl Strategy<Value = Counts> {
+    proptest::collection::vec(0usize..KINDS, 64).prop_map(move |picks| {
+        let mut c = [0u8; KINDS];
+        let mut n = 0;
+        for k in picks {
+            if n < size && c[k] < 4 {
+                c[k] += 1;
+                n += 1;
+            }
+        }
+        c
+    })
+}
+
+fn arb_wilds() -> impl Strategy<Value = Vec<usize>> {
+    prop_oneof![
+        Just(vec![]),
+        (0usize..KINDS).prop_map(|a| vec![a]),
+        (0usize..KINDS, 1usize..KINDS).prop_map(|(a, d)| vec![a, (a + d) % KINDS])
+    ]
+}
+
+fn arb_rules() -> impl Strategy<Value = ShapeRules> {
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(s, t, w)| ShapeRules {
+        seven_pairs: s,
+        thirteen_orphans: t,
+        wind_sets: w,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn one_tile_swap_changes_shanten_by_at_most_one(c in arb_hand(13), out in 0usize..KINDS, inn in 0usize..KINDS,
+            wk in arb_wilds(), rules in arb_rules()) {
+        let held: Vec<usize> = (0..KINDS).filter(|&k| c[k] > 0).collect();
+        let out = held[out % held.len()];
+        let room: Vec<usize> = (0..KINDS).filter(|&k| c[k] < 4 && k != out).collect();
+        let inn = room[inn % room.len()];
+        let w = wildcards(&wk);
+        let a = shanten_counts(&c, 0, &w, &rules).unwrap();
+        let mut d = c;
+        d[out] -= 1;
+        d[inn] += 1;
+        let b = shanten_counts(&d, 0, &w, &rules).unwrap();
+        prop_assert!((a - b).abs() <= 1, "{a} vs {b}");
+    }
+
+    #[test]
+    fn shanten_is_minus_one_iff_is_win(c in arb_hand(14), wk in arb_wilds(), rules in arb_rules()) {
+        let w = wildcards(&wk);
+        let s = shanten_counts(&c, 0, &w, &rules).unwrap();
+        prop_assert_eq!(s == -1, is_win(&c, 0, &w, &rules));
+    }
+
+    #[test]
+    fn shanten_is_minus_one_iff_is_win_near_complete(seed in any::<u64>(), wk in arb_wilds(), rules in arb_rules()) {
+        let mut rng = Rng(seed);
+        let (c, m) = sized_hand(&mut rng, &wk, 14);
+        let w = wildcards(&wk);
+        let s = shanten_counts(&c, m, &w, &rules).unwrap();
+        prop_assert_eq!(s == -1, is_win(&c, m, &w, &rules));
+    }
+
+    /// Shanten 0 iff ready, except (stated in the module docs) a hand
+    /// whose completing tiles can only be drawn as a 5th copy: without
+    /// wildcards that needs a copy locked in the hand's melds, which these
+    /// meld-free hands don't have; with wildcards only when every wild
+    /// kind is held 4 times (no wild tile can be drawn).
+    #[test]
+    fn shanten_zero_iff_ready(seed in any::<u64>(), wk in arb_wilds(), rules in arb_rules()) {
+        let mut rng = Rng(seed);
+        let (c, m) = sized_hand(&mut rng, &wk, 13);
+        let w = wildcards(&wk);
+        let h = hand_of(&c, 0);
+        let h = if m == 0 { h } else {
+            // Melds of kinds the hand does not hold, so that they lock no
+            // copy the hand could want.
+            let mut h = Hand::new(c, &[]).unwrap();
+            let free: Vec<usize> = (0..KINDS).filter(|&k| c[k] == 0 && !wk.contains(&k)).collect();
+            for i in 0..m { h.push_meld(Meld::new(MeldKind::Pong, Tile::new(free[i] as u8).unwrap())).unwrap(); }
+            h
+        };
+        let s = shanten(&h, &w, &rules).unwrap();
+        let ready = waits(&h, &w, &rules).unwrap().is_ready();
+        let no_wild_drawable = !wk.is_empty() && wk.iter().all(|&k| c[k] == 4);
+        if !no_wild_drawable {
+            // Melds of unheld kinds may still hold a kind the hand wants
+            // to complete; allow that case only when a meld kind is a
+            // would-be wait.
+            if s == 0 && !ready {
+                let mut d = c;
+                let locked = h.melds().iter().any(|ml| {
+                    let k = ml.tile.index();
+                    d[k] += 1;
+                    let win = is_win(&d, m, &w, &rules);
+                    d[k] -= 1;
+                    win
+                });
+                prop_assert!(locked, "shanten 0 but not ready: {}", koudian_core::tile::format_counts(&c));
+            } else {
+                prop_assert_eq!(s == 0, ready);
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------- tables
+
+#[path = "../examples/gen_shanten_tables.rs"]
+mod gen;
+
+#[test]
+fn committed_suit_table_equals_the_generator_output() {
+    let committed: &[u8] = include_bytes!("../src/shanten/suit_tables.bin");
+    assert_eq!(committed.len(), 2 * 4 * gen::N_KEYS);
+    assert!(
+        gen::generate() == committed,
+        "regenerate with `cargo run --release --example gen_shanten_tables`"
+    );
+}
