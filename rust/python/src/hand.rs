@@ -2,7 +2,7 @@
 //! `hand=` / `melds=` argument pair into the core's `Hand`.
 
 use crate::errors::{to_py, InvalidHandError, InvalidTilesError};
-use crate::tiles::{extract_counts, extract_tile, tile_list, tile_obj, type_name};
+use crate::tiles::{extract_counts, extract_tile, fast_seq_counts, tile_list, tile_obj, type_name};
 use koudian_core::hand::{Hand, Meld, MeldKind, MAX_MELDS};
 use koudian_core::tile::{self, Tile};
 use numpy::PyArray1;
@@ -210,6 +210,12 @@ fn extract_melds(obj: Option<&Bound<'_, PyAny>>, out: &mut Vec<Meld>) -> PyResul
 /// The core hand of a `hand=` argument plus `melds=`: checks the 4-copy
 /// limit (melds included) and the number of melds, not the size.
 pub fn extract_hand(hand: &Bound<'_, PyAny>, melds: Option<&Bound<'_, PyAny>>) -> PyResult<Hand> {
+    if melds.is_none() {
+        // Hot path: a tuple or list of ints and no melds.
+        if let Some(c) = fast_seq_counts(hand) {
+            return Hand::new(c, &[]).map_err(to_py);
+        }
+    }
     let mut ms: Vec<Meld> = Vec::new();
     let counts = if let Ok(h) = hand.cast::<PyHand>() {
         ms.extend_from_slice(h.get().inner.melds());

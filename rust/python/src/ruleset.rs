@@ -257,9 +257,14 @@ pub fn resolve(py: Python<'_>, rules: Option<&Bound<'_, PyAny>>) -> PyResult<Rul
                 type_name(r)
             )))
         }
-        None => resolve_name(py, &PyString::intern(py, "shanxi")),
+        None => DEFAULT
+            .get_or_try_init(py, || resolve_name(py, &PyString::new(py, "shanxi")))
+            .cloned(),
     }
 }
+
+/// The `shanxi` preset, resolved once: the default of every `rules=`.
+static DEFAULT: PyOnceLock<Ruleset> = PyOnceLock::new();
 
 fn resolve_name(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
     let cache = PRESET_CACHE.get_or_init(py, || PyDict::new(py).unbind());

@@ -528,7 +528,7 @@ impl PyPayment {
 #[pyclass(name = "Settlement", module = "koudian", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PySettlement {
-    inner: Settlement,
+    pub inner: Settlement,
 }
 
 #[pymethods]

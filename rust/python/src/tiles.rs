@@ -7,6 +7,7 @@
 use crate::errors::{to_py, InvalidHandError, InvalidTilesError};
 use koudian_core::tile::{self, Counts, Tile, KINDS};
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
@@ -101,6 +102,9 @@ fn counts_from_bytes(b: &[u8]) -> PyResult<Counts> {
 /// `Tile` members or one-tile strings); 34 counts as `bytes`,
 /// `bytearray` or a 1-D numpy integer array.
 pub fn extract_counts(obj: &Bound<'_, PyAny>) -> PyResult<Counts> {
+    if let Some(c) = fast_seq_counts(obj) {
+        return Ok(c);
+    }
     let mut counts = [0u8; KINDS];
     if let Ok(t) = obj.cast::<PyTuple>() {
         for (pos, item) in t.iter().enumerate() {
@@ -135,6 +139,55 @@ pub fn extract_counts(obj: &Bound<'_, PyAny>) -> PyResult<Counts> {
          or 34 counts (bytes or a numpy array); got {}",
         type_name(obj)
     )))
+}
+
+/// Counts of a tuple or list of ints `0..34` (`Tile` members included)
+/// through borrowed items and one C call each: the hot path of every
+/// single-hand function. `None` for anything else (including a bad item):
+/// the general path then explains the error.
+#[inline]
+pub fn fast_seq_counts(obj: &Bound<'_, PyAny>) -> Option<Counts> {
+    let p = obj.as_ptr();
+    // SAFETY: `p` is a live object (we hold `obj`) and the GIL is held.
+    // Items are borrowed from the tuple/list, which `obj` keeps alive;
+    // only exact-or-subclass ints are read, and reading an int runs no
+    // Python code, so the container cannot change during the loop.
+    unsafe {
+        let tuple = ffi::PyTuple_Check(p) != 0;
+        if !tuple && ffi::PyList_Check(p) == 0 {
+            return None;
+        }
+        let n = if tuple {
+            ffi::PyTuple_Size(p)
+        } else {
+            ffi::PyList_Size(p)
+        };
+        let mut counts = [0u8; KINDS];
+        for i in 0..n {
+            let item = if tuple {
+                ffi::PyTuple_GetItem(p, i)
+            } else {
+                ffi::PyList_GetItem(p, i)
+            };
+            if item.is_null() {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            if ffi::PyLong_Check(item) == 0 {
+                return None;
+            }
+            let v = ffi::PyLong_AsLong(item);
+            if !(0..KINDS as std::os::raw::c_long).contains(&v) {
+                if v == -1 && !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                }
+                return None;
+            }
+            let c = &mut counts[v as usize];
+            *c = c.saturating_add(1);
+        }
+        Some(counts)
+    }
 }
 
 /// Whether `obj` is a numpy array, without importing numpy when the
