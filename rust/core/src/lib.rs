@@ -17,6 +17,7 @@ pub mod shanten;
 pub mod shape;
 pub mod simulate;
 pub mod tile;
+pub mod waits;
 pub mod wildcard;
 
 pub use error::Error;

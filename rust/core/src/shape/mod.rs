@@ -5,10 +5,11 @@
 //! distinct way it completes, which scoring needs.
 
 mod decompose;
-mod win;
+pub(crate) mod tables;
+pub(crate) mod win;
 
 pub use decompose::decompose;
-pub use win::is_win;
+pub use win::{is_win, is_win_batch};
 
 use crate::ruleset::Ruleset;
 use crate::tile::Tile;

@@ -1,0 +1,269 @@
+//! The need tables behind [`super::is_win`] and [`crate::waits`].
+//!
+//! For a group of tile kinds (one suit, or the honors) and its natural
+//! counts read as a base-5 key, an entry holds two numbers: the fewest wild
+//! tiles that turn *every* tile of the group into complete sets (`need0`),
+//! and the same with exactly one pair as well (`need1`). An empty group
+//! needs 0 and 2. Both are packed in one byte (`need0 | need1 << 4`,
+//! saturating at 15, far above the 8 wild tiles a hand can hold).
+//!
+//! * Suit table: 5^9 = 1,953,125 bytes, filled by dynamic programming over
+//!   the keys whose digit sum is at most 14 (every key a hand of at most
+//!   14 concealed tiles can produce; 405,350 of them). Entries of larger
+//!   keys stay zero and are never read: every caller first checks the
+//!   hand size. The array is zero-allocated, so pages holding no reachable
+//!   key are never touched.
+//! * Honor tables: 5^7 = 78,125 bytes each, one with only triplets and one
+//!   with 风嘴子 wind sets (any 3 different winds, or 中发白), built from a
+//!   4-wind and a 3-dragon table because no set mixes winds and dragons.
+//!
+//! Together about 2.1 MB, built once, on first use, behind a `OnceLock`
+//! (about 5 ms on the 2-core development machine in a release build); the
+//! library has no start-up cost and the wheel carries no table.
+
+use std::sync::OnceLock;
+
+/// Powers of 5: the weight of each rank in a key.
+pub(crate) const POW5: [u32; 10] = [
+    1, 5, 25, 125, 625, 3_125, 15_625, 78_125, 390_625, 1_953_125,
+];
+/// Number of suit keys.
+pub(crate) const SUIT_KEYS: usize = 1_953_125;
+/// Number of honor keys.
+pub(crate) const HONOR_KEYS: usize = 78_125;
+/// Most concealed tiles a hand holds.
+const MAX_TILES: u32 = 14;
+/// Saturation value of a packed need.
+const CAP: u8 = 15;
+
+/// The built tables.
+pub(crate) struct Tables {
+    /// Per suit key.
+    pub suit: Box<[u8]>,
+    /// Per honor key: `[triplets only, with wind sets]`.
+    pub honor: [Box<[u8]>; 2],
+}
+
+impl Tables {
+    /// The honor table for the `wind_sets` option.
+    #[inline]
+    pub fn honor(&self, wind_sets: bool) -> &[u8] {
+        &self.honor[wind_sets as usize]
+    }
+}
+
+static TABLES: OnceLock<Tables> = OnceLock::new();
+
+/// The tables, built on first call.
+#[inline]
+pub(crate) fn tables() -> &'static Tables {
+    TABLES.get_or_init(build)
+}
+
+#[inline]
+fn pack(need0: u8, need1: u8) -> u8 {
+    need0.min(CAP) | need1.min(CAP) << 4
+}
+
+#[inline]
+pub(crate) fn need0(e: u8) -> i32 {
+    (e & 15) as i32
+}
+
+#[inline]
+pub(crate) fn need1(e: u8) -> i32 {
+    (e >> 4) as i32
+}
+
+fn build() -> Tables {
+    let mut suit = vec![0u8; SUIT_KEYS].into_boxed_slice();
+    build_suit(&mut suit);
+    let honor = [build_honor(false), build_honor(true)];
+    Tables { suit, honor }
+}
+
+/// Fills every suit key of digit sum ≤ 14 in increasing key order, so that
+/// the keys an entry depends on (the same key with tiles removed) are done.
+fn build_suit(t: &mut [u8]) {
+    let mut digits = [0u8; 9];
+    suit_rec(t, &mut digits, 8, 0, 0);
+}
+
+fn suit_rec(t: &mut [u8], d: &mut [u8; 9], pos: usize, key: u32, sum: u32) {
+    for v in 0..=4u8 {
+        let s = sum + v as u32;
+        if s > MAX_TILES {
+            break;
+        }
+        d[pos] = v;
+        let k = key + v as u32 * POW5[pos];
+        if pos == 0 {
+            t[k as usize] = suit_entry(t, d, k);
+        } else {
+            suit_rec(t, d, pos - 1, k, s);
+        }
+    }
+    d[pos] = 0;
+}
+
+/// One suit entry from the entries of smaller keys: the copy of the lowest
+/// rank present is in the pair, or in a set whose other members are
+/// natural (when present) or wild.
+fn suit_entry(t: &[u8], d: &[u8; 9], k: u32) -> u8 {
+    let Some(i) = d.iter().position(|&n| n > 0) else {
+        return pack(0, 2);
+    };
+    let p = POW5[i];
+    let at = |key: u32| t[key as usize];
+    let mut b0 = CAP;
+    let mut b1 = CAP;
+    // The pair holds this copy: with a second natural copy or with a wild.
+    if d[i] >= 2 {
+        b1 = b1.min(need0(at(k - 2 * p)) as u8);
+    }
+    b1 = b1.min(1 + need0(at(k - p)) as u8);
+    let mut set = |cost: u8, sub: u32| {
+        let e = at(sub);
+        b0 = b0.min(cost + need0(e) as u8);
+        b1 = b1.min(cost + need1(e) as u8);
+    };
+    // Triplets with 3, 2 or 1 natural copies.
+    if d[i] >= 3 {
+        set(0, k - 3 * p);
+    }
+    if d[i] >= 2 {
+        set(1, k - 2 * p);
+    }
+    set(2, k - p);
+    // Sequences: naturals {i, i+1, i+2}, {i, i+1} (the set i..i+2 or
+    // i-1..i+1 with one wild), {i, i+2} (wild middle). A sequence holding
+    // only rank i costs as much as the triplet with two wilds.
+    if i < 8 && d[i + 1] > 0 {
+        set(1, k - p - POW5[i + 1]);
+        if i + 2 <= 8 && d[i + 2] > 0 {
+            set(0, k - p - POW5[i + 1] - POW5[i + 2]);
+        }
+    }
+    if i + 2 <= 8 && d[i + 2] > 0 {
+        set(1, k - p - POW5[i + 2]);
+    }
+    pack(b0, b1)
+}
+
+/// A table over a small group of honor kinds whose sets are triplets plus
+/// `mixed` (each a list of distinct kinds of the group).
+fn build_group(kinds: usize, mixed: &[&[usize]]) -> Vec<u8> {
+    let size = POW5[kinds] as usize;
+    let mut t = vec![0u8; size];
+    for k in 0..size {
+        let mut d = [0u8; 4];
+        let mut x = k;
+        for di in d.iter_mut().take(kinds) {
+            *di = (x % 5) as u8;
+            x /= 5;
+        }
+        let Some(i) = d.iter().position(|&n| n > 0) else {
+            t[k] = pack(0, 2);
+            continue;
+        };
+        let k = k as u32;
+        let p = POW5[i];
+        let mut b0 = CAP;
+        let mut b1 = CAP;
+        if d[i] >= 2 {
+            b1 = b1.min(need0(t[(k - 2 * p) as usize]) as u8);
+        }
+        b1 = b1.min(1 + need0(t[(k - p) as usize]) as u8);
+        let mut set = |cost: u8, sub: u32| {
+            let e = t[sub as usize];
+            b0 = b0.min(cost + need0(e) as u8);
+            b1 = b1.min(cost + need1(e) as u8);
+        };
+        if d[i] >= 3 {
+            set(0, k - 3 * p);
+        }
+        if d[i] >= 2 {
+            set(1, k - 2 * p);
+        }
+        set(2, k - p);
+        for m in mixed.iter().filter(|m| m.contains(&i)) {
+            // Every other member is natural (if present) or wild.
+            let others: Vec<usize> = m.iter().copied().filter(|&j| j != i).collect();
+            for mask in 0..1u32 << others.len() {
+                let mut sub = k - p;
+                let mut cost = 2u8;
+                let mut ok = true;
+                for (b, &j) in others.iter().enumerate() {
+                    if mask >> b & 1 == 1 {
+                        if d[j] == 0 {
+                            ok = false;
+                        }
+                        sub = sub.wrapping_sub(POW5[j]);
+                        cost -= 1;
+                    }
+                }
+                if ok {
+                    set(cost, sub);
+                }
+            }
+        }
+        t[k as usize] = pack(b0, b1);
+    }
+    t
+}
+
+/// The honor table: winds are kinds 0..4 of the key, dragons 4..7.
+fn build_honor(wind_sets: bool) -> Box<[u8]> {
+    let (winds, dragons) = if wind_sets {
+        let w: &[&[usize]] = &[&[0, 1, 2], &[0, 1, 3], &[0, 2, 3], &[1, 2, 3]];
+        (build_group(4, w), build_group(3, &[&[0, 1, 2]]))
+    } else {
+        (build_group(4, &[]), build_group(3, &[]))
+    };
+    let mut t = vec![0u8; HONOR_KEYS].into_boxed_slice();
+    for (dk, &de) in dragons.iter().enumerate() {
+        for (wk, &we) in winds.iter().enumerate() {
+            let n0 = need0(we) + need0(de);
+            let n1 = (need1(we) + need0(de)).min(need0(we) + need1(de));
+            t[wk + 625 * dk] = pack(n0 as u8, n1 as u8);
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_group_needs_a_wild_pair() {
+        let t = tables();
+        assert_eq!((need0(t.suit[0]), need1(t.suit[0])), (0, 2));
+        assert_eq!((need0(t.honor[1][0]), need1(t.honor[1][0])), (0, 2));
+    }
+
+    #[test]
+    fn reachable_suit_keys() {
+        let t = tables();
+        // Every reachable key other than 0 needs at least something paired
+        // or set, so its packed entry is non-zero (0 would mean unreached).
+        let mut d = [0u8; 9];
+        let mut n = 0;
+        fn count(d: &mut [u8; 9], pos: usize, sum: u32, n: &mut usize) {
+            for v in 0..=4u8 {
+                if sum + v as u32 > MAX_TILES {
+                    break;
+                }
+                d[pos] = v;
+                if pos == 0 {
+                    *n += 1;
+                } else {
+                    count(d, pos - 1, sum + v as u32, n);
+                }
+            }
+        }
+        count(&mut d, 8, 0, &mut n);
+        assert_eq!(n, 405_350);
+        assert!(t.suit[1] != 0);
+    }
+}

@@ -1,0 +1,398 @@
+//! Waits (听口) of a hand one tile short, and "ready" (听牌): RULES.md §2
+//! "Waits and ready".
+//!
+//! * A natural kind is a wait when drawing it completes the hand, while the
+//!   player's own concealed tiles and melds hold fewer than 4 of it (a 5th
+//!   copy cannot be drawn). It is worth its points.
+//! * A wild kind is a wait when a drawn wild tile completes the hand, i.e.
+//!   when the tile could stand for at least one kind (a 5th copy included:
+//!   the 5-copy limit binds physical tiles only), again only while the
+//!   player holds fewer than 4 physical tiles of the wild kind. It is worth
+//!   the highest points among the kinds it could stand for there (a wild
+//!   tile may stand for its own kind, so that kind's points count too).
+//! * Seven pairs and thirteen orphans count when the ruleset allows them.
+//!
+//! Method (ALGORITHMS.md "Waits"): the natural counts' table entries are
+//! looked up once; adding one tile changes a single group's key, so each
+//! of the 34 candidate kinds costs one table load and a few additions. A
+//! kind the hand already holds 4 times naturally (only a wild tile can add
+//! a 5th) is decided without a 5-digit key: five copies lie either in a
+//! triplet (the rest then holds 2) or in the pair plus three sets.
+
+use crate::error::Error;
+use crate::hand::Hand;
+use crate::shape::tables::{need0, need1, POW5};
+use crate::shape::win::{check_batch, run_chunks, valid_size, Checker, ORPHAN_MASK};
+use crate::shape::ShapeRules;
+use crate::tile::{Counts, Tile, KINDS};
+use crate::wildcard::Wildcards;
+
+/// The waits of a hand: which kinds complete it and what each is worth.
+///
+/// ```
+/// use koudian_core::{hand::Hand, shape::ShapeRules, tile::{parse, Tile}, waits::waits, Wildcards};
+/// let hand = Hand::from_tiles(&parse("1112345678999m").unwrap(), &[]).unwrap();
+/// let w = waits(&hand, &Wildcards::NONE, &ShapeRules::ALL).unwrap();
+/// assert_eq!(w.len(), 9); // 九莲宝灯 waits on every 万
+/// assert_eq!(w.best_points(), Some(9));
+/// assert_eq!(w.points(Tile::M1), Some(1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Waits {
+    /// Bit `i` set when kind `i` is a wait.
+    mask: u64,
+    /// The waits that are wild kinds (a subset of `mask`).
+    wild: u64,
+    /// Points of every wild wait.
+    wild_points: u8,
+}
+
+impl Waits {
+    /// No waits (a hand that is not ready).
+    pub const NONE: Waits = Waits {
+        mask: 0,
+        wild: 0,
+        wild_points: 0,
+    };
+
+    /// Whether the hand is ready (听牌): at least one wait.
+    #[inline]
+    pub fn is_ready(&self) -> bool {
+        self.mask != 0
+    }
+
+    /// The waits as a 34-bit mask, bit `i` for kind `i`.
+    #[inline]
+    pub fn mask(&self) -> u64 {
+        self.mask
+    }
+
+    /// Number of waiting kinds.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.mask.count_ones() as usize
+    }
+
+    /// Whether there are no waits.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.mask == 0
+    }
+
+    /// Whether `t` is a wait.
+    #[inline]
+    pub fn contains(&self, t: Tile) -> bool {
+        self.mask >> t.index() & 1 == 1
+    }
+
+    /// What winning on `t` is worth in points, or `None` if `t` is not a
+    /// wait. A wild kind is worth the best kind it can stand for.
+    #[inline]
+    pub fn points(&self, t: Tile) -> Option<u8> {
+        if !self.contains(t) {
+            None
+        } else if self.wild >> t.index() & 1 == 1 {
+            Some(self.wild_points)
+        } else {
+            Some(t.points())
+        }
+    }
+
+    /// The highest points among the waits, or `None` when not ready.
+    pub fn best_points(&self) -> Option<u8> {
+        self.iter().map(|(_, p)| p).max()
+    }
+
+    /// The waits in index order, with their points.
+    pub fn iter(&self) -> impl Iterator<Item = (Tile, u8)> + '_ {
+        self.tiles().map(|t| {
+            let p = if self.wild >> t.index() & 1 == 1 {
+                self.wild_points
+            } else {
+                t.points()
+            };
+            (t, p)
+        })
+    }
+
+    /// The waiting kinds in index order.
+    pub fn tiles(&self) -> impl Iterator<Item = Tile> + '_ {
+        let mut m = self.mask;
+        std::iter::from_fn(move || {
+            if m == 0 {
+                return None;
+            }
+            let i = m.trailing_zeros();
+            m &= m - 1;
+            Some(Tile::from_index_unchecked(i as u8))
+        })
+    }
+
+    /// The waits as 34 booleans.
+    pub fn to_bools(&self) -> [bool; KINDS] {
+        let mut b = [false; KINDS];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = self.mask >> i & 1 == 1;
+        }
+        b
+    }
+}
+
+/// The waits of `hand`, which must hold `13 − 3 × melds` concealed tiles
+/// (wild tiles at their own index). Errors name the wrong size.
+///
+/// ```
+/// use koudian_core::{hand::Hand, shape::ShapeRules, tile::{parse, Tile}, waits::waits, Wildcards};
+/// // 123m 456p 789s 11z + 5z: waits on 1z (10 points) and nothing else…
+/// let hand = Hand::from_tiles(&parse("123m456p789s1155z").unwrap(), &[]).unwrap();
+/// let w = waits(&hand, &Wildcards::NONE, &ShapeRules::ALL).unwrap();
+/// assert_eq!(w.tiles().collect::<Vec<_>>(), vec![Tile::EAST, Tile::WHITE]);
+/// // …and with 红中 wild, drawing a 红中 wins too, worth 10.
+/// let red = Wildcards::new(&[Tile::RED]).unwrap();
+/// let w = waits(&hand, &red, &ShapeRules::ALL).unwrap();
+/// assert_eq!(w.points(Tile::RED), Some(10));
+/// ```
+pub fn waits(hand: &Hand, wilds: &Wildcards, rules: &ShapeRules) -> Result<Waits, Error> {
+    hand.check_size(false)?;
+    let checker = Checker::new(wilds, rules);
+    Ok(waits_unchecked(
+        &checker,
+        &hand.concealed,
+        hand.n_melds(),
+        &hand.all_counts(),
+    ))
+}
+
+/// The counts-level [`waits`] for hot loops: `concealed` holds the
+/// concealed tiles (wild tiles at their own index), `held` every physical
+/// tile the player owns (concealed plus melds, as [`Hand::all_counts`];
+/// pass `concealed` when melds hold none of the kinds that matter), and
+/// `n_melds` the number of melds.
+///
+/// Invalid input (a count above 4, more than 4 melds, or a concealed part
+/// that is not `13 − 3 × n_melds` tiles) gives [`Waits::NONE`] rather than
+/// an error, so that the call costs no allocation.
+///
+/// ```
+/// use koudian_core::{shape::ShapeRules, tile::{parse, counts_of, Tile}, waits::waits_counts, Wildcards};
+/// let c = counts_of(&parse("2345m").unwrap()).unwrap();
+/// let w = waits_counts(&c, &c, 3, &Wildcards::NONE, &ShapeRules::ALL);
+/// assert_eq!(w.tiles().collect::<Vec<_>>(), vec![Tile::new(1).unwrap(), Tile::new(4).unwrap()]);
+/// ```
+pub fn waits_counts(
+    concealed: &Counts,
+    held: &Counts,
+    n_melds: usize,
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+) -> Waits {
+    let checker = Checker::new(wilds, rules);
+    if !valid_size(concealed, n_melds, 13) {
+        return Waits::NONE;
+    }
+    waits_unchecked(&checker, concealed, n_melds, held)
+}
+
+/// [`waits_counts`] over many hands: `out[i]` is the wait mask (bit `i`
+/// for kind `i`) of `counts[i]` with `n_melds[i]` melds (`n_melds[0]` for
+/// every hand when it has one entry). `held` is empty (each hand's melds
+/// are taken to hold none of its kinds) or gives each hand's own physical
+/// tiles, melds included, for the 4-copy limit.
+///
+/// An invalid row gives mask 0; mismatched lengths are an
+/// [`Error::InvalidHand`]. `threads` works as in
+/// [`crate::shape::is_win_batch`]; the result never depends on it.
+///
+/// ```
+/// use koudian_core::{shape::ShapeRules, tile::{parse, counts_of}, waits::waits_batch, Wildcards};
+/// let hands = [counts_of(&parse("123m456p789s1155z").unwrap()).unwrap()];
+/// let mut out = [0u64; 1];
+/// waits_batch(&hands, &[0], &[], &Wildcards::NONE, &ShapeRules::ALL, &mut out, 1).unwrap();
+/// assert_eq!(out[0], 1 << 27 | 1 << 31);
+/// ```
+pub fn waits_batch(
+    counts: &[Counts],
+    n_melds: &[u8],
+    held: &[Counts],
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    out: &mut [u64],
+    threads: usize,
+) -> Result<(), Error> {
+    check_batch(counts.len(), n_melds, out.len(), "waits_batch")?;
+    if !held.is_empty() && held.len() != counts.len() {
+        return Err(Error::InvalidHand(format!(
+            "waits_batch: held has {} rows for {} hands; give 0 or {}",
+            held.len(),
+            counts.len(),
+            counts.len()
+        )));
+    }
+    let checker = Checker::new(wilds, rules);
+    run_chunks(counts, out, threads, |start, c, o| {
+        for (j, (h, r)) in c.iter().zip(o.iter_mut()).enumerate() {
+            let i = start + j;
+            let m = if n_melds.len() == 1 {
+                n_melds[0]
+            } else {
+                n_melds[i]
+            } as usize;
+            let own = if held.is_empty() { h } else { &held[i] };
+            *r = if valid_size(h, m, 13) {
+                waits_unchecked(&checker, h, m, own).mask
+            } else {
+                0
+            };
+        }
+    });
+    Ok(())
+}
+
+/// Waits of a valid 13 − 3 × melds hand.
+#[inline]
+pub(crate) fn waits_unchecked(
+    checker: &Checker,
+    concealed: &Counts,
+    n_melds: usize,
+    held: &Counts,
+) -> Waits {
+    let complete = completing_kinds(checker, concealed, n_melds);
+    if complete == 0 {
+        return Waits::NONE;
+    }
+    let mut wild_mask = 0u64;
+    for &t in &checker.wild[..checker.n_wild] {
+        wild_mask |= 1 << t;
+    }
+    let mut drawable = 0u64;
+    for (i, &n) in held.iter().enumerate() {
+        drawable |= ((n < 4) as u64) << i;
+    }
+    let wild = wild_mask & drawable;
+    Waits {
+        mask: (complete & !wild_mask & drawable) | wild,
+        wild,
+        wild_points: if wild != 0 { best_points(complete) } else { 0 },
+    }
+}
+
+/// Highest points among the kinds of a non-empty mask.
+#[inline]
+fn best_points(mask: u64) -> u8 {
+    if mask >> 27 != 0 {
+        return 10;
+    }
+    let mut best = 0;
+    for s in 0..3 {
+        let m = (mask >> (9 * s)) & 0x1ff;
+        if m != 0 {
+            best = best.max(64 - m.leading_zeros() as u8);
+        }
+    }
+    best
+}
+
+/// Kinds `t` such that the natural tiles plus one natural `t` (a 5th copy
+/// allowed), with the hand's wild tiles, form a winning shape. A natural
+/// kind completes the hand when drawn iff it is here; a drawn wild tile
+/// completes it iff this is not empty.
+#[inline]
+pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) -> u64 {
+    let (keys, w) = checker.natural_keys(c);
+    let mut natural = *c;
+    for &t in &checker.wild[..checker.n_wild] {
+        natural[t] = 0;
+    }
+    let e = checker.entries(&keys);
+    let n0 = e.map(need0);
+    let d = e.map(|x| need1(x) - need0(x));
+    let sum0: i32 = n0.iter().sum();
+    let mut out = 0u64;
+    for s in 0..4 {
+        let mut other = i32::MAX;
+        for (j, &dj) in d.iter().enumerate() {
+            if j != s {
+                other = other.min(dj);
+            }
+        }
+        let table = if s < 3 { checker.suit } else { checker.honor };
+        let base = sum0 - n0[s];
+        let key = keys[s];
+        let ranks = if s < 3 { 9 } else { 7 };
+        for (r, &p) in POW5.iter().enumerate().take(ranks) {
+            let t = 9 * s + r;
+            let win = if natural[t] < 4 {
+                let x = table[(key + p) as usize];
+                base + need0(x) + (need1(x) - need0(x)).min(other) <= w
+            } else {
+                // Five copies: a triplet of them and the pair elsewhere or
+                // among the other two, or the pair of them and the other
+                // three in sets (only 4 sets: without a triplet at most 4
+                // copies sit in sequences, so the pair must hold 2).
+                let tri = table[(key - 2 * p) as usize];
+                let pair = table[(key - p) as usize];
+                base + need0(tri) + (need1(tri) - need0(tri)).min(other) <= w
+                    || base + need0(pair) <= w
+            };
+            out |= (win as u64) << t;
+        }
+    }
+    if n_melds == 0 {
+        let rules = checker.rules;
+        if rules.seven_pairs {
+            let odd = checker.seven_pairs_need(c);
+            let mut odd_kinds = 0u64;
+            for (i, &n) in natural.iter().enumerate() {
+                odd_kinds |= ((n & 1) as u64) << i;
+            }
+            let all = (1u64 << KINDS) - 1;
+            if odd - 1 <= w {
+                out |= odd_kinds;
+            }
+            if odd < w {
+                out |= all & !odd_kinds;
+            }
+        }
+        if rules.thirteen_orphans {
+            out |= orphan_completions(&natural);
+        }
+    }
+    out
+}
+
+/// Orphan kinds whose addition makes thirteen orphans possible (the wild
+/// tiles, exactly as many as the missing tiles, fill the rest).
+#[inline]
+fn orphan_completions(natural: &Counts) -> u64 {
+    let mut ones = 0u64;
+    let mut twos = 0u32;
+    for (i, &n) in natural.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        if ORPHAN_MASK >> i & 1 == 0 || n > 2 {
+            return 0;
+        }
+        if n == 1 {
+            ones |= 1 << i;
+        } else {
+            twos += 1;
+        }
+    }
+    match twos {
+        // Any orphan kind but one held once would double it.
+        0 => ORPHAN_MASK,
+        // The pair is taken: only a kind not yet held.
+        1 => ORPHAN_MASK & !ones & !held_twice(natural),
+        _ => 0,
+    }
+}
+
+#[inline]
+fn held_twice(natural: &Counts) -> u64 {
+    let mut m = 0u64;
+    for (i, &n) in natural.iter().enumerate() {
+        m |= ((n == 2) as u64) << i;
+    }
+    m
+}
