@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod batch;
 mod errors;
+mod game;
 mod hand;
 mod ruleset;
 mod score;
@@ -25,5 +26,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     waits::register(m)?;
     shanten::register(m)?;
     score::register(m)?;
+    game::register(m)?;
     Ok(())
 }
