@@ -1,51 +1,34 @@
-//! The table's questions to the hand analysis: is this complete, what
-//! does this hand wait on, may this seat win this tile, may it declare
-//! ting, may it kong after ting.
+//! The table's questions to the hand analysis: may this seat win this
+//! tile, may it declare ting, may it kong after ting.
 //!
-//! This is the engine's only door to the hand rules of RULES.md §2-§3: a
-//! thin adapter over [`crate::shape::is_win`] and [`crate::waits`]. (The
-//! `ting` module of the analysis engineer had not landed when the table
-//! was written; the few lines below that apply the §3 point rules should
-//! be replaced by its functions when it does.)
+//! This is the engine's only door to the hand rules of RULES.md §2-§3; it
+//! asks [`crate::shape::is_win`], [`crate::waits`] and [`crate::ting`]
+//! and adds only what is the table's: whether the seat has declared, and
+//! Sichuan's 缺一门.
 
 use crate::hand::{Hand, Meld};
 use crate::ruleset::{Family, Ruleset};
 use crate::shape::{is_win, ShapeRules};
-use crate::tile::{Counts, Tile};
+use crate::tile::Tile;
+use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
 use crate::waits::{waits_counts, Waits};
 use crate::wildcard::Wildcards;
 
 /// The questions with the ruleset and wildcards of one hand bound in.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Judge {
+    rules: Ruleset,
     shape: ShapeRules,
     pub(crate) wilds: Wildcards,
-    family: Family,
-    min_self: u8,
-    min_discard: u8,
-    ting_min: u8,
-    keeps_waits: bool,
-    ting_required: bool,
 }
 
 impl Judge {
     pub(crate) fn new(rules: &Ruleset, wilds: Wildcards) -> Judge {
-        let (min_self, min_discard) = rules.point_rule.minimums();
         Judge {
+            rules: rules.clone(),
             shape: ShapeRules::from(rules),
             wilds,
-            family: rules.family,
-            min_self,
-            min_discard,
-            ting_min: rules.ting_min_points,
-            keeps_waits: rules.kong_keeps_waits,
-            ting_required: rules.ting_required,
         }
-    }
-
-    #[inline]
-    pub(crate) fn complete(&self, c: &Counts, n_melds: usize) -> bool {
-        is_win(c, n_melds, &self.wilds, &self.shape)
     }
 
     #[inline]
@@ -53,8 +36,7 @@ impl Judge {
         self.wilds.is_wild(t)
     }
 
-    /// The waits of a hand one tile short (RULES.md §2), through
-    /// [`crate::waits`].
+    /// The waits of a hand one tile short (RULES.md §2).
     #[inline]
     pub(crate) fn waits(&self, hand: &Hand) -> Waits {
         waits_counts(
@@ -69,33 +51,7 @@ impl Judge {
     /// Whether the hand (14-type, the drawn tile included) may declare
     /// ting discarding `k` face down.
     pub(crate) fn can_declare(&self, hand: &Hand, k: Tile) -> bool {
-        let mut h = *hand;
-        if h.concealed[k.index()] == 0 {
-            return false;
-        }
-        h.concealed[k.index()] -= 1;
-        self.waits(&h)
-            .best_points()
-            .is_some_and(|b| b >= self.ting_min)
-    }
-
-    /// The points of a self-drawn winning tile (a wild one: its best
-    /// value), or `None` when the hand is not complete.
-    pub(crate) fn self_draw_value(&self, hand: &Hand, drawn: Option<Tile>) -> Option<u8> {
-        if !self.complete(&hand.concealed, hand.n_melds()) {
-            return None;
-        }
-        match drawn {
-            Some(t) if self.wilds.is_wild(t) => {
-                // RULES.md §3: a self-drawn wild tile is worth the best of
-                // the hand's waits.
-                let mut h = *hand;
-                h.concealed[t.index()] -= 1;
-                self.waits(&h).best_points().or(Some(t.points()))
-            }
-            Some(t) => Some(t.points()),
-            None => Some(0),
-        }
+        can_declare_ting(hand, k, &self.wilds, &self.rules).unwrap_or(false)
     }
 
     fn lacks_a_suit(hand: &Hand, extra: Option<Tile>) -> bool {
@@ -106,45 +62,57 @@ impl Judge {
         (0..3).any(|s| c[s * 9..s * 9 + 9].iter().all(|&n| n == 0))
     }
 
-    /// May this hand (14-type) win by self-draw?
+    /// May this hand (14-type) win by self-draw, `drawn` being the tile
+    /// just drawn (`None` for the dealer's first 14)?
     pub(crate) fn may_win_self(&self, hand: &Hand, drawn: Option<Tile>, ting: bool) -> bool {
-        let Some(v) = self.self_draw_value(hand, drawn) else {
+        if !is_win(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape) {
+            return false;
+        }
+        if !self.rules.ting_required {
+            return self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, None);
+        }
+        let Some(t) = drawn else {
             return false;
         };
-        if !self.ting_required {
-            return self.family != Family::Sichuan || Judge::lacks_a_suit(hand, None);
+        if !ting {
+            return false;
         }
-        ting && drawn.is_some() && v >= self.min_self
+        // RULES.md §3: a self-drawn wild tile is worth the best of the
+        // hand's waits.
+        let points = if self.wilds.is_wild(t) {
+            let mut rest = *hand;
+            rest.concealed[t.index()] -= 1;
+            self.waits(&rest).best_points().unwrap_or(0)
+        } else {
+            t.points()
+        };
+        may_win(&self.rules, points, true)
     }
 
     /// May this hand (13-type) win on tile `t` discarded (or robbed)?
     /// Pass locks are checked by the caller.
     pub(crate) fn may_win_on(&self, hand: &Hand, t: Tile, ting: bool) -> bool {
-        if self.wilds.is_wild(t) || hand.all_counts()[t.index()] >= 4 {
+        if self.wilds.is_wild(t) {
             return false;
         }
-        if self.ting_required && (!ting || t.points() < self.min_discard) {
+        if self.rules.ting_required && (!ting || !may_win(&self.rules, t.points(), false)) {
             return false;
         }
         let mut c = hand.concealed;
         c[t.index()] += 1;
-        if !self.complete(&c, hand.n_melds()) {
+        if !is_win(&c, hand.n_melds(), &self.wilds, &self.shape) {
             return false;
         }
-        self.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
+        self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
     }
 
     /// After ting: may the player kong, going from `before` (the ting
     /// hand, 13-type) to `after` (13-type, the kong a meld)?
     pub(crate) fn ting_kong_allowed(&self, before: &Hand, after: &Hand) -> bool {
-        let a = self.waits(after);
-        if !a.best_points().is_some_and(|b| b >= self.ting_min) {
-            return false;
-        }
-        !self.keeps_waits || self.waits(before).mask() == a.mask()
+        ting_kong_allowed(before, after, &self.wilds, &self.rules).unwrap_or(false)
     }
 
-    /// Adds a meld to a copy of a hand (the tiles already removed).
+    /// A copy of a hand with one more meld (its tiles already removed).
     pub(crate) fn with_meld(hand: &Hand, meld: Meld) -> Hand {
         let mut h = *hand;
         let _ = h.push_meld(meld);

@@ -652,7 +652,11 @@ impl Game {
             let ok = !ting || {
                 let mut before = *hand;
                 before.concealed[k] -= 1;
-                self.judge.ting_kong_allowed(&before, &before)
+                let mut after = before;
+                if let Some(i) = after.melds().iter().position(|m| m == meld) {
+                    after.set_meld(i, Meld::new(MeldKind::AddedKong, meld.tile));
+                }
+                self.judge.ting_kong_allowed(&before, &after)
             };
             if ok {
                 m.insert(Action::AddedKong(meld.tile));
@@ -806,6 +810,9 @@ impl Game {
                     self.hands[s].concealed[t.index()] -= 1;
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
                     if self.linxian_kong_draw(seat, t) {
+                        // The kong never happens: the tile goes back.
+                        self.hands[s].concealed[t.index()] += 1;
+                        self.set_pong_kind(s, t, MeldKind::Pong);
                         self.finish_other(EndKind::KongDraw, None);
                     } else {
                         self.open_responses(seat, t, true);
