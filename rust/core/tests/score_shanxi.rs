@@ -570,3 +570,106 @@ fn settlement_prints_a_readable_table() {
     assert!(text.contains("-24"), "{text}");
     assert!(text.contains("+24"), "{text}");
 }
+
+// ------------------------------------------------ brute-force reference
+
+/// The special-hand multiplier straight from RULES.md §3, over every
+/// decomposition the independent recursive `decompose` lists.
+fn reference_multiplier(h: &Hand, rules: &Ruleset) -> Option<u32> {
+    use koudian_core::shape::{decompose, Set, Shape, ShapeRules};
+    let ds = decompose(h, &Wildcards::NONE, &ShapeRules::from(rules));
+    if ds.is_empty() {
+        return None;
+    }
+    let all = h.all_counts();
+    let suits: Vec<usize> = (0..34).filter(|&i| all[i] > 0).map(|i| i / 9).collect();
+    let flush = suits.iter().all(|&s| s == suits[0] && s < 3);
+    let quads = all.iter().filter(|&&n| n == 4).count() as u32;
+    let mut m = if flush { 2 } else { 1 };
+    for d in &ds {
+        match d.shape {
+            Shape::SevenPairs => m = m.max([2, 4, 8, 16][quads.min(3) as usize]),
+            Shape::Standard => {
+                for s in 0..3u8 {
+                    let seq = |r: u8| Set::Sequence(Tile::new(s * 9 + r).unwrap());
+                    if [0, 3, 6].iter().all(|&r| d.sets.contains(&seq(r))) {
+                        m = m.max(2);
+                    }
+                }
+            }
+            Shape::ThirteenOrphans => {}
+        }
+    }
+    Some(m)
+}
+
+#[test]
+fn special_hands_multiplier_matches_reference_on_random_hands() {
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    let rules = special();
+    let (mut wins, mut specials) = (0, 0);
+    for _ in 0..100_000 {
+        // Mostly one suit plus a few honors, so flushes, straights and
+        // seven pairs all occur.
+        let suit = next(3) * 9;
+        let kind = |next: &mut dyn FnMut(u64) -> usize| {
+            if next(8) == 0 {
+                27 + next(7)
+            } else {
+                suit + next(9)
+            }
+        };
+        let mut c = [0u8; 34];
+        let mut melds = Vec::new();
+        if next(3) == 0 {
+            for _ in 0..7 {
+                c[kind(&mut next)] += 2;
+            }
+        } else {
+            for i in 0..4 {
+                let k = kind(&mut next);
+                if next(3) == 0 && k < 27 && k % 9 <= 6 {
+                    (0..3).for_each(|d| c[k + d] += 1);
+                } else if i == 0 && next(4) == 0 {
+                    melds.push(Meld::new(MeldKind::Pong, Tile::new(k as u8).unwrap()));
+                } else if next(2) == 0 && k < 27 && k % 9 <= 6 {
+                    let start = k - k % 9 + 3 * next(3);
+                    (0..3).for_each(|d| c[start + d] += 1);
+                } else {
+                    c[k] += 3;
+                }
+            }
+            c[kind(&mut next)] += 2;
+        }
+        let Ok(h) = Hand::new(c, &melds) else {
+            continue;
+        };
+        let Some(tile) = (0..34).rev().find(|&i| c[i] > 0) else {
+            continue;
+        };
+        let tile = Tile::new(tile as u8).unwrap();
+        let want = reference_multiplier(&h, &rules);
+        let got = hand_value(&h, tile, &WinContext::self_draw(), &rules);
+        match (want, got) {
+            (None, Err(_)) => {}
+            (Some(m), Ok(v)) => {
+                assert_eq!(v.multiplier, 2 * m, "{h:?}");
+                wins += 1;
+                specials += usize::from(m > 1);
+            }
+            // A winning shape whose tile is too cheap for the point rule.
+            (Some(_), Err(e)) => assert!(e.to_string().contains("point"), "{e}"),
+            (None, Ok(v)) => panic!("{h:?} valued {v} but is no win"),
+        }
+    }
+    assert!(
+        wins > 20_000 && specials > 5_000,
+        "{wins} wins, {specials} special"
+    );
+}

@@ -14,7 +14,7 @@ use super::{check_point_rule, HandValue, KongKind, Pattern, WinContext};
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::Ruleset;
-use crate::shape::{decompose, ShapeRules};
+use crate::shape::{is_win, ShapeRules};
 use crate::tile::Tile;
 
 /// Linxian value: tile points, doubled on self-draw and on the replacement
@@ -26,7 +26,8 @@ pub(super) fn hand_value(
     ctx: &WinContext,
     rules: &Ruleset,
 ) -> Result<HandValue, Error> {
-    if decompose(hand, &ctx.wilds, &ShapeRules::from(rules)).is_empty() {
+    let shape = ShapeRules::from(rules);
+    if !is_win(&hand.concealed, hand.n_melds(), &ctx.wilds, &shape) {
         return Err(Error::InvalidHand(
             "the hand is not a winning shape under this ruleset".into(),
         ));

@@ -8,8 +8,9 @@ use super::{Seat, WinContext};
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::{Haozi, Ruleset};
-use crate::shape::{decompose, is_win, Decomposition, Set, Shape, ShapeRules};
+use crate::shape::{decompose, is_win, ShapeRules};
 use crate::tile::Tile;
+use crate::wildcard::Wildcards;
 
 /// Shanxi value: points × largest special-hand multiplier × 2 on self-draw.
 pub(super) fn hand_value(
@@ -19,22 +20,24 @@ pub(super) fn hand_value(
     rules: &Ruleset,
 ) -> Result<HandValue, Error> {
     let shape = ShapeRules::from(rules);
-    let decompositions = decompose(hand, &ctx.wilds, &shape);
-    if decompositions.is_empty() {
+    // The table-based check is cheap; decompositions are listed only when
+    // a multiplier or a self-drawn wild tile needs them.
+    if !is_win(&hand.concealed, hand.n_melds(), &ctx.wilds, &shape) {
         return Err(Error::InvalidHand(
             "the hand is not a winning shape under this ruleset".into(),
         ));
     }
+    let specials = rules.special_hands && rules.haozi == Haozi::None;
     let points = if ctx.wilds.is_wild(win_tile) {
-        wild_win_points(hand, win_tile, &decompositions, ctx, rules, &shape)
+        wild_win_points(hand, win_tile, ctx, rules, &shape)
     } else {
         win_tile.points()
     };
     check_point_rule(points, ctx.self_draw, rules)?;
     let mut patterns = Vec::new();
     let mut multiplier = 1;
-    if rules.special_hands && rules.haozi == Haozi::None {
-        if let Some((m, p)) = special_hand(hand, &decompositions) {
+    if specials {
+        if let Some((m, p)) = special_hand(hand, &shape) {
             multiplier = m;
             patterns.push(p);
         }
@@ -58,8 +61,12 @@ pub(super) fn hand_value(
     })
 }
 
-/// The largest special-hand multiplier over every decomposition.
-fn special_hand(hand: &Hand, ds: &[Decomposition]) -> Option<(u32, Pattern)> {
+/// The largest special-hand multiplier over every decomposition of a
+/// winning hand without wild tiles. Each shape is tested directly rather
+/// than by listing decompositions: seven pairs is "no melds, every count
+/// even"; a decomposition holds 123-456-789 of a suit iff the hand minus
+/// those nine tiles still completes with three more sets.
+fn special_hand(hand: &Hand, shape: &ShapeRules) -> Option<(u32, Pattern)> {
     let mut best: Option<(u32, Pattern)> = None;
     let mut consider = |m: u32, p: Pattern| {
         if best.is_none_or(|(b, _)| m > b) {
@@ -69,27 +76,34 @@ fn special_hand(hand: &Hand, ds: &[Decomposition]) -> Option<(u32, Pattern)> {
     if is_full_flush(hand) {
         consider(2, Pattern::FullFlush);
     }
-    let quads = four_of_a_kinds(hand).count();
-    for d in ds {
-        match d.shape {
-            Shape::SevenPairs => match quads {
-                0 => consider(2, Pattern::SevenPairs),
-                1 => consider(4, Pattern::GoldenSevenPairs),
-                2 => consider(8, Pattern::LuxurySevenPairs),
-                _ => consider(16, Pattern::LuxuryGoldenSevenPairs),
-            },
-            Shape::Standard if has_pure_straight(&d.sets) => consider(2, Pattern::PureStraight),
-            _ => {}
+    if has_pure_straight(hand, shape) {
+        consider(2, Pattern::PureStraight);
+    }
+    if shape.seven_pairs && hand.n_melds() == 0 && hand.concealed.iter().all(|n| n % 2 == 0) {
+        match four_of_a_kinds(hand).count() {
+            0 => consider(2, Pattern::SevenPairs),
+            1 => consider(4, Pattern::GoldenSevenPairs),
+            2 => consider(8, Pattern::LuxurySevenPairs),
+            _ => consider(16, Pattern::LuxuryGoldenSevenPairs),
         }
     }
     best
 }
 
-fn has_pure_straight(sets: &[Set]) -> bool {
-    (0..3u8).any(|suit| {
-        [0u8, 3, 6]
-            .iter()
-            .all(|&r| Tile::new(suit * 9 + r).is_ok_and(|t| sets.contains(&Set::Sequence(t))))
+fn has_pure_straight(hand: &Hand, shape: &ShapeRules) -> bool {
+    if hand.n_melds() > 1 {
+        return false;
+    }
+    (0..3).any(|suit| {
+        let run = suit * 9..suit * 9 + 9;
+        if hand.concealed[run.clone()].contains(&0) {
+            return false;
+        }
+        let mut rest = hand.concealed;
+        for i in run {
+            rest[i] -= 1;
+        }
+        is_win(&rest, hand.n_melds() + 3, &Wildcards::NONE, shape)
     })
 }
 
@@ -101,11 +115,11 @@ fn has_pure_straight(sets: &[Set]) -> bool {
 fn wild_win_points(
     hand: &Hand,
     win_tile: Tile,
-    ds: &[Decomposition],
     ctx: &WinContext,
     rules: &Ruleset,
     shape: &ShapeRules,
 ) -> u8 {
+    let ds = decompose(hand, &ctx.wilds, shape);
     let mut short = hand.concealed;
     short[win_tile.index()] -= 1;
     Tile::all()

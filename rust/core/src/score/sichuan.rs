@@ -9,7 +9,7 @@ use super::{HandValue, KongKind, Pattern, WinContext};
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::{Chajiao, Family, Ruleset};
-use crate::shape::{decompose, Decomposition, Set, Shape, ShapeRules};
+use crate::shape::{decompose, is_win, Set, Shape, ShapeRules};
 use crate::tile::{Suit, Tile};
 
 /// Sichuan value: the largest pattern over every decomposition, plus 根,
@@ -30,20 +30,15 @@ pub(super) fn hand_value(
             "the hand holds all three suits: a Sichuan win lacks one (缺一门)".into(),
         ));
     }
-    let ds = decompose(hand, &ctx.wilds, &ShapeRules::from(rules));
-    let flush = is_full_flush(hand);
-    let mut best: Option<(u32, Pattern)> = None;
-    for d in &ds {
-        let (v, p) = pattern(hand, d, flush);
-        if best.is_none_or(|(b, _)| v > b) {
-            best = Some((v, p));
-        }
-    }
-    let Some(mut best) = best else {
+    let shape = ShapeRules::from(rules);
+    // Reject non-wins with the cheap table check before listing
+    // decompositions (查叫 tries every kind).
+    if !is_win(&hand.concealed, hand.n_melds(), &ctx.wilds, &shape) {
         return Err(Error::InvalidHand(
             "the hand is not a winning shape under this ruleset".into(),
         ));
-    };
+    }
+    let mut best = best_pattern(hand, ctx, &shape);
     if ctx.heavenly && best.0 < 8 {
         best = (8, Pattern::Heavenly);
     }
@@ -82,62 +77,76 @@ fn suits_held(hand: &Hand) -> usize {
         .count()
 }
 
-/// The largest pattern one decomposition matches.
-fn pattern(hand: &Hand, d: &Decomposition, flush: bool) -> (u32, Pattern) {
-    if d.shape == Shape::SevenPairs {
-        return if flush {
-            (8, Pattern::FlushSevenPairs)
-        } else {
-            (3, Pattern::SevenPairs)
-        };
-    }
-    if d.shape != Shape::Standard {
-        return (1, Pattern::BasicHand);
-    }
-    // Every set as (is a triplet, its kinds); melds are triplets.
-    let mut sets: Vec<(bool, [Tile; 3])> =
-        hand.melds().iter().map(|m| (true, [m.tile; 3])).collect();
-    for s in &d.sets {
-        match *s {
-            Set::Triplet(t) => sets.push((true, [t; 3])),
-            Set::Sequence(t) => {
-                let next = |k: u8| Tile::new(t.id() + k).unwrap_or(t);
-                sets.push((false, [t, next(1), next(2)]))
-            }
-            Set::Honors(ts) => sets.push((false, ts)),
-        }
-    }
-    let pair = d.pairs.first().copied();
-    let all_triplets = sets.iter().all(|(trip, _)| *trip);
-    let terminal = |t: &Tile| !t.is_honor() && (t.rank() == 1 || t.rank() == 9);
-    let terminals =
-        sets.iter().all(|(_, ts)| ts.iter().any(terminal)) && pair.is_some_and(|p| terminal(&p));
-    let two_five_eight = |t: &Tile| !t.is_honor() && matches!(t.rank(), 2 | 5 | 8);
-    let jiang = all_triplets
-        && sets.iter().all(|(_, ts)| two_five_eight(&ts[0]))
-        && pair.is_some_and(|p| two_five_eight(&p));
-    let mut best = (1, Pattern::BasicHand);
-    let mut consider = |v: u32, p: Pattern| {
+/// The largest pattern over every decomposition of a winning hand (no
+/// wild tiles in Sichuan). Each pattern is tested directly: all triplets
+/// iff every concealed count is 0 or 3 but one pair; seven pairs iff no
+/// melds and every count even; only 幺九 needs the decompositions, and
+/// only when it could still raise the value.
+fn best_pattern(hand: &Hand, ctx: &WinContext, shape: &ShapeRules) -> (u32, Pattern) {
+    let c = &hand.concealed;
+    let flush = is_full_flush(hand);
+    let seven = shape.seven_pairs && hand.n_melds() == 0 && c.iter().all(|n| n % 2 == 0);
+    let standard = !seven || is_win(c, hand.n_melds(), &ctx.wilds, &ShapeRules::STANDARD_ONLY);
+    let mut best = (0, Pattern::BasicHand);
+    let consider = |best: &mut (u32, Pattern), v: u32, p: Pattern| {
         if v > best.0 {
-            best = (v, p);
+            *best = (v, p);
         }
     };
-    if all_triplets {
-        consider(2, Pattern::AllTriplets);
+    if standard {
+        let pairs = c.iter().filter(|&&n| n == 2).count();
+        let all_triplets = pairs == 1 && c.iter().all(|&n| matches!(n, 0 | 2 | 3));
+        let all = hand.all_counts();
+        let two_five_eight = Tile::all()
+            .filter(|t| all[t.index()] > 0)
+            .all(|t| !t.is_honor() && matches!(t.rank(), 2 | 5 | 8));
+        consider(&mut best, 1, Pattern::BasicHand);
+        if all_triplets {
+            consider(&mut best, 2, Pattern::AllTriplets);
+        }
+        if flush {
+            consider(&mut best, 3, Pattern::FullFlush);
+        }
+        if flush && all_triplets {
+            consider(&mut best, 4, Pattern::FlushTriplets);
+        }
+        if all_triplets && two_five_eight {
+            consider(&mut best, 4, Pattern::TwoFiveEight);
+        }
+        let terminal_ranks = Tile::all()
+            .filter(|t| all[t.index()] > 0)
+            .all(|t| matches!(t.rank(), 1 | 2 | 3 | 7 | 8 | 9));
+        if best.0 < 3 && terminal_ranks && has_terminals_everywhere(hand, ctx, shape) {
+            consider(&mut best, 3, Pattern::Terminals);
+        }
     }
-    if flush {
-        consider(3, Pattern::FullFlush);
-    }
-    if terminals {
-        consider(3, Pattern::Terminals);
-    }
-    if flush && all_triplets {
-        consider(4, Pattern::FlushTriplets);
-    }
-    if jiang {
-        consider(4, Pattern::TwoFiveEight);
+    if seven {
+        if flush {
+            consider(&mut best, 8, Pattern::FlushSevenPairs);
+        } else {
+            consider(&mut best, 3, Pattern::SevenPairs);
+        }
     }
     best
+}
+
+/// 幺九: some standard decomposition where every set (melds included)
+/// and the pair hold a 1 or a 9.
+fn has_terminals_everywhere(hand: &Hand, ctx: &WinContext, shape: &ShapeRules) -> bool {
+    let terminal = |t: Tile| !t.is_honor() && (t.rank() == 1 || t.rank() == 9);
+    if !hand.melds().iter().all(|m| terminal(m.tile)) {
+        return false;
+    }
+    decompose(hand, &ctx.wilds, shape).iter().any(|d| {
+        d.shape == Shape::Standard
+            && d.pairs.iter().all(|&p| terminal(p))
+            && d.sets.iter().all(|s| match *s {
+                Set::Triplet(t) => terminal(t),
+                // A sequence holds a 1 or a 9 iff it starts at rank 1 or 7.
+                Set::Sequence(t) => matches!(t.rank(), 1 | 7),
+                Set::Honors(_) => false,
+            })
+    })
 }
 
 /// The 查叫 value of a Sichuan hand one tile short (13 tiles counting each
