@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod discard;
 pub mod error;
 pub mod game;
 pub mod hand;
@@ -17,6 +18,7 @@ pub mod shanten;
 pub mod shape;
 pub mod simulate;
 pub mod tile;
+pub mod ting;
 pub mod waits;
 pub mod wildcard;
 

@@ -74,10 +74,11 @@ const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
 ///
 /// ```
 /// use koudian_core::{shanten::shanten, hand::Hand, shape::ShapeRules, tile::{parse, Tile}, Wildcards};
-/// let hand = Hand::from_tiles(&parse("123m456p789s1122z").unwrap(), &[]).unwrap();
-/// assert_eq!(shanten(&hand, &Wildcards::NONE, &ShapeRules::ALL).unwrap(), 0);
-/// let w = Wildcards::new(&[Tile::SOUTH]).unwrap();
-/// assert_eq!(shanten(&hand, &w, &ShapeRules::ALL).unwrap(), -1);
+/// let hand = Hand::from_tiles(&parse("123m456p789s1135z").unwrap(), &[]).unwrap();
+/// assert_eq!(shanten(&hand, &Wildcards::NONE, &ShapeRules::ALL).unwrap(), 1);
+/// // With 白 wild, the 5z stands for a third 3z.
+/// let w = Wildcards::new(&[Tile::WHITE]).unwrap();
+/// assert_eq!(shanten(&hand, &w, &ShapeRules::ALL).unwrap(), 0);
 /// ```
 pub fn shanten(hand: &Hand, wilds: &Wildcards, rules: &ShapeRules) -> Result<i8, Error> {
     shanten_counts(&hand.concealed, hand.n_melds(), wilds, rules)
@@ -90,7 +91,7 @@ pub fn shanten(hand: &Hand, wilds: &Wildcards, rules: &ShapeRules) -> Result<i8,
 /// use koudian_core::{shanten::shanten_counts, shape::ShapeRules, tile::{parse, counts_of}, Wildcards};
 /// let c = counts_of(&parse("19m19p19s1234567z").unwrap()).unwrap();
 /// assert_eq!(shanten_counts(&c, 0, &Wildcards::NONE, &ShapeRules::ALL).unwrap(), 0);
-/// assert_eq!(shanten_counts(&c, 0, &Wildcards::NONE, &ShapeRules::STANDARD_ONLY).unwrap(), 7);
+/// assert_eq!(shanten_counts(&c, 0, &Wildcards::NONE, &ShapeRules::STANDARD_ONLY).unwrap(), 8);
 /// ```
 pub fn shanten_counts(
     concealed: &Counts,
@@ -261,7 +262,6 @@ impl Calculator {
         ])
     }
 
-    #[allow(dead_code)] // used by discard analysis
     /// The needs of group `g` (0-2 suits, 3 honors) of natural counts.
     #[inline(always)]
     pub(crate) fn group(&self, natural: &Counts, g: usize) -> Needs {

@@ -1,0 +1,108 @@
+//! Discard analysis: for a complete hand (`14 − 3 × melds` concealed
+//! tiles), what each distinct discard leaves: its shanten, its waits when
+//! ready, the best wait's points and whether ting (报听) may be declared
+//! with it (RULES.md §2 "Waits and ready", §3 报听).
+//!
+//! Discarding a wild tile is allowed; it is then an ordinary discard that
+//! nobody can claim. Shanten of each discard reuses the other groups'
+//! table entries: only the discarded tile's group is looked up again.
+
+use crate::error::Error;
+use crate::hand::Hand;
+use crate::ruleset::Ruleset;
+use crate::shanten::Calculator;
+use crate::shape::ShapeRules;
+use crate::tile::{Tile, KINDS};
+use crate::ting::worth_ting;
+use crate::waits::{waits_counts, Waits};
+use crate::wildcard::Wildcards;
+
+/// What one discard leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DiscardOption {
+    /// The tile kind discarded.
+    pub discard: Tile,
+    /// Shanten of the remaining hand (0 = ready).
+    pub shanten: i8,
+    /// The remaining hand's waits ([`Waits::NONE`] unless ready).
+    pub waits: Waits,
+    /// The best wait's points, 0 when not ready.
+    pub best_points: u8,
+    /// Whether ting may be declared with this discard (the ruleset has
+    /// ting, the rest is ready and a wait is worth `ting_min_points`).
+    pub can_declare_ting: bool,
+}
+
+/// Every distinct discard of the complete hand `hand`, in tile-index
+/// order. Errors when the hand has the wrong size.
+///
+/// ```
+/// use koudian_core::{hand::Hand, ruleset::Ruleset, discard::discard_options, tile::{parse, Tile}, Wildcards};
+/// let hand = Hand::from_tiles(&parse("123m456p789s23m111z").unwrap(), &[]).unwrap();
+/// let opts = discard_options(&hand, &Wildcards::NONE, &Ruleset::shanxi()).unwrap();
+/// assert_eq!(opts.len(), 10);
+/// // Discarding 东 waits on 1m/4m: ready, but no wait worth 6.
+/// let east = opts.iter().find(|o| o.discard == Tile::EAST).unwrap();
+/// assert_eq!((east.shanten, east.best_points, east.can_declare_ting), (0, 4, false));
+/// // Discarding 4p breaks a set.
+/// let p4 = opts.iter().find(|o| o.discard == Tile::new(12).unwrap()).unwrap();
+/// assert_eq!((p4.shanten, p4.waits.is_ready()), (1, false));
+/// ```
+pub fn discard_options(
+    hand: &Hand,
+    wilds: &Wildcards,
+    rules: &Ruleset,
+) -> Result<Vec<DiscardOption>, Error> {
+    hand.check_size(true)?;
+    crate::tile::check_copies(&hand.all_counts())?;
+    let mut out = Vec::with_capacity(14);
+    each_option(hand, wilds, rules, |o| out.push(o));
+    Ok(out)
+}
+
+/// Calls `f` with each discard option of a checked complete hand.
+pub(crate) fn each_option(
+    hand: &Hand,
+    wilds: &Wildcards,
+    rules: &Ruleset,
+    mut f: impl FnMut(DiscardOption),
+) {
+    let shape = ShapeRules::from(rules);
+    let calc = Calculator::new(wilds, &shape);
+    let n_melds = hand.n_melds();
+    let (natural, w) = wilds.split(&hand.concealed);
+    let groups = calc.groups(&natural);
+    let held = hand.all_counts();
+    for k in 0..KINDS {
+        if hand.concealed[k] == 0 {
+            continue;
+        }
+        let discard = Tile::from_index_unchecked(k as u8);
+        let shanten = if wilds.is_wild(discard) {
+            calc.from_parts(&natural, &groups, w - 1, n_melds)
+        } else {
+            let mut nat = natural;
+            nat[k] -= 1;
+            let mut g = groups;
+            let gi = (k / 9).min(3);
+            g.0[gi] = calc.group(&nat, gi);
+            calc.from_parts(&nat, &g, w, n_melds)
+        };
+        let mut waits = Waits::NONE;
+        if shanten == 0 {
+            let mut rest = hand.concealed;
+            rest[k] -= 1;
+            let mut own = held;
+            own[k] -= 1;
+            waits = waits_counts(&rest, &own, n_melds, wilds, &shape);
+        }
+        let best_points = waits.best_points().unwrap_or(0);
+        f(DiscardOption {
+            discard,
+            shanten,
+            waits,
+            best_points,
+            can_declare_ting: rules.ting_required && worth_ting(&waits, rules),
+        });
+    }
+}
