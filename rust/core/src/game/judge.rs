@@ -8,6 +8,7 @@
 
 use crate::hand::{Hand, Meld};
 use crate::ruleset::{Family, Ruleset};
+use crate::shanten::shanten_counts;
 use crate::shape::{is_win, ShapeRules};
 use crate::tile::Tile;
 use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
@@ -46,6 +47,12 @@ impl Judge {
             &self.wilds,
             &self.shape,
         )
+    }
+
+    /// Shanten of a hand (errors, impossible for table hands, count as far).
+    #[inline]
+    pub(crate) fn shanten(&self, hand: &Hand) -> i8 {
+        shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape).unwrap_or(8)
     }
 
     /// Whether the hand (14-type, the drawn tile included) may declare

@@ -605,7 +605,12 @@ impl Game {
     }
 
     fn push_discards(&self, m: &mut ActionMask, hand: &Hand) {
-        let ting_ok = self.rules.ting_required && !self.ting[self.to_act as usize];
+        // Declaring needs a ready hand after some discard, so a 14-tile
+        // hand more than 0 from ready (shanten) cannot: one cheap look-up
+        // saves trying each discard.
+        let ting_ok = self.rules.ting_required
+            && !self.ting[self.to_act as usize]
+            && self.judge.shanten(hand) <= 0;
         for k in 0..KINDS {
             if hand.concealed[k] > 0 {
                 let t = Tile::from_index_unchecked(k as u8);
