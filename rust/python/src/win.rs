@@ -124,7 +124,9 @@ impl PyDecomposition {
         let mut parts: Vec<String> = Vec::new();
         match self.inner.shape {
             Shape::Standard => {
-                parts.extend(self.inner.sets.iter().map(|s| format_tiles(&set_tiles(s))));
+                let mut sets: Vec<[Tile; 3]> = self.inner.sets.iter().map(set_tiles).collect();
+                sets.sort_unstable();
+                parts.extend(sets.iter().map(|s| format_tiles(s)));
                 for m in &self.melds {
                     parts.push(format!(
                         "({})",
