@@ -53,7 +53,29 @@ from koudian._core import (
 )
 from koudian.tiles import Suit, Tile
 
+# The table, agents, matches and self-play (game.py, agents.py, match.py,
+# simulation.py; env.py and protocol.py are imported on demand).
+from koudian._core import Action, NativeAgent, Observation, mix_seed  # noqa: E402
+from koudian.agents import Agent, GreedyAgent, RandomAgent  # noqa: E402
+from koudian.game import Game, GameResult, play, replay  # noqa: E402
+from koudian.match import Match  # noqa: E402
+from koudian.simulation import SimulationResult, simulate  # noqa: E402
+
 __all__ = [
+    "Action",
+    "Agent",
+    "Game",
+    "GameResult",
+    "GreedyAgent",
+    "Match",
+    "NativeAgent",
+    "Observation",
+    "RandomAgent",
+    "SimulationResult",
+    "mix_seed",
+    "play",
+    "replay",
+    "simulate",
     "Decomposition",
     "Hand",
     "HandValue",

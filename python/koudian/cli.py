@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Hook for the game engineer's module: `koudian simulate`.
     try:
-        from koudian import simulate
+        from koudian import simulation as simulate
     except ImportError:
         simulate = None  # type: ignore[assignment]
     if simulate is not None and hasattr(simulate, "add_subparser"):

@@ -525,7 +525,7 @@ impl PyObservation {
         d.set_item("pending", p)?;
         d.set_item("hand", tile::format_counts(&o.concealed))?;
         d.set_item("drawn", ts(o.drawn))?;
-        d.set_item("concealed_count", o.concealed_count.to_vec())?;
+        d.set_item("concealed_count", o.concealed_count.map(u32::from).to_vec())?;
         let melds = PyList::empty(py);
         for seat in &o.melds {
             let l = PyList::empty(py);
@@ -947,10 +947,14 @@ impl PyGame {
 
     fn __repr__(&self) -> String {
         format!(
-            "<Game seed={:?} dealer={} to_act={:?} done={}>",
-            self.inner.seed(),
+            "<Game seed={} dealer={} to_act={} done={}>",
+            self.inner
+                .seed()
+                .map_or("None".to_string(), |s| s.to_string()),
             self.inner.dealer(),
-            self.inner.to_act(),
+            self.inner
+                .to_act()
+                .map_or("None".to_string(), |s| s.to_string()),
             self.inner.is_over()
         )
     }

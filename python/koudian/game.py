@@ -1,0 +1,86 @@
+"""The table: ``Game`` (one hand, from deal to settlement) and ``play``.
+
+``Game``, ``Action``, ``Observation``, ``GameResult`` and ``replay`` come
+from the Rust core (``koudian._core``); every rule lives there. This module
+adds the loop that lets agents play a hand::
+
+    >>> import koudian
+    >>> g = koudian.Game("shanxi", seed=7)
+    >>> result = koudian.play(g, [koudian.RandomAgent() for _ in range(4)])
+    >>> sum(result.deltas)
+    0
+
+A game is driven one decision at a time: ``g.to_act`` is the seat asked,
+``g.legal_actions(seat)`` its exact legal actions (``Action`` values, in
+dense index order; ``g.legal_mask(seat)`` the same as a 141-long bool
+mask), ``g.observe(seat)`` what that seat may see, ``g.step(action)``
+plays it (an ``Action``, a dense index, or text such as ``"discard 5m"``).
+An illegal action raises ``IllegalActionError`` naming the reason and
+changes nothing. ``g.log`` is the JSON Lines record and ``replay(log)``
+rebuilds the game from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Callable, Optional
+
+from koudian._core import (
+    N_ACTIONS,
+    N_PLANES,
+    Action,
+    Game,
+    GameResult,
+    Observation,
+    SeenDiscard,
+    SeenMeld,
+    replay,
+)
+from koudian.agents import Agent, Fault, fallback_action
+
+__all__ = [
+    "N_ACTIONS",
+    "N_PLANES",
+    "Action",
+    "Game",
+    "GameResult",
+    "Observation",
+    "SeenDiscard",
+    "SeenMeld",
+    "play",
+    "replay",
+]
+
+
+def play(
+    game: Game,
+    agents: Sequence[Agent],
+    on_fault: Optional[Callable[[Fault], None]] = None,
+) -> GameResult:
+    """Plays ``game`` to its end with one agent per seat and returns the
+    result. An agent answering with anything but one of its legal actions
+    gets the fallback (``koudian.agents.fallback_action``) played for it;
+    ``on_fault`` receives each such ``Fault`` (agents that report their
+    own faults, like external bots, are asked through ``take_faults``)."""
+    if len(agents) != 4:
+        raise ValueError(f"give 4 agents, one per seat; got {len(agents)}")
+    takers = [getattr(a, "take_faults", None) for a in agents]
+    while True:
+        seat = game.to_act
+        if seat is None:
+            break
+        legal = game.legal_actions(seat)
+        action = agents[seat].act(game.observe(seat), legal)
+        taker = takers[seat]
+        if taker is not None and on_fault is not None:
+            for f in taker():
+                on_fault(f)
+        if action not in legal:
+            fallback = fallback_action(legal)
+            if on_fault is not None:
+                on_fault(Fault(seat, "illegal", f"{action!r} is not legal here", fallback))
+            action = fallback
+        game.step(action)
+    result = game.result
+    assert result is not None
+    return result

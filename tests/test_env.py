@@ -1,0 +1,75 @@
+"""The PettingZoo AEC environment: API test, encodings, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test  # noqa: E402
+
+import koudian  # noqa: E402
+from koudian.env import KoudianEnv  # noqa: E402
+
+
+@pytest.mark.parametrize("preset", ["shanxi", "shanxi-haozi", "linxian", "sichuan"])
+def test_env_passes_the_pettingzoo_api_test(preset: str) -> None:
+    api_test(KoudianEnv(preset), num_cycles=200)
+
+
+def test_env_observation_is_the_planes_and_mask_of_the_seat_to_act() -> None:
+    env = KoudianEnv("shanxi")
+    env.reset(seed=3)
+    agent = env.agent_selection
+    obs, reward, term, trunc, info = env.last()
+    seat = int(agent[7:])
+    o = env.game.observe(seat)
+    assert np.array_equal(obs["observation"], o.planes())
+    assert obs["observation"].dtype == np.float32 and obs["observation"].shape == (29, 34)
+    assert obs["action_mask"].dtype == np.int8
+    assert [i for i in range(141) if obs["action_mask"][i]] == [a.index for a in o.legal_actions]
+    assert env.observation_space(agent).contains(obs)
+
+
+def test_env_episode_ends_with_settlement_rewards() -> None:
+    env = KoudianEnv("sichuan")
+    rng = np.random.default_rng(0)
+    env.reset(seed=1)
+    total = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        total[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+    assert sum(total.values()) == 0
+
+
+def test_env_reset_with_a_seed_is_deterministic() -> None:
+    def run() -> list[int]:
+        env = KoudianEnv("shanxi")
+        env.reset(seed=9)
+        actions = []
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            a = int(np.flatnonzero(obs["action_mask"])[0])
+            actions.append(a)
+            env.step(a)
+        return actions
+
+    assert run() == run()
+
+
+def test_env_illegal_action_raises() -> None:
+    env = KoudianEnv("shanxi")
+    env.reset(seed=2)
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(koudian.IllegalActionError):
+        env.step(illegal)

@@ -1,0 +1,122 @@
+"""Native self-play: deterministic regardless of threads and chunking,
+equal to the Python-driven loop, and the `koudian simulate` CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import koudian
+from koudian.cli import main
+from koudian.simulation import SimulationResult
+
+FIELDS = [
+    "kind",
+    "winners",
+    "self_draw",
+    "from_seat",
+    "dealer",
+    "ting",
+    "deltas",
+    "baohu",
+    "decisions",
+    "fault_hands",
+]
+
+
+def same(a: SimulationResult, b: SimulationResult) -> None:
+    for f in FIELDS:
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
+@pytest.mark.parametrize("preset", ["shanxi", "linxian", "sichuan"])
+def test_simulate_is_deterministic_across_threads_and_chunks(preset: str) -> None:
+    runs = [
+        koudian.simulate(preset, ["random"] * 4, 600, seed=3, threads=t, chunk=c)
+        for t, c in [(1, 600), (2, 600), (3, 97), (4, 1)]
+    ]
+    for r in runs[1:]:
+        same(runs[0], r)
+    other = koudian.simulate(preset, ["random"] * 4, 600, seed=4, threads=2)
+    assert not np.array_equal(other.deltas, runs[0].deltas)
+
+
+@pytest.mark.parametrize("preset", ["shanxi", "shanxi-double-haozi", "linxian", "sichuan"])
+def test_native_simulate_equals_the_python_driven_loop(preset: str) -> None:
+    names = ["random"] * 4
+    native = koudian.simulate(preset, names, 60, seed=11, threads=2)
+    python = koudian.simulate(preset, names, 60, seed=11, native=False)
+    same(native, python)
+    objects = koudian.simulate(preset, [koudian.RandomAgent() for _ in range(4)], 60, seed=11)
+    same(native, objects)
+
+
+def test_simulate_results_are_consistent() -> None:
+    r = koudian.simulate("shanxi", ["random"] * 4, 3000, seed=1)
+    assert r.hands == 3000
+    assert r.deltas.shape == (3000, 4) and r.deltas.dtype == np.int64
+    assert (r.deltas.sum(axis=1) == 0).all()
+    won = r.kind == 0
+    assert (r.winners.any(axis=1) == won).all()
+    assert ((r.from_seat >= 0) == (won & ~r.self_draw)).all()
+    assert (r.dealer == np.arange(3000) % 4).all()
+    assert int(r.scores.sum()) == 0
+    assert 0 <= r.draw_rate <= 1
+    assert (r.baohu_paid >= 0).all()
+    assert np.isfinite(r.ci95).all()
+    text = r.summary()
+    assert "win%" in text and "hands/s" in text
+
+
+def test_simulate_writes_replayable_logs() -> None:
+    buf = io.StringIO()
+    r = koudian.simulate("sichuan", ["random"] * 4, 5, seed=2, log=buf)
+    hands = _split(buf.getvalue())
+    assert len(hands) == 5
+    for text, deltas in zip(hands, r.deltas):
+        g = koudian.replay(text)
+        assert list(g.result.deltas) == deltas.tolist()  # type: ignore[union-attr]
+
+
+def _split(text: str) -> list[str]:
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        kind = json.loads(line)["type"]
+        if kind == "header":
+            out.append("")
+        if kind != "fault":
+            out[-1] += line
+    return out
+
+
+def test_simulate_rejects_bad_arguments() -> None:
+    with pytest.raises(koudian.KoudianError):
+        koudian.simulate("shanxi", ["random"] * 3, 10)
+    with pytest.raises(koudian.KoudianError):
+        koudian.simulate("nope", ["random"] * 4, 10)
+    with pytest.raises(koudian.KoudianError):
+        koudian.simulate("shanxi", ["random", "oracle", "random", "random"], 10)
+
+
+def test_cli_simulate_prints_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "out.jsonl"
+    code = main(
+        ["simulate", "--rules", "shanxi", "--agents", "random", "--hands", "200", "--seed", "5",
+         "--threads", "2", "--log", str(log), "--quiet"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "200 hands" in out and "mean ± 95% CI" in out and "draw rate" in out
+    assert len(_split(log.read_text())) == 200
+
+
+def test_cli_simulate_reads_a_ruleset_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "my.toml"
+    f.write_text(koudian.Ruleset.preset("linxian").to_toml())
+    assert main(["simulate", "--rules", str(f), "--hands", "20", "--agents", "random", "--quiet"]) == 0
+    assert main(["simulate", "--rules", "nope", "--hands", "20", "--quiet"]) == 2
+    assert "unknown preset" in capsys.readouterr().err
