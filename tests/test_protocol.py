@@ -1,0 +1,118 @@
+"""External bots (JSON Lines over stdin/stdout): a well-behaved bot plays
+exactly the documented fallback's game; bots that crash, time out, answer
+malformed JSON or illegal actions never stop the game: the fallback is
+played and the fault recorded in the log and the summary."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import koudian
+from koudian import Action, Observation
+from koudian.agents import fallback_action
+from koudian.protocol import ExternalAgent, parse_reply
+
+BOTS = Path(__file__).parent / "bots"
+
+
+def bot(name: str) -> str:
+    return f"cmd:{sys.executable} {BOTS / name}"
+
+
+class FallbackAgent:
+    """Plays the documented fallback every time."""
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return fallback_action(legal_actions)
+
+
+def test_reply_parsing() -> None:
+    assert parse_reply('{"action": "discard", "tile": "5m"}') == Action("discard", "5m")
+    assert parse_reply('{"index": 139}') == Action("pass")
+    assert parse_reply('{"action": "win", "why": "ignored"}') == Action("win")
+    for bad in ["hello", "[1]", '{"action": 5}', '{"action": "chow"}', '{"index": 999}',
+                '{"index": true}', '{"action": "discard"}', '{"action": "pass", "tile": 3}']:
+        with pytest.raises(ValueError):
+            parse_reply(bad)
+
+
+def test_a_well_behaved_bot_plays_its_choices_without_faults() -> None:
+    agents = [bot("first_legal_bot.py"), "random", "random", "random"]
+    buf = io.StringIO()
+    r = koudian.simulate("shanxi", agents, 3, seed=5, log=buf)
+    assert r.faults == []
+    ref = koudian.simulate("shanxi", [FallbackAgent(), *agents[1:]], 3, seed=5)
+    assert np.array_equal(r.deltas, ref.deltas)
+    assert np.array_equal(r.decisions, ref.decisions)
+    assert '"type":"fault"' not in buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("script", "kind"),
+    [
+        ("crash_bot.py", "crash"),
+        ("slow_bot.py", "timeout"),
+        ("garbage_bot.py", "malformed"),
+        ("illegal_bot.py", "illegal"),
+    ],
+)
+def test_a_faulty_bot_gets_the_fallback_and_the_fault_is_recorded(script: str, kind: str) -> None:
+    agents = [bot(script), "random", "random", "random"]
+    buf = io.StringIO()
+    r = koudian.simulate("shanxi", agents, 2, seed=5, log=buf, timeout=0.3)
+    assert r.hands == 2 and (r.deltas.sum(axis=1) == 0).all()
+    kinds = {f.kind for f in r.faults}
+    assert kind in kinds
+    assert all(f.seat == 0 for f in r.faults)
+    # The game is exactly the one the fallback plays from the first fault
+    # on, so a bot that always fails plays the fallback's game.
+    if script in ("garbage_bot.py", "illegal_bot.py"):
+        ref = koudian.simulate("shanxi", [FallbackAgent(), *agents[1:]], 2, seed=5)
+        assert np.array_equal(r.deltas, ref.deltas)
+    records = [json.loads(x) for x in buf.getvalue().splitlines()]
+    faults = [x for x in records if x["type"] == "fault"]
+    assert len(faults) == len(r.faults) and faults[0]["seat"] == 0
+    assert faults[0]["kind"] in kinds and "fallback" in faults[0]
+    assert r.fault_counts()[0] == len(r.faults)
+    assert "agent faults" in r.summary()
+
+
+def test_a_bot_that_keeps_crashing_is_restarted_then_declared_dead() -> None:
+    a = ExternalAgent(f"{sys.executable} {BOTS / 'slow_bot.py'}", timeout=0.1, max_restarts=1)
+    g = koudian.Game("shanxi", seed=1)
+    seat = g.to_act
+    assert seat is not None
+    kinds = []
+    for _ in range(3):
+        legal = g.legal_actions()
+        assert a.act(g.observe(seat), legal) == fallback_action(legal)
+        kinds += [f.kind for f in a.take_faults()]
+    assert kinds == ["timeout", "timeout", "dead"]
+    assert a.dead and a.restarts == 1
+    a.close()
+
+
+def test_a_bot_that_cannot_start_is_a_crash() -> None:
+    a = ExternalAgent("/nonexistent/bot --flag")
+    g = koudian.Game("shanxi", seed=1)
+    seat = g.to_act
+    assert seat is not None
+    legal = g.legal_actions()
+    assert a.act(g.observe(seat), legal) == fallback_action(legal)
+    assert [f.kind for f in a.take_faults()] == ["crash"]
+
+
+def test_cli_accepts_a_quoted_cmd_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    from koudian.cli import main
+
+    spec = f'cmd:"{sys.executable} {BOTS / "first_legal_bot.py"}",random,random,random'
+    assert main(["simulate", "--agents", spec, "--hands", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "2 hands" in out and "agent faults" not in out
