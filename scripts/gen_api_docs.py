@@ -1,0 +1,109 @@
+"""Writes docs/api.md from the docstrings of the public Python API.
+
+The stubs (``python/koudian/_core.pyi``) and the pure-Python modules are read
+with ``ast``, so this needs no build. Every name in ``koudian.__all__`` gets a
+section; ``tests/test_docs.py`` checks that docs/api.md is up to date.
+
+Usage: python scripts/gen_api_docs.py [--check]
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "python" / "koudian"
+OUT = ROOT / "docs" / "api.md"
+
+
+def public_names() -> list[str]:
+    tree = ast.parse((PKG / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            value = ast.literal_eval(node.value)
+            return [str(v) for v in value]
+    raise SystemExit("python/koudian/__init__.py has no __all__")
+
+
+def definitions() -> dict[str, tuple[str, ast.AST]]:
+    """Every top-level class and function, by name, with its source file."""
+    found: dict[str, tuple[str, ast.AST]] = {}
+    files = [PKG / "_core.pyi", *sorted(PKG.glob("*.py"))]
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_"):
+                # Stubs win over re-exports of the same name.
+                found.setdefault(node.name, (path.name, node))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Name) and not target.id.startswith("_"):
+                    found.setdefault(target.id, (path.name, node))
+    return found
+
+
+def signature(node: ast.FunctionDef) -> str:
+    args = ast.unparse(node.args)
+    ret = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+    return f"{node.name}({args}){ret}"
+
+
+def section(name: str, source: str, node: ast.AST) -> list[str]:
+    lines = [f"## `{name}`", "", f"*defined in `{source}`*", ""]
+    if isinstance(node, ast.FunctionDef):
+        lines += ["```python", signature(node), "```", ""]
+        lines += [ast.get_docstring(node) or "", ""]
+    elif isinstance(node, ast.ClassDef):
+        bases = ", ".join(ast.unparse(b) for b in node.bases)
+        lines += ["```python", f"class {name}({bases})" if bases else f"class {name}", "```", ""]
+        lines += [ast.get_docstring(node) or "", ""]
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and (
+                not item.name.startswith("_") or item.name == "__init__"
+            ):
+                lines += [f"- `{signature(item)}`"]
+                doc = ast.get_docstring(item)
+                if doc:
+                    lines += ["", "  " + doc.replace("\n", "\n  "), ""]
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                lines += [f"- `{item.target.id}: {ast.unparse(item.annotation)}`"]
+        lines += [""]
+    else:
+        lines += ["```python", ast.unparse(node), "```", ""]
+    return lines
+
+
+def render() -> str:
+    defs = definitions()
+    out = [
+        "# Python API",
+        "",
+        "Generated from the docstrings by `python scripts/gen_api_docs.py`; do not edit.",
+        "Every name below is exported by `import koudian`.",
+        "",
+    ]
+    for name in public_names():
+        if name in defs:
+            source, node = defs[name]
+            out += section(name, source, node)
+        else:
+            out += [f"## `{name}`", "", "(re-exported constant)", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main() -> None:
+    text = render()
+    if "--check" in sys.argv:
+        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
+            raise SystemExit("docs/api.md is stale: run python scripts/gen_api_docs.py")
+        return
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
