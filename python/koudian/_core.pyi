@@ -325,6 +325,81 @@ def shanten_batch(
 ) -> npt.NDArray[np.int8]:
     """``shanten`` of every row: an ``(N,)`` int8 array."""
 
+# -- discards and ting (报听) --------------------------------------------
+
+class DiscardOption:
+    """What one discard of a complete hand leaves."""
+
+    @property
+    def discard(self) -> Tile:
+        """The tile kind discarded."""
+    @property
+    def shanten(self) -> int:
+        """Shanten of the rest (0 = ready)."""
+    @property
+    def waits(self) -> list[Tile]:
+        """The rest's waits (empty unless ready)."""
+    @property
+    def wait_points(self) -> dict[Tile, int]:
+        """Each wait with its points."""
+    @property
+    def best_points(self) -> Optional[int]:
+        """The best wait's points, ``None`` when not ready."""
+    @property
+    def can_declare_ting(self) -> bool:
+        """Whether ting may be declared with this discard: the ruleset has
+        ting, the rest is ready and a wait is worth ``ting_min_points``."""
+
+def discard_options(
+    hand14: HandLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> list[DiscardOption]:
+    """Every distinct discard of a complete hand (``14 - 3 × melds``
+    concealed tiles), in tile order, with shanten, waits and ting."""
+
+def can_declare_ting(
+    hand14: HandLike,
+    discard: TileLike,
+    *,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> bool:
+    """Whether discarding ``discard`` may declare ting (报听): the rest is
+    ready with a wait worth ``ting_min_points`` (6 in Shanxi, 3 in
+    Linxian). Raises when the hand does not hold ``discard``."""
+
+def may_win(points: int, *, self_draw: bool, rules: RulesLike = "shanxi") -> bool:
+    """Whether a winning tile worth ``points`` may win by self-draw or on a
+    discard under the ruleset's ``point_rule``."""
+
+def winning_tile_points(
+    hand: HandLike,
+    tile: TileLike,
+    *,
+    self_draw: bool,
+    melds: MeldsLike = (),
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> Optional[int]:
+    """What ``tile`` is worth as the winning tile of a hand one tile short,
+    or ``None`` when it does not win; a self-drawn wild tile is worth the
+    best wait's points, a discarded one never wins."""
+
+def ting_kong_allowed(
+    before: HandLike,
+    after: HandLike,
+    *,
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> bool:
+    """Whether a player who declared ting may make a kong: ``before`` is the
+    ready hand, ``after`` a ``Hand`` with the kong made (both one tile
+    short); with ``kong_keeps_waits`` the waits must stay the same."""
+
 # -- scoring -------------------------------------------------------------
 
 class Pattern:

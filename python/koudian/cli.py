@@ -40,10 +40,13 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 def _analyze(args: argparse.Namespace) -> None:
-    rules = koudian.Ruleset.preset(args.rules)
     tiles = koudian.parse(args.hand)
     melds = [koudian.Meld.parse(m) for m in args.melds]
     wild = koudian.parse(args.wild) if args.wild else []
+    if args.rules is None:
+        # Wild tiles imply a wildcard preset unless --rules says otherwise.
+        args.rules = {0: "shanxi", 1: "shanxi-haozi"}.get(len(wild), "shanxi-double-haozi")
+    rules = koudian.Ruleset.preset(args.rules)
     kw: dict[str, Any] = {"melds": melds, "wildcards": wild, "rules": rules}
     n = len(tiles) + 3 * len(melds)
     print(f"hand     {_glyph_notation(tiles)}" + "".join(f"  {m}" for m in melds))
@@ -125,7 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("hand", help="concealed tiles, e.g. 123m456p789s11122z")
     a.add_argument("--wild", default="", help="wild kinds (耗子), e.g. 5z or 5z7z")
-    a.add_argument("--rules", default="shanxi", help="preset name (default shanxi)")
+    a.add_argument(
+        "--rules",
+        default=None,
+        help="preset name (default shanxi, or shanxi-haozi / shanxi-double-haozi with --wild)",
+    )
     a.add_argument(
         "--melds",
         nargs="*",

@@ -11,6 +11,7 @@ mod ruleset;
 mod score;
 mod shanten;
 mod tiles;
+mod ting;
 mod waits;
 mod wildcards;
 mod win;
@@ -26,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     waits::register(m)?;
     shanten::register(m)?;
     score::register(m)?;
+    ting::register(m)?;
     game::register(m)?;
     Ok(())
 }
