@@ -6,6 +6,10 @@
 //! agent cannot cheat; it costs nothing until the agent asks for more
 //! than the legal actions.
 
+pub mod greedy;
+
+pub use greedy::GreedyAgent;
+
 use crate::error::Error;
 use crate::game::{Action, ActionMask, Game, Observation, Prng};
 use crate::tile::{Counts, Tile};
@@ -107,12 +111,13 @@ impl Agent for RandomAgent {
     }
 }
 
-/// A built-in agent by name: `"random"`.
+/// A built-in agent by name: `"random"` or `"greedy"`.
 pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
     match name {
         "random" => Ok(Box::new(RandomAgent::new(seed))),
+        "greedy" => Ok(Box::new(GreedyAgent::new(seed))),
         _ => Err(Error::InvalidRuleset(format!(
-            "unknown built-in agent {name:?} (available: \"random\")"
+            "unknown built-in agent {name:?} (available: \"random\", \"greedy\")"
         ))),
     }
 }
