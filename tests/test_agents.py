@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pytest
-
 import koudian
+import pytest
 from koudian import Action, Game, Observation
 from koudian._core import simulate_logs
 from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent, fallback_action, make_agent

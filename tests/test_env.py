@@ -7,10 +7,9 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test  # noqa: E402
-
-import koudian  # noqa: E402
-from koudian.env import KoudianEnv  # noqa: E402
+import koudian
+from koudian.env import KoudianEnv
+from pettingzoo.test import api_test
 
 
 @pytest.mark.parametrize("preset", ["shanxi", "shanxi-haozi", "linxian", "sichuan"])
@@ -22,7 +21,7 @@ def test_env_observation_is_the_planes_and_mask_of_the_seat_to_act() -> None:
     env = KoudianEnv("shanxi")
     env.reset(seed=3)
     agent = env.agent_selection
-    obs, reward, term, trunc, info = env.last()
+    obs, _reward, _term, _trunc, _info = env.last()
     seat = int(agent[7:])
     o = env.game.observe(seat)
     assert np.array_equal(obs["observation"], o.planes())
@@ -38,7 +37,7 @@ def test_env_episode_ends_with_settlement_rewards() -> None:
     env.reset(seed=1)
     total = {a: 0.0 for a in env.possible_agents}
     for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
+        obs, reward, term, trunc, _info = env.last()
         total[agent] += reward
         if term or trunc:
             env.step(None)
@@ -53,7 +52,7 @@ def test_env_reset_with_a_seed_is_deterministic() -> None:
         env = KoudianEnv("shanxi")
         env.reset(seed=9)
         actions = []
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import random
 
+import koudian
 import numpy as np
 import pytest
-
-import koudian
 from koudian import Action, Game, IllegalActionError, replay
 
 PRESETS = ["shanxi", "shanxi-haozi", "shanxi-double-haozi", "linxian", "sichuan"]

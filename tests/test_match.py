@@ -3,9 +3,8 @@ Linxian 四圈; determinism."""
 
 from __future__ import annotations
 
-import pytest
-
 import koudian
+import pytest
 
 
 @pytest.mark.parametrize("preset", ["shanxi", "shanxi-feng-haozi", "linxian", "sichuan"])

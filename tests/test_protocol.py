@@ -11,10 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import koudian
 import numpy as np
 import pytest
-
-import koudian
 from koudian import Action, Observation
 from koudian.agents import fallback_action
 from koudian.protocol import ExternalAgent, parse_reply
@@ -37,8 +36,16 @@ def test_reply_parsing() -> None:
     assert parse_reply('{"action": "discard", "tile": "5m"}') == Action("discard", "5m")
     assert parse_reply('{"index": 139}') == Action("pass")
     assert parse_reply('{"action": "win", "why": "ignored"}') == Action("win")
-    for bad in ["hello", "[1]", '{"action": 5}', '{"action": "chow"}', '{"index": 999}',
-                '{"index": true}', '{"action": "discard"}', '{"action": "pass", "tile": 3}']:
+    for bad in [
+        "hello",
+        "[1]",
+        '{"action": 5}',
+        '{"action": "chow"}',
+        '{"index": 999}',
+        '{"index": true}',
+        '{"action": "discard"}',
+        '{"action": "pass", "tile": 3}',
+    ]:
         with pytest.raises(ValueError):
             parse_reply(bad)
 

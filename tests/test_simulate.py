@@ -7,10 +7,9 @@ import io
 import json
 from pathlib import Path
 
+import koudian
 import numpy as np
 import pytest
-
-import koudian
 from koudian.cli import main
 from koudian.simulation import SimulationResult
 
@@ -102,11 +101,27 @@ def test_simulate_rejects_bad_arguments() -> None:
         koudian.simulate("shanxi", ["random", "oracle", "random", "random"], 10)
 
 
-def test_cli_simulate_prints_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_simulate_prints_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log = tmp_path / "out.jsonl"
     code = main(
-        ["simulate", "--rules", "shanxi", "--agents", "random", "--hands", "200", "--seed", "5",
-         "--threads", "2", "--log", str(log), "--quiet"]
+        [
+            "simulate",
+            "--rules",
+            "shanxi",
+            "--agents",
+            "random",
+            "--hands",
+            "200",
+            "--seed",
+            "5",
+            "--threads",
+            "2",
+            "--log",
+            str(log),
+            "--quiet",
+        ]
     )
     out = capsys.readouterr().out
     assert code == 0
@@ -114,9 +129,13 @@ def test_cli_simulate_prints_the_summary(tmp_path: Path, capsys: pytest.CaptureF
     assert len(_split(log.read_text())) == 200
 
 
-def test_cli_simulate_reads_a_ruleset_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_simulate_reads_a_ruleset_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "my.toml"
     f.write_text(koudian.Ruleset.preset("linxian").to_toml())
-    assert main(["simulate", "--rules", str(f), "--hands", "20", "--agents", "random", "--quiet"]) == 0
+    assert (
+        main(["simulate", "--rules", str(f), "--hands", "20", "--agents", "random", "--quiet"]) == 0
+    )
     assert main(["simulate", "--rules", "nope", "--hands", "20", "--quiet"]) == 2
     assert "unknown preset" in capsys.readouterr().err

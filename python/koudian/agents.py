@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Protocol, Union, runtime_checkable
+from typing import Protocol, Union, runtime_checkable
 
 from koudian._core import Action, NativeAgent, Observation
 
@@ -126,12 +126,12 @@ AgentSpec = Union[str, Agent]
 bot command (``"cmd:python my_bot.py"``)."""
 
 
-def native_name(agent: AgentSpec) -> Optional[str]:
+def native_name(agent: AgentSpec) -> str | None:
     """The core agent name when ``agent`` runs entirely in Rust, else None."""
     if isinstance(agent, str):
         return agent if not agent.startswith("cmd:") else None
-    if type(agent) in _BUILTIN.values():
-        return agent.name  # type: ignore[union-attr]
+    if isinstance(agent, NativeAgentBase) and type(agent) in _BUILTIN.values():
+        return agent.name
     return None
 
 

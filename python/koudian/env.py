@@ -64,7 +64,7 @@ plane    content
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -73,7 +73,7 @@ from koudian._core import N_ACTIONS, N_PLANES, Game, Ruleset, mix_seed
 
 try:
     from gymnasium import spaces
-    from pettingzoo import AECEnv
+    from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError(
         "koudian.env needs pettingzoo and gymnasium: pip install 'koudian[rl]'"
@@ -87,14 +87,18 @@ ObsDict = dict[str, npt.NDArray[Any]]
 class KoudianEnv(AECEnv):  # type: ignore[misc]
     """One hand of ``rules`` per episode, four agents, action masks."""
 
-    metadata = {"name": "koudian_v0", "render_modes": ["human"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "koudian_v0",
+        "render_modes": ["human"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
         rules: object = "shanxi",
         *,
         reward_scale: float = 1.0,
-        render_mode: Optional[str] = None,
+        render_mode: str | None = None,
     ) -> None:
         super().__init__()
         self.rules = rules if isinstance(rules, Ruleset) else Ruleset.preset(str(rules))
@@ -130,7 +134,7 @@ class KoudianEnv(AECEnv):  # type: ignore[misc]
             "action_mask": o.action_mask.astype(np.int8),
         }
 
-    def reset(self, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deals a new hand: hand ``seed``, or the next one of the sequence."""
         if seed is not None:
             self._seed = seed
@@ -147,7 +151,7 @@ class KoudianEnv(AECEnv):  # type: ignore[misc]
         seat = self.game.to_act
         self.agent_selection = self.agents[seat if seat is not None else 0]
 
-    def step(self, action: Optional[int]) -> None:
+    def step(self, action: int | None) -> None:
         """Plays ``action`` (a dense index) for ``agent_selection``."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:

@@ -23,7 +23,7 @@ rebuilds the game from it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Callable, Optional
+from typing import Callable
 
 from koudian._core import (
     N_ACTIONS,
@@ -55,7 +55,7 @@ __all__ = [
 def play(
     game: Game,
     agents: Sequence[Agent],
-    on_fault: Optional[Callable[[Fault], None]] = None,
+    on_fault: Callable[[Fault], None] | None = None,
 ) -> GameResult:
     """Plays ``game`` to its end with one agent per seat and returns the
     result. An agent answering with anything but one of its legal actions

@@ -17,7 +17,6 @@ as native self-play does.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Optional
 
 from koudian._core import Game, GameResult, MatchState, RulesetError, mix_seed
 from koudian.agents import AgentSpec, Fault, make_agent
@@ -34,8 +33,8 @@ class Match:
         rules: object,
         agents: Sequence[AgentSpec],
         *,
-        hands: Optional[int] = None,
-        rounds: Optional[int] = None,
+        hands: int | None = None,
+        rounds: int | None = None,
         seed: int = 0,
         record: bool = True,
     ) -> None:
@@ -68,9 +67,9 @@ class Match:
         """Hands played so far."""
         return self._state.hands_played
 
-    def play_hand(self) -> Optional[GameResult]:
+    def play_hand(self) -> GameResult | None:
         """Plays the next hand; None when the match is over."""
-        game: Optional[Game] = self._state.next_game(self._record)
+        game: Game | None = self._state.next_game(self._record)
         if game is None:
             return None
         seed = game.seed if game.seed is not None else 0

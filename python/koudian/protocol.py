@@ -46,7 +46,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Callable
 
 from koudian._core import Action, KoudianError, Observation
 from koudian.agents import Fault, fallback_action
@@ -92,7 +92,7 @@ def parse_reply(line: str) -> Action:
         raise ValueError(str(e)) from None
 
 
-def _pump(stream: IO[str], out: queue.Queue[Optional[str]]) -> None:
+def _pump(stream: IO[str], out: queue.Queue[str | None]) -> None:
     for line in stream:
         out.put(line)
     out.put(None)
@@ -108,7 +108,7 @@ class ExternalAgent:
         timeout: float = 5.0,
         max_restarts: int = 3,
         seat: int = 0,
-        stderr: Optional[IO[str]] = None,
+        stderr: IO[str] | None = None,
     ) -> None:
         self.command = command
         self.timeout = timeout
@@ -117,8 +117,8 @@ class ExternalAgent:
         self.restarts = 0
         self.dead = False
         self._stderr = stderr
-        self._proc: Optional[subprocess.Popen[str]] = None
-        self._lines: queue.Queue[Optional[str]] = queue.Queue()
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
         self._faults: list[Fault] = []
         self._started = False
 

@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -85,12 +85,12 @@ class SimulationResult:
     @property
     def scores(self) -> npt.NDArray[np.int64]:
         """Total score per seat."""
-        return self.deltas.sum(axis=0)
+        return np.asarray(self.deltas.sum(axis=0), dtype=np.int64)
 
     @property
     def mean_scores(self) -> npt.NDArray[np.float64]:
         """Mean score per hand per seat."""
-        return self.deltas.mean(axis=0) if self.hands else np.zeros(4)
+        return np.asarray(self.deltas.mean(axis=0) if self.hands else np.zeros(4), np.float64)
 
     @property
     def ci95(self) -> npt.NDArray[np.float64]:
@@ -99,27 +99,27 @@ class SimulationResult:
         if self.hands < 2:
             return np.full(4, math.inf)
         sd = self.deltas.std(axis=0, ddof=1)
-        return 1.96 * sd / math.sqrt(self.hands)
+        return np.asarray(1.96 * sd / math.sqrt(self.hands), dtype=np.float64)
 
     @property
     def wins(self) -> npt.NDArray[np.int64]:
         """Hands won per seat."""
-        return self.winners.sum(axis=0).astype(np.int64)
+        return np.asarray(self.winners.sum(axis=0), dtype=np.int64)
 
     @property
     def self_draws(self) -> npt.NDArray[np.int64]:
         """Hands won by self-draw per seat."""
-        return (self.winners & self.self_draw[:, None]).sum(axis=0).astype(np.int64)
+        return np.asarray((self.winners & self.self_draw[:, None]).sum(axis=0), dtype=np.int64)
 
     @property
     def baohu_paid(self) -> npt.NDArray[np.int64]:
         """Total paid covering others' shares (包胡) per seat."""
-        return self.baohu.sum(axis=0)
+        return np.asarray(self.baohu.sum(axis=0), dtype=np.int64)
 
     @property
     def baohu_hands(self) -> npt.NDArray[np.int64]:
         """Hands in which each seat paid 包胡."""
-        return (self.baohu > 0).sum(axis=0).astype(np.int64)
+        return np.asarray((self.baohu > 0).sum(axis=0), dtype=np.int64)
 
     @property
     def draw_rate(self) -> float:
@@ -162,9 +162,14 @@ class SimulationResult:
         lines += ["", f"hand ends: {ends}"]
         fc = self.fault_counts()
         if any(fc) or self.fault_hands.any():
+            per_seat = ", ".join(f"seat {s}: {c}" for s, c in enumerate(fc))
             lines.append(
-                f"agent faults (fallback played): {', '.join(f'seat {s}: {c}' for s, c in enumerate(fc))}"
-                + (f"; native faults in {int(self.fault_hands.sum())} hands" if self.fault_hands.any() else "")
+                f"agent faults (fallback played): {per_seat}"
+                + (
+                    f"; native faults in {int(self.fault_hands.sum())} hands"
+                    if self.fault_hands.any()
+                    else ""
+                )
             )
         return "\n".join(lines)
 
@@ -232,7 +237,7 @@ def _python_games(
     hands: int,
     seed: int,
     faults: list[Fault],
-    log: Optional[IO[str]],
+    log: IO[str] | None,
 ) -> Iterator[dict[str, Any]]:
     for i in range(hands):
         game_seed = mix_seed(seed, i)
@@ -276,11 +281,11 @@ def simulate(
     seed: int = 0,
     threads: int = 0,
     *,
-    log: Optional[IO[str]] = None,
-    progress: Optional[Callable[[int], None]] = None,
+    log: IO[str] | None = None,
+    progress: Callable[[int], None] | None = None,
     timeout: float = 5.0,
     chunk: int = _CHUNK,
-    native: Optional[bool] = None,
+    native: bool | None = None,
 ) -> SimulationResult:
     """Plays ``hands`` one-hand games of ``rules`` (a preset name, a
     ``.toml`` file or a ``Ruleset``) with one agent per seat.
@@ -359,7 +364,7 @@ class _Progress:
         self._t0 = time.perf_counter()
         if enabled:
             try:
-                from tqdm import tqdm
+                from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
 
                 self._bar = tqdm(total=total, unit="hand", unit_scale=True, file=sys.stderr)
             except ImportError:
@@ -425,10 +430,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise RulesetError(f"--agents needs 1 or 4 agents, got {len(agents)}: {agents}")
         rules = _resolve_rules(args.rules)
         bar = _Progress(args.hands, not args.quiet)
-        log: Optional[IO[str]] = None
+        log: IO[str] | None = None
         try:
             if args.log:
-                log = open(args.log, "w", encoding="utf-8")  # noqa: SIM115
+                log = open(args.log, "w", encoding="utf-8")
             result = simulate(
                 rules,
                 agents,
