@@ -1,45 +1,82 @@
-//! Every distinct decomposition of a complete hand.
+//! Every distinct decomposition of a complete hand (RULES.md §2), wild
+//! assignments included. Scoring reads `sets`, `pairs` and `shape`.
+//!
+//! **Which decompositions are listed.** A decomposition is a multiset of
+//! concealed sets plus the pair(s), in natural kinds, such that the natural
+//! tiles fit in and the wild tiles make up the rest (`wild_as`). Wild
+//! tiles can stand for anything, so a set or pair made *only* of wild
+//! tiles could be any of dozens of sets; listing all of them would bury the
+//! distinct ways the natural tiles combine. Decision: every set and pair
+//! holds at least one natural tile, except that the wild tiles left over
+//! once the natural tiles are placed are reported as triplets (and, for
+//! the pair or seven pairs, pairs) of the *filler* kind: the lowest-index
+//! wild kind the hand holds, standing for itself. (Natural tiles are never
+//! of a wild kind, so filler sets are exactly the all-wild ones.) Thirteen
+//! orphans lists every orphan kind that can be the pair, since its tiles
+//! are fixed.
+//!
+//! Method: a depth-first search that places the pair, then repeatedly the
+//! set holding the lowest natural tile left (each other member natural or
+//! wild), pruned by the need tables (the natural tiles left must fit the
+//! wild tiles left), then sorted and deduplicated.
 
+use super::tables::need0;
+use super::win::{group_keys, valid_size, Checker};
 use super::{Decomposition, Set, Shape, ShapeRules};
 use crate::hand::Hand;
-use crate::tile::{Counts, Tile};
+use crate::tile::{Counts, Tile, KINDS};
 use crate::wildcard::Wildcards;
 
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
 
 /// Every distinct way `hand` (complete: `14 - 3 × melds` concealed tiles)
-/// forms a winning shape allowed by `rules`, wild tiles included. Sets made
-/// only of wild tiles are reported as triplets of the first wild kind (a
-/// wild tile may stand for its own kind), so the list stays finite.
+/// forms a winning shape allowed by `rules`, wild tiles included, sorted.
+/// Empty when the hand is not complete or not a win. See the module
+/// documentation for how sets made only of wild tiles are reported.
 ///
 /// ```
-/// use koudian_core::{hand::Hand, shape::{decompose, ShapeRules, Shape}, tile::parse, Wildcards};
+/// use koudian_core::{hand::Hand, shape::{decompose, ShapeRules, Shape, Set}, tile::{parse, Tile}, Wildcards};
 /// let hand = Hand::from_tiles(&parse("11122233344455m").unwrap(), &[]).unwrap();
 /// let ds = decompose(&hand, &Wildcards::NONE, &ShapeRules::ALL);
 /// assert!(ds.len() >= 2);
-/// assert!(ds.iter().all(|d| d.shape == Shape::Standard));
+/// assert!(ds.iter().all(|d| d.shape == Shape::Standard && d.wild_as.is_empty()));
+/// // With 中 wild, 中中中 is reported as a triplet of 中 standing for itself.
+/// let red = Wildcards::new(&[Tile::RED]).unwrap();
+/// let hand = Hand::from_tiles(&parse("123m456p789s11z777z").unwrap(), &[]).unwrap();
+/// let ds = decompose(&hand, &red, &ShapeRules::STANDARD_ONLY);
+/// assert!(ds.iter().any(|d| d.sets.contains(&Set::Triplet(Tile::RED))));
 /// ```
 pub fn decompose(hand: &Hand, wilds: &Wildcards, rules: &ShapeRules) -> Vec<Decomposition> {
-    if hand.check_size(true).is_err() {
+    let checker = Checker::new(wilds, rules);
+    let n_melds = hand.n_melds();
+    if !valid_size(&hand.concealed, n_melds, 14)
+        || !checker.is_win_unchecked(&hand.concealed, n_melds)
+    {
         return Vec::new();
     }
     let (natural, w) = wilds.split(&hand.concealed);
-    let filler = wilds.kinds().next();
-    let mut out = Vec::new();
-    standard(&natural, w, filler, rules, &mut out);
-    if hand.n_melds() == 0 {
+    let filler = wilds
+        .kinds()
+        .filter(|t| hand.concealed[t.index()] > 0)
+        .min()
+        .map(|t| t.index());
+    let mut search = Search {
+        checker: &checker,
+        natural,
+        filler,
+        rules,
+        out: Vec::new(),
+    };
+    search.standard(w);
+    if n_melds == 0 {
         if rules.seven_pairs {
-            seven_pairs(&natural, w, filler, &mut out);
+            search.seven_pairs(w);
         }
         if rules.thirteen_orphans {
-            thirteen_orphans(&natural, w, &mut out);
+            search.thirteen_orphans();
         }
     }
-    for d in &mut out {
-        d.sets.sort_unstable();
-        d.pairs.sort_unstable();
-        d.wild_as.sort_unstable();
-    }
+    let mut out = search.out;
     out.sort();
     out.dedup();
     out
@@ -49,255 +86,238 @@ fn tile(i: usize) -> Tile {
     Tile::from_index_unchecked(i as u8)
 }
 
-fn standard(
-    natural: &Counts,
-    w: u8,
-    filler: Option<Tile>,
-    rules: &ShapeRules,
-    out: &mut Vec<Decomposition>,
-) {
-    let mut c = *natural;
-    for p in 0..34 {
-        for wild_in_pair in 0..=2u8 {
-            let natural_in_pair = 2 - wild_in_pair;
-            if c[p] < natural_in_pair || w < wild_in_pair {
-                continue;
-            }
-            // A pair of two wilds stands for the first wild kind only.
-            if wild_in_pair == 2 && Some(tile(p)) != filler {
-                continue;
-            }
-            c[p] -= natural_in_pair;
-            let mut wild_as = vec![tile(p); wild_in_pair as usize];
-            let mut sets = Vec::new();
-            sets_rec(
-                &mut c,
-                w - wild_in_pair,
-                filler,
-                rules,
-                &mut sets,
-                &mut wild_as,
-                &mut |sets, wild_as| {
-                    out.push(Decomposition {
-                        shape: Shape::Standard,
-                        sets: sets.to_vec(),
-                        pairs: vec![tile(p)],
-                        wild_as: wild_as.to_vec(),
-                    })
-                },
-            );
-            c[p] += natural_in_pair;
-        }
-    }
+struct Search<'a> {
+    checker: &'a Checker,
+    natural: Counts,
+    filler: Option<usize>,
+    rules: &'a ShapeRules,
+    out: Vec<Decomposition>,
 }
 
-/// Removes sets covering the lowest natural tile, recursively.
-fn sets_rec(
-    c: &mut Counts,
-    w: u8,
-    filler: Option<Tile>,
-    rules: &ShapeRules,
-    sets: &mut Vec<Set>,
-    wild_as: &mut Vec<Tile>,
-    emit: &mut dyn FnMut(&[Set], &[Tile]),
-) {
-    let Some(i) = c.iter().position(|&n| n > 0) else {
-        if w % 3 == 0 {
-            let Some(f) = filler.or(if w == 0 { Some(Tile::M1) } else { None }) else {
-                return;
-            };
+/// One set under construction: its report and its three kinds.
+type Unit = (Set, [usize; 3]);
+
+impl Search<'_> {
+    /// Fewest wild tiles that turn the natural tiles `c` into sets.
+    fn sets_need(&self, c: &Counts) -> i32 {
+        let k = group_keys(c);
+        need0(self.checker.suit[k[0] as usize])
+            + need0(self.checker.suit[k[1] as usize])
+            + need0(self.checker.suit[k[2] as usize])
+            + need0(self.checker.honor[k[3] as usize])
+    }
+
+    fn standard(&mut self, w: u8) {
+        let mut c = self.natural;
+        let mut sets: Vec<Unit> = Vec::with_capacity(4);
+        for p in 0..KINDS {
+            // The pair holds 2, 1 or (only as the filler pair) 0 naturals.
+            for nat in (0..=2u8).rev() {
+                let wild = 2 - nat;
+                let ok = match nat {
+                    0 => self.filler == Some(p),
+                    _ => c[p] >= nat,
+                };
+                if !ok || wild > w {
+                    continue;
+                }
+                c[p] -= nat;
+                self.sets(&mut c, w - wild, &mut sets, p);
+                c[p] += nat;
+            }
+        }
+    }
+
+    /// Places the set holding the lowest natural tile of `c`, recursively.
+    fn sets(&mut self, c: &mut Counts, w: u8, sets: &mut Vec<Unit>, pair: usize) {
+        if self.sets_need(c) > w as i32 {
+            return;
+        }
+        let Some(i) = c.iter().position(|&n| n > 0) else {
+            // Only wild tiles left: whole filler triplets (w is 0 mod 3
+            // here, as the tile count is).
             let n = sets.len();
-            let m = wild_as.len();
-            for _ in 0..w / 3 {
-                sets.push(Set::Triplet(f));
-                wild_as.extend([f; 3]);
+            if w > 0 {
+                let Some(f) = self.filler else { return };
+                for _ in 0..w / 3 {
+                    sets.push((Set::Triplet(tile(f)), [f; 3]));
+                }
             }
-            emit(sets, wild_as);
+            self.emit_standard(sets, pair);
             sets.truncate(n);
-            wild_as.truncate(m);
-        }
-        return;
-    };
-    // Candidate sets containing kind i, as the kinds they use; i is the
-    // lowest natural tile left, so lower kinds of a set must be wild.
-    let mut candidates: Vec<(Set, [usize; 3])> = vec![(Set::Triplet(tile(i)), [i, i, i])];
-    if i < 27 {
-        let r = i % 9;
-        for start in r.saturating_sub(2)..=r {
-            if start + 2 <= 8 {
+            return;
+        };
+        let mut candidates: [Option<Unit>; 8] = [None; 8];
+        let mut n_cand = 0;
+        let mut push = |u: Unit| {
+            candidates[n_cand] = Some(u);
+            n_cand += 1;
+        };
+        push((Set::Triplet(tile(i)), [i; 3]));
+        if i < 27 {
+            let r = i % 9;
+            for start in r.saturating_sub(2)..=r.min(6) {
                 let s = i - r + start;
-                candidates.push((Set::Sequence(tile(s)), [s, s + 1, s + 2]));
+                push((Set::Sequence(tile(s)), [s, s + 1, s + 2]));
+            }
+        } else if self.rules.wind_sets {
+            let group: &[[usize; 3]] = if i < 31 {
+                &[[27, 28, 29], [27, 28, 30], [27, 29, 30], [28, 29, 30]]
+            } else {
+                &[[31, 32, 33]]
+            };
+            for k in group.iter().filter(|k| k.contains(&i)) {
+                push((Set::Honors([tile(k[0]), tile(k[1]), tile(k[2])]), *k));
             }
         }
-    } else if rules.wind_sets {
-        let group: &[usize] = if i < 31 {
-            &[27, 28, 29, 30]
-        } else {
-            &[31, 32, 33]
-        };
-        for a in 0..group.len() {
-            for b in a + 1..group.len() {
-                for d in b + 1..group.len() {
-                    let k = [group[a], group[b], group[d]];
-                    if k.contains(&i) {
-                        candidates.push((Set::Honors([tile(k[0]), tile(k[1]), tile(k[2])]), k));
+        for &(set, kinds) in candidates.iter().take(n_cand).flatten() {
+            // One copy of i is natural; each other member is natural
+            // (when one is left) or wild, in every combination.
+            let others: [usize; 2] = {
+                let mut o = [0; 2];
+                let mut j = 0;
+                let mut skipped = false;
+                for &k in &kinds {
+                    if k == i && !skipped {
+                        skipped = true;
+                    } else {
+                        o[j] = k;
+                        j += 1;
+                    }
+                }
+                o
+            };
+            c[i] -= 1;
+            for mask in 0..4u8 {
+                let mut taken = [false; 2];
+                let mut ok = true;
+                let mut wild = 0u8;
+                for b in 0..2 {
+                    if mask >> b & 1 == 1 {
+                        if c[others[b]] == 0 {
+                            ok = false;
+                        } else {
+                            c[others[b]] -= 1;
+                            taken[b] = true;
+                        }
+                    } else {
+                        wild += 1;
+                    }
+                }
+                if ok && wild <= w {
+                    sets.push((set, kinds));
+                    self.sets(c, w - wild, sets, pair);
+                    sets.pop();
+                }
+                for b in 0..2 {
+                    if taken[b] {
+                        c[others[b]] += 1;
                     }
                 }
             }
+            c[i] += 1;
         }
     }
-    for (set, kinds) in candidates {
-        // Use naturals where present (the set must cover i naturally),
-        // wilds for the rest.
-        let mut used_natural = [false; 3];
-        let mut need = 0u8;
-        let mut ok = true;
-        for (j, &k) in kinds.iter().enumerate() {
-            if c[k] > 0 {
-                c[k] -= 1;
-                used_natural[j] = true;
-            } else {
-                need += 1;
-            }
-        }
-        if !used_natural.iter().zip(kinds).any(|(&u, k)| u && k == i) {
-            ok = false;
-        }
-        if ok && need <= w {
-            let n = wild_as.len();
-            for (j, &k) in kinds.iter().enumerate() {
-                if !used_natural[j] {
-                    wild_as.push(tile(k));
-                }
-            }
-            sets.push(set);
-            sets_rec(c, w - need, filler, rules, sets, wild_as, emit);
-            sets.pop();
-            wild_as.truncate(n);
-        }
-        for (j, &k) in kinds.iter().enumerate() {
-            if used_natural[j] {
-                c[k] += 1;
-            }
-        }
-        // Also try the variants where a natural tile other than i is left
-        // for a later set and a wild takes its place.
-        if kinds.iter().filter(|&&k| k != i).any(|&k| c[k] > 0) && need < 3 {
-            partial_variants(c, w, filler, rules, sets, wild_as, emit, set, kinds, i);
-        }
-    }
-}
 
-#[allow(clippy::too_many_arguments)]
-fn partial_variants(
-    c: &mut Counts,
-    w: u8,
-    filler: Option<Tile>,
-    rules: &ShapeRules,
-    sets: &mut Vec<Set>,
-    wild_as: &mut Vec<Tile>,
-    emit: &mut dyn FnMut(&[Set], &[Tile]),
-    set: Set,
-    kinds: [usize; 3],
-    i: usize,
-) {
-    // Each member other than the one covering i may be natural or wild.
-    let distinct_i = kinds.iter().position(|&k| k == i).unwrap_or(0);
-    for mask in 0u8..8 {
-        let mut need = 0u8;
-        let mut taken = [false; 3];
-        let mut ok = true;
-        for (j, &k) in kinds.iter().enumerate() {
-            let natural = j == distinct_i || mask & (1 << j) != 0;
-            if natural {
-                if c[k] == 0 {
-                    ok = false;
-                    break;
-                }
-                c[k] -= 1;
-                taken[j] = true;
-            } else {
-                need += 1;
+    fn emit_standard(&mut self, sets: &[Unit], pair: usize) {
+        let mut total = [0u8; KINDS];
+        total[pair] += 2;
+        for (_, kinds) in sets {
+            for &k in kinds {
+                total[k] += 1;
             }
         }
-        if ok && need <= w {
-            let n = wild_as.len();
-            for (j, &k) in kinds.iter().enumerate() {
-                if !taken[j] {
-                    wild_as.push(tile(k));
-                }
-            }
-            sets.push(set);
-            sets_rec(c, w - need, filler, rules, sets, wild_as, emit);
-            sets.pop();
-            wild_as.truncate(n);
-        }
-        for (j, &k) in kinds.iter().enumerate() {
-            if taken[j] {
-                c[k] += 1;
-            }
-        }
+        let mut s: Vec<Set> = sets.iter().map(|u| u.0).collect();
+        s.sort_unstable();
+        let d = Decomposition {
+            shape: Shape::Standard,
+            sets: s,
+            pairs: vec![tile(pair)],
+            wild_as: self.wild_as(&total),
+        };
+        self.out.push(d);
     }
-}
 
-fn seven_pairs(natural: &Counts, w: u8, filler: Option<Tile>, out: &mut Vec<Decomposition>) {
-    let mut pairs = Vec::new();
-    let mut wild_as = Vec::new();
-    for (i, &n) in natural.iter().enumerate() {
-        for _ in 0..n / 2 {
-            pairs.push(tile(i));
-        }
-        if n % 2 == 1 {
-            pairs.push(tile(i));
-            wild_as.push(tile(i));
-        }
-    }
-    if wild_as.len() as u8 > w {
-        return;
-    }
-    let spare = w - wild_as.len() as u8;
-    let Some(f) = filler.or(if spare == 0 { Some(Tile::M1) } else { None }) else {
-        return;
-    };
-    for _ in 0..spare / 2 {
-        pairs.push(f);
-        wild_as.extend([f, f]);
-    }
-    if pairs.len() == 7 {
-        out.push(Decomposition {
-            shape: Shape::SevenPairs,
-            sets: Vec::new(),
-            pairs,
-            wild_as,
-        });
-    }
-}
-
-fn thirteen_orphans(natural: &Counts, w: u8, out: &mut Vec<Decomposition>) {
-    if natural
-        .iter()
-        .enumerate()
-        .any(|(i, &n)| n > 0 && !ORPHANS.contains(&i))
-    {
-        return;
-    }
-    for &p in &ORPHANS {
-        let mut wild_as = Vec::new();
-        let mut ok = true;
-        for &k in &ORPHANS {
-            let want = if k == p { 2 } else { 1 };
-            match natural[k] {
-                n if n > want => ok = false,
-                n => wild_as.extend(std::iter::repeat_n(tile(k), (want - n) as usize)),
+    /// The kinds the wild tiles stand for: the decomposition's tiles minus
+    /// the natural ones, in index order.
+    fn wild_as(&self, total: &[u8; KINDS]) -> Vec<Tile> {
+        let mut v = Vec::new();
+        for (k, (&t, &n)) in total.iter().zip(&self.natural).enumerate() {
+            for _ in n..t {
+                v.push(tile(k));
             }
         }
-        if ok && wild_as.len() == w as usize {
-            out.push(Decomposition {
-                shape: Shape::ThirteenOrphans,
+        v
+    }
+
+    /// Every count of pairs per kind: `ceil(n/2)..=n` pairs of a kind
+    /// held `n` times naturally (each pair holding a natural tile), filler
+    /// pairs for the rest.
+    fn seven_pairs(&mut self, w: u8) {
+        let held: Vec<usize> = (0..KINDS).filter(|&k| self.natural[k] > 0).collect();
+        let mut pairs = vec![0u8; held.len()];
+        self.pairs_rec(&held, &mut pairs, 0, w);
+    }
+
+    fn pairs_rec(&mut self, held: &[usize], pairs: &mut [u8], j: usize, w: u8) {
+        if j == held.len() {
+            let used: u32 = pairs.iter().map(|&p| p as u32).sum();
+            if used > 7 {
+                return;
+            }
+            let spare = 7 - used;
+            let mut list = Vec::with_capacity(7);
+            let mut total = [0u8; KINDS];
+            for (&k, &p) in held.iter().zip(pairs.iter()) {
+                for _ in 0..p {
+                    list.push(tile(k));
+                }
+                total[k] = 2 * p;
+            }
+            if spare > 0 {
+                let Some(f) = self.filler else { return };
+                for _ in 0..spare {
+                    list.push(tile(f));
+                }
+                total[f] += 2 * spare as u8;
+            }
+            list.sort_unstable();
+            self.out.push(Decomposition {
+                shape: Shape::SevenPairs,
                 sets: Vec::new(),
-                pairs: vec![tile(p)],
-                wild_as,
+                pairs: list,
+                wild_as: self.wild_as(&total),
             });
+            return;
+        }
+        let n = self.natural[held[j]];
+        for p in n.div_ceil(2)..=n {
+            let wild = 2 * p - n;
+            if wild <= w {
+                pairs[j] = p;
+                self.pairs_rec(held, pairs, j + 1, w - wild);
+            }
+        }
+    }
+
+    fn thirteen_orphans(&mut self) {
+        if (0..KINDS).any(|k| self.natural[k] > 0 && !ORPHANS.contains(&k)) {
+            return;
+        }
+        for &p in &ORPHANS {
+            let mut total = [0u8; KINDS];
+            for &k in &ORPHANS {
+                total[k] = 1;
+            }
+            total[p] = 2;
+            if (0..KINDS).all(|k| self.natural[k] <= total[k]) {
+                self.out.push(Decomposition {
+                    shape: Shape::ThirteenOrphans,
+                    sets: Vec::new(),
+                    pairs: vec![tile(p)],
+                    wild_as: self.wild_as(&total),
+                });
+            }
         }
     }
 }

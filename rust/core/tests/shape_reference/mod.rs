@@ -54,9 +54,9 @@ pub fn mixed_sets(wind_sets: bool) -> &'static [[usize; 3]] {
 pub fn standard(n: &mut [u8; 34], w: u8, pair: bool, wind_sets: bool) -> bool {
     let Some(i) = n.iter().position(|&x| x > 0) else {
         return if pair {
-            w >= 2 && (w - 2) % 3 == 0
+            w >= 2 && (w - 2).is_multiple_of(3)
         } else {
-            w % 3 == 0
+            w.is_multiple_of(3)
         };
     };
     if pair {
