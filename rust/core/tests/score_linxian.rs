@@ -286,3 +286,11 @@ fn shanxi_only_options_do_not_change_linxian() {
     };
     assert_eq!(deltas(&o, &r), [100, -300, 180, 20]);
 }
+
+#[test]
+fn kongs_of_one_or_two_points_score_zero_in_a_baohu_hand() {
+    let mut o = seed_example();
+    o.ting[1] = false;
+    o.kongs = vec![Kong::own(0, t("2p"), KongKind::Concealed)];
+    assert_eq!(deltas(&o, &base(1)), [0, -24, 0, 24]);
+}

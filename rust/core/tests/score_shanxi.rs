@@ -673,3 +673,147 @@ fn special_hands_multiplier_matches_reference_on_random_hands() {
         "{wins} wins, {specials} special"
     );
 }
+
+// ------------------------------------------- shape options in settlement
+
+fn self_drawn(concealed: &str, win: &str) -> Outcome {
+    let mut o = Outcome::new(0, HandEnd::SelfDraw);
+    o.winners.push(koudian_core::score::Win::new(
+        1,
+        hand(concealed, &[]),
+        t(win),
+    ));
+    o.ting[1] = true;
+    o
+}
+
+#[test]
+fn wind_sets_option_makes_three_winds_a_set() {
+    let o = self_drawn("123m456m789m123z88s", "8s");
+    assert!(settle(&o, &Ruleset::shanxi()).is_err());
+    let r = Ruleset {
+        wind_sets: true,
+        ..Ruleset::shanxi()
+    };
+    assert_eq!(deltas(&o, &r), [-16, 48, -16, -16]);
+}
+
+#[test]
+fn seven_pairs_option_allows_seven_pairs() {
+    let o = self_drawn("11m33m55p77p99s11z22z", "2z");
+    assert_eq!(deltas(&o, &Ruleset::shanxi()), [-20, 60, -20, -20]);
+    let r = Ruleset {
+        seven_pairs: false,
+        ..Ruleset::shanxi()
+    };
+    assert!(settle(&o, &r).is_err());
+}
+
+#[test]
+fn thirteen_orphans_option_allows_thirteen_orphans() {
+    let o = self_drawn("19m19p19s12345677z", "7z");
+    assert_eq!(deltas(&o, &Ruleset::shanxi()), [-20, 60, -20, -20]);
+    let r = Ruleset {
+        thirteen_orphans: false,
+        ..Ruleset::shanxi()
+    };
+    assert!(settle(&o, &r).is_err());
+}
+
+#[test]
+fn haozi_wildcard_mode_turns_special_hands_off_in_settlement() {
+    let mut o = self_drawn("111m234m555m678m99m", "9m");
+    assert_eq!(deltas(&o, &special()), [-36, 108, -36, -36]);
+    let r = Ruleset {
+        haozi: Haozi::Double,
+        ..special()
+    };
+    o.wilds = Wildcards::new(&[t("7z"), t("1p")]).unwrap();
+    assert_eq!(deltas(&o, &r), [-18, 54, -18, -18]);
+}
+
+#[test]
+fn self_drawn_wild_tile_in_a_108_tile_game_stands_only_for_suited_kinds() {
+    let r = Ruleset {
+        haozi: Haozi::Single,
+        no_honors: true,
+        thirteen_orphans: false,
+        ..Ruleset::shanxi()
+    };
+    let ctx = WinContext {
+        wilds: Wildcards::new(&[t("5p")]).unwrap(),
+        ..WinContext::self_draw()
+    };
+    // Three wild tiles make a set of any kind: at best a 9.
+    let v = hand_value(&hand("123m456m789s11s555p", &[]), t("5p"), &ctx, &r).unwrap();
+    assert_eq!((v.base, v.total), (9, 18));
+}
+
+#[test]
+fn self_drawn_wild_tile_points_agree_with_ting_winning_tile_points() {
+    use koudian_core::ting::winning_tile_points;
+    let mut x = 0x0dd_ba11_c0ffee_u64;
+    let mut next = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    let r = Ruleset {
+        haozi: Haozi::Double,
+        ..Ruleset::shanxi()
+    };
+    let mut compared = 0;
+    for _ in 0..30_000 {
+        let wild = [next(34), next(34)];
+        if wild[0] == wild[1] {
+            continue;
+        }
+        let wk = [
+            Tile::new(wild[0] as u8).unwrap(),
+            Tile::new(wild[1] as u8).unwrap(),
+        ];
+        let wilds = Wildcards::new(&wk).unwrap();
+        // 13 random tiles from a few kinds, plus a drawn wild tile.
+        let mut c = [0u8; 34];
+        let base = next(3) * 9;
+        let mut n = 0;
+        while n < 13 {
+            let k = if next(4) == 0 {
+                wild[next(2)]
+            } else {
+                base + next(9)
+            };
+            if c[k] < 4 {
+                c[k] += 1;
+                n += 1;
+            }
+        }
+        let drawn = wild[next(2)];
+        let Ok(short) = Hand::new(c, &[]) else {
+            continue;
+        };
+        if c[drawn] == 4 {
+            continue;
+        }
+        c[drawn] += 1;
+        let full = Hand::new(c, &[]).unwrap();
+        let ctx = WinContext {
+            wilds,
+            ..WinContext::self_draw()
+        };
+        let tile = Tile::new(drawn as u8).unwrap();
+        let theirs = winning_tile_points(&short, tile, true, &wilds, &r).unwrap();
+        match hand_value(&full, tile, &ctx, &r) {
+            Ok(v) => {
+                assert_eq!(Some(v.base as u8), theirs, "{full:?}");
+                compared += 1;
+            }
+            Err(e) => assert!(
+                theirs.is_none_or(|p| p < 3),
+                "{full:?}: {e} but ting says {theirs:?}"
+            ),
+        }
+    }
+    assert!(compared > 3_000, "only {compared} wins compared");
+}

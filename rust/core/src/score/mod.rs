@@ -32,20 +32,28 @@
 //!   RULES.md §3 says counts as winning on the konger's discard); kong
 //!   payments are computed first (with `kong_giver_pays`), then redirected.
 //!   Whether a kong giver had declared ting is taken at the time of the
-//!   kong ([`Kong::giver_ting`]), not at the end of the hand.
+//!   kong ([`Kong::giver_ting`]), not at the end of the hand. With
+//!   `kongs_need_win` off, a drawn hand settles its kongs with
+//!   `kong_giver_pays` applying as in a won hand. A self-drawn wild tile's
+//!   points (its best wait) are also the points the point rule checks.
+//! * A robbed kong is not a kong: it is not listed in [`Outcome::kongs`]
+//!   and scores nothing (it stays a pong).
 //! * Linxian: the Shanxi-only options (`kong_giver_pays`,
 //!   `discarder_pays_kongs`, `kongs_need_win`, `dealer_bonus`,
 //!   `special_hands`) have no effect; §4 fixes its own rules. In a hand
-//!   ended by 逃跑 nobody won by self-draw, so 1-2 point kongs score 0 there.
+//!   ended by 逃跑 nobody won by self-draw, so 1-2 point kongs score 0 there,
+//!   and the leaver's own kongs score nothing.
 //! * Sichuan: 刮风下雨 (`kong_payments`) is paid in every hand end, won or
 //!   drawn, as it is paid at the moment of the kong at the table. 天胡 and
 //!   地胡 compete with the shape patterns (the largest applies); 清一色 +
 //!   幺九 is not a listed pattern and counts 3. The self-draw itself adds
-//!   nothing to a Sichuan value (basic points): it changes who pays.
+//!   nothing to a Sichuan value (basic points): it changes who pays. The
+//!   根, 杠上花 and 抢杠 extras add to every pattern, 清七对 and 天胡 included.
 //! * Sichuan 查叫: a player is ready when some kind he holds fewer than 4
 //!   of completes his hand into a legal win (缺一门 included); a ready
 //!   player receives from every non-ready player; ready players and
-//!   non-ready players do not pay among themselves.
+//!   non-ready players do not pay among themselves. The value counts 根
+//!   (kongs included), like any win on a discard.
 
 mod linxian;
 mod outcome;

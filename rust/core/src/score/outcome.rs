@@ -165,7 +165,7 @@ impl Outcome {
     }
 
     /// The winning context of winner `w` under this end.
-    pub(super) fn context(&self, w: &Win) -> WinContext {
+    pub fn context(&self, w: &Win) -> WinContext {
         WinContext {
             self_draw: self.end == HandEnd::SelfDraw,
             kong_replacement: w.kong_bloom.and_then(|i| self.kongs.get(i)).map(|k| k.kind),

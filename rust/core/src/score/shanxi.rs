@@ -8,8 +8,10 @@ use super::{Seat, WinContext};
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::{Haozi, Ruleset};
-use crate::shape::{decompose, is_win, ShapeRules};
+use crate::shape::win::Checker;
+use crate::shape::{is_win, ShapeRules};
 use crate::tile::Tile;
+use crate::waits::completing_kinds;
 use crate::wildcard::Wildcards;
 
 /// Shanxi value: points × largest special-hand multiplier × 2 on self-draw.
@@ -29,7 +31,7 @@ pub(super) fn hand_value(
     }
     let specials = rules.special_hands && rules.haozi == Haozi::None;
     let points = if ctx.wilds.is_wild(win_tile) {
-        wild_win_points(hand, win_tile, ctx, rules, &shape)
+        wild_win_points(hand, win_tile, ctx, rules)
     } else {
         win_tile.points()
     };
@@ -107,37 +109,20 @@ fn has_pure_straight(hand: &Hand, shape: &ShapeRules) -> bool {
     })
 }
 
-/// A self-drawn wild tile's points: the best kind (in play) it could
-/// stand for to complete the hand, a 5th copy included (RULES.md §2).
-/// A natural kind `k` qualifies when the hand without the drawn wild plus
-/// a natural `k` wins; a wild kind (which is never natural in counts)
-/// qualifies when some decomposition has a wild standing for it.
-fn wild_win_points(
-    hand: &Hand,
-    win_tile: Tile,
-    ctx: &WinContext,
-    rules: &Ruleset,
-    shape: &ShapeRules,
-) -> u8 {
-    let ds = decompose(hand, &ctx.wilds, shape);
+/// A self-drawn wild tile's points: the best kind in play (honors only
+/// when the ruleset has them) it could stand for to complete the hand, a
+/// 5th copy included (RULES.md §2). The completing kinds come from the
+/// waits module (the same computation the table uses for ting).
+fn wild_win_points(hand: &Hand, win_tile: Tile, ctx: &WinContext, rules: &Ruleset) -> u8 {
     let mut short = hand.concealed;
     short[win_tile.index()] -= 1;
+    let checker = Checker::new(&ctx.wilds, &ShapeRules::from(rules));
+    let mut mask = completing_kinds(&checker, &short, hand.n_melds());
+    if rules.no_honors {
+        mask &= (1 << 27) - 1;
+    }
     Tile::all()
-        .filter(|t| !(rules.no_honors && t.is_honor()))
-        .filter(|t| {
-            if ctx.wilds.is_wild(*t) {
-                return ds.iter().any(|d| d.wild_as.contains(t));
-            }
-            let mut h = *hand;
-            h.concealed = short;
-            h.concealed[t.index()] += 1;
-            if h.concealed[t.index()] <= 4 {
-                is_win(&h.concealed, h.n_melds(), &ctx.wilds, shape)
-            } else {
-                // A 5th copy: the table-based check takes at most 4.
-                !decompose(&h, &ctx.wilds, shape).is_empty()
-            }
-        })
+        .filter(|t| mask >> t.index() & 1 == 1)
         .map(|t| t.points())
         .max()
         .unwrap_or(0)

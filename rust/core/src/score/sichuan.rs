@@ -11,6 +11,7 @@ use crate::hand::Hand;
 use crate::ruleset::{Chajiao, Family, Ruleset};
 use crate::shape::{decompose, is_win, Set, Shape, ShapeRules};
 use crate::tile::{Suit, Tile};
+use crate::wildcard::Wildcards;
 
 /// Sichuan value: the largest pattern over every decomposition, plus 根,
 /// 杠上花 and 抢杠.
@@ -20,7 +21,8 @@ pub(super) fn hand_value(
     ctx: &WinContext,
     rules: &Ruleset,
 ) -> Result<HandValue, Error> {
-    if let Some(t) = Tile::all().find(|t| t.is_honor() && hand.all_counts()[t.index()] > 0) {
+    let all = hand.all_counts();
+    if let Some(t) = Tile::all().find(|t| t.is_honor() && all[t.index()] > 0) {
         return Err(Error::InvalidHand(format!(
             "honor tile {t} is not in play in Sichuan (108 tiles)"
         )));
@@ -174,17 +176,34 @@ pub fn chajiao_value(hand: &Hand, rules: &Ruleset) -> Result<Option<u32>, Error>
     }
     hand.check_size(false)?;
     let all = hand.all_counts();
+    if let Some(t) = Tile::all().find(|t| t.is_honor() && all[t.index()] > 0) {
+        return Err(Error::InvalidHand(format!(
+            "honor tile {t} is not in play in Sichuan (108 tiles)"
+        )));
+    }
+    let mut suits = [false; 3];
+    for t in Tile::all().filter(|t| all[t.index()] > 0) {
+        suits[t.index() / 9] = true;
+    }
+    let n_suits = suits.iter().filter(|&&s| s).count();
+    let shape = ShapeRules::from(rules);
     let mut best: Option<u32> = None;
     for t in Tile::all().filter(|t| !t.is_honor() && all[t.index()] < 4) {
+        // A third suit can never win (缺一门).
+        if n_suits == 3 || (n_suits == 2 && !suits[t.index() / 9]) {
+            continue;
+        }
         let mut h = *hand;
         h.concealed[t.index()] += 1;
-        if let Ok(v) = any_hand_value(&h, t, &WinContext::discard(), rules) {
-            best = Some(match (best, rules.chajiao) {
-                (None, _) => v.total,
-                (Some(b), Chajiao::Min) => b.min(v.total),
-                (Some(b), Chajiao::Max) => b.max(v.total),
-            });
+        if !is_win(&h.concealed, h.n_melds(), &Wildcards::NONE, &shape) {
+            continue;
         }
+        let v = any_hand_value(&h, t, &WinContext::discard(), rules)?.total;
+        best = Some(match (best, rules.chajiao) {
+            (None, _) => v,
+            (Some(b), Chajiao::Min) => b.min(v),
+            (Some(b), Chajiao::Max) => b.max(v),
+        });
     }
     Ok(best)
 }
