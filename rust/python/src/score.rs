@@ -367,7 +367,7 @@ fn hand_end(end: &str, by: Option<i64>) -> PyResult<HandEnd> {
 #[pymethods]
 impl PyOutcome {
     #[new]
-    #[pyo3(signature = (dealer, end, *, by = None, winners = Vec::new(), ting = [false; 4],
+    #[pyo3(signature = (dealer, end, *, by = None, winners = Vec::new(), ting = None,
         kongs = Vec::new(), hands = None, wildcards = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -375,14 +375,24 @@ impl PyOutcome {
         end: &str,
         by: Option<i64>,
         winners: Vec<PyWin>,
-        ting: [bool; 4],
+        ting: Option<Vec<Bound<'_, PyAny>>>,
         kongs: Vec<PyKong>,
         hands: Option<Vec<Option<Bound<'_, PyAny>>>>,
         wildcards: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut o = Outcome::new(seat(dealer, "the dealer")?, hand_end(end, by)?);
         o.winners = winners.into_iter().map(|w| w.inner).collect();
-        o.ting = ting;
+        if let Some(ting) = ting {
+            if ting.len() != 4 {
+                return Err(InconsistentOutcomeError::new_err(format!(
+                    "ting must give 4 flags, one per seat, got {}",
+                    ting.len()
+                )));
+            }
+            for (slot, t) in o.ting.iter_mut().zip(&ting) {
+                *slot = t.is_truthy()?;
+            }
+        }
         o.kongs = kongs.into_iter().map(|k| k.inner).collect();
         if let Some(hs) = hands {
             if hs.len() != 4 {
