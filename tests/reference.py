@@ -8,7 +8,7 @@ any missing member. Slow, but small enough to check by eye.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 #: 风嘴子 sets: any 3 different winds, or the three dragons.
@@ -32,7 +32,7 @@ def _groups_with(i: int, wind_sets: bool) -> list[tuple[int, int, int]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sets(c: tuple[int, ...], w: int, pair_left: bool, wind_sets: bool) -> bool:
     """Can natural counts ``c`` plus ``w`` wild tiles be split into sets
     (and one pair when ``pair_left``), every natural tile used?"""
@@ -170,9 +170,7 @@ def waits(
             stand_for = [
                 t
                 for t in range(34)
-                if wins_natural(
-                    [n + (j == t) for j, n in enumerate(nat)], w, n_melds, **rules
-                )
+                if wins_natural([n + (j == t) for j, n in enumerate(nat)], w, n_melds, **rules)
             ]
             if stand_for:
                 out[k] = max(points(t) for t in stand_for)

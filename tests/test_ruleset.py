@@ -7,9 +7,8 @@ import pickle
 import sys
 from pathlib import Path
 
-import pytest
-
 import koudian
+import pytest
 from koudian import Ruleset, RulesetError
 
 if sys.version_info >= (3, 11):
@@ -63,7 +62,11 @@ def test_every_rules_md_option_is_in_every_preset_file(name: str) -> None:
 def test_presets_match_the_rule_book() -> None:
     sx = Ruleset.preset("shanxi")
     assert (sx.family, sx.haozi, sx.seven_pairs, sx.thirteen_orphans, sx.wind_sets) == (
-        "shanxi", "none", True, True, False,
+        "shanxi",
+        "none",
+        True,
+        True,
+        False,
     )
     assert sx.wall_reserve == (0, 0) and sx.point_rule == "standard" and sx.pass_scope == "hand"
     assert not (sx.no_honors or sx.must_win or sx.kong_after_pong or sx.special_hands)
@@ -90,7 +93,9 @@ def test_preset_overrides_and_replace() -> None:
 
 
 def test_unknown_option_suggests_the_closest_name() -> None:
-    with pytest.raises(RulesetError, match=r'unknown ruleset option "speshal_hands".*"special_hands"'):
+    with pytest.raises(
+        RulesetError, match=r'unknown ruleset option "speshal_hands".*"special_hands"'
+    ):
         Ruleset.preset("shanxi", speshal_hands=True)
     with pytest.raises(AttributeError, match="special_hands"):
         _ = Ruleset().speshal_hands
@@ -132,13 +137,17 @@ def test_wrong_option_type_or_value(options: dict[str, object], needle: str) -> 
         ("sichuan", {"ting_required": True}, "no ting declaration"),
     ],
 )
-def test_incompatible_options_are_refused(name: str, options: dict[str, object], needle: str) -> None:
+def test_incompatible_options_are_refused(
+    name: str, options: dict[str, object], needle: str
+) -> None:
     with pytest.raises(RulesetError, match=needle):
         Ruleset.preset(name, **options)  # type: ignore[arg-type]
 
 
 def test_dealer_bonus_with_round_rotation_is_valid() -> None:
-    r = Ruleset.preset("shanxi", dealer_bonus=True, dealer_rotation="round", dealer_self_draw_double=True)
+    r = Ruleset.preset(
+        "shanxi", dealer_bonus=True, dealer_rotation="round", dealer_self_draw_double=True
+    )
     assert r.dealer_self_draw_double
 
 

@@ -4,11 +4,10 @@ for inconsistent outcomes."""
 
 from __future__ import annotations
 
+import koudian
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import koudian
 from koudian import InconsistentOutcomeError, InvalidHandError, Kong, Outcome, Ruleset, Win
 
 WIN8 = "123m456m789m234p88s"  # 一条龙 in 万, won on 8s (8 points)
@@ -101,7 +100,9 @@ def test_shanxi_ting_discarder_shares_equally() -> None:
 def test_kong_giver_pays_option_changes_the_settlement() -> None:
     kongs = [Kong(1, "5z", "exposed", giver=3)]
     plain = koudian.settle(_self_draw(kongs=kongs))
-    covered = koudian.settle(_self_draw(kongs=kongs), Ruleset.preset("shanxi", kong_giver_pays=True))
+    covered = koudian.settle(
+        _self_draw(kongs=kongs), Ruleset.preset("shanxi", kong_giver_pays=True)
+    )
     assert plain.deltas == (-26, 14, 38, -26)
     assert covered.deltas == (-16, 14, 48, -46)
 
@@ -117,14 +118,27 @@ def test_dealer_bonus_option_changes_the_settlement() -> None:
 def test_kongs_need_win_settles_nothing_in_a_drawn_hand() -> None:
     o = Outcome(0, "drawn", kongs=[Kong(1, "5z", "concealed")])
     assert koudian.settle(o).deltas == (0, 0, 0, 0)
-    assert koudian.settle(o, Ruleset.preset("shanxi", kongs_need_win=False)).deltas == (-20, 60, -20, -20)
+    assert koudian.settle(o, Ruleset.preset("shanxi", kongs_need_win=False)).deltas == (
+        -20,
+        60,
+        -20,
+        -20,
+    )
 
 
 @pytest.mark.parametrize(
     ("make", "needle"),
     [
-        (lambda: Outcome(0, "discard", by=2, winners=[Win(2, WIN8, "8s")], ting=(0, 0, 1, 0)), "own discard"),
-        (lambda: Outcome(0, "self_draw", winners=[Win(2, "123m456m789m234p89s", "8s")], ting=(0, 0, 1, 0)), "holds no win"),
+        (
+            lambda: Outcome(0, "discard", by=2, winners=[Win(2, WIN8, "8s")], ting=(0, 0, 1, 0)),
+            "own discard",
+        ),
+        (
+            lambda: Outcome(
+                0, "self_draw", winners=[Win(2, "123m456m789m234p89s", "8s")], ting=(0, 0, 1, 0)
+            ),
+            "holds no win",
+        ),
         (lambda: Outcome(0, "self_draw", winners=[Win(2, WIN8, "8s")]), "declared ting"),
         (lambda: Outcome(0, "discard", winners=[Win(2, WIN8, "8s")]), "needs by="),
         (lambda: Outcome(0, "drawn", by=1), "takes no by="),

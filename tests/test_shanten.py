@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import random
 
+import koudian
 import numpy as np
 import pytest
 from hands import random_hand
-
-import koudian
 from koudian import InvalidHandError, Ruleset
 
 

@@ -3,12 +3,11 @@ names, count arrays, melds and hands, and the typed errors."""
 
 from __future__ import annotations
 
+import koudian
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import koudian
 from koudian import Hand, InvalidHandError, InvalidTilesError, Meld, MeldKind, Tile
 
 hands = st.lists(st.integers(0, 33), min_size=0, max_size=14).filter(

@@ -7,12 +7,11 @@ from __future__ import annotations
 import itertools
 import random
 
+import koudian
 import numpy as np
 import pytest
-from hands import random_hand
-
-import koudian
 import reference
+from hands import random_hand
 from koudian import InvalidHandError, Ruleset, Tile
 
 SHAPES = list(itertools.product([True, False], repeat=3))
@@ -130,7 +129,9 @@ def test_ting_needs_a_wait_worth_six_in_shanxi_and_three_in_linxian() -> None:
         ("strict", 6, False, True),
     ],
 )
-def test_point_rule_standard_and_strict(rule: str, points: int, self_draw: bool, allowed: bool) -> None:
+def test_point_rule_standard_and_strict(
+    rule: str, points: int, self_draw: bool, allowed: bool
+) -> None:
     rules = Ruleset.preset("shanxi", point_rule=rule)
     assert koudian.may_win(points, self_draw=self_draw, rules=rules) == allowed
 

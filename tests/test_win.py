@@ -10,14 +10,13 @@ import itertools
 import random
 from collections import Counter
 
+import koudian
 import numpy as np
 import pytest
+import reference
 from hands import random_hand
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import koudian
-import reference
 from koudian import InvalidHandError, InvalidTilesError, Ruleset, Tile
 
 SHAPES = list(itertools.product([True, False], repeat=3))
@@ -157,7 +156,9 @@ def test_wind_sets_option_feng_zuizi() -> None:
 
 def test_seven_pairs_counts_a_quad_as_two_pairs() -> None:
     assert koudian.is_win("11115588m2299p55z")
-    assert not koudian.is_win("11115588m2299p55z", rules=Ruleset.preset("shanxi", seven_pairs=False))
+    assert not koudian.is_win(
+        "11115588m2299p55z", rules=Ruleset.preset("shanxi", seven_pairs=False)
+    )
     assert not koudian.is_win("11223344556677z", rules="linxian")
 
 
@@ -173,9 +174,9 @@ def test_wildcard_may_stand_for_a_fifth_copy() -> None:
 
 
 def test_size_errors_state_the_expected_size() -> None:
-    with pytest.raises(InvalidHandError, match="12 concealed tiles; with 0 meld.*needs 14"):
+    with pytest.raises(InvalidHandError, match=r"12 concealed tiles; with 0 meld.*needs 14"):
         koudian.is_win("123m456p789s111z")
-    with pytest.raises(InvalidHandError, match="with 1 meld.*needs 11"):
+    with pytest.raises(InvalidHandError, match=r"with 1 meld.*needs 11"):
         koudian.is_win("123m456p789s11122z", melds=["555z"])
     with pytest.raises(InvalidTilesError, match="wildcard"):
         koudian.is_win("123m456p789s11122z", wildcards="5z5z")
@@ -230,10 +231,12 @@ def test_permuting_tiles_never_changes_the_answer(tiles: list[int], rnd: random.
 
 @settings(max_examples=300, deadline=None)
 @given(tiles14, st.integers(0, 13), st.sampled_from([4, 27, 31]))
-def test_swapping_a_natural_tile_for_a_wild_keeps_a_win(tiles: list[int], i: int, wild: int) -> None:
+def test_swapping_a_natural_tile_for_a_wild_keeps_a_win(
+    tiles: list[int], i: int, wild: int
+) -> None:
     if tiles[i] == wild or tiles.count(wild) >= 4:
         return
-    swapped = tiles[:i] + [wild] + tiles[i + 1 :]
+    swapped = [*tiles[:i], wild, *tiles[i + 1 :]]
     if koudian.is_win(tiles, wildcards=[wild]):
         assert koudian.is_win(swapped, wildcards=[wild])
 

@@ -14,7 +14,10 @@ True
 [Tile.EAST, Tile.WHITE]
 """
 
+# The table, agents, matches and self-play (game.py, agents.py, match.py,
+# simulation.py; env.py and protocol.py are imported on demand).
 from koudian._core import (
+    Action,
     Decomposition,
     DiscardOption,
     Hand,
@@ -23,10 +26,12 @@ from koudian._core import (
     InconsistentOutcomeError,
     InvalidHandError,
     InvalidTilesError,
-    KoudianError,
     Kong,
+    KoudianError,
     Meld,
     MeldKind,
+    NativeAgent,
+    Observation,
     Outcome,
     Pattern,
     Payment,
@@ -46,6 +51,7 @@ from koudian._core import (
     is_win,
     is_win_batch,
     may_win,
+    mix_seed,
     parse,
     settle,
     shanten,
@@ -57,33 +63,20 @@ from koudian._core import (
     waits_batch,
     winning_tile_points,
 )
+from koudian.agents import Agent, GreedyAgent, RandomAgent
+from koudian.game import Game, GameResult, play, replay
+from koudian.match import Match
+from koudian.simulation import SimulationResult, simulate
 from koudian.tiles import Suit, Tile
-
-# The table, agents, matches and self-play (game.py, agents.py, match.py,
-# simulation.py; env.py and protocol.py are imported on demand).
-from koudian._core import Action, NativeAgent, Observation, mix_seed  # noqa: E402
-from koudian.agents import Agent, GreedyAgent, RandomAgent  # noqa: E402
-from koudian.game import Game, GameResult, play, replay  # noqa: E402
-from koudian.match import Match  # noqa: E402
-from koudian.simulation import SimulationResult, simulate  # noqa: E402
 
 __all__ = [
     "Action",
     "Agent",
+    "Decomposition",
+    "DiscardOption",
     "Game",
     "GameResult",
     "GreedyAgent",
-    "Match",
-    "NativeAgent",
-    "Observation",
-    "RandomAgent",
-    "SimulationResult",
-    "mix_seed",
-    "play",
-    "replay",
-    "simulate",
-    "Decomposition",
-    "DiscardOption",
     "Hand",
     "HandValue",
     "IllegalActionError",
@@ -92,18 +85,24 @@ __all__ = [
     "InvalidTilesError",
     "Kong",
     "KoudianError",
+    "Match",
     "Meld",
     "MeldKind",
+    "NativeAgent",
+    "Observation",
     "Outcome",
     "Pattern",
     "Payment",
+    "RandomAgent",
     "Ruleset",
     "RulesetError",
     "Set",
     "Settlement",
+    "SimulationResult",
     "Suit",
     "Tile",
     "Win",
+    "__version__",
     "can_declare_ting",
     "decompose",
     "discard_options",
@@ -114,15 +113,18 @@ __all__ = [
     "is_win",
     "is_win_batch",
     "may_win",
+    "mix_seed",
     "parse",
+    "play",
+    "replay",
     "settle",
     "shanten",
     "shanten_batch",
+    "simulate",
     "ting_kong_allowed",
     "to_counts",
     "wait_points",
     "waits",
     "waits_batch",
     "winning_tile_points",
-    "__version__",
 ]

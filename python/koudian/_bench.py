@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,7 +113,7 @@ class Measurement:
     rate: float
     """Hands per second."""
 
-    def row(self, baseline: Optional[float]) -> str:
+    def row(self, baseline: float | None) -> str:
         ratio = f"{self.rate / baseline:7.2f}x" if baseline else "        "
         return (
             f"{self.task:<16} {self.engine:<10} {self.method:<30} "
@@ -135,7 +135,7 @@ def _progress(items: list[Any], enabled: bool) -> Iterator[Any]:
         yield from items
         return
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
         for i, item in enumerate(items, 1):
             print(f"  [{i}/{len(items)}] {item[0]}", flush=True)
@@ -152,7 +152,7 @@ def _peer_cases(
     n = len(counts)
     cases: list[tuple[str, str, str, Callable[[], object], int]] = []
     try:
-        import riichienv
+        import riichienv  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
         ids = inputs["riichienv"]
         if task in ("is_win", "shanten"):
@@ -160,29 +160,55 @@ def _peer_cases(
             cases.append((task, "riichienv", "calculate_shanten", lambda: [sh(h) for h in ids], n))
         elif task == "waits":
             ev = riichienv.HandEvaluator
-            cases.append((task, "riichienv", "HandEvaluator.get_waits", lambda: [ev(h).get_waits() for h in ids], n))
+            cases.append(
+                (
+                    task,
+                    "riichienv",
+                    "HandEvaluator.get_waits",
+                    lambda: [ev(h).get_waits() for h in ids],
+                    n,
+                )
+            )
     except ImportError:
         pass
     try:
-        import xiangting
+        import xiangting  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
         cs = inputs["counts"]
         four = xiangting.PlayerCount.FOUR
         if task in ("is_win", "shanten"):
             rn = xiangting.calculate_replacement_number
-            cases.append((task, "xiangting", "calculate_replacement_number", lambda: [rn(c, four) for c in cs], n))
+            cases.append(
+                (
+                    task,
+                    "xiangting",
+                    "calculate_replacement_number",
+                    lambda: [rn(c, four) for c in cs],
+                    n,
+                )
+            )
         elif task == "waits":
             nt = xiangting.calculate_necessary_tiles
-            cases.append((task, "xiangting", "calculate_necessary_tiles", lambda: [nt(c, four) for c in cs], n))
+            cases.append(
+                (
+                    task,
+                    "xiangting",
+                    "calculate_necessary_tiles",
+                    lambda: [nt(c, four) for c in cs],
+                    n,
+                )
+            )
     except ImportError:
         pass
     if task == "is_win":
         try:
-            from mahjong.agari import Agari
+            from mahjong.agari import Agari  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
             agari = Agari()
             cs = inputs["counts"]
-            cases.append((task, "mahjong", "Agari.is_agari", lambda: [agari.is_agari(c) for c in cs], n))
+            cases.append(
+                (task, "mahjong", "Agari.is_agari", lambda: [agari.is_agari(c) for c in cs], n)
+            )
         except ImportError:
             pass
     return cases
@@ -219,7 +245,9 @@ def run_bench(
             cases.append((label, "koudian", "single calls (tuple of ints)", one, n))
             for threads in (1, 2):
 
-                def many(f: Any = batch, c: Any = counts, ws: Any = wilds, t: int = threads) -> object:
+                def many(
+                    f: Any = batch, c: Any = counts, ws: Any = wilds, t: int = threads
+                ) -> object:
                     return f(c, wildcards=ws, threads=t)
 
                 cases.append((label, "koudian", f"numpy batch, threads={threads}", many, n))

@@ -23,7 +23,7 @@ Conventions shared by every function:
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any, ClassVar, Optional, Union
+from typing import Any, ClassVar, TypeAlias, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -32,13 +32,15 @@ from koudian.tiles import Tile
 
 __version__: str
 
-TileLike = Union[Tile, int, str]
-HandLike = Union[str, Sequence[TileLike], bytes, bytearray, npt.NDArray[np.integer[Any]], "Hand"]
-MeldLike = Union["Meld", str]
-MeldsLike = Union[Iterable[MeldLike], str, None]
-WildLike = Union[TileLike, Sequence[TileLike], None]
-RulesLike = Union[str, "Ruleset", None]
-OptionValue = Union[bool, int, str, tuple[int, int]]
+TileLike: TypeAlias = Tile | int | str
+HandLike: TypeAlias = (
+    str | Sequence[TileLike] | bytes | bytearray | npt.NDArray[np.integer[Any]] | Hand
+)
+MeldLike: TypeAlias = Meld | str
+MeldsLike: TypeAlias = Iterable[MeldLike] | str | None
+WildLike: TypeAlias = TileLike | Sequence[TileLike] | None
+RulesLike: TypeAlias = str | Ruleset | None
+OptionValue: TypeAlias = bool | int | str | tuple[int, int]
 
 class KoudianError(ValueError):
     """Base of every koudian error; a ValueError."""
@@ -187,7 +189,7 @@ class Ruleset:
         ``shanxi-feng-haozi``, ``shanxi-double-haozi``, ``linxian``,
         ``sichuan``), optionally changed."""
     @classmethod
-    def from_toml(cls, path: Union[str, PathLike[str]]) -> Ruleset:
+    def from_toml(cls, path: str | PathLike[str]) -> Ruleset:
         """A ruleset from a TOML file of options (as ``to_toml`` writes)."""
     @classmethod
     def from_dict(cls, options: Mapping[str, OptionValue]) -> Ruleset:
@@ -263,7 +265,7 @@ def decompose(
 def is_win_batch(
     counts: npt.NDArray[np.uint8],
     *,
-    n_melds: Union[int, npt.NDArray[np.integer[Any]]] = 0,
+    n_melds: int | npt.NDArray[np.integer[Any]] = 0,
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
     threads: int = 1,
@@ -296,11 +298,11 @@ def wait_points(
 def waits_batch(
     counts: npt.NDArray[np.uint8],
     *,
-    n_melds: Union[int, npt.NDArray[np.integer[Any]]] = 0,
+    n_melds: int | npt.NDArray[np.integer[Any]] = 0,
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
     threads: int = 1,
-    held: Optional[npt.NDArray[np.uint8]] = None,
+    held: npt.NDArray[np.uint8] | None = None,
 ) -> npt.NDArray[np.bool_]:
     """``waits`` of every row: an ``(N, 34)`` bool array. ``held`` gives
     each hand's physical tiles, melds included, for the 4-copy limit."""
@@ -318,7 +320,7 @@ def shanten(
 def shanten_batch(
     counts: npt.NDArray[np.uint8],
     *,
-    n_melds: Union[int, npt.NDArray[np.integer[Any]]] = 0,
+    n_melds: int | npt.NDArray[np.integer[Any]] = 0,
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
     threads: int = 1,
@@ -343,7 +345,7 @@ class DiscardOption:
     def wait_points(self) -> dict[Tile, int]:
         """Each wait with its points."""
     @property
-    def best_points(self) -> Optional[int]:
+    def best_points(self) -> int | None:
         """The best wait's points, ``None`` when not ready."""
     @property
     def can_declare_ting(self) -> bool:
@@ -384,7 +386,7 @@ def winning_tile_points(
     melds: MeldsLike = (),
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
-) -> Optional[int]:
+) -> int | None:
     """What ``tile`` is worth as the winning tile of a hand one tile short,
     or ``None`` when it does not win; a self-drawn wild tile is worth the
     best wait's points, a discarded one never wins."""
@@ -415,7 +417,7 @@ class Pattern:
     def english(self) -> str:
         """English name."""
     @property
-    def tile(self) -> Optional[Tile]:
+    def tile(self) -> Tile | None:
         """The kind of a 根 (root), else ``None``."""
 
 class HandValue:
@@ -446,7 +448,7 @@ def hand_value(
     melds: MeldsLike = (),
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
-    kong_replacement: Union[MeldKind, str, None] = None,
+    kong_replacement: MeldKind | str | None = None,
     robbed_kong: bool = False,
     heavenly: bool = False,
     earthly: bool = False,
@@ -467,7 +469,7 @@ class Win:
         win_tile: TileLike,
         *,
         melds: MeldsLike = (),
-        kong_bloom: Optional[int] = None,
+        kong_bloom: int | None = None,
         heavenly: bool = False,
         earthly: bool = False,
     ) -> None:
@@ -487,9 +489,9 @@ class Kong:
         self,
         owner: int,
         tile: TileLike,
-        kind: Union[MeldKind, str],
+        kind: MeldKind | str,
         *,
-        giver: Optional[int] = None,
+        giver: int | None = None,
         giver_ting: bool = False,
     ) -> None:
         """``kind``: ``MeldKind.EXPOSED_KONG`` (needs ``giver``, the
@@ -502,7 +504,7 @@ class Kong:
     @property
     def kind(self) -> MeldKind: ...
     @property
-    def giver(self) -> Optional[int]: ...
+    def giver(self) -> int | None: ...
 
 class Outcome:
     """A finished hand, as the table saw it."""
@@ -512,11 +514,11 @@ class Outcome:
         dealer: int,
         end: str,
         *,
-        by: Optional[int] = None,
+        by: int | None = None,
         winners: Sequence[Win] = (),
         ting: Sequence[bool] = (False, False, False, False),
         kongs: Sequence[Kong] = (),
-        hands: Optional[Sequence[Optional[HandLike]]] = None,
+        hands: Sequence[HandLike | None] | None = None,
         wildcards: WildLike = (),
     ) -> None:
         """``end``: ``"self_draw"``, ``"discard"`` (``by`` = discarder),
@@ -551,10 +553,10 @@ class Payment:
         ``"dealer_bonus"``, ``"kong"``, ``"kong_covered"``, ``"chajiao"``
         or ``"leave_penalty"``."""
     @property
-    def share_of(self) -> Optional[int]:
+    def share_of(self) -> int | None:
         """Whose share a covering payment (包胡, 包杠) pays."""
     @property
-    def tile(self) -> Optional[Tile]:
+    def tile(self) -> Tile | None:
         """The kong's tile for a kong payment."""
 
 class Settlement:
@@ -589,7 +591,7 @@ class Action:
     ting (face-down discard), 68-101 concealed kong, 102-135 added kong,
     136 win, 137 pong, 138 kong, 139 pass, 140 leave."""
 
-    def __init__(self, kind: str, tile: Optional[TileLike] = None) -> None: ...
+    def __init__(self, kind: str, tile: TileLike | None = None) -> None: ...
     @staticmethod
     def from_index(i: int) -> Action: ...
     @staticmethod
@@ -600,7 +602,7 @@ class Action:
         """``discard``, ``ting``, ``concealed_kong``, ``added_kong``,
         ``win``, ``pong``, ``kong``, ``pass`` or ``leave``."""
     @property
-    def tile(self) -> Optional[Tile]: ...
+    def tile(self) -> Tile | None: ...
     @property
     def index(self) -> int: ...
     def to_json(self) -> dict[str, Any]:
@@ -615,10 +617,10 @@ class SeenMeld:
     @property
     def kind(self) -> MeldKind: ...
     @property
-    def tile(self) -> Optional[Tile]:
+    def tile(self) -> Tile | None:
         """None for another seat's concealed kong when the rules hide it."""
     @property
-    def from_seat(self) -> Optional[int]: ...
+    def from_seat(self) -> int | None: ...
 
 class SeenDiscard:
     """A discard as an observer sees it."""
@@ -626,7 +628,7 @@ class SeenDiscard:
     @property
     def seat(self) -> int: ...
     @property
-    def tile(self) -> Optional[Tile]:
+    def tile(self) -> Tile | None:
         """None for another seat's face-down ting discard."""
     @property
     def face_down(self) -> bool: ...
@@ -641,20 +643,20 @@ class Observation:
     @property
     def dealer(self) -> int: ...
     @property
-    def to_act(self) -> Optional[int]: ...
+    def to_act(self) -> int | None: ...
     @property
     def pending(self) -> str:
         """``none``, ``turn``, ``discard`` or ``added_kong``."""
     @property
-    def pending_from(self) -> Optional[int]: ...
+    def pending_from(self) -> int | None: ...
     @property
-    def pending_tile(self) -> Optional[Tile]: ...
+    def pending_tile(self) -> Tile | None: ...
     @property
     def hand(self) -> list[Tile]: ...
     @property
     def counts(self) -> npt.NDArray[np.uint8]: ...
     @property
-    def drawn(self) -> Optional[Tile]: ...
+    def drawn(self) -> Tile | None: ...
     @property
     def concealed_count(self) -> tuple[int, int, int, int]: ...
     @property
@@ -697,21 +699,21 @@ class GameResult:
     @property
     def winners(self) -> list[int]: ...
     @property
-    def tile(self) -> Optional[Tile]: ...
+    def tile(self) -> Tile | None: ...
     @property
-    def from_seat(self) -> Optional[int]: ...
+    def from_seat(self) -> int | None: ...
     @property
     def self_draw(self) -> bool: ...
     @property
     def robbed_kong(self) -> bool: ...
     @property
-    def replacement(self) -> Optional[MeldKind]: ...
+    def replacement(self) -> MeldKind | None: ...
     @property
     def heavenly(self) -> bool: ...
     @property
     def earthly(self) -> bool: ...
     @property
-    def leaver(self) -> Optional[int]: ...
+    def leaver(self) -> int | None: ...
     @property
     def ting(self) -> tuple[bool, bool, bool, bool]: ...
     @property
@@ -721,7 +723,7 @@ class GameResult:
     @property
     def deltas(self) -> tuple[int, int, int, int]: ...
     @property
-    def settlement(self) -> Optional[Settlement]: ...
+    def settlement(self) -> Settlement | None: ...
 
 class Game:
     """One hand at the table, from the deal to the settlement."""
@@ -731,8 +733,8 @@ class Game:
         rules: RulesLike = None,
         *,
         seed: int = 0,
-        dealer: Optional[int] = None,
-        wall: Optional[HandLike] = None,
+        dealer: int | None = None,
+        wall: HandLike | None = None,
         wilds: WildLike = None,
         record: bool = True,
     ) -> None: ...
@@ -747,11 +749,11 @@ class Game:
         wilds: WildLike = None,
     ) -> Game: ...
     @property
-    def to_act(self) -> Optional[int]: ...
+    def to_act(self) -> int | None: ...
     @property
     def done(self) -> bool: ...
     @property
-    def seed(self) -> Optional[int]: ...
+    def seed(self) -> int | None: ...
     @property
     def dealer(self) -> int: ...
     @property
@@ -767,15 +769,15 @@ class Game:
     def live_remaining(self) -> int: ...
     @property
     def moves(self) -> int: ...
-    def legal_actions(self, seat: Optional[int] = None) -> list[Action]: ...
-    def legal_mask(self, seat: Optional[int] = None) -> npt.NDArray[np.bool_]: ...
+    def legal_actions(self, seat: int | None = None) -> list[Action]: ...
+    def legal_mask(self, seat: int | None = None) -> npt.NDArray[np.bool_]: ...
     def observe(self, seat: int) -> Observation: ...
     def step(self, action: ActionLike) -> None: ...
     def leave(self, seat: int) -> None: ...
     @property
-    def result(self) -> Optional[GameResult]: ...
+    def result(self) -> GameResult | None: ...
     @property
-    def settlement(self) -> Optional[Settlement]: ...
+    def settlement(self) -> Settlement | None: ...
     @property
     def log(self) -> str: ...
     def hand(self, seat: int) -> Hand: ...
@@ -806,19 +808,19 @@ class MatchState:
         rules: RulesLike = None,
         *,
         seed: int = 0,
-        hands: Optional[int] = None,
-        rounds: Optional[int] = None,
+        hands: int | None = None,
+        rounds: int | None = None,
     ) -> None: ...
     @property
     def done(self) -> bool: ...
-    def next_game(self, record: bool = True) -> Optional[Game]: ...
+    def next_game(self, record: bool = True) -> Game | None: ...
     def record(self, game: Game) -> None: ...
     @property
     def totals(self) -> tuple[int, int, int, int]: ...
     @property
     def hands_played(self) -> int: ...
     @property
-    def dealer(self) -> Optional[int]: ...
+    def dealer(self) -> int | None: ...
 
 def simulate_native(
     rules: RulesLike,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 __all__ = ["PRESETS_DIR", "load", "load_file", "names"]
 
@@ -50,7 +50,7 @@ def load(name: str) -> dict[str, Any]:
     return _toml_loads(path.read_text(encoding="utf-8"), f"preset {name}")
 
 
-def load_file(path: Union[str, os.PathLike[str]]) -> dict[str, Any]:
+def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The options in the TOML file at ``path``."""
     p = Path(path)
     return _toml_loads(p.read_text(encoding="utf-8"), str(p))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any
 
 import koudian
 
@@ -67,9 +67,7 @@ def _analyze(args: argparse.Namespace) -> None:
             for self_draw in (True, False):
                 how = "self-draw" if self_draw else "discard"
                 try:
-                    v = koudian.hand_value(
-                        tiles, win_tile, self_draw=self_draw, **kw
-                    )
+                    v = koudian.hand_value(tiles, win_tile, self_draw=self_draw, **kw)
                     print(f"value    on {win_tile.glyph} {win_tile} by {how}: {v}")
                 except koudian.KoudianError as e:
                     print(f"value    on {win_tile.glyph} {win_tile} by {how}: {e}")
@@ -162,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``koudian`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)

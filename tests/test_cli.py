@@ -1,0 +1,87 @@
+"""The `koudian` command line: --version, rules, analyze, bench."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import koudian
+import pytest
+from koudian.cli import main
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"koudian {koudian.__version__}"
+
+
+@pytest.mark.parametrize("preset", ["shanxi", "shanxi-double-haozi", "linxian", "sichuan"])
+def test_rules_prints_the_preset_as_toml(preset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", preset]) == 0
+    data = tomllib.loads(capsys.readouterr().out)
+    assert koudian.Ruleset.from_dict(data) == koudian.Ruleset.preset(preset)
+
+
+def test_rules_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--list"]) == 0
+    assert "shanxi-feng-haozi" in capsys.readouterr().out.split()
+
+
+def test_analyze_a_winning_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "123m456p789s11122z"]) == 0
+    out = capsys.readouterr().out
+    assert "🀇🀈🀉" in out and "win      yes" in out
+    assert "standard: 123m 456p 789s 111z 22z" in out
+    assert "shanten  -1" in out and "by self-draw: 20" in out
+    assert "discard" in out
+
+
+def test_analyze_a_waiting_hand_with_wildcards(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "123m456p789s1155z", "--wild", "7z"]) == 0
+    out = capsys.readouterr().out
+    assert "shanxi-haozi" in out and "shanten  0" in out
+    assert "🀄 7z(10)" in out and "🀀 1z(10)" in out
+
+
+def test_analyze_discard_table_shows_ting(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "123m456p789s78m111z"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("🀀 1z"))
+    assert "yes" in line and "6m(6)" in line and "9m(9)" in line
+
+
+def test_analyze_with_melds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "123m456p789s22z", "--melds", "[1111z]"]) == 0
+    assert "(1111z)" in capsys.readouterr().out
+
+
+def test_analyze_errors_are_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "123m456p789s11x"]) == 2
+    assert "'x' at position 14" in capsys.readouterr().err
+    assert main(["analyze", "123m"]) == 2
+    assert "needs 13" in capsys.readouterr().err
+
+
+def test_bench_runs_on_a_few_hands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--hands", "300", "--repeat", "1", "--quiet", "--peers"]) == 0
+    out = capsys.readouterr().out
+    for task in ("is_win (0 wild)", "waits (2 wild)", "shanten (1 wild)"):
+        assert task in out
+    assert "threads=2" in out
+
+
+def test_python_dash_m() -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "koudian", "analyze", "11122233344455m"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "444m" in r.stdout
