@@ -752,7 +752,7 @@ fn self_drawn_wild_tile_in_a_108_tile_game_stands_only_for_suited_kinds() {
 #[test]
 fn self_drawn_wild_tile_points_agree_with_ting_winning_tile_points() {
     use koudian_core::ting::winning_tile_points;
-    let mut x = 0x0dd_ba11_c0ffee_u64;
+    let mut x = 0x0000_ddba_11c0_ffee_u64;
     let mut next = move |n: u64| {
         x ^= x << 13;
         x ^= x >> 7;
