@@ -30,6 +30,7 @@ FIELDS = [
 def same(a: SimulationResult, b: SimulationResult) -> None:
     for f in FIELDS:
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    assert a.patterns == b.patterns
 
 
 @pytest.mark.parametrize("preset", ["shanxi", "linxian", "sichuan"])
@@ -69,6 +70,19 @@ def test_simulate_results_are_consistent() -> None:
     assert np.isfinite(r.ci95).all()
     text = r.summary()
     assert "win%" in text and "hands/s" in text
+
+
+@pytest.mark.parametrize("preset", ["shanxi", "sichuan"])
+def test_pattern_frequencies_count_winning_hands(preset: str) -> None:
+    names = ["greedy"] * 4 if preset == "shanxi" else ["random"] * 4
+    r = koudian.simulate(preset, names, 400, seed=2)
+    wins = int(r.winners.sum())
+    assert wins > 0
+    assert all(0 < v <= wins for v in r.patterns.values())
+    if preset == "sichuan":
+        # every Sichuan win has a base pattern (平胡, 对对胡, 七对, ...)
+        assert sum(v for k, v in r.patterns.items() if "根" not in k and "杠" not in k) >= wins
+        assert "patterns (share of wins)" in r.summary()
 
 
 def test_simulate_writes_replayable_logs() -> None:

@@ -60,7 +60,9 @@ class SimulationResult:
     ``kind`` is a code into ``END_KINDS``; ``winners``, ``ting`` are
     ``(n, 4)`` bools; ``deltas`` and ``baohu`` (the amount each seat paid
     covering others' shares, 包胡 / 一包三) are ``(n, 4)`` int64;
-    ``from_seat`` is the discarder who dealt in (-1 for none).
+    ``from_seat`` is the discarder who dealt in (-1 for none);
+    ``patterns`` counts the winning hands showing each scoring pattern
+    (``"中文 english"`` names).
     """
 
     kind: npt.NDArray[np.uint8]
@@ -75,6 +77,7 @@ class SimulationResult:
     agents: list[str]
     seconds: float = 0.0
     faults: list[Fault] = field(default_factory=list)
+    patterns: dict[str, int] = field(default_factory=dict)
     fault_hands: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
 
     @property
@@ -160,6 +163,11 @@ class SimulationResult:
         counts = np.bincount(self.kind, minlength=len(END_KINDS))
         ends = ", ".join(f"{k} {100 * c / n:.1f}%" for k, c in zip(END_KINDS, counts) if c)
         lines += ["", f"hand ends: {ends}"]
+        n_wins = int(wins.sum())
+        if self.patterns and n_wins:
+            top = sorted(self.patterns.items(), key=lambda kv: (-kv[1], kv[0]))
+            shown = ", ".join(f"{k} {100 * v / n_wins:.1f}%" for k, v in top)
+            lines.append(f"patterns (share of wins): {shown}")
         fc = self.fault_counts()
         if any(fc) or self.fault_hands.any():
             per_seat = ", ".join(f"seat {s}: {c}" for s, c in enumerate(fc))
@@ -193,7 +201,11 @@ def _concat(parts: list[dict[str, Any]], agents: list[str]) -> SimulationResult:
     r = _empty(agents)
     if not parts:
         return r
-    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0] if k != "patterns"}
+    patterns: dict[str, int] = {}
+    for p in parts:
+        for name, count in p["patterns"]:
+            patterns[name] = patterns.get(name, 0) + int(count)
     return SimulationResult(
         kind=cols["kind"],
         winners=cols["winners"],
@@ -206,7 +218,16 @@ def _concat(parts: list[dict[str, Any]], agents: list[str]) -> SimulationResult:
         decisions=cols["decisions"],
         agents=agents,
         fault_hands=cols["faults"],
+        patterns=dict(sorted(patterns.items())),
     )
+
+
+def _merge_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        k: np.concatenate([r[k] for r in rows]) for k in rows[0] if k != "patterns"
+    }
+    out["patterns"] = [p for r in rows for p in r["patterns"]]
+    return out
 
 
 def _resolve_rules(rules: object) -> Ruleset:
@@ -271,6 +292,7 @@ def _python_games(
             "baohu": np.array([baohu], np.int64),
             "decisions": np.array([g.moves - decisions_before], np.uint32),
             "faults": np.array([bool(hand_faults)], bool),
+            "patterns": [(name, 1) for _, names in g.win_patterns() for name in names],
         }
 
 
@@ -330,12 +352,12 @@ def simulate(
             for row in _python_games(r, made, hands, seed, faults, log):
                 batch.append(row)
                 if len(batch) >= 256:
-                    parts.append({k: np.concatenate([b[k] for b in batch]) for k in batch[0]})
+                    parts.append(_merge_rows(batch))
                     if progress is not None:
                         progress(len(batch))
                     batch = []
             if batch:
-                parts.append({k: np.concatenate([b[k] for b in batch]) for k in batch[0]})
+                parts.append(_merge_rows(batch))
                 if progress is not None:
                     progress(len(batch))
         finally:

@@ -904,6 +904,12 @@ impl PyGame {
         })
     }
 
+    /// The distinct patterns (`"中文 english"`) of each winner's hand,
+    /// as `(seat, names)` pairs; empty unless the hand was won.
+    fn win_patterns(&self) -> Vec<(u8, Vec<String>)> {
+        win_patterns(&self.inner)
+    }
+
     /// The settlement, once the hand is over.
     #[getter]
     fn settlement(&self) -> Option<PySettlement> {
@@ -1153,6 +1159,25 @@ struct Columns {
     baohu: Vec<i64>,
     decisions: Vec<u32>,
     faults: Vec<bool>,
+    patterns: std::collections::BTreeMap<String, u64>,
+}
+
+/// The distinct patterns of each winner of a finished hand, as
+/// `"中文 english"` names.
+fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
+    g.win_values()
+        .into_iter()
+        .map(|(seat, v)| {
+            let mut names: Vec<String> = v
+                .patterns
+                .iter()
+                .map(|p| format!("{} {}", p.chinese(), p.english()))
+                .collect();
+            names.sort();
+            names.dedup();
+            (seat, names)
+        })
+        .collect()
 }
 
 fn end_code(k: EndKind) -> u8 {
@@ -1201,6 +1226,11 @@ fn run_range(
         c.baohu.extend_from_slice(&baohu);
         c.decisions.push(decisions);
         c.faults.push(fault);
+        for (_, names) in win_patterns(&g) {
+            for n in names {
+                *c.patterns.entry(n).or_insert(0) += 1;
+            }
+        }
     }
     Ok(c)
 }
@@ -1274,6 +1304,9 @@ fn simulate_native<'py>(
         all.baohu.extend(p.baohu);
         all.decisions.extend(p.decisions);
         all.faults.extend(p.faults);
+        for (k, v) in p.patterns {
+            *all.patterns.entry(k).or_insert(0) += v;
+        }
     }
     let n = all.kind.len();
     debug_assert_eq!(n as u64, end - start);
@@ -1288,6 +1321,7 @@ fn simulate_native<'py>(
     d.set_item("baohu", arr2(py, all.baohu, n)?)?;
     d.set_item("decisions", PyArray1::from_vec(py, all.decisions))?;
     d.set_item("faults", PyArray1::from_vec(py, all.faults))?;
+    d.set_item("patterns", all.patterns.into_iter().collect::<Vec<_>>())?;
     Ok(d)
 }
 

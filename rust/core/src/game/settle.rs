@@ -7,7 +7,9 @@ use super::table::Game;
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::Family;
-use crate::score::{settle as score_settle, HandEnd, Outcome, Settlement, Win};
+use crate::score::{
+    hand_value, settle as score_settle, HandEnd, HandValue, Outcome, Settlement, Win,
+};
 
 /// Builds the outcome of the finished hand `r`.
 pub(crate) fn outcome(g: &Game, r: &HandResult) -> Outcome {
@@ -60,4 +62,37 @@ pub(crate) fn outcome(g: &Game, r: &HandResult) -> Outcome {
 /// Settles the finished hand: the settlement, or the scorer's objection.
 pub(crate) fn settle(g: &Game, r: &HandResult) -> Result<Settlement, Error> {
     score_settle(&outcome(g, r), &g.rules)
+}
+
+impl Game {
+    /// The value of each winner's hand (patterns included), in seat order,
+    /// once the hand is won; empty for a hand nobody won.
+    ///
+    /// ```
+    /// use koudian_core::game::Game;
+    /// use koudian_core::Ruleset;
+    /// let mut g = Game::new(&Ruleset::sichuan(), 3, None).unwrap();
+    /// while let Some(a) = g.legal_actions().iter().last() {
+    ///     g.step(a).unwrap();
+    /// }
+    /// let r = g.result().unwrap();
+    /// assert_eq!(g.win_values().len(), r.winner_seats().count());
+    /// ```
+    pub fn win_values(&self) -> Vec<(u8, HandValue)> {
+        let Some(r) = self.result() else {
+            return Vec::new();
+        };
+        if r.kind != EndKind::Win {
+            return Vec::new();
+        }
+        let o = outcome(self, r);
+        o.winners
+            .iter()
+            .filter_map(|w| {
+                hand_value(&w.hand, w.win_tile, &o.context(w), &self.rules)
+                    .ok()
+                    .map(|v| (w.seat, v))
+            })
+            .collect()
+    }
 }
