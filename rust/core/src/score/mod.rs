@@ -110,6 +110,12 @@ impl KongKind {
     }
 
     /// Chinese name (点杠, 补杠, 暗杠).
+    ///
+    /// ```
+    /// use koudian_core::score::KongKind;
+    /// assert_eq!(KongKind::Concealed.chinese(), "暗杠");
+    /// assert_eq!(KongKind::Concealed.to_string(), "暗杠 concealed kong");
+    /// ```
     pub const fn chinese(self) -> &'static str {
         match self {
             KongKind::Exposed => "点杠",
@@ -248,6 +254,12 @@ pub enum Pattern {
 
 impl Pattern {
     /// Chinese name.
+    ///
+    /// ```
+    /// use koudian_core::score::Pattern;
+    /// assert_eq!(Pattern::GoldenSevenPairs.chinese(), "黄金七小对");
+    /// assert_eq!(Pattern::GoldenSevenPairs.english(), "golden seven pairs");
+    /// ```
     pub const fn chinese(self) -> &'static str {
         use Pattern::*;
         match self {

@@ -62,6 +62,13 @@ pub struct Win {
 
 impl Win {
     /// A winner with no kong bloom, 天胡 or 地胡.
+    ///
+    /// ```
+    /// use koudian_core::{hand::Hand, tile::{parse, Tile}, score::Win};
+    /// let hand = Hand::from_tiles(&parse("123m456m789m234p88s").unwrap(), &[]).unwrap();
+    /// let w = Win::new(2, hand, Tile::from_notation("8s").unwrap());
+    /// assert_eq!((w.seat, w.kong_bloom), (2, None));
+    /// ```
     pub fn new(seat: Seat, hand: Hand, win_tile: Tile) -> Win {
         Win {
             seat,
@@ -93,6 +100,12 @@ pub struct Kong {
 
 impl Kong {
     /// An added or concealed kong (no giver).
+    ///
+    /// ```
+    /// use koudian_core::{score::{Kong, KongKind}, Tile};
+    /// let k = Kong::own(3, Tile::RED, KongKind::Concealed);
+    /// assert_eq!(k.giver, None);
+    /// ```
     pub fn own(owner: Seat, tile: Tile, kind: KongKind) -> Kong {
         Kong {
             owner,
@@ -103,7 +116,14 @@ impl Kong {
         }
     }
 
-    /// An exposed kong claimed from `giver`'s discard.
+    /// An exposed kong claimed from `giver`'s discard; `giver_ting` says
+    /// whether the giver had declared ting when he discarded it.
+    ///
+    /// ```
+    /// use koudian_core::{score::{Kong, KongKind}, Tile};
+    /// let k = Kong::exposed(3, Tile::RED, 1, false);
+    /// assert_eq!((k.kind, k.giver), (KongKind::Exposed, Some(1)));
+    /// ```
     pub fn exposed(owner: Seat, tile: Tile, giver: Seat, giver_ting: bool) -> Kong {
         Kong {
             owner,
@@ -152,6 +172,12 @@ pub struct Outcome {
 
 impl Outcome {
     /// An outcome with no winners, ting, kongs or hands yet.
+    ///
+    /// ```
+    /// use koudian_core::{score::{settle, HandEnd, Outcome}, Ruleset};
+    /// let drawn = Outcome::new(0, HandEnd::Drawn);
+    /// assert_eq!(settle(&drawn, &Ruleset::shanxi()).unwrap().deltas, [0; 4]);
+    /// ```
     pub fn new(dealer: Seat, end: HandEnd) -> Outcome {
         Outcome {
             dealer,
@@ -164,7 +190,18 @@ impl Outcome {
         }
     }
 
-    /// The winning context of winner `w` under this end.
+    /// The winning context of winner `w` under this end: self-draw,
+    /// kong replacement (from [`Win::kong_bloom`]), robbed kong, 天胡/地胡
+    /// and the wild kinds, as [`hand_value`] takes them.
+    ///
+    /// ```
+    /// use koudian_core::{hand::Hand, tile::{parse, Tile}};
+    /// use koudian_core::score::{HandEnd, Outcome, Win};
+    /// let hand = Hand::from_tiles(&parse("123m456m789m234p88s").unwrap(), &[]).unwrap();
+    /// let o = Outcome::new(0, HandEnd::RobbedKong { konger: 1 });
+    /// let ctx = o.context(&Win::new(2, hand, Tile::from_notation("8s").unwrap()));
+    /// assert!(ctx.robbed_kong && !ctx.self_draw);
+    /// ```
     pub fn context(&self, w: &Win) -> WinContext {
         WinContext {
             self_draw: self.end == HandEnd::SelfDraw,
