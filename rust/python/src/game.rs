@@ -44,7 +44,7 @@ pub fn action_obj<'py>(py: Python<'py>, a: Action) -> PyResult<Bound<'py, PyActi
         (0..N_ACTIONS)
             .map(|i| {
                 let inner = Action::from_index(i).map_err(to_py)?;
-                Ok(Py::new(py, PyAction { inner })?)
+                Py::new(py, PyAction { inner })
             })
             .collect()
     })?;
@@ -155,7 +155,8 @@ impl PyAction {
 
     /// `{"action": kind, "tile": "5m"}` (no tile key when none), the
     /// external-bot protocol's form.
-    fn to_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(name = "to_json")]
+    fn json_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("action", self.inner.name())?;
         if let Some(t) = self.inner.tile() {
@@ -205,8 +206,8 @@ impl PySeenMeld {
         self.tile.map(|t| tile_obj(py, t)).transpose()
     }
     /// The seat whose discard was claimed, or None.
-    #[getter]
-    fn from_seat(&self) -> Option<u8> {
+    #[getter(from_seat)]
+    fn claimed_from(&self) -> Option<u8> {
         self.from_seat
     }
     fn __repr__(&self) -> String {
@@ -598,8 +599,8 @@ impl PyGameResult {
         self.inner.tile.map(|t| tile_obj(py, t)).transpose()
     }
     /// The discarder (or robbed konger) who dealt in, None on a self-draw.
-    #[getter]
-    fn from_seat(&self) -> Option<u8> {
+    #[getter(from_seat)]
+    fn claimed_from(&self) -> Option<u8> {
         self.inner.from
     }
     /// Won by self-draw (杠上开花 included).
