@@ -14,8 +14,8 @@ True
 [Tile.EAST, Tile.WHITE]
 """
 
-# The table, agents, matches and self-play (game.py, agents.py, match.py,
-# simulation.py; env.py and protocol.py are imported on demand).
+from __future__ import annotations
+
 from koudian._core import (
     Action,
     Decomposition,
@@ -63,11 +63,49 @@ from koudian._core import (
     waits_batch,
     winning_tile_points,
 )
-from koudian.agents import Agent, GreedyAgent, RandomAgent
-from koudian.game import Game, GameResult, play, replay
-from koudian.match import Match
-from koudian.simulation import SimulationResult, simulate
 from koudian.tiles import Suit, Tile
+
+# `typing` costs milliseconds to import; only type checkers need it here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from koudian.agents import Agent, GreedyAgent, RandomAgent
+    from koudian.game import Game, GameResult, play, replay
+    from koudian.match import Match
+    from koudian.simulation import SimulationResult, simulate
+
+# The table layer (game.py, agents.py, match.py, simulation.py) imports
+# numpy and more; it loads on first use so that `import koudian` stays
+# within its few-millisecond budget (PEP 562 module __getattr__).
+_LAZY = {
+    "Agent": "koudian.agents",
+    "GreedyAgent": "koudian.agents",
+    "RandomAgent": "koudian.agents",
+    "Game": "koudian.game",
+    "GameResult": "koudian.game",
+    "play": "koudian.game",
+    "replay": "koudian.game",
+    "Match": "koudian.match",
+    "SimulationResult": "koudian.simulation",
+    "simulate": "koudian.simulation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'koudian' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Action",
