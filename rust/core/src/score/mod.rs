@@ -305,7 +305,7 @@ impl Pattern {
             FlushSevenPairs => "full flush seven pairs",
             Heavenly => "heavenly hand",
             Earthly => "earthly hand",
-            Root(_) => "root (all four of a kind)",
+            Root(_) => "root",
         }
     }
 }
@@ -313,7 +313,7 @@ impl Pattern {
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Pattern::Root(t) => write!(f, "根 {t} ({})", self.english()),
+            Pattern::Root(t) => write!(f, "根 {t} (all four of a kind)"),
             _ => write!(f, "{} ({})", self.chinese(), self.english()),
         }
     }
