@@ -586,3 +586,44 @@ fn pattern_value_matches_brute_force_reference_on_random_hands() {
     }
     assert!(wins > 30_000, "only {wins} wins generated");
 }
+
+#[test]
+fn chajiao_value_matches_brute_force_reference_on_random_hands() {
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let (mut ready, mut total) = (0, 0);
+    while total < 20_000 {
+        let Some((h, _, _)) = random_hand(&mut rng) else {
+            continue;
+        };
+        // Drop one concealed tile: a hand one short, often ready.
+        let Some(drop) = (0..27).find(|&i| h.concealed[i] > 0 && rng.below(3) == 0) else {
+            continue;
+        };
+        let mut short = h;
+        short.concealed[drop] -= 1;
+        total += 1;
+        let all = short.all_counts();
+        for chajiao in [Chajiao::Min, Chajiao::Max] {
+            let r = Ruleset { chajiao, ..rules() };
+            let values: Vec<u32> = (0..27)
+                .filter(|&i| all[i] < 4)
+                .filter_map(|i| {
+                    let mut w = short;
+                    w.concealed[i] += 1;
+                    reference::value(&w, &WinContext::discard())
+                })
+                .collect();
+            let want = match chajiao {
+                Chajiao::Min => values.iter().min(),
+                Chajiao::Max => values.iter().max(),
+            };
+            assert_eq!(
+                chajiao_value(&short, &r).unwrap(),
+                want.copied(),
+                "{short:?}"
+            );
+            ready += usize::from(want.is_some());
+        }
+    }
+    assert!(ready > 5_000, "only {ready} ready hands");
+}
