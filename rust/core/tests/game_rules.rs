@@ -976,3 +976,103 @@ fn linxian_match_is_four_rounds() {
     assert!(m.hands_played() >= 16);
     assert_eq!(m.totals().iter().sum::<i64>(), 0);
 }
+
+// Seat 0 declares on 123456789m 777p 8p (waits 6p, 8p, 9p), later draws
+// the 4th 7p; the kong's replacement is 8p.
+fn bloom_setup(r: &Ruleset) -> Game {
+    let mut g = deal(
+        r,
+        [
+            "123456789m777p8p1z",
+            "123s456s777m2z3z5z6z",
+            "345p666s888s22m5z6z",
+            "1234z444z55667z9p",
+        ],
+        "2z3z1s7p",
+        "8p",
+        0,
+    );
+    go(&mut g, 0, Action::Ting(t("1z")));
+    go(&mut g, 1, Action::Discard(t("2z")));
+    go(&mut g, 2, Action::Discard(t("3z")));
+    go(&mut g, 3, Action::Discard(t("1s")));
+    g
+}
+
+#[test]
+fn win_on_kong_replacement_is_a_self_draw() {
+    let mut g = bloom_setup(&Ruleset::shanxi());
+    // After ting a kong is allowed while the hand stays ready on a 6+ wait.
+    go(&mut g, 0, Action::ConcealedKong(t("7p")));
+    go(&mut g, 0, Action::Win);
+    let r = *g.result().unwrap();
+    assert!(r.self_draw);
+    assert_eq!(r.replacement, Some(MeldKind::ConcealedKong));
+    assert!(g.settlement_error().is_none(), "{:?}", g.settlement_error());
+}
+
+#[test]
+fn kong_keeps_waits_forbids_a_kong_that_changes_the_waits() {
+    let mut r = Ruleset::shanxi();
+    r.kong_keeps_waits = true;
+    let g = bloom_setup(&r);
+    // 7777p + 8p would wait on 8p only: no kong; the 7p is discarded for him.
+    assert!(auto_actions(&g).contains(&(0, Action::Discard(t("7p")))));
+    assert_eq!(g.to_act(), Some(1));
+}
+
+#[test]
+fn observation_never_shows_other_players_concealed_tiles() {
+    let r = Ruleset::shanxi();
+    let a = deal(
+        &r,
+        [
+            "123456789m99s78p1z",
+            "123s456s777m2z3z5z6z",
+            "345p666s888s22m5z6z",
+            "1234z444z55667z9p",
+        ],
+        "",
+        "",
+        0,
+    );
+    // Seats 2 and 3 swap 3p and 9p: nothing seat 0 or 1 sees changes.
+    let b = deal(
+        &r,
+        [
+            "123456789m99s78p1z",
+            "123s456s777m2z3z5z6z",
+            "459p666s888s22m5z6z",
+            "1234z444z55667z3p",
+        ],
+        "",
+        "",
+        0,
+    );
+    assert_ne!(a.hand(2), b.hand(2));
+    for seat in [0, 1] {
+        assert_eq!(a.observe(seat), b.observe(seat));
+    }
+    assert_ne!(a.observe(2), b.observe(2));
+}
+
+#[test]
+fn replay_rejects_a_tampered_log() {
+    let mut g = Game::new(&Ruleset::shanxi(), 12, None).unwrap();
+    while let Some(a) = g.legal_actions().iter().next() {
+        g.step(a).unwrap();
+    }
+    let log = g.log();
+    assert!(koudian_core::game::replay(&log).is_ok());
+    // A different first discard is either illegal or diverges.
+    let bad = log.replacen(
+        "\"action\":\"discard\",\"tile\":\"",
+        "\"action\":\"discard\",\"tile\":\"9",
+        1,
+    );
+    assert!(koudian_core::game::replay(&bad).is_err());
+    let truncated: String = log.lines().take(1).collect();
+    assert!(koudian_core::game::replay(&truncated).is_err());
+    assert!(koudian_core::game::replay("not json").is_err());
+    assert!(koudian_core::game::replay("").is_err());
+}

@@ -105,12 +105,43 @@ impl Judge {
         if self.rules.ting_required && (!ting || !may_win(&self.rules, t.points(), false)) {
             return false;
         }
+        if !self.may_complete(hand, t) {
+            return false;
+        }
         let mut c = hand.concealed;
         c[t.index()] += 1;
         if !is_win(&c, hand.n_melds(), &self.wilds, &self.shape) {
             return false;
         }
         self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
+    }
+
+    /// A necessary condition for `t` to complete a hand without wild
+    /// tiles, far cheaper than the check itself: the hand holds `t` or a
+    /// suit neighbour within two ranks, or `t` is an orphan for 十三幺, or
+    /// an honor of a group the hand holds for 风嘴子. With wild tiles in
+    /// hand anything may complete it.
+    #[inline]
+    fn may_complete(&self, hand: &Hand, t: Tile) -> bool {
+        let c = &hand.concealed;
+        let i = t.index();
+        if c[i] > 0 || self.wilds.kinds().any(|w| c[w.index()] > 0) {
+            return true;
+        }
+        if i < 27 {
+            let base = i - i % 9;
+            let lo = i.saturating_sub(2).max(base);
+            let hi = (i + 2).min(base + 8);
+            if c[lo..=hi].iter().any(|&n| n > 0) {
+                return true;
+            }
+        } else if self.shape.wind_sets {
+            let group = if i < 31 { 27..31 } else { 31..34 };
+            if c[group].iter().any(|&n| n > 0) {
+                return true;
+            }
+        }
+        self.shape.thirteen_orphans && hand.n_melds() == 0 && t.is_terminal_or_honor()
     }
 
     /// After ting: may the player kong, going from `before` (the ting

@@ -124,8 +124,8 @@ impl Observation {
                 c[t.index()] += 1;
             }
         }
-        for k in 0..KINDS {
-            c[k] += self.face_up_in_wall[k];
+        for (n, up) in c.iter_mut().zip(self.face_up_in_wall) {
+            *n += up;
         }
         c
     }

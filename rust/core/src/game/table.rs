@@ -384,7 +384,7 @@ impl Game {
     fn kong_room(&self) -> bool {
         let reserve = self.rules.wall_reserve.0 as usize
             + self.rules.wall_reserve.1 as usize * (self.kongs as usize + 1);
-        self.wall.remaining() >= reserve + 1
+        self.wall.remaining() > reserve
     }
 
     fn emit(&mut self, e: Event) {
@@ -446,13 +446,12 @@ impl Game {
             _ => "answering a discard",
         };
         let reason = match a {
-            Action::Discard(t)
-            | Action::Ting(t)
-            | Action::ConcealedKong(t)
-            | Action::AddedKong(t)
+            Action::Discard(_)
+            | Action::Ting(_)
+            | Action::ConcealedKong(_)
+            | Action::AddedKong(_)
                 if !matches!(self.phase, Phase::Turn { .. }) =>
             {
-                let _ = t;
                 "only the seat whose turn it is may discard or kong from its hand".to_string()
             }
             Action::Discard(t) | Action::Ting(t)
@@ -565,7 +564,6 @@ impl Game {
         };
         let s = seat as usize;
         let hand = self.hands[s];
-        let c = hand.concealed;
         let ting = self.ting[s];
         let mut m = ActionMask::EMPTY;
         let linxian = self.rules.family == Family::Linxian;
@@ -587,7 +585,6 @@ impl Game {
                 _ => self.push_discards(&mut m, &hand),
             }
         }
-        let _ = c;
         let only = m;
         if linxian {
             m.insert(Action::Leave);
@@ -823,16 +820,12 @@ impl Game {
                         self.open_responses(seat, t, true);
                     }
                 }
-                Action::Win => {
-                    let c = self.hands[s].concealed;
-                    let _ = c;
-                    self.finish_win(seat, drawn, None, true, false, replacement);
-                }
+                Action::Win => self.finish_win(seat, drawn, None, true, false, replacement),
                 Action::Pass => self.finish_other(EndKind::Exhausted, None),
                 Action::Leave => self.finish_other(EndKind::Left, Some(seat)),
                 Action::Pong | Action::Kong => {}
             },
-            Phase::Respond { from, tile, rob } => {
+            Phase::Respond { tile, .. } => {
                 let (_, o) = self.queue.current();
                 match action {
                     Action::Win => {
@@ -863,18 +856,13 @@ impl Game {
                             );
                         }
                     }
-                    Action::Pass => {
-                        if o.has(Claim::WIN) {
-                            self.lock_pass(seat, tile);
-                        }
-                    }
+                    Action::Pass if o.has(Claim::WIN) => self.lock_pass(seat, tile),
                     Action::Leave => {
                         self.finish_other(EndKind::Left, Some(seat));
                         return;
                     }
                     _ => {}
                 }
-                let _ = (from, rob);
                 self.queue.advance();
             }
             Phase::Over | Phase::Draw { .. } => {}
@@ -1019,15 +1007,9 @@ impl Game {
     }
 
     fn finish_win_multi(&mut self, winners: u8, tile: Tile, from: u8, robbed: bool) {
-        let mut first = true;
         let mut r = self.base_result(EndKind::Win);
         for s in 0..4u8 {
-            if winners >> s & 1 == 1 {
-                r.winners[s as usize] = true;
-                if first {
-                    first = false;
-                }
-            }
+            r.winners[s as usize] = winners >> s & 1 == 1;
         }
         r.tile = Some(tile);
         r.from = Some(from);
