@@ -121,27 +121,20 @@ class Measurement:
         )
 
 
-def _best_rate(fn: Callable[[], object], n: int, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return n / best
-
-
-def _progress(items: list[Any], enabled: bool) -> Iterator[Any]:
+def _progress(
+    schedule: list[tuple[int, int]], enabled: bool, names: list[str]
+) -> Iterator[tuple[int, int]]:
     if not enabled:
-        yield from items
+        yield from schedule
         return
     try:
         from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
-        for i, item in enumerate(items, 1):
-            print(f"  [{i}/{len(items)}] {item[0]}", flush=True)
+        for n, item in enumerate(schedule, 1):
+            print(f"  [{n}/{len(schedule)}] round {item[0] + 1}: {names[item[1]]}", flush=True)
             yield item
         return
-    yield from tqdm(items, desc="bench", unit="case", leave=False)
+    yield from tqdm(schedule, desc="bench", unit="case", leave=False)
 
 
 def _peer_cases(
@@ -255,10 +248,19 @@ def run_bench(
             cases.extend(
                 (f"{task} (0 wild)", e, m, f, k) for (_, e, m, f, k) in _peer_cases(task, counts)
             )
-    out = []
-    for label, engine, method, fn, k in _progress(cases, progress):
-        out.append(Measurement(label, engine, method, _best_rate(fn, k, repeat)))
-    return out
+    # Rounds are interleaved (every case once per round, best round kept)
+    # so that load changing over time on a shared machine hits every case
+    # alike and the ratios stay fair.
+    best = [float("inf")] * len(cases)
+    schedule = [(r, i) for r in range(repeat) for i in range(len(cases))]
+    for _, i in _progress(schedule, progress, [c[0] + " / " + c[1] for c in cases]):
+        t0 = time.perf_counter()
+        cases[i][3]()
+        best[i] = min(best[i], time.perf_counter() - t0)
+    return [
+        Measurement(label, engine, method, k / t)
+        for (label, engine, method, _, k), t in zip(cases, best)
+    ]
 
 
 def report(results: list[Measurement]) -> str:

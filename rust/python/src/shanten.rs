@@ -53,20 +53,24 @@ fn shanten_batch<'py>(
         let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            check_rows(
-                data,
-                &n_melds,
-                |t, m| t + 3 * m == 13 || t + 3 * m == 14,
-                "13 or 14 counting each meld as 3",
-            )?;
-            Ok(core_shanten::shanten_batch(
+            let r = core_shanten::shanten_batch(
                 as_counts(data),
                 n_melds.as_slice(),
                 &wilds,
                 &shape,
                 slots,
                 threads,
-            ))
+            );
+            if r.is_err() {
+                // The core names the first bad row; say what is wrong with it.
+                check_rows(
+                    data,
+                    &n_melds,
+                    |t, m| t + 3 * m == 13 || t + 3 * m == 14,
+                    "13 or 14 counting each meld as 3",
+                )?;
+            }
+            Ok(r)
         })
         .map_err(RowError::into_py)?
         .map_err(to_py)?;

@@ -1,7 +1,7 @@
 //! Waits (听口, RULES.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
-use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, NMelds, RowError};
+use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, NMelds, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
@@ -99,7 +99,6 @@ fn waits_batch<'py>(
         let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
-            check_rows(data, &n_melds, |t, m| t + 3 * m == 13, "13 - 3 × melds")?;
             let mut masks = vec![0u64; rows];
             let r = core_waits::waits_batch(
                 as_counts(data),
@@ -110,6 +109,14 @@ fn waits_batch<'py>(
                 &mut masks,
                 threads,
             );
+            // An invalid row reads as no waits: only those rows need checking.
+            check_rows_where(
+                data,
+                &n_melds,
+                |t, m| t + 3 * m == 13,
+                "13 - 3 × melds",
+                |row| masks[row] == 0,
+            )?;
             for (row, mask) in slots.chunks_exact_mut(KINDS).zip(&masks) {
                 for (k, slot) in row.iter_mut().enumerate() {
                     *slot = mask >> k & 1 == 1;

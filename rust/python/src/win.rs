@@ -1,7 +1,7 @@
 //! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, NMelds};
+use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, NMelds};
 use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
@@ -223,15 +223,23 @@ fn is_win_batch<'py>(
         let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            check_rows(data, &n_melds, |t, m| t == 14 - 3 * m, "14 - 3 × melds")?;
-            Ok(shape::is_win_batch(
+            let r = shape::is_win_batch(
                 as_counts(data),
                 n_melds.as_slice(),
                 &wilds,
                 &shape,
                 slots,
                 threads,
-            ))
+            );
+            // An invalid row reads as `false`: only those rows need checking.
+            check_rows_where(
+                data,
+                &n_melds,
+                |t, m| t + 3 * m == 14,
+                "14 - 3 × melds",
+                |row| !slots[row],
+            )?;
+            Ok(r)
         })
         .map_err(crate::batch::RowError::into_py)?
         .map_err(to_py)?;
