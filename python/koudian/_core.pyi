@@ -832,7 +832,12 @@ def simulate_native(
     seed: int = 0,
     threads: int = 0,
     start: int = 0,
-) -> dict[str, npt.NDArray[Any]]: ...
+) -> dict[str, npt.NDArray[Any]]:
+    """Native self-play of games ``start .. start + hands`` with master seed
+    ``seed`` (game ``i``: seed ``mix_seed(seed, i)``, dealer ``i % 4``) on
+    ``threads`` threads (0: all cores), GIL released; the result never
+    depends on ``threads``. A dict of numpy arrays, one row per game."""
+
 def simulate_logs(
     rules: RulesLike,
     agents: Sequence[str],
@@ -840,4 +845,6 @@ def simulate_logs(
     *,
     seed: int = 0,
     start: int = 0,
-) -> list[str]: ...
+) -> list[str]:
+    """The logs of native self-play of games ``start .. start + hands``
+    (same seeds as ``simulate_native``), one JSON Lines log per game."""
