@@ -79,14 +79,14 @@ pub(crate) fn each_option(
         }
         let discard = Tile::from_index_unchecked(k as u8);
         let shanten = if wilds.is_wild(discard) {
-            calc.from_parts(&natural, &groups, w - 1, n_melds)
+            calc.of_parts(&natural, &groups, w - 1, n_melds)
         } else {
             let mut nat = natural;
             nat[k] -= 1;
             let mut g = groups;
             let gi = (k / 9).min(3);
             g.0[gi] = calc.group(&nat, gi);
-            calc.from_parts(&nat, &g, w, n_melds)
+            calc.of_parts(&nat, &g, w, n_melds)
         };
         let mut waits = Waits::NONE;
         if shanten == 0 {

@@ -815,7 +815,7 @@ proptest! {
             // copy the hand could want.
             let mut h = Hand::new(c, &[]).unwrap();
             let free: Vec<usize> = (0..KINDS).filter(|&k| c[k] == 0 && !wk.contains(&k)).collect();
-            for i in 0..m { h.push_meld(Meld::new(MeldKind::Pong, Tile::new(free[i] as u8).unwrap())).unwrap(); }
+            for &k in free.iter().take(m) { h.push_meld(Meld::new(MeldKind::Pong, Tile::new(k as u8).unwrap())).unwrap(); }
             h
         };
         let s = shanten(&h, &w, &rules).unwrap();

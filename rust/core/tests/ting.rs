@@ -306,8 +306,8 @@ fn near_win(rng: &mut Rng) -> Counts {
         for _ in 0..4 {
             if rng.below(2) == 0 {
                 let s = rng.below(3) * 9 + rng.below(7);
-                for k in s..s + 3 {
-                    c[k] += 1;
+                for n in &mut c[s..s + 3] {
+                    *n += 1;
                 }
             } else {
                 c[rng.below(KINDS)] += 3;

@@ -61,7 +61,7 @@ mod table;
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::shape::ShapeRules;
-use crate::tile::{Counts, KINDS};
+use crate::tile::Counts;
 use crate::wildcard::Wildcards;
 use table::{combine, honors, suit_needs, HonorTable, Needs};
 
@@ -196,15 +196,17 @@ pub(crate) fn check(c: &Counts, n_melds: usize) -> Result<(), Error> {
     if n_melds > 4 {
         return Err(Error::InvalidHand(format!("{n_melds} melds, at most 4")));
     }
-    let mut total = 0usize;
-    let mut max = 0u8;
-    for &n in c {
-        total += n as usize;
-        max = max.max(n);
+    let (words, tail) = swar(c);
+    let mut over = tail[0] > 4 || tail[1] > 4;
+    for x in words {
+        over |= bytes_above_4(x) != 0;
     }
-    if max > 4 {
+    if over {
         crate::tile::check_copies(c)?;
     }
+    // Every byte is at most 4 here, so no byte sum overflows.
+    let total =
+        words.iter().map(|&x| byte_sum(x)).sum::<usize>() + tail[0] as usize + tail[1] as usize;
     let short = 13 - 3 * n_melds;
     if total != short && total != short + 1 {
         return Err(Error::InvalidHand(format!(
@@ -248,7 +250,7 @@ impl Calculator {
     pub(crate) fn shanten(&self, concealed: &Counts, n_melds: usize) -> i8 {
         let (natural, w) = self.wilds.split(concealed);
         let groups = self.groups(&natural);
-        self.from_parts(&natural, &groups, w, n_melds)
+        self.of_parts(&natural, &groups, w, n_melds)
     }
 
     /// The needs of every group of natural counts.
@@ -274,7 +276,7 @@ impl Calculator {
 
     /// Shanten from natural counts, their group needs and the wild count.
     #[inline(always)]
-    pub(crate) fn from_parts(
+    pub(crate) fn of_parts(
         &self,
         natural: &Counts,
         groups: &GroupNeeds,
@@ -308,14 +310,43 @@ fn standard_deficiency(g: &GroupNeeds, sets: usize) -> u8 {
     best
 }
 
+/// The 34 counts as four little-endian words of 8 counts and the 2 left.
+#[inline(always)]
+fn swar(c: &Counts) -> ([u64; 4], [u8; 2]) {
+    let (chunks, rest) = c.as_chunks::<8>();
+    let mut words = [0u64; 4];
+    for (w, ch) in words.iter_mut().zip(chunks) {
+        *w = u64::from_le_bytes(*ch);
+    }
+    let mut tail = [0u8; 2];
+    tail.copy_from_slice(&rest[..2]);
+    (words, tail)
+}
+
+const LOW: u64 = 0x0101_0101_0101_0101;
+
+/// High bit set in each byte of `x` that is above 4.
+#[inline(always)]
+fn bytes_above_4(x: u64) -> u64 {
+    // (low 7 bits + 0x7B) reaches 0x80 iff they are ≥ 5; no carry leaves a byte.
+    (x | ((x & (0x7F * LOW)) + 0x7B * LOW)) & (0x80 * LOW)
+}
+
+/// Sum of the bytes of `x`, each at most 31 (so the sum fits a byte).
+#[inline(always)]
+fn byte_sum(x: u64) -> usize {
+    (x.wrapping_mul(LOW) >> 56) as usize
+}
+
 /// Fewest tiles seven pairs misses; a 4-of-a-kind is two pairs.
 #[inline(always)]
 fn seven_pairs_deficiency(c: &Counts) -> u8 {
-    let mut pairs = 0u8;
-    let mut singles = 0u8;
-    for &n in c.iter().take(KINDS) {
-        pairs += n >> 1;
-        singles += n & 1;
+    let (words, tail) = swar(c);
+    let mut pairs = (tail[0] >> 1) + (tail[1] >> 1);
+    let mut singles = (tail[0] & 1) + (tail[1] & 1);
+    for x in words {
+        pairs += byte_sum((x >> 1) & (0x7F * LOW)) as u8;
+        singles += byte_sum(x & LOW) as u8;
     }
     if pairs >= 7 {
         return 0;
@@ -325,14 +356,33 @@ fn seven_pairs_deficiency(c: &Counts) -> u8 {
     missing + missing.saturating_sub(singles)
 }
 
+/// Byte masks (0x01 per byte) of the thirteen-orphans kinds in each word
+/// of [`swar`], and in the 2-count tail (kinds 32, 33: both orphans).
+const ORPHAN_WORDS: [u64; 4] = {
+    let mut w = [0u64; 4];
+    let mut i = 0;
+    while i < ORPHANS.len() {
+        let k = ORPHANS[i];
+        if k < 32 {
+            w[k / 8] |= 1 << (8 * (k % 8));
+        }
+        i += 1;
+    }
+    w
+};
+
 /// Fewest tiles thirteen orphans misses.
 #[inline(always)]
 fn thirteen_orphans_deficiency(c: &Counts) -> u8 {
-    let mut kinds = 0u8;
-    let mut pair = 0u8;
-    for &k in &ORPHANS {
-        kinds += u8::from(c[k] > 0);
-        pair |= u8::from(c[k] > 1);
+    let (words, tail) = swar(c);
+    let mut kinds = u8::from(tail[0] > 0) + u8::from(tail[1] > 0);
+    let mut pair = tail[0] > 1 || tail[1] > 1;
+    for (x, m) in words.iter().zip(ORPHAN_WORDS) {
+        // Counts are at most 4 (3 bits): bit 0 of (x | x>>1 | x>>2) per
+        // byte says "held", of (x>>1 | x>>2) says "held twice".
+        let held = (x | x >> 1 | x >> 2) & m;
+        kinds += byte_sum(held) as u8;
+        pair |= (x >> 1 | x >> 2) & m != 0;
     }
-    14 - kinds - pair
+    14 - kinds - u8::from(pair)
 }

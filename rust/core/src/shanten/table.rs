@@ -23,7 +23,7 @@ const fn n4(b: i32) -> u32 {
     let mut n = 0;
     let mut v = 0;
     while v < 625 {
-        let s = (v / 125 + v / 25 % 5 + v / 5 % 5 + v % 5) as i32;
+        let s: i32 = v / 125 + v / 25 % 5 + v / 5 % 5 + v % 5;
         if s <= b {
             n += 1;
         }
@@ -82,16 +82,46 @@ fn suit_index(c: &[u8]) -> usize {
     (h >> 4) as usize + LO[(h & 15) as usize][lo] as usize
 }
 
+/// `N0[byte]`: `need[0..5][0]` from the four 2-bit set deltas.
+static N0: [[u8; 5]; 256] = {
+    let mut t = [[0u8; 5]; 256];
+    let mut e = 0;
+    while e < 256 {
+        let mut acc = 0u8;
+        let mut m = 1;
+        while m < 5 {
+            acc += ((e >> (2 * (m - 1))) & 3) as u8;
+            t[e][m] = acc;
+            m += 1;
+        }
+        e += 1;
+    }
+    t
+};
+
+/// `PAIR[bits]`: `need[m][1] - need[m][0]` for `m = 0..5` from 10 bits.
+static PAIR: [[u8; 5]; 1024] = {
+    let mut t = [[0u8; 5]; 1024];
+    let mut e = 0;
+    while e < 1024 {
+        let mut m = 0;
+        while m < 5 {
+            t[e][m] = ((e >> (2 * m)) & 3) as u8;
+            m += 1;
+        }
+        e += 1;
+    }
+    t
+};
+
 #[inline(always)]
 fn unpack(e: u32) -> Needs {
+    let n0 = &N0[(e & 0xff) as usize];
+    let d = &PAIR[((e >> 8) & 0x3ff) as usize];
     let mut n = [0u8; 10];
-    let mut acc = 0u8;
     for m in 0..5 {
-        if m > 0 {
-            acc += ((e >> (2 * (m - 1))) & 3) as u8;
-        }
-        n[m] = acc;
-        n[5 + m] = acc + ((e >> (8 + 2 * m)) & 3) as u8;
+        n[m] = n0[m];
+        n[5 + m] = n0[m] + d[m];
     }
     n
 }
@@ -112,16 +142,18 @@ fn pack(n: &Needs) -> u32 {
 #[inline(always)]
 pub(crate) fn suit_needs(c: &[u8], capped: bool) -> Needs {
     let i = suit_index(c) + if capped { 0 } else { N_KEYS };
-    let b = &SUIT_TABLES[4 * i..4 * i + 4];
-    unpack(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    let (words, _) = SUIT_TABLES.as_chunks::<4>();
+    unpack(u32::from_le_bytes(words[i]))
 }
 
 /// Min-plus product of two groups' needs, for up to `4` sets and one pair.
 #[inline(always)]
 pub(crate) fn combine(a: &Needs, b: &Needs) -> Needs {
-    let mut r = [u8::MAX; 10];
+    // need[0][0] is 0 in every table, so the k = 0 terms are b itself.
+    let mut r = *b;
     for m in 0..5 {
-        for k in 0..=m {
+        r[5 + m] = r[5 + m].min(a[5] + b[m]);
+        for k in 1..=m {
             r[m] = r[m].min(a[k] + b[m - k]);
             r[5 + m] = r[5 + m].min(a[k] + b[5 + m - k]).min(a[5 + k] + b[m - k]);
         }
