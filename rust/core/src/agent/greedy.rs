@@ -13,7 +13,7 @@
 //!   discard). A ting discard is face down, so it is never dangerous.
 //! * **Discard** to minimize shanten, then to maximize the live tiles that
 //!   improve the hand: the waits when the discard leaves it ready, the
-//!   tiles that lower the shanten (ukeire) at shanten 1 or 2. Ties go to
+//!   tiles that lower the shanten (ukeire) at shanten 1. Ties go to
 //!   the least connected tile (fewest neighbours within two ranks); in the
 //!   Koudian families the lower-point tile goes first (waits need points),
 //!   in Sichuan the more terminal one. Wild tiles are never discarded while
@@ -171,16 +171,24 @@ fn combine(a: &Needs, b: &Needs) -> Needs {
     r
 }
 
+/// The shanten group of kind `k`: 0-2 the suits, 3 the honors.
+#[inline(always)]
+fn group_of(k: usize) -> usize {
+    (k / 9).min(3)
+}
+
 /// The 13 thirteen-orphans kinds as a mask.
 const ORPHANS: u64 = 1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
 
 /// A hand's shanten with everything precomputed so that the shanten after
 /// adding or removing one tile costs one group lookup and a few minimums
 /// (the [`crate::shanten`] definition, wild tiles included).
+#[derive(Clone, Copy)]
 struct Base {
     natural: Counts,
     w: u8,
     sets: usize,
+    groups: [Needs; 4],
     /// Min-plus product of the three groups other than `g`.
     others: [Needs; 4],
     pairs: u8,
@@ -201,7 +209,17 @@ impl Base {
         melds: usize,
     ) -> Base {
         let (natural, w) = wilds.split(c);
-        let g = calc.groups(&natural).0;
+        Base::from_groups(natural, w, melds, calc.groups(&natural).0, rules)
+    }
+
+    /// A base from natural counts whose group needs are already known.
+    fn from_groups(
+        natural: Counts,
+        w: u8,
+        melds: usize,
+        g: [Needs; 4],
+        rules: &ShapeRules,
+    ) -> Base {
         let ab = combine(&g[0], &g[1]);
         let cd = combine(&g[2], &g[3]);
         let others = [
@@ -223,6 +241,7 @@ impl Base {
             natural,
             w,
             sets: 4 - melds.min(4),
+            groups: g,
             others,
             pairs,
             singles,
@@ -271,16 +290,28 @@ impl Base {
         Base::to_shanten(self.d, self.w)
     }
 
+    /// The needs of kind `k`'s group after adding (`add`) or removing one
+    /// natural tile of kind `k` (the count must stay within 0..=4).
+    #[inline]
+    fn group_after(&self, calc: &Calculator, k: usize, add: bool) -> Needs {
+        let mut c = self.natural;
+        c[k] = if add { c[k] + 1 } else { c[k] - 1 };
+        calc.group(&c, group_of(k))
+    }
+
     /// The shanten after adding (`add`) or removing one natural tile of
     /// kind `k` (which must keep the count within 0..=4).
     #[inline]
     fn shanten_natural(&self, calc: &Calculator, k: usize, add: bool) -> i8 {
+        self.shanten_with(k, add, &self.group_after(calc, k, add))
+    }
+
+    /// [`Base::shanten_natural`] with the changed group's needs given.
+    #[inline]
+    fn shanten_with(&self, k: usize, add: bool, x: &Needs) -> i8 {
         let n = self.natural[k];
         let m = if add { n + 1 } else { n - 1 };
-        let mut c = self.natural;
-        c[k] = m;
-        let g = (k / 9).min(3);
-        let x = calc.group(&c, g);
+        let g = group_of(k);
         let pairs = self.pairs - (n >> 1) + (m >> 1);
         let singles = self.singles - (n & 1) + (m & 1);
         let (mut ok, mut op) = (self.orphan_kinds, self.orphan_pairs);
@@ -288,7 +319,7 @@ impl Base {
             ok = ok - u8::from(n > 0) + u8::from(m > 0);
             op = op - u8::from(n > 1) + u8::from(m > 1);
         }
-        Base::to_shanten(self.deficiency(g, &x, pairs, singles, ok, op), self.w)
+        Base::to_shanten(self.deficiency(g, x, pairs, singles, ok, op), self.w)
     }
 
     /// The shanten after removing one tile of kind `k` (wild or not).
@@ -314,13 +345,15 @@ const SAFE_ALLOWANCE: i8 = 1;
 /// From this shanten on, the agent folds: safe tiles at any cost.
 const FOLD_SHANTEN: i8 = 2;
 /// Highest shanten at which ties are split by counting improving tiles.
-const UKEIRE_SHANTEN: i8 = 2;
+const UKEIRE_SHANTEN: i8 = 1;
 
 /// One discard candidate and what it leaves.
 #[derive(Clone, Copy)]
 struct Cand {
     tile: Tile,
     sh: i8,
+    /// Needs of the tile's group after the discard.
+    rem: Needs,
     quality: u32,
     keep: u32,
     wild: bool,
@@ -692,10 +725,14 @@ impl<'a> Ctx<'a> {
         (live, value)
     }
 
-    /// Live copies of the tiles that lower the shanten of a 13-type hand.
-    fn ukeire(&self, b: &Base, sh: i8, unseen: &Counts) -> u32 {
+    /// Kinds that may lower the shanten of a hand holding `natural`: the
+    /// kinds within two ranks of a held suited tile, held honors (every
+    /// honor of the subgroup with 风嘴子), the orphans when thirteen
+    /// orphans is possible. A far tile can only start a new group, which
+    /// never helps a hand that already has a spare tile.
+    fn near(&self, natural: &Counts, orphans: bool) -> u64 {
         let mut near = 0u64;
-        for (k, &n) in b.natural.iter().enumerate() {
+        for (k, &n) in natural.iter().enumerate() {
             if n == 0 {
                 continue;
             }
@@ -712,9 +749,40 @@ impl<'a> Ctx<'a> {
                 near |= bit(k);
             }
         }
-        if b.orphans {
+        if orphans {
             near |= ORPHANS;
         }
+        near
+    }
+
+    /// Live copies of the tiles that lower the shanten of the 13-type hand
+    /// left by discarding `t` from the hand of `b14`. `rem` is the needs
+    /// of `t`'s group after the discard; `memo` caches the needs of each
+    /// group of `b14` with one tile added, shared by all candidates.
+    fn ukeire(
+        &self,
+        b14: &Base,
+        t: usize,
+        rem: &Needs,
+        memo: &mut [Option<Needs>; KINDS],
+        near: u64,
+        unseen: &Counts,
+    ) -> u32 {
+        let gt = group_of(t);
+        let natural_t = !self.is_wild(t) && b14.natural[t] > 0;
+        let b = if natural_t {
+            let mut natural = b14.natural;
+            natural[t] -= 1;
+            let mut groups = b14.groups;
+            groups[gt] = *rem;
+            Base::from_groups(natural, b14.w, 4 - b14.sets, groups, &self.shape)
+        } else {
+            // A wild tile or a junk (void-suit) tile leaves the natural
+            // analysis unchanged.
+            let w = b14.w - u8::from(self.is_wild(t));
+            Base::from_groups(b14.natural, w, 4 - b14.sets, b14.groups, &self.shape)
+        };
+        let sh = b.shanten();
         let mut total = 0u32;
         for k in 0..KINDS {
             let u = unseen[k];
@@ -725,8 +793,11 @@ impl<'a> Ctx<'a> {
                 sh >= 0
             } else if near & bit(k) == 0 || b.natural[k] >= 4 {
                 false
-            } else {
+            } else if natural_t && group_of(k) == gt {
                 b.shanten_natural(&self.calc, k, true) < sh
+            } else {
+                let x = *memo[k].get_or_insert_with(|| b14.group_after(&self.calc, k, true));
+                b.shanten_with(k, true, &x) < sh
             };
             if improves {
                 total += u as u32;
@@ -752,9 +823,20 @@ impl<'a> Ctx<'a> {
             let wild = self.is_wild(k);
             all_wild &= wild;
             let danger = threat.as_ref().is_some_and(|th| self.dangerous(th, k));
+            let natural = !wild && b14.natural[k] > 0;
+            let rem = if natural {
+                b14.group_after(&self.calc, k, false)
+            } else {
+                b14.groups[group_of(k)]
+            };
             cands[n_cands] = Some(Cand {
                 tile: t,
-                sh: b14.shanten_without(&self.calc, &self.wilds, k),
+                sh: if natural {
+                    b14.shanten_with(k, false, &rem)
+                } else {
+                    b14.shanten_without(&self.calc, &self.wilds, k)
+                },
+                rem,
                 quality: 0,
                 keep: keep_value(&c, k, self.family),
                 wild,
@@ -796,6 +878,8 @@ impl<'a> Ctx<'a> {
         };
         if (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
+            let mut memo = [None; KINDS];
+            let near = self.near(&b14.natural, b14.orphans);
             for x in cands.iter_mut().flatten() {
                 if x.sh != target || (x.wild && !all_wild) {
                     continue;
@@ -808,9 +892,7 @@ impl<'a> Ctx<'a> {
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    let b = self.base(&h, n);
-                    let real = b.shanten();
-                    self.ukeire(&b, real, &unseen)
+                    self.ukeire(&b14, x.tile.index(), &x.rem, &mut memo, near, &unseen)
                 };
             }
         }
@@ -1000,6 +1082,31 @@ mod tests {
                                 e[j] -= 1;
                                 let want = shanten_counts(&e, melds, &wilds, &rules).unwrap();
                                 assert_eq!(b14.shanten_without(&calc, &wilds, j), want);
+                                if wild
+                                    || i % 10 != 0
+                                    || wilds.is_wild(Tile::from_index_unchecked(j as u8))
+                                {
+                                    continue;
+                                }
+                                // The 13-tile base rebuilt from shared group
+                                // needs, and additions in other groups.
+                                let mut groups = b14.groups;
+                                groups[group_of(j)] = b14.group_after(&calc, j, false);
+                                let mut nat = b14.natural;
+                                nat[j] -= 1;
+                                let b13 = Base::from_groups(nat, b14.w, melds, groups, &rules);
+                                assert_eq!(b13.shanten(), want);
+                                for x in 0..KINDS {
+                                    let xw = wilds.is_wild(Tile::from_index_unchecked(x as u8));
+                                    if xw || group_of(x) == group_of(j) || e[x] >= 4 {
+                                        continue;
+                                    }
+                                    let mut f = e;
+                                    f[x] += 1;
+                                    let want = shanten_counts(&f, melds, &wilds, &rules).unwrap();
+                                    let nx = b14.group_after(&calc, x, true);
+                                    assert_eq!(b13.shanten_with(x, true, &nx), want);
+                                }
                             }
                         }
                     }
