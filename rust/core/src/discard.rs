@@ -71,7 +71,7 @@ pub(crate) fn each_option(
     let calc = Calculator::new(wilds, &shape);
     let n_melds = hand.n_melds();
     let (natural, w) = wilds.split(&hand.concealed);
-    let groups = calc.groups(&natural);
+    let groups = calc.lanes(&natural);
     let held = hand.all_counts();
     for k in 0..KINDS {
         if hand.concealed[k] == 0 {
@@ -85,7 +85,7 @@ pub(crate) fn each_option(
             nat[k] -= 1;
             let mut g = groups;
             let gi = (k / 9).min(3);
-            g.0[gi] = calc.group(&nat, gi);
+            g.0[gi] = calc.group_lanes(&nat, gi);
             calc.of_parts(&nat, &g, w, n_melds)
         };
         let mut waits = Waits::NONE;

@@ -63,7 +63,7 @@ use crate::hand::Hand;
 use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
-use table::{combine, honors, suit_needs, HonorTable, Needs};
+use table::{combine, honors, suit_needs, to_needs, HonorTable, Lanes, Needs, P1};
 
 /// The 13 kinds of thirteen orphans (幺九).
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
@@ -227,10 +227,15 @@ pub(crate) struct Calculator {
     honors: &'static HonorTable,
 }
 
-/// The per-group needs of a hand's natural tiles, kept so that a change
-/// in one group recomputes one lookup.
+/// The per-group needs of a hand's natural tiles (`[need[0..5][0],
+/// need[0..5][1]]` per group: man, pin, sou, honors).
 #[derive(Clone, Copy)]
 pub(crate) struct GroupNeeds(pub(crate) [Needs; 4]);
+
+/// The per-group needs in the vector layout, kept so that a change in one
+/// group recomputes one lookup.
+#[derive(Clone, Copy)]
+pub(crate) struct GroupLanes(pub(crate) [Lanes; 4]);
 
 impl Calculator {
     /// A calculator for `wilds` (the table variant: capped at 4 copies
@@ -249,14 +254,25 @@ impl Calculator {
     #[inline]
     pub(crate) fn shanten(&self, concealed: &Counts, n_melds: usize) -> i8 {
         let (natural, w) = self.wilds.split(concealed);
-        let groups = self.groups(&natural);
+        let groups = self.lanes(&natural);
         self.of_parts(&natural, &groups, w, n_melds)
     }
 
     /// The needs of every group of natural counts.
-    #[inline(always)]
     pub(crate) fn groups(&self, natural: &Counts) -> GroupNeeds {
-        GroupNeeds([
+        let l = self.lanes(natural);
+        GroupNeeds(l.0.map(|x| to_needs(&x)))
+    }
+
+    /// The needs of group `g` (0-2 suits, 3 honors) of natural counts.
+    pub(crate) fn group(&self, natural: &Counts, g: usize) -> Needs {
+        to_needs(&self.group_lanes(natural, g))
+    }
+
+    /// [`Calculator::groups`] in the vector layout.
+    #[inline(always)]
+    pub(crate) fn lanes(&self, natural: &Counts) -> GroupLanes {
+        GroupLanes([
             suit_needs(&natural[0..9], self.capped),
             suit_needs(&natural[9..18], self.capped),
             suit_needs(&natural[18..27], self.capped),
@@ -264,9 +280,9 @@ impl Calculator {
         ])
     }
 
-    /// The needs of group `g` (0-2 suits, 3 honors) of natural counts.
+    /// [`Calculator::group`] in the vector layout.
     #[inline(always)]
-    pub(crate) fn group(&self, natural: &Counts, g: usize) -> Needs {
+    pub(crate) fn group_lanes(&self, natural: &Counts, g: usize) -> Lanes {
         if g < 3 {
             suit_needs(&natural[9 * g..9 * g + 9], self.capped)
         } else {
@@ -279,7 +295,7 @@ impl Calculator {
     pub(crate) fn of_parts(
         &self,
         natural: &Counts,
-        groups: &GroupNeeds,
+        groups: &GroupLanes,
         w: u8,
         n_melds: usize,
     ) -> i8 {
@@ -298,14 +314,14 @@ impl Calculator {
 
 /// Fewest tiles the standard shape misses: `sets` sets plus one pair.
 #[inline(always)]
-fn standard_deficiency(g: &GroupNeeds, sets: usize) -> u8 {
+fn standard_deficiency(g: &GroupLanes, sets: usize) -> u8 {
     let ab = combine(&g.0[0], &g.0[1]);
     let cd = combine(&g.0[2], &g.0[3]);
     let mut best = u8::MAX;
     for k in 0..=sets {
         best = best
-            .min(ab[k] + cd[5 + sets - k])
-            .min(ab[5 + k] + cd[sets - k]);
+            .min(ab[k].saturating_add(cd[P1 + sets - k]))
+            .min(ab[P1 + k].saturating_add(cd[sets - k]));
     }
     best
 }

@@ -10,8 +10,32 @@
 
 use std::sync::OnceLock;
 
-/// A group's needs: `[need[0][0], .., need[4][0], need[0][1], .., need[4][1]]`.
+/// A group's needs: `[need[0][0], .., need[4][0], need[0][1], .., need[4][1]]`
+/// (the layout other modules read).
 pub(crate) type Needs = [u8; 10];
+
+/// A group's needs as 16 byte lanes, laid out for vectorized min-plus
+/// products: lanes 0-4 hold `need[0..5][0]`, lanes 8-12 `need[0..5][1]`,
+/// the other lanes [`INF`].
+pub(crate) type Lanes = [u8; 16];
+
+/// "Impossible" in a [`Needs`] lane; sums saturate, so it stays large.
+const INF: u8 = 0x80;
+
+/// Lane of `need[m][1]`.
+pub(crate) const P1: usize = 8;
+
+/// A group's needs while building tables.
+type Needs10 = Needs;
+
+/// [`Lanes`] in the [`Needs`] layout.
+#[inline(always)]
+pub(crate) fn to_needs(l: &Lanes) -> Needs {
+    let mut n = [0u8; 10];
+    n[..5].copy_from_slice(&l[..5]);
+    n[5..].copy_from_slice(&l[P1..P1 + 5]);
+    n
+}
 
 /// Kept suit keys (9 counts summing to at most 14).
 const N_KEYS: usize = 405_350;
@@ -115,19 +139,18 @@ static PAIR: [[u8; 5]; 1024] = {
 };
 
 #[inline(always)]
-fn unpack(e: u32) -> Needs {
+fn unpack(e: u32) -> Lanes {
     let n0 = &N0[(e & 0xff) as usize];
     let d = &PAIR[((e >> 8) & 0x3ff) as usize];
-    let mut n = [0u8; 10];
+    let mut n = [INF; 16];
     for m in 0..5 {
         n[m] = n0[m];
-        n[5 + m] = n0[m] + d[m];
+        n[P1 + m] = n0[m] + d[m];
     }
     n
 }
 
-#[inline(always)]
-fn pack(n: &Needs) -> u32 {
+fn pack(n: &Needs10) -> u32 {
     let mut e = 0u32;
     for m in 0..4 {
         e |= ((n[m + 1] - n[m]) as u32) << (2 * m);
@@ -140,29 +163,69 @@ fn pack(n: &Needs) -> u32 {
 
 /// The needs of one suit's 9 counts (`capped`: no 5th copy in targets).
 #[inline(always)]
-pub(crate) fn suit_needs(c: &[u8], capped: bool) -> Needs {
+pub(crate) fn suit_needs(c: &[u8], capped: bool) -> Lanes {
     let i = suit_index(c) + if capped { 0 } else { N_KEYS };
     let (words, _) = SUIT_TABLES.as_chunks::<4>();
     unpack(u32::from_le_bytes(words[i]))
 }
 
-/// Min-plus product of two groups' needs, for up to `4` sets and one pair.
+/// `SHIFT_MASK[k]`: lanes that a shift by `k` leaves without a value (the
+/// first `k` lanes of each half, and the padding).
+const SHIFT_MASK: [Lanes; 5] = {
+    let mut t = [[0u8; 16]; 5];
+    let mut k = 0;
+    while k < 5 {
+        let mut i = 0;
+        while i < 16 {
+            let m = i % 8;
+            t[k][i] = if m < k || m > 4 { 0xff } else { 0 };
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// `a` moved up by `k` lanes (zeros shifted in).
 #[inline(always)]
-pub(crate) fn combine(a: &Needs, b: &Needs) -> Needs {
-    // need[0][0] is 0 in every table, so the k = 0 terms are b itself.
+fn shift_up(a: &Lanes, k: usize) -> Lanes {
+    let mut r = [0u8; 16];
+    r[k..].copy_from_slice(&a[..16 - k]);
+    r
+}
+
+/// Min-plus product of two groups' needs, for up to 4 sets and one pair:
+/// `r[m][0] = min a[k][0] + b[m-k][0]`, `r[m][1] = min (a[k][0] + b[m-k][1],
+/// a[k][1] + b[m-k][0])`. Written lane-wise over 16 bytes so that it
+/// compiles to byte-vector adds, ors and mins.
+#[inline(always)]
+pub(crate) fn combine(a: &Lanes, b: &Lanes) -> Lanes {
+    // b's pair-free half, moved into the pair half.
+    let b_low_up = {
+        let mut r = shift_up(b, P1);
+        for x in &mut r[..P1] {
+            *x = INF;
+        }
+        r
+    };
+    // k = 0: a[0][0] is 0 in every table.
     let mut r = *b;
-    for m in 0..5 {
-        r[5 + m] = r[5 + m].min(a[5] + b[m]);
-        for k in 1..=m {
-            r[m] = r[m].min(a[k] + b[m - k]);
-            r[5 + m] = r[5 + m].min(a[k] + b[5 + m - k]).min(a[5 + k] + b[m - k]);
+    for k in 0..5 {
+        let sb = shift_up(b, k);
+        let sl = shift_up(&b_low_up, k);
+        let (a0, a1) = (a[k], a[P1 + k]);
+        let mask = &SHIFT_MASK[k];
+        for i in 0..16 {
+            let c0 = sb[i].saturating_add(a0) | mask[i];
+            let c1 = sl[i].saturating_add(a1) | mask[i] | if i < P1 { 0xff } else { 0 };
+            r[i] = r[i].min(c0).min(c1);
         }
     }
     r
 }
 
 /// [`combine`] for table building, where `u8::MAX` means impossible.
-fn combine_saturating(a: &Needs, b: &Needs) -> Needs {
+fn combine_saturating(a: &Needs10, b: &Needs10) -> Needs10 {
     let mut r = [u8::MAX; 10];
     for m in 0..5 {
         for k in 0..=m {
@@ -181,7 +244,7 @@ pub(crate) struct HonorTable(Vec<u32>);
 
 impl HonorTable {
     #[inline(always)]
-    pub(crate) fn needs(&self, c: &[u8]) -> Needs {
+    pub(crate) fn needs(&self, c: &[u8]) -> Lanes {
         let key =
             (((((c[0] as usize * 5 + c[1] as usize) * 5 + c[2] as usize) * 5 + c[3] as usize) * 5
                 + c[4] as usize)
@@ -195,7 +258,7 @@ impl HonorTable {
 
 /// Needs of every key of a small honor group, by enumerating its targets.
 /// `sets` lists each set type as the kinds (group-local) it uses.
-fn group_needs(kinds: usize, sets: &[Vec<usize>], capped: bool) -> Vec<Needs> {
+fn group_needs(kinds: usize, sets: &[Vec<usize>], capped: bool) -> Vec<Needs10> {
     let size = 5usize.pow(kinds as u32);
     let mut out = vec![[u8::MAX; 10]; size];
     // Every multiset of at most 4 set types, plus an optional pair.
@@ -275,7 +338,7 @@ fn build_honors(wind_sets: bool, capped: bool) -> HonorTable {
         // from the min-plus identity (no kinds: only the empty target).
         let mut identity = [u8::MAX; 10];
         identity[0] = 0;
-        let mut level: Vec<Needs> = vec![identity];
+        let mut level: Vec<Needs10> = vec![identity];
         for _ in 0..7 {
             let mut next = Vec::with_capacity(level.len() * 5);
             for prefix in &level {
