@@ -36,7 +36,20 @@ pub struct HandSummary {
     pub agent_fault: bool,
 }
 
-/// Plays one hand with `agents` (each reset with its seed first).
+/// Plays one hand with `agents` (each reset with its seed first). Returns
+/// the finished game, the number of agent decisions, and whether an agent
+/// ever answered an illegal action (the first legal non-leaving action
+/// was then played for it).
+///
+/// ```
+/// use koudian_core::agent::{Agent, RandomAgent};
+/// use koudian_core::{simulate::play_hand, Ruleset};
+/// let mut agents: [Box<dyn Agent>; 4] = std::array::from_fn(|s| -> Box<dyn Agent> {
+///     Box::new(RandomAgent::new(s as u64))
+/// });
+/// let (g, decisions, fault) = play_hand(&Ruleset::shanxi(), 9, None, &mut agents, true).unwrap();
+/// assert!(g.is_over() && decisions > 0 && !fault);
+/// ```
 pub fn play_hand(
     rules: &Ruleset,
     seed: u64,

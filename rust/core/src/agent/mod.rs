@@ -143,6 +143,11 @@ impl Agent for RandomAgent {
 }
 
 /// A built-in agent by name: `"random"` or `"greedy"`.
+///
+/// ```
+/// assert!(koudian_core::agent::builtin("random", 1).is_ok());
+/// assert!(koudian_core::agent::builtin("clever", 1).is_err());
+/// ```
 pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
     match name {
         "random" => Ok(Box::new(RandomAgent::new(seed))),

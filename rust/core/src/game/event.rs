@@ -223,6 +223,15 @@ impl Game {
     }
 
     /// The whole log so far as JSON Lines (each line ends with `\n`).
+    ///
+    /// ```
+    /// use koudian_core::game::Game;
+    /// use koudian_core::Ruleset;
+    /// let g = Game::new(&Ruleset::sichuan(), 5, None).unwrap();
+    /// let log = g.log();
+    /// assert!(log.starts_with("{\"type\":\"header\",\"format\":\"koudian-log\""));
+    /// assert_eq!(log, Game::new(&Ruleset::sichuan(), 5, None).unwrap().log());
+    /// ```
     pub fn log(&self) -> String {
         let mut s = String::with_capacity(256 + self.events.len() * 80);
         s.push_str(&self.log_header());

@@ -49,10 +49,36 @@ impl Judge {
         )
     }
 
-    /// Shanten of a hand (errors, impossible for table hands, count as far).
-    #[inline]
-    pub(crate) fn shanten(&self, hand: &Hand) -> i8 {
-        shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape).unwrap_or(8)
+    /// Whether a complete-size hand could be ready after some discard
+    /// (shanten ≤ 0): a cheap necessary condition before trying each
+    /// discard. Seven pairs and thirteen orphans are bounded by counting
+    /// (6 pairs, or 12 distinct orphans, wild tiles filling in); the
+    /// standard shape asks the shanten tables.
+    pub(crate) fn may_be_ready(&self, hand: &Hand) -> bool {
+        let (natural, w) = self.wilds.split(&hand.concealed);
+        if hand.n_melds() == 0 {
+            if self.shape.seven_pairs {
+                let pairs: u8 = natural.iter().map(|&n| n / 2).sum();
+                if pairs + w >= 6 {
+                    return true;
+                }
+            }
+            if self.shape.thirteen_orphans {
+                let distinct = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
+                    .iter()
+                    .filter(|&&k| natural[k] > 0)
+                    .count() as u8;
+                if distinct + w >= 12 {
+                    return true;
+                }
+            }
+        }
+        let standard = ShapeRules {
+            seven_pairs: false,
+            thirteen_orphans: false,
+            wind_sets: self.shape.wind_sets,
+        };
+        shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &standard).unwrap_or(8) <= 0
     }
 
     /// Whether the hand (14-type, the drawn tile included) may declare
@@ -72,6 +98,9 @@ impl Judge {
     /// May this hand (14-type) win by self-draw, `drawn` being the tile
     /// just drawn (`None` for the dealer's first 14)?
     pub(crate) fn may_win_self(&self, hand: &Hand, drawn: Option<Tile>, ting: bool) -> bool {
+        if self.rules.ting_required && (!ting || drawn.is_none()) {
+            return false;
+        }
         if !is_win(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape) {
             return false;
         }

@@ -153,6 +153,19 @@ impl Game {
     }
 
     /// A hand from a prepared deal (tests, puzzles, replays).
+    ///
+    /// ```
+    /// use koudian_core::game::{Action, Deal, Game};
+    /// use koudian_core::{Ruleset, Tile};
+    /// let rules = Ruleset::shanxi();
+    /// let deal = Deal::arranged(&rules,
+    ///     ["123456789m99s78p1z", "123s456s777m2356z", "345p666s888s22m56z", "1234z444z55667z9p"],
+    ///     "", "", 0, None).unwrap();
+    /// let mut g = Game::from_deal(&rules, deal).unwrap();
+    /// // Discarding 1z leaves 123456789m 99s 78p, waiting on 6p/9p: ting.
+    /// g.step(Action::Ting(Tile::EAST)).unwrap();
+    /// assert!(g.is_ting(0));
+    /// ```
     pub fn from_deal(rules: &Ruleset, deal: Deal) -> Result<Game, Error> {
         Game::build(rules, deal, None)
     }
@@ -395,6 +408,17 @@ impl Game {
 
     /// Plays `action` for the seat to act. An illegal action returns
     /// [`Error::IllegalAction`] naming the reason and changes nothing.
+    ///
+    /// ```
+    /// use koudian_core::game::{Action, Game};
+    /// use koudian_core::Ruleset;
+    /// let mut g = Game::new(&Ruleset::shanxi(), 1, None).unwrap();
+    /// let log = g.log();
+    /// assert!(g.step(Action::Pong).is_err()); // nothing to pong
+    /// assert_eq!(g.log(), log);
+    /// let first = g.legal_actions().iter().next().unwrap();
+    /// g.step(first).unwrap();
+    /// ```
     pub fn step(&mut self, action: Action) -> Result<(), Error> {
         if self.is_over() {
             return Err(Error::IllegalAction(
@@ -415,6 +439,14 @@ impl Game {
     }
 
     /// Linxian 逃跑: `seat` abandons the hand, at any moment.
+    ///
+    /// ```
+    /// use koudian_core::game::{EndKind, Game};
+    /// use koudian_core::Ruleset;
+    /// let mut g = Game::new(&Ruleset::linxian(), 1, None).unwrap();
+    /// g.leave(2).unwrap();
+    /// assert_eq!(g.result().unwrap().kind, EndKind::Left);
+    /// ```
     pub fn leave(&mut self, seat: u8) -> Result<(), Error> {
         if self.rules.family != Family::Linxian {
             return Err(Error::IllegalAction(
@@ -607,7 +639,7 @@ impl Game {
         // saves trying each discard.
         let ting_ok = self.rules.ting_required
             && !self.ting[self.to_act as usize]
-            && self.judge.shanten(hand) <= 0;
+            && self.judge.may_be_ready(hand);
         for k in 0..KINDS {
             if hand.concealed[k] > 0 {
                 let t = Tile::from_index_unchecked(k as u8);
