@@ -50,3 +50,14 @@ def test_match_is_deterministic() -> None:
 def test_match_needs_four_agents() -> None:
     with pytest.raises(koudian.KoudianError):
         koudian.Match("shanxi", ["random"] * 3)
+
+
+def test_match_with_an_external_bot_closes_it() -> None:
+    import sys
+    from pathlib import Path
+
+    bot = f"cmd:{sys.executable} {Path(__file__).parent / 'bots' / 'first_legal_bot.py'}"
+    with koudian.Match("sichuan", [bot, "random", "random", "random"], hands=2, seed=1) as m:
+        m.play()
+        assert m.faults == [] and sum(m.totals) == 0
+    assert m.agents[0]._proc is None  # type: ignore[attr-defined]

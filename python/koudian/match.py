@@ -97,3 +97,16 @@ class Match:
         for _ in self:
             pass
         return self.totals
+
+    def close(self) -> None:
+        """Stops external bot processes (``cmd:`` agents)."""
+        for a in self.agents:
+            close = getattr(a, "close", None)
+            if close is not None:
+                close()
+
+    def __enter__(self) -> Match:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
