@@ -160,3 +160,12 @@ def test_melds_and_hand_types() -> None:
         Meld.parse("567z")
     with pytest.raises(InvalidHandError, match="at most 4"):
         Hand("11z", melds=["111m", "222m", "333m", "444m", "555m"])
+
+
+def test_to_counts_batch_stacks_hands() -> None:
+    arr = koudian.to_counts_batch(["123m456p789s11122z", [0] * 4, b"\x00" * 34])
+    assert arr.shape == (3, 34) and arr.dtype == np.uint8 and arr.flags.c_contiguous
+    assert koudian.is_win_batch(arr[:1]).tolist() == [True]
+    assert arr[1, 0] == 4 and arr[2].sum() == 0
+    with pytest.raises(InvalidTilesError, match="hand 1"):
+        koudian.to_counts_batch(["1m", "11111m"])

@@ -81,6 +81,10 @@ def glyphs(tiles: HandLike) -> str:
 def to_counts(tiles: HandLike) -> npt.NDArray[np.uint8]:
     """The 34 counts of the tiles as a ``(34,)`` uint8 array."""
 
+def to_counts_batch(hands: Iterable[HandLike]) -> npt.NDArray[np.uint8]:
+    """The counts of several hands as an ``(N, 34)`` uint8 array, ready for
+    the batch functions."""
+
 def from_counts(counts: HandLike) -> list[Tile]:
     """The tiles of 34 counts, in index order."""
 

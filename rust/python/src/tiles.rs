@@ -309,6 +309,27 @@ fn to_counts<'py>(
     Ok(PyArray1::from_slice(py, &counts))
 }
 
+/// The 34 counts of each of several hands as an `(N, 34)` `uint8` array,
+/// ready for the batch functions.
+#[pyfunction]
+fn to_counts_batch<'py>(
+    py: Python<'py>,
+    hands: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, numpy::PyArray2<u8>>> {
+    let mut data: Vec<u8> = Vec::new();
+    let mut rows = 0usize;
+    for (i, h) in hands.try_iter()?.enumerate() {
+        let c = extract_counts(&h?).map_err(|e| {
+            InvalidTilesError::new_err(format!("hand {i}: {}", e.value(hands.py())))
+        })?;
+        tile::check_copies(&c).map_err(|e| InvalidTilesError::new_err(format!("hand {i}: {e}")))?;
+        data.extend_from_slice(&c);
+        rows += 1;
+    }
+    let arr = PyArray1::from_vec(py, data);
+    Ok(arr.reshape([rows, KINDS])?)
+}
+
 /// The tiles (in index order) of 34 counts.
 #[pyfunction]
 fn from_counts<'py>(py: Python<'py>, counts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
@@ -323,6 +344,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fmt, m)?)?;
     m.add_function(wrap_pyfunction!(glyphs, m)?)?;
     m.add_function(wrap_pyfunction!(to_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(to_counts_batch, m)?)?;
     m.add_function(wrap_pyfunction!(from_counts, m)?)?;
     Ok(())
 }
