@@ -114,7 +114,7 @@ def test_env_steps(benchmark: Any) -> None:
     env = KoudianEnv("shanxi")
 
     def play() -> tuple[int, int]:
-        rng = np.random.default_rng(0)
+        rng = random.Random(0)
         steps = hands = 0
         env.reset(seed=0)
         while steps < 20_000:
@@ -123,7 +123,7 @@ def test_env_steps(benchmark: Any) -> None:
                 if term or trunc:
                     env.step(None)
                     continue
-                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
                 steps += 1
             hands += 1
             env.reset()
