@@ -49,6 +49,32 @@ impl Judge {
         )
     }
 
+    fn isolated(&self, c: &crate::tile::Counts) -> u32 {
+        let mut n = 0;
+        for i in 0..27 {
+            if c[i] == 1 {
+                let base = i - i % 9;
+                let lo = i.saturating_sub(2).max(base);
+                let hi = (i + 2).min(base + 8);
+                if c[lo..=hi].iter().sum::<u8>() == 1 {
+                    n += 1;
+                }
+            }
+        }
+        for i in 27..34 {
+            if c[i] == 1 {
+                let alone = if self.shape.wind_sets {
+                    let group = if i < 31 { 27..31 } else { 31..34 };
+                    c[group].iter().sum::<u8>() == 1
+                } else {
+                    true
+                };
+                n += u32::from(alone);
+            }
+        }
+        n
+    }
+
     /// Whether a complete-size hand could be ready after some discard
     /// (shanten ≤ 0): a cheap necessary condition before trying each
     /// discard. Seven pairs and thirteen orphans are bounded by counting
@@ -72,6 +98,14 @@ impl Judge {
                     return true;
                 }
             }
+        }
+        // A hand one tile from a standard-shape ready hand holds at most two
+        // isolated tiles (a single with no suit neighbour within two ranks,
+        // or a lone honor): removing a tile from a complete hand isolates at
+        // most its pair partner, and the extra tile may be a second. Counting
+        // them is far cheaper than the table look-ups below.
+        if w == 0 && self.isolated(&natural) > 2 {
+            return false;
         }
         let standard = ShapeRules {
             seven_pairs: false,
