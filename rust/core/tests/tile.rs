@@ -19,7 +19,11 @@ fn index_convention_m_p_s_z() {
 #[test]
 fn points_suited_rank_honors_ten() {
     for t in Tile::all() {
-        let want = if t.suit() == Suit::Honor { 10 } else { t.rank() };
+        let want = if t.suit() == Suit::Honor {
+            10
+        } else {
+            t.rank()
+        };
         assert_eq!(t.points(), want, "{t}");
     }
 }
