@@ -37,16 +37,16 @@ def names() -> list[str]:
 
 def load(name: str) -> dict[str, Any]:
     """The options of preset ``name``; unknown names suggest the closest."""
-    path = PRESETS_DIR / f"{name}.toml"
-    if not isinstance(name, str) or "/" in name or not path.is_file():
+    known = names()
+    if name not in known:
         from difflib import get_close_matches
 
         from koudian._core import RulesetError
 
-        known = names()
         close = get_close_matches(str(name), known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(f"unknown preset {name!r}{hint}; presets: {', '.join(known)}")
+    path = PRESETS_DIR / f"{name}.toml"
     return _toml_loads(path.read_text(encoding="utf-8"), f"preset {name}")
 
 
