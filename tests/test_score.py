@@ -208,3 +208,12 @@ def test_settlements_are_zero_sum(
         per_seat[p.payer] -= p.amount
         per_seat[p.payee] += p.amount
     assert tuple(per_seat) == s.deltas
+
+
+def test_sichuan_chajiao_value_min_and_max() -> None:
+    # 23s waits on 1s (111s + 123s: a 根, worth 2) or 4s (平胡, worth 1).
+    hand = "23s456s789s111s55p"
+    assert koudian.chajiao_value(hand) == 1
+    assert koudian.chajiao_value(hand, rules=Ruleset.preset("sichuan", chajiao="max")) == 2
+    # Holding all three suits, no wait can win (缺一门): not ready.
+    assert koudian.chajiao_value("23s456s789s111m55p") is None

@@ -463,6 +463,17 @@ def hand_value(
     ``earthly``: Sichuan 天胡 / 地胡. ``wildcards`` must match the
     ruleset's wild kinds. A hand that is not a legal win raises."""
 
+def chajiao_value(
+    hand: HandLike,
+    *,
+    melds: MeldsLike = (),
+    rules: RulesLike = "sichuan",
+) -> int | None:
+    """Sichuan 查叫: the value a hand one tile short would win with, as a
+    win on a discard (no 杠上花, 抢杠, 天胡, 地胡): the smallest over its
+    waits with ``chajiao = "min"``, the largest with ``"max"``; ``None``
+    when it is not ready (缺一门 included)."""
+
 class Win:
     """One winner of a finished hand."""
 

@@ -196,6 +196,25 @@ fn hand_value(
     })
 }
 
+/// The Sichuan 查叫 value of a hand one tile short: `None` when it is not
+/// ready, else the smallest (`chajiao = "min"`) or largest value its waits
+/// would win with, valued as a win on a discard.
+#[pyfunction]
+#[pyo3(signature = (hand, *, melds = None, rules = None))]
+fn chajiao_value(
+    py: Python<'_>,
+    hand: &Bound<'_, PyAny>,
+    melds: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<u32>> {
+    let h = extract_hand(hand, melds)?;
+    let r = match rules {
+        Some(_) => resolve(py, rules)?,
+        None => resolve(py, Some(pyo3::types::PyString::new(py, "sichuan").as_any()))?,
+    };
+    core_score::chajiao_value(&h, &r).map_err(to_py)
+}
+
 /// One winner of a finished hand.
 #[pyclass(name = "Win", module = "koudian", frozen, from_py_object)]
 #[derive(Clone)]
@@ -593,5 +612,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySettlement>()?;
     m.add_function(wrap_pyfunction!(hand_value, m)?)?;
     m.add_function(wrap_pyfunction!(settle, m)?)?;
+    m.add_function(wrap_pyfunction!(chajiao_value, m)?)?;
     Ok(())
 }
