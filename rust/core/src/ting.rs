@@ -25,7 +25,7 @@ use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
-use crate::tile::Tile;
+use crate::tile::{check_copies, Tile};
 use crate::waits::{waits, Waits};
 use crate::wildcard::Wildcards;
 
@@ -86,6 +86,7 @@ pub(crate) fn worth_ting(w: &Waits, rules: &Ruleset) -> bool {
 /// The hand after discarding `discard`, checked.
 pub(crate) fn after_discard(hand: &Hand, discard: Tile) -> Result<Hand, Error> {
     hand.check_size(true)?;
+    check_copies(&hand.all_counts())?;
     let mut rest = *hand;
     let n = &mut rest.concealed[discard.index()];
     if *n == 0 {
@@ -122,6 +123,7 @@ pub fn winning_tile_points(
     wilds: &Wildcards,
     rules: &Ruleset,
 ) -> Result<Option<u8>, Error> {
+    check_copies(&hand.all_counts())?;
     let w = waits(hand, wilds, &ShapeRules::from(rules))?;
     Ok(tile_points(&w, tile, self_draw, wilds))
 }
@@ -180,6 +182,8 @@ pub fn ting_kong_allowed(
 fn check_kong(before: &Hand, after: &Hand) -> Result<(), Error> {
     before.check_size(false)?;
     after.check_size(false)?;
+    check_copies(&before.all_counts())?;
+    check_copies(&after.all_counts())?;
     let (b, a) = (before.all_counts(), after.all_counts());
     let mut extra = None;
     for (k, (&nb, &na)) in b.iter().zip(&a).enumerate() {

@@ -418,3 +418,24 @@ fn can_declare_ting_matches_brute_force() {
         "the sample must exercise ting: {declarable}"
     );
 }
+
+#[test]
+fn a_fifth_copy_is_an_error_not_a_panic() {
+    let r = Ruleset::shanxi();
+    let mut h = hand("123m456p789s78m111z");
+    // 1m ×5 in place of 123m 东: 14 tiles, a fifth copy.
+    h.concealed[0] = 5;
+    h.concealed[1] = 0;
+    h.concealed[2] = 0;
+    h.concealed[27] = 1;
+    assert_eq!(h.tile_count(), 14);
+    let e = can_declare_ting(&h, Tile::M1, &Wildcards::NONE, &r).unwrap_err();
+    assert!(e.to_string().contains("5 copies"), "{e}");
+    let mut h13 = hand("123m456p789s23m55z");
+    // 1m ×5 in place of 123m 2m 3m.
+    h13.concealed[0] = 5;
+    h13.concealed[1] = 0;
+    h13.concealed[2] = 0;
+    assert_eq!(h13.tile_count(), 13);
+    assert!(winning_tile_points(&h13, Tile::M1, true, &Wildcards::NONE, &r).is_err());
+}

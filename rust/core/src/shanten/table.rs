@@ -102,8 +102,10 @@ fn suit_index(c: &[u8]) -> usize {
     let hi = (((c[0] as usize * 5 + c[1] as usize) * 5 + c[2] as usize) * 5 + c[3] as usize) * 5
         + c[4] as usize;
     let lo = ((c[5] as usize * 5 + c[6] as usize) * 5 + c[7] as usize) * 5 + c[8] as usize;
-    let h = HI[hi];
-    (h >> 4) as usize + LO[(h & 15) as usize][lo] as usize
+    // The high digits' sum is computed here rather than read from HI, so
+    // that the two small lookups do not wait for each other.
+    let s = (c[0] + c[1] + c[2] + c[3] + c[4]).min(15) as usize;
+    (HI[hi] >> 4) as usize + LO[s][lo] as usize
 }
 
 /// `N0[byte]`: `need[0..5][0]` from the four 2-bit set deltas.
@@ -295,6 +297,10 @@ fn group_needs(kinds: usize, sets: &[Vec<usize>], capped: bool) -> Vec<Needs10> 
         }
     }
     targets.retain(|(_, _, t)| !capped || t.iter().all(|&n| n <= 4));
+    // Different set multisets often give the same counts (EEE SSS WWW and
+    // three 东南西): keep each target once.
+    targets.sort_unstable();
+    targets.dedup();
     for (key, needs) in out.iter_mut().enumerate() {
         let mut c = vec![0u8; kinds];
         let mut k = key;
