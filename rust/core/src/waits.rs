@@ -298,15 +298,13 @@ fn best_points(mask: u64) -> u8 {
 /// completes it iff this is not empty.
 #[inline]
 pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) -> u64 {
-    let (keys, w) = checker.natural_keys(c);
-    let mut natural = *c;
-    for &t in &checker.wild[..checker.n_wild] {
-        natural[t] = 0;
-    }
+    let sc = checker.scan(c);
+    let (keys, w) = (sc.keys, sc.w);
     let e = checker.entries(&keys);
     let n0 = e.map(need0);
     let d = e.map(|x| need1(x) - need0(x));
     let sum0: i32 = n0.iter().sum();
+    let (odd_kinds, fours) = checker.natural_bits(c);
     let mut out = 0u64;
     for s in 0..4 {
         let mut other = i32::MAX;
@@ -319,41 +317,57 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let base = sum0 - n0[s];
         let key = keys[s];
         let ranks = if s < 3 { 9 } else { 7 };
+        let mut bits = 0u64;
         for (r, &p) in POW5.iter().enumerate().take(ranks) {
-            let t = 9 * s + r;
-            let win = if natural[t] < 4 {
-                let x = table[(key + p) as usize];
-                base + need0(x) + (need1(x) - need0(x)).min(other) <= w
-            } else {
-                // Five copies: a triplet of them and the pair elsewhere or
-                // among the other two, or the pair of them and the other
-                // three in sets (only 4 sets: without a triplet at most 4
-                // copies sit in sequences, so the pair must hold 2).
-                let tri = table[(key - 2 * p) as usize];
-                let pair = table[(key - p) as usize];
-                base + need0(tri) + (need1(tri) - need0(tri)).min(other) <= w
-                    || base + need0(pair) <= w
-            };
-            out |= (win as u64) << t;
+            // A kind held 4 times naturally would need a 5-digit key; it
+            // is redone below.
+            let x = table.get((key + p) as usize).copied().unwrap_or(0xff);
+            let win = base + need0(x) + (need1(x) - need0(x)).min(other) <= w;
+            bits |= (win as u64) << r;
         }
+        out |= bits << (9 * s);
+    }
+    let mut f = fours;
+    while f != 0 {
+        let t = f.trailing_zeros() as usize;
+        f &= f - 1;
+        let s = t / 9;
+        let table = if s < 3 { checker.suit } else { checker.honor };
+        let p = POW5[t % 9];
+        let mut other = i32::MAX;
+        for (j, &dj) in d.iter().enumerate() {
+            if j != s {
+                other = other.min(dj);
+            }
+        }
+        let base = sum0 - n0[s];
+        // Five copies: a triplet of them and the pair elsewhere or among
+        // the other two, or the pair of them and the other three in sets
+        // (only 4 sets: without a triplet at most 4 copies sit in
+        // sequences, so the pair must hold 2).
+        let tri = table[(keys[s] - 2 * p) as usize];
+        let pair = table[(keys[s] - p) as usize];
+        let win = base + need0(tri) + (need1(tri) - need0(tri)).min(other) <= w
+            || base + need0(pair) <= w;
+        out = (out & !(1 << t)) | (win as u64) << t;
     }
     if n_melds == 0 {
         let rules = checker.rules;
         if rules.seven_pairs {
-            let odd = checker.seven_pairs_need(c);
-            let mut odd_kinds = 0u64;
-            for (i, &n) in natural.iter().enumerate() {
-                odd_kinds |= ((n & 1) as u64) << i;
-            }
             let all = (1u64 << KINDS) - 1;
-            if odd - 1 <= w {
+            if sc.odd - 1 <= w {
                 out |= odd_kinds;
             }
-            if odd < w {
+            if sc.odd < w {
                 out |= all & !odd_kinds;
             }
         }
-        if rules.thirteen_orphans {
+        // Only a hand whose natural tiles already fit can complete it.
+        if rules.thirteen_orphans && sc.orphans_fit {
+            let mut natural = *c;
+            for &t in &checker.wild[..checker.n_wild] {
+                natural[t] = 0;
+            }
             out |= orphan_completions(&natural);
         }
     }

@@ -21,7 +21,7 @@
 //! wild tiles left), then sorted and deduplicated.
 
 use super::tables::need0;
-use super::win::{group_keys, valid_size, Checker};
+use super::win::{group_keys, Checker};
 use super::{Decomposition, Set, Shape, ShapeRules};
 use crate::hand::Hand;
 use crate::tile::{Counts, Tile, KINDS};
@@ -49,9 +49,7 @@ const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
 pub fn decompose(hand: &Hand, wilds: &Wildcards, rules: &ShapeRules) -> Vec<Decomposition> {
     let checker = Checker::new(wilds, rules);
     let n_melds = hand.n_melds();
-    if !valid_size(&hand.concealed, n_melds, 14)
-        || !checker.is_win_unchecked(&hand.concealed, n_melds)
-    {
+    if !checker.is_win(&hand.concealed, n_melds) {
         return Vec::new();
     }
     let (natural, w) = wilds.split(&hand.concealed);
