@@ -2,19 +2,22 @@
 
 The Rust core validates; this module only reads TOML (``tomllib``, or
 ``tomli`` before Python 3.11), so ``koudian.Ruleset`` never re-implements
-rules.
+rules. It avoids ``pathlib`` (which pulls in ``re``, ``fnmatch`` and
+``urllib``) to keep the first call that needs a preset cheap.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PRESETS_DIR", "load", "load_file", "names"]
 
-PRESETS_DIR = Path(__file__).with_name("presets")
+PRESETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presets")
 
 
 def _toml_loads(text: str, origin: str) -> dict[str, Any]:
@@ -32,7 +35,7 @@ def _toml_loads(text: str, origin: str) -> dict[str, Any]:
 
 def names() -> list[str]:
     """The names of the shipped presets, sorted."""
-    return sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
+    return sorted(f[: -len(".toml")] for f in os.listdir(PRESETS_DIR) if f.endswith(".toml"))
 
 
 def load(name: str) -> dict[str, Any]:
@@ -46,11 +49,11 @@ def load(name: str) -> dict[str, Any]:
         close = get_close_matches(str(name), known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(f"unknown preset {name!r}{hint}; presets: {', '.join(known)}")
-    path = PRESETS_DIR / f"{name}.toml"
-    return _toml_loads(path.read_text(encoding="utf-8"), f"preset {name}")
+    with open(os.path.join(PRESETS_DIR, f"{name}.toml"), encoding="utf-8") as f:
+        return _toml_loads(f.read(), f"preset {name}")
 
 
 def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The options in the TOML file at ``path``."""
-    p = Path(path)
-    return _toml_loads(p.read_text(encoding="utf-8"), str(p))
+    with open(path, encoding="utf-8") as f:
+        return _toml_loads(f.read(), os.fspath(path))
