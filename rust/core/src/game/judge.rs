@@ -75,44 +75,35 @@ impl Judge {
         n
     }
 
-    /// Whether a complete-size hand could be ready after some discard
-    /// (shanten ≤ 0): a cheap necessary condition before trying each
-    /// discard. Seven pairs and thirteen orphans are bounded by counting
-    /// (6 pairs, or 12 distinct orphans, wild tiles filling in); the
-    /// standard shape asks the shanten tables.
-    pub(crate) fn may_be_ready(&self, hand: &Hand) -> bool {
+    /// A lower bound on the shanten of a complete-size hand (exact unless
+    /// a cheap count already proves it is not ready after any discard, in
+    /// which case it is 1). Seven pairs and thirteen orphans are bounded
+    /// by counting (6 pairs, or 12 distinct orphans, wild tiles filling
+    /// in); then, for the standard shape, a hand one tile from ready holds
+    /// at most two isolated tiles (a single with no suit neighbour within
+    /// two ranks, or a lone honor): removing a tile from a complete hand
+    /// isolates at most its pair partner, and the extra tile may be a
+    /// second. Counting them is far cheaper than the table look-ups.
+    pub(crate) fn ready_bound(&self, hand: &Hand) -> i8 {
         let (natural, w) = self.wilds.split(&hand.concealed);
+        let mut maybe = w > 0 || self.isolated(&natural) <= 2;
         if hand.n_melds() == 0 {
             if self.shape.seven_pairs {
                 let pairs: u8 = natural.iter().map(|&n| n / 2).sum();
-                if pairs + w >= 6 {
-                    return true;
-                }
+                maybe |= pairs + w >= 6;
             }
             if self.shape.thirteen_orphans {
                 let distinct = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
                     .iter()
                     .filter(|&&k| natural[k] > 0)
                     .count() as u8;
-                if distinct + w >= 12 {
-                    return true;
-                }
+                maybe |= distinct + w >= 12;
             }
         }
-        // A hand one tile from a standard-shape ready hand holds at most two
-        // isolated tiles (a single with no suit neighbour within two ranks,
-        // or a lone honor): removing a tile from a complete hand isolates at
-        // most its pair partner, and the extra tile may be a second. Counting
-        // them is far cheaper than the table look-ups below.
-        if w == 0 && self.isolated(&natural) > 2 {
-            return false;
+        if !maybe {
+            return 1;
         }
-        let standard = ShapeRules {
-            seven_pairs: false,
-            thirteen_orphans: false,
-            wind_sets: self.shape.wind_sets,
-        };
-        shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &standard).unwrap_or(8) <= 0
+        shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape).unwrap_or(-1)
     }
 
     /// Whether the hand (14-type, the drawn tile included) may declare

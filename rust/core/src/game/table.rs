@@ -108,6 +108,8 @@ pub struct Game {
     pass_kinds: [u64; 4],
     pass_turn: [bool; 4],
     no_kong: [u64; 4],
+    ready_lb: [i8; 4],
+    turn_lb: i8,
     pub(crate) kongs: u8,
     any_claim: bool,
     has_discarded: [bool; 4],
@@ -205,6 +207,8 @@ impl Game {
             pass_kinds: [0; 4],
             pass_turn: [false; 4],
             no_kong: [0; 4],
+            ready_lb: [i8::MIN; 4],
+            turn_lb: i8::MIN,
             kongs: 0,
             any_claim: false,
             has_discarded: [false; 4],
@@ -607,14 +611,18 @@ impl Game {
         if last_live {
             m.insert(Action::Pass);
         } else if after_claim {
-            self.push_discards(&mut m, &hand);
+            let ting_ok = self.ting_possible(seat, &hand);
+            self.push_discards(&mut m, &hand, ting_ok);
         } else {
             if self.kong_room() {
                 self.push_kongs(&mut m, seat, drawn);
             }
             match (ting, drawn) {
                 (true, Some(d)) => m.insert(Action::Discard(d)),
-                _ => self.push_discards(&mut m, &hand),
+                _ => {
+                    let ting_ok = self.ting_possible(seat, &hand);
+                    self.push_discards(&mut m, &hand, ting_ok)
+                }
             }
         }
         let only = m;
@@ -633,13 +641,27 @@ impl Game {
         None
     }
 
-    fn push_discards(&self, m: &mut ActionMask, hand: &Hand) {
-        // Declaring needs a ready hand after some discard, so a 14-tile
-        // hand more than 0 from ready (shanten) cannot: one cheap look-up
-        // saves trying each discard.
-        let ting_ok = self.rules.ting_required
-            && !self.ting[self.to_act as usize]
-            && self.judge.may_be_ready(hand);
+    /// Whether the seat to act might declare ting this turn. Declaring
+    /// needs a hand ready after some discard (shanten ≤ 0). Shanten drops
+    /// by at most one per turn (a discard never lowers it, a draw or a pong
+    /// by at most one), so a bound carried from the seat's previous turn
+    /// often answers without looking at the hand; a kong resets it.
+    fn ting_possible(&mut self, seat: u8, hand: &Hand) -> bool {
+        let s = seat as usize;
+        if !self.rules.ting_required || self.ting[s] {
+            self.turn_lb = i8::MIN;
+            return false;
+        }
+        let lb = if self.ready_lb[s] > 0 {
+            self.ready_lb[s]
+        } else {
+            self.judge.ready_bound(hand)
+        };
+        self.turn_lb = lb;
+        lb <= 0
+    }
+
+    fn push_discards(&self, m: &mut ActionMask, hand: &Hand, ting_ok: bool) {
         for k in 0..KINDS {
             if hand.concealed[k] > 0 {
                 let t = Tile::from_index_unchecked(k as u8);
@@ -818,6 +840,7 @@ impl Game {
                     };
                     self.n_discards += 1;
                     self.has_discarded[s] = true;
+                    self.ready_lb[s] = self.turn_lb.saturating_sub(1);
                     if face_down {
                         self.ting[s] = true;
                     }
@@ -831,6 +854,7 @@ impl Game {
                     }
                 }
                 Action::ConcealedKong(t) => {
+                    self.ready_lb[s] = i8::MIN;
                     self.hands[s].concealed[t.index()] = 0;
                     self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
                     self.kongs += 1;
@@ -841,6 +865,7 @@ impl Game {
                     };
                 }
                 Action::AddedKong(t) => {
+                    self.ready_lb[s] = i8::MIN;
                     self.hands[s].concealed[t.index()] -= 1;
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
                     if self.linxian_kong_draw(seat, t) {
@@ -951,6 +976,7 @@ impl Game {
             self.discards[self.n_discards as usize - 1].claimed = true;
             self.any_claim = true;
             if claim.has(Claim::KONG) {
+                self.ready_lb[s] = i8::MIN;
                 self.hands[s].concealed[tile.index()] -= 3;
                 self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
                 self.kongs += 1;
