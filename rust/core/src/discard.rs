@@ -10,7 +10,7 @@
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::Ruleset;
-use crate::shanten::Calculator;
+use crate::shanten::{combine, halves, Calculator};
 use crate::shape::ShapeRules;
 use crate::tile::{Tile, KINDS};
 use crate::ting::worth_ting;
@@ -72,6 +72,7 @@ pub(crate) fn each_option(
     let n_melds = hand.n_melds();
     let (natural, w) = wilds.split(&hand.concealed);
     let groups = calc.lanes(&natural);
+    let (ab, cd) = halves(&groups);
     let held = hand.all_counts();
     for k in 0..KINDS {
         if hand.concealed[k] == 0 {
@@ -79,14 +80,20 @@ pub(crate) fn each_option(
         }
         let discard = Tile::from_index_unchecked(k as u8);
         let shanten = if wilds.is_wild(discard) {
-            calc.of_parts(&natural, &groups, w - 1, n_melds)
+            calc.of_halves(&natural, &ab, &cd, w - 1, n_melds)
         } else {
+            // Only the discarded tile's group, and its half, change.
             let mut nat = natural;
             nat[k] -= 1;
-            let mut g = groups;
             let gi = (k / 9).min(3);
-            g.0[gi] = calc.group_lanes(&nat, gi);
-            calc.of_parts(&nat, &g, w, n_melds)
+            let new = calc.group_lanes(&nat, gi);
+            let g = &groups.0;
+            match gi {
+                0 => calc.of_halves(&nat, &combine(&new, &g[1]), &cd, w, n_melds),
+                1 => calc.of_halves(&nat, &combine(&g[0], &new), &cd, w, n_melds),
+                2 => calc.of_halves(&nat, &ab, &combine(&new, &g[3]), w, n_melds),
+                _ => calc.of_halves(&nat, &ab, &combine(&g[2], &new), w, n_melds),
+            }
         };
         let mut waits = Waits::NONE;
         if shanten == 0 {

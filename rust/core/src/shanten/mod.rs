@@ -73,7 +73,8 @@ use crate::hand::Hand;
 use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
-use table::{combine, honors, suit_needs, to_needs, HonorTable, Lanes, Needs, P1};
+pub(crate) use table::combine;
+use table::{honors, suit_needs, to_needs, HonorTable, Lanes, Needs, P1};
 
 /// The 13 kinds of thirteen orphans (幺九).
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
@@ -309,7 +310,22 @@ impl Calculator {
         w: u8,
         n_melds: usize,
     ) -> i8 {
-        let mut d = standard_deficiency(groups, 4 - n_melds);
+        let (ab, cd) = halves(groups);
+        self.of_halves(natural, &ab, &cd, w, n_melds)
+    }
+
+    /// [`Calculator::of_parts`] from the groups' [`halves`], so that a
+    /// change in one group recomputes one product.
+    #[inline(always)]
+    pub(crate) fn of_halves(
+        &self,
+        natural: &Counts,
+        ab: &Lanes,
+        cd: &Lanes,
+        w: u8,
+        n_melds: usize,
+    ) -> i8 {
+        let mut d = standard_of_halves(ab, cd, 4 - n_melds);
         if n_melds == 0 {
             if self.rules.seven_pairs {
                 d = d.min(seven_pairs_deficiency(natural));
@@ -322,11 +338,16 @@ impl Calculator {
     }
 }
 
-/// Fewest tiles the standard shape misses: `sets` sets plus one pair.
+/// The min-plus products of man × pin and of sou × honors.
 #[inline(always)]
-fn standard_deficiency(g: &GroupLanes, sets: usize) -> u8 {
-    let ab = combine(&g.0[0], &g.0[1]);
-    let cd = combine(&g.0[2], &g.0[3]);
+pub(crate) fn halves(g: &GroupLanes) -> (Lanes, Lanes) {
+    (combine(&g.0[0], &g.0[1]), combine(&g.0[2], &g.0[3]))
+}
+
+/// Fewest tiles the standard shape misses (`sets` sets plus one pair),
+/// from the two [`halves`].
+#[inline(always)]
+fn standard_of_halves(ab: &Lanes, cd: &Lanes, sets: usize) -> u8 {
     let mut best = u8::MAX;
     for k in 0..=sets {
         best = best
