@@ -230,7 +230,7 @@ fn numeral_rank(c: char) -> Option<u8> {
         .iter()
         .position(|&n| n == s)
         .map(|i| i as u8 + 1)
-        .or_else(|| match c {
+        .or(match c {
             '两' | '贰' => Some(2),
             _ => None,
         })
