@@ -36,11 +36,16 @@ def import_ms() -> float:
 
 FIRST_CALL = """
 import time, koudian
-t = time.perf_counter(); koudian.is_win("123m456p789s11122z"); a = time.perf_counter() - t
-t = time.perf_counter(); koudian.shanten("123m456p789s1122z"); b = time.perf_counter() - t
-t = time.perf_counter(); koudian.waits("123m456p789s1122z"); c = time.perf_counter() - t
-t = time.perf_counter(); koudian.is_win("123m456p789s11223z", wildcards="3z"); d = time.perf_counter() - t
-print(a * 1e3, b * 1e3, c * 1e3, d * 1e3)
+calls = [
+    lambda: koudian.is_win("123m456p789s11122z"),
+    lambda: koudian.shanten("123m456p789s1122z"),
+    lambda: koudian.waits("123m456p789s1122z"),
+    lambda: koudian.is_win("123m456p789s11223z", wildcards="3z"),
+]
+for call in calls:
+    t = time.perf_counter()
+    call()
+    print((time.perf_counter() - t) * 1e3)
 """
 
 

@@ -17,15 +17,19 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 "$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy
 export PATH="$WORK/tools/bin:$PATH"
 
+# Lint gates run to the end and fail the run afterwards, so one report shows
+# every problem.
+FAILED=()
+gate() { "$@" || FAILED+=("$*"); }
 echo "== lint"
-cargo fmt --all --check
-cargo clippy --workspace --all-targets -- -D warnings
-ruff check python tests benches
-ruff format --check python tests benches
-mypy --strict python/
+gate cargo fmt --all --check
+gate cargo clippy --workspace --all-targets -- -D warnings
+gate ruff check python tests benches scripts
+gate ruff format --check python tests benches scripts
+gate mypy --strict python/
 
 echo "== rust tests"
-cargo test -p koudian-core
+gate cargo test -p koudian-core
 
 echo "== wheel"
 maturin build --release --out "$WORK/dist"
@@ -39,5 +43,11 @@ echo "== python tests against the installed wheel"
 # Run from a temporary directory so `python/koudian` in the checkout cannot
 # shadow the installed wheel.
 cd "$WORK"
-KOUDIAN_WHEEL="$WHEEL" "$WORK/venv/bin/python" -m pytest "$ROOT/tests" -p no:cacheprovider \
-    --rootdir "$ROOT" -c "$ROOT/pyproject.toml"
+gate env KOUDIAN_WHEEL="$WHEEL" "$WORK/venv/bin/python" -m pytest "$ROOT/tests" \
+    -p no:cacheprovider --rootdir "$ROOT" -c "$ROOT/pyproject.toml"
+
+if [ ${#FAILED[@]} -gt 0 ]; then
+    printf 'FAILED: %s\n' "${FAILED[@]}"
+    exit 1
+fi
+echo "all gates and tests passed"
