@@ -173,7 +173,9 @@ pub fn fast_seq_counts(obj: &Bound<'_, PyAny>) -> Option<Counts> {
                 ffi::PyErr_Clear();
                 return None;
             }
-            if ffi::PyLong_Check(item) == 0 {
+            // Plain ints pass the inline exact-type test; `Tile` members
+            // (an int subclass) take the flag test.
+            if ffi::PyLong_CheckExact(item) == 0 && ffi::PyLong_Check(item) == 0 {
                 return None;
             }
             let v = ffi::PyLong_AsLong(item);
