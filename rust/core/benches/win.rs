@@ -69,8 +69,8 @@ pub fn mixed_hands(
                     c[rng.below(34)] += 3;
                 } else {
                     let s = rng.below(3) * 9 + rng.below(7);
-                    for k in s..s + 3 {
-                        c[k] += 1;
+                    for x in &mut c[s..s + 3] {
+                        *x += 1;
                     }
                 }
                 n += 3;

@@ -25,6 +25,12 @@ use crate::shape::tables::{need0, need1, POW5};
 use crate::shape::win::{check_batch, run_chunks, valid_size, Checker, ORPHAN_MASK};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+/// Gathers bit 0 of each byte into 8 bits.
+const GATHER: u64 = 0x0102_0408_1020_4080;
 use crate::wildcard::Wildcards;
 
 /// The waits of a hand: which kinds complete it and what each is worth.
@@ -314,16 +320,32 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
             }
         }
         let table = if s < 3 { checker.suit } else { checker.honor };
-        let base = sum0 - n0[s];
-        let key = keys[s];
+        let key = keys[s] as usize;
         let ranks = if s < 3 { 9 } else { 7 };
-        let mut bits = 0u64;
-        for (r, &p) in POW5.iter().enumerate().take(ranks) {
+        // With one more tile of rank r the hand wins iff, for that rank's
+        // entry x, need1(x) ≤ lim or need0(x) ≤ lim − other. The entries of
+        // ranks 0..8 are compared as bytes of one word at once.
+        let lim = w - (sum0 - n0[s]);
+        let t1 = (lim + 1).clamp(0, 16) as u64;
+        let t0 = (lim - other + 1).clamp(0, 16) as u64;
+        let mut xs = 0u64;
+        for (r, &p) in POW5.iter().enumerate().take(ranks.min(8)) {
             // A kind held 4 times naturally would need a 5-digit key; it
-            // is redone below.
-            let x = table.get((key + p) as usize).copied().unwrap_or(0xff);
-            let win = base + need0(x) + (need1(x) - need0(x)).min(other) <= w;
-            bits |= (win as u64) << r;
+            // is redone below (and the key may then lie past the table).
+            let x = table.get(key + p as usize).copied().unwrap_or(0);
+            xs |= (x as u64) << (8 * r);
+        }
+        let hi = (xs >> 4) & NIBBLES;
+        let lo = xs & NIBBLES;
+        // Per byte: t + 0x7f − v has bit 7 set iff v < t (no borrows:
+        // t ≤ 16, v ≤ 15).
+        let bias = 0x7f * ONES;
+        let ok = ((t1 * ONES + bias - hi) | (t0 * ONES + bias - lo)) & HIGH;
+        let mut bits = ((ok >> 7).wrapping_mul(GATHER) >> 56) & ((1 << ranks.min(8)) - 1);
+        if ranks == 9 {
+            let x = table.get(key + POW5[8] as usize).copied().unwrap_or(0);
+            let win = need1(x) <= lim || need0(x) <= lim - other;
+            bits |= (win as u64) << 8;
         }
         out |= bits << (9 * s);
     }

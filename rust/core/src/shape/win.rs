@@ -17,9 +17,12 @@
 //!   none held three times, at most one held twice; the wild tiles fill the
 //!   missing kinds and the pair.
 //!
-//! Cost: one check is four table loads plus about 80 simple operations
-//! (measured throughput in `benches/win.rs`). The tables take about 2.1 MB
-//! and are built on the first call (see [`super::tables`]).
+//! Cost: one pass over the counts read as 64-bit words (validity, size,
+//! group keys, odd kinds, thirteen-orphans fit, all without branches),
+//! then four table loads; a batch prepares 32 hands before loading their
+//! entries so that the loads overlap (throughput in `benches/win.rs`).
+//! The tables take about 2.1 MB and are built on the first call (see
+//! [`super::tables`]).
 
 use super::tables::{need0, need1, tables, Tables, POW5};
 use super::ShapeRules;
