@@ -329,7 +329,7 @@ fn to_counts_batch<'py>(
         rows += 1;
     }
     let arr = PyArray1::from_vec(py, data);
-    Ok(arr.reshape([rows, KINDS])?)
+    arr.reshape([rows, KINDS])
 }
 
 /// The tiles (in index order) of 34 counts.
