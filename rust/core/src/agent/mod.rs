@@ -45,7 +45,7 @@ impl<'a> SeatView<'a> {
         self.game.hand(self.seat).concealed
     }
 
-    /// The wild kinds.
+    /// Whether `t` is a wild kind of this hand.
     pub fn is_wild(&self, t: Tile) -> bool {
         self.game.wilds().is_wild(t)
     }
