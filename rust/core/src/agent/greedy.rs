@@ -347,6 +347,9 @@ const FOLD_SHANTEN: i8 = 2;
 /// Highest shanten at which ties are split by counting improving tiles.
 const UKEIRE_SHANTEN: i8 = 1;
 
+/// Ranks ting discards (smaller is better): wild, live, value, keep, index.
+type TingKey = (bool, u32, u32, u32, usize);
+
 /// One discard candidate and what it leaves.
 #[derive(Clone, Copy)]
 struct Cand {
@@ -509,8 +512,8 @@ impl<'a> Ctx<'a> {
         }
         let kinds = g.rules().tile_total() / 4;
         let mut u = [0u8; KINDS];
-        for k in 0..kinds {
-            u[k] = 4u8.saturating_sub(vis[k]);
+        for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
+            *u = 4u8.saturating_sub(v);
         }
         self.unseen = Some(u);
         u
@@ -560,8 +563,8 @@ impl<'a> Ctx<'a> {
         let b = self.base(c, melds);
         let mut best = i8::MAX;
         let mut any_wild = i8::MAX;
-        for k in 0..KINDS {
-            if c[k] == 0 {
+        for (k, &n) in c.iter().enumerate() {
+            if n == 0 {
                 continue;
             }
             let s = b.shanten_without(&self.calc, &self.wilds, k);
@@ -675,7 +678,7 @@ impl<'a> Ctx<'a> {
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
         let unseen = self.unseen();
-        let mut best: Option<((bool, u32, u32, u32, usize), Tile)> = None;
+        let mut best: Option<(TingKey, Tile)> = None;
         for k in 0..KINDS {
             let t = Tile::from_index_unchecked(k as u8);
             if c[k] == 0 || !legal.contains(Action::Ting(t)) {
@@ -876,7 +879,13 @@ impl<'a> Ctx<'a> {
             (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
             _ => min_sh,
         };
-        if (0..=UKEIRE_SHANTEN).contains(&target) {
+        let at_target = cands
+            .iter()
+            .flatten()
+            .filter(|x| x.sh == target && (all_wild || !x.wild))
+            .count();
+        // Counting only splits ties: a lone candidate needs none.
+        if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
             let mut memo = [None; KINDS];
             let near = self.near(&b14.natural, b14.orphans);
@@ -962,9 +971,9 @@ impl<'a> Ctx<'a> {
                 declared[d.seat as usize] = true;
                 continue;
             }
-            for o in 0..4 {
-                if declared[o] && o != d.seat as usize {
-                    th.passed[o] |= bit(d.tile.index());
+            for (o, (&dec, passed)) in declared.iter().zip(th.passed.iter_mut()).enumerate() {
+                if dec && o != d.seat as usize {
+                    *passed |= bit(d.tile.index());
                 }
             }
         }
