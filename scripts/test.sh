@@ -14,7 +14,9 @@ echo "== tools"
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 "$PY" -m venv "$WORK/tools"
 "$WORK/tools/bin/pip" install -q --upgrade pip
-"$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy
+# mypy needs the optional dependencies the package type-checks against.
+"$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy \
+    "pettingzoo>=1.24" "gymnasium>=0.29" "tqdm>=4.60" "pytest>=8" "hypothesis>=6"
 export PATH="$WORK/tools/bin:$PATH"
 
 # Lint gates run to the end and fail the run afterwards, so one report shows
