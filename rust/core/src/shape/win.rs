@@ -61,21 +61,26 @@ struct WildMasks {
 }
 
 impl WildMasks {
+    #[inline]
     fn new(wild: &[usize]) -> WildMasks {
-        let byte_mask = |start: usize| {
-            let mut m = u64::MAX;
-            for &t in wild {
-                if (start..start + 8).contains(&t) {
-                    m &= !(0xff << (8 * (t - start)));
-                }
-            }
-            m
+        let mut m = WildMasks {
+            natural: [u64::MAX; 5],
+            key: [u64::MAX; 4],
+            ninth: [0xff; 3],
         };
-        WildMasks {
-            natural: [0, 8, 16, 24, 32].map(byte_mask),
-            key: [0, 9, 18, 26].map(byte_mask),
-            ninth: [8, 17, 26].map(|t| if wild.contains(&t) { 0 } else { 0xff }),
+        for &t in wild {
+            m.natural[t / 8] &= !(0xff << (8 * (t % 8)));
+            let (s, r) = (t / 9, t % 9);
+            if s < 3 && r == 8 {
+                m.ninth[s] = 0;
+            } else if s < 3 {
+                m.key[s] &= !(0xff << (8 * r));
+            } else {
+                // The honor word starts at byte 26.
+                m.key[3] &= !(0xff << (8 * (t - 26)));
+            }
         }
+        m
     }
 }
 
