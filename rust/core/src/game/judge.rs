@@ -49,59 +49,103 @@ impl Judge {
         )
     }
 
-    fn isolated(&self, c: &crate::tile::Counts) -> u32 {
-        let mut n = 0;
-        for i in 0..27 {
-            if c[i] == 1 {
-                let base = i - i % 9;
-                let lo = i.saturating_sub(2).max(base);
-                let hi = (i + 2).min(base + 8);
-                if c[lo..=hi].iter().sum::<u8>() == 1 {
-                    n += 1;
-                }
+    /// Isolated tiles of `present` (kinds held) among `single` (kinds
+    /// held once): a suit tile with no other held tile within two ranks of
+    /// it, or an honor alone in its group (its own kind only, unless
+    /// 风嘴子 groups the winds and the dragons). Bit `i` is kind `i`.
+    #[inline]
+    fn isolated(&self, present: u64, single: u64) -> u32 {
+        const SUITS: u64 = (1 << 27) - 1;
+        // Ranks 1, 2, 8 and 9 of the three suits: shifts must not carry a
+        // tile into the neighbouring suit.
+        const R1: u64 = 1 | 1 << 9 | 1 << 18;
+        const R2: u64 = R1 << 1;
+        const R9: u64 = R1 << 8;
+        const R8: u64 = R1 << 7;
+        let p = present & SUITS;
+        let near =
+            ((p & !R9) << 1) | ((p & !(R8 | R9)) << 2) | ((p & !R1) >> 1) | ((p & !(R1 | R2)) >> 2);
+        let mut n = (single & SUITS & !near).count_ones();
+        let honors = single >> 27;
+        if self.shape.wind_sets {
+            let held = present >> 27;
+            if (held & 0xF).count_ones() == 1 {
+                n += (honors & 0xF).count_ones();
             }
-        }
-        for i in 27..34 {
-            if c[i] == 1 {
-                let alone = if self.shape.wind_sets {
-                    let group = if i < 31 { 27..31 } else { 31..34 };
-                    c[group].iter().sum::<u8>() == 1
-                } else {
-                    true
-                };
-                n += u32::from(alone);
+            if (held >> 4).count_ones() == 1 {
+                n += (honors >> 4).count_ones();
             }
+        } else {
+            n += honors.count_ones();
         }
         n
     }
 
-    /// A lower bound on the shanten of a complete-size hand (exact unless
-    /// a cheap count already proves it is not ready after any discard, in
-    /// which case it is 1). Seven pairs and thirteen orphans are bounded
-    /// by counting (6 pairs, or 12 distinct orphans, wild tiles filling
-    /// in); then, for the standard shape, a hand one tile from ready holds
-    /// at most two isolated tiles (a single with no suit neighbour within
-    /// two ranks, or a lone honor): removing a tile from a complete hand
-    /// isolates at most its pair partner, and the extra tile may be a
-    /// second. Counting them is far cheaper than the table look-ups.
+    /// A lower bound on the shanten of a complete-size hand (14 − 3 × melds
+    /// concealed tiles): exact when it is 0 or less, otherwise a cheap
+    /// count that already proves the hand is not ready after any discard.
+    ///
+    /// The shanten is `max(d − w, 0) − 1`, `d` being the fewest tiles the
+    /// natural tiles miss of a complete hand and `w` the wild tiles held.
+    /// Seven pairs miss at least `7 − pairs` tiles and thirteen orphans
+    /// `13 − distinct orphans`. For the standard shape (`b = 5 − melds`
+    /// blocks: sets and one pair) count the isolated natural tiles (a
+    /// single with no suit neighbour within two ranks, or a lone honor of
+    /// its group): a block holding one holds no other tile of the hand. So
+    /// if `j` blocks take isolated tiles, the hand fills at most
+    /// `j + min(rest, capacity of the other blocks)` places of the target,
+    /// and `d` is at least the target size minus the best such count.
+    /// Counting them is far cheaper than the table look-ups, and a bound
+    /// above 1 lets the table skip the look-up for several turns.
     pub(crate) fn ready_bound(&self, hand: &Hand) -> i8 {
         let (natural, w) = self.wilds.split(&hand.concealed);
-        let mut maybe = w > 0 || self.isolated(&natural) <= 2;
-        if hand.n_melds() == 0 {
+        let n_melds = hand.n_melds().min(4);
+        let size = 14 - 3 * n_melds as i32;
+        let blocks = 5 - n_melds as i32;
+        let w = i32::from(w);
+        // Eight counts (each at most 4) per word: held kinds, kinds held
+        // once, tiles and pairs, without a loop over the 34 kinds.
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        const GATHER: u64 = 0x0102_0408_1020_4080;
+        let (mut present, mut single, mut held, mut pairs) = (0u64, 0u64, 0i32, 0i32);
+        let mut words = [0u64; 5];
+        for (w, ch) in words.iter_mut().zip(natural.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..ch.len()].copy_from_slice(ch);
+            *w = u64::from_le_bytes(b);
+        }
+        for (i, &x) in words.iter().enumerate() {
+            let nz = (x | x >> 1 | x >> 2) & LOW;
+            let one = x & !(x >> 1) & !(x >> 2) & LOW;
+            present |= (nz.wrapping_mul(GATHER) >> 56) << (8 * i);
+            single |= (one.wrapping_mul(GATHER) >> 56) << (8 * i);
+            held += (x.wrapping_mul(LOW) >> 56) as i32;
+            pairs += ((x >> 1 & 3 * LOW).wrapping_mul(LOW) >> 56) as i32;
+        }
+        let isolated = self.isolated(present, single) as i32;
+        let rest = held - isolated;
+        let mut filled = 0;
+        for j in 0..=isolated.min(blocks) {
+            let capacity = if j == 0 {
+                3 * blocks - 1
+            } else {
+                3 * (blocks - j)
+            };
+            filled = filled.max(j + rest.min(capacity));
+        }
+        let mut lb = (size - filled - w).max(0) - 1;
+        if n_melds == 0 {
             if self.shape.seven_pairs {
-                let pairs: u8 = natural.iter().map(|&n| n / 2).sum();
-                maybe |= pairs + w >= 6;
+                lb = lb.min(6 - pairs - w);
             }
             if self.shape.thirteen_orphans {
-                let distinct = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
-                    .iter()
-                    .filter(|&&k| natural[k] > 0)
-                    .count() as u8;
-                maybe |= distinct + w >= 12;
+                const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F << 27;
+                let distinct = (present & ORPHANS).count_ones() as i32;
+                lb = lb.min(12 - distinct - w);
             }
         }
-        if !maybe {
-            return 1;
+        if lb >= 1 {
+            return lb.min(i32::from(i8::MAX)) as i8;
         }
         shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape).unwrap_or(-1)
     }
@@ -209,5 +253,103 @@ impl Judge {
         let mut h = *hand;
         let _ = h.push_meld(meld);
         h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hand::MeldKind;
+    use crate::shanten::shanten_counts;
+    use crate::tile::KINDS;
+
+    /// A tiny deterministic generator for the test hands.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    /// A hand of `14 - 3 × melds` concealed tiles: a complete hand with
+    /// `noise` tiles replaced at random (or wholly random tiles), so that
+    /// both the cheap bound and the exact branch are exercised.
+    fn hand(r: &mut Rng, n_melds: usize, noise: u64) -> Hand {
+        loop {
+            let mut c = [0u8; KINDS];
+            let mut melds = Vec::new();
+            for _ in 0..n_melds {
+                let k = r.below(KINDS as u64) as usize;
+                c[k] += 3;
+                melds.push(Meld::new(
+                    MeldKind::Pong,
+                    Tile::from_index_unchecked(k as u8),
+                ));
+            }
+            let mut conc = [0u8; KINDS];
+            let add = |k: usize, conc: &mut [u8; KINDS], c: &mut [u8; KINDS]| {
+                conc[k] += 1;
+                c[k] += 1;
+            };
+            for _ in 0..4 - n_melds {
+                if r.below(2) == 0 {
+                    let k = r.below(KINDS as u64) as usize;
+                    (0..3).for_each(|_| add(k, &mut conc, &mut c));
+                } else {
+                    let s = r.below(3) as usize * 9 + r.below(7) as usize;
+                    (0..3).for_each(|i| add(s + i, &mut conc, &mut c));
+                }
+            }
+            let k = r.below(KINDS as u64) as usize;
+            (0..2).for_each(|_| add(k, &mut conc, &mut c));
+            for _ in 0..noise {
+                let ks: Vec<usize> = (0..KINDS).filter(|&k| conc[k] > 0).collect();
+                let out = ks[r.below(ks.len() as u64) as usize];
+                conc[out] -= 1;
+                c[out] -= 1;
+                let k = r.below(KINDS as u64) as usize;
+                add(k, &mut conc, &mut c);
+            }
+            if c.iter().all(|&n| n <= 4) {
+                if let Ok(h) = Hand::new(conc, &melds) {
+                    return h;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ready_bound_is_a_lower_bound_and_exact_when_ready() {
+        let mut r = Rng(12345);
+        let presets = [Ruleset::shanxi(), Ruleset::linxian(), Ruleset::sichuan()];
+        let wild_sets = [
+            Wildcards::NONE,
+            Wildcards::new(&[Tile::RED]).unwrap(),
+            Wildcards::new(&[Tile::M1, Tile::from_index_unchecked(14)]).unwrap(),
+        ];
+        for i in 0..60_000u64 {
+            let rules = &presets[(i % 3) as usize];
+            let wilds = wild_sets[(i / 3 % 3) as usize];
+            let j = Judge::new(rules, wilds);
+            for shape in [j.shape, ShapeRules::ALL, ShapeRules::STANDARD_ONLY] {
+                let j = Judge { shape, ..j.clone() };
+                let n_melds = r.below(5) as usize;
+                let noise = r.below(14);
+                let h = hand(&mut r, n_melds, noise);
+                let exact = shanten_counts(&h.concealed, h.n_melds(), &j.wilds, &j.shape).unwrap();
+                let lb = j.ready_bound(&h);
+                assert!(
+                    lb <= exact,
+                    "{h:?} {wilds:?} {shape:?}: bound {lb} > {exact}"
+                );
+                if lb <= 0 || exact <= 0 {
+                    assert_eq!(lb, exact, "{h:?} {wilds:?} {shape:?}");
+                }
+            }
+        }
     }
 }

@@ -141,6 +141,27 @@ fn bit(t: Tile) -> u64 {
     1u64 << t.index()
 }
 
+/// Bit `k` set for each kind held (`bit2 = 0`) or held exactly 4 times
+/// (`bit2 = 2`: counts never exceed 4, so 4 is the only count with bit 2).
+#[inline]
+fn kinds_where(c: &Counts, bit2: u32) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let mut out = 0u64;
+    for (i, ch) in c.chunks(8).enumerate() {
+        let mut b = [0u8; 8];
+        b[..ch.len()].copy_from_slice(ch);
+        let x = u64::from_le_bytes(b);
+        let flags = if bit2 == 2 {
+            x >> 2 & LOW
+        } else {
+            (x | x >> 1 | x >> 2) & LOW
+        };
+        out |= (flags.wrapping_mul(GATHER) >> 56) << (8 * i);
+    }
+    out
+}
+
 #[inline]
 fn next(seat: u8) -> u8 {
     (seat + 1) & 3
@@ -662,11 +683,16 @@ impl Game {
     }
 
     fn push_discards(&self, m: &mut ActionMask, hand: &Hand, ting_ok: bool) {
-        for k in 0..KINDS {
-            if hand.concealed[k] > 0 {
-                let t = Tile::from_index_unchecked(k as u8);
-                m.insert(Action::Discard(t));
-                if ting_ok && self.judge.can_declare(hand, t) {
+        // Discard(t) has dense index t.index(): the held kinds as a bit set
+        // are the discards.
+        let held = kinds_where(&hand.concealed, 0);
+        m.0[0] |= held;
+        if ting_ok {
+            let mut rest = held;
+            while rest != 0 {
+                let t = Tile::from_index_unchecked(rest.trailing_zeros() as u8);
+                rest &= rest - 1;
+                if self.judge.can_declare(hand, t) {
                     m.insert(Action::Ting(t));
                 }
             }
@@ -677,23 +703,31 @@ impl Game {
         let s = seat as usize;
         let hand = &self.hands[s];
         let ting = self.ting[s];
-        for k in 0..KINDS {
+        // Kinds held 4 times: after ting only the drawn kind may be
+        // konged; otherwise a word-wise test (a count is at most 4, so 4
+        // is its bit 2) skips the kinds loop in the usual hand holding none.
+        let fours = if ting {
+            drawn.map_or(0, |d| {
+                u64::from(hand.concealed[d.index()] == 4) << d.index()
+            })
+        } else {
+            kinds_where(&hand.concealed, 2)
+        };
+        let mut rest = fours;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
             let t = Tile::from_index_unchecked(k as u8);
-            if ting && drawn != Some(t) {
-                continue;
-            }
-            if hand.concealed[k] == 4 {
-                let ok = !ting || {
-                    let mut before = *hand;
-                    before.concealed[k] -= 1;
-                    let mut after = *hand;
-                    after.concealed[k] = 0;
-                    let after = Judge::with_meld(&after, Meld::new(MeldKind::ConcealedKong, t));
-                    self.judge.ting_kong_allowed(&before, &after)
-                };
-                if ok {
-                    m.insert(Action::ConcealedKong(t));
-                }
+            let ok = !ting || {
+                let mut before = *hand;
+                before.concealed[k] -= 1;
+                let mut after = *hand;
+                after.concealed[k] = 0;
+                let after = Judge::with_meld(&after, Meld::new(MeldKind::ConcealedKong, t));
+                self.judge.ting_kong_allowed(&before, &after)
+            };
+            if ok {
+                m.insert(Action::ConcealedKong(t));
             }
         }
         for meld in hand.melds() {
