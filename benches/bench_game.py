@@ -19,7 +19,8 @@ ratio is against a baseline measured on the same machine and load.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import koudian
 import numpy as np

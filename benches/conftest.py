@@ -9,7 +9,8 @@ timings compare engines directly (ratio = time of one / time of other);
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

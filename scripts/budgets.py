@@ -58,7 +58,7 @@ def main() -> None:
         [sys.executable, "-c", FIRST_CALL], capture_output=True, text=True, check=True
     ).stdout.split()
     names = ["is_win", "shanten", "waits", "is_win with a wildcard"]
-    for name, ms in zip(names, out):
+    for name, ms in zip(names, out, strict=False):
         print(f"first {name} call: {float(ms):.2f} ms")
 
 

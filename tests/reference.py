@@ -66,7 +66,7 @@ def _sets(c: tuple[int, ...], w: int, pair_left: bool, wind_sets: bool) -> bool:
             need_wild = 0
             taken = []
             feasible = True
-            for k, nat in zip(others, use_natural):
+            for k, nat in zip(others, use_natural, strict=False):
                 if nat:
                     if cl[k] == 0:
                         feasible = False

@@ -6,7 +6,8 @@ BaseException)."""
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import koudian as k
 import numpy as np

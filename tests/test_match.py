@@ -14,7 +14,7 @@ def test_match_totals_are_zero_sum_and_sum_the_hands(preset: str) -> None:
     assert m.done and m.hands_played == 12 and len(m.results) == 12
     assert sum(totals) == 0
     assert list(totals) == [sum(r.deltas[s] for r in m.results) for s in range(4)]
-    for log, r in zip(m.logs, m.results):
+    for log, r in zip(m.logs, m.results, strict=False):
         assert koudian.replay(log).result.deltas == r.deltas  # type: ignore[union-attr]
 
 

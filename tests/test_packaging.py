@@ -9,9 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-
 import koudian
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 

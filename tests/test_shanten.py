@@ -28,7 +28,7 @@ def test_cross_check_with_xiangting() -> None:
     for size in (13, 14):
         rows = np.array([random_hand(rng, size=size) for _ in range(3000)], dtype=np.uint8)
         ours = koudian.shanten_batch(rows)
-        for c, s in zip(rows, ours):
+        for c, s in zip(rows, ours, strict=False):
             theirs = xiangting.calculate_replacement_number(c.tolist(), four) - 1
             assert s <= theirs
             if max(c) <= 2:
@@ -60,7 +60,7 @@ def test_shanten_agrees_with_is_win_and_waits(preset: str, wilds: tuple[int, ...
     assert (s13 >= 0).all()
     if wilds:
         assert ((s13 == 0) == ready).all()
-    for c, s in zip(h13[:300], s13[:300]):
+    for c, s in zip(h13[:300], s13[:300], strict=False):
         assert koudian.shanten(c, wildcards=wilds, rules=rules) == s
 
 

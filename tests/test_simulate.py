@@ -90,7 +90,7 @@ def test_simulate_writes_replayable_logs() -> None:
     r = koudian.simulate("sichuan", ["random"] * 4, 5, seed=2, log=buf)
     hands = _split(buf.getvalue())
     assert len(hands) == 5
-    for text, deltas in zip(hands, r.deltas):
+    for text, deltas in zip(hands, r.deltas, strict=False):
         g = koudian.replay(text)
         assert list(g.result.deltas) == deltas.tolist()  # type: ignore[union-attr]
 

@@ -44,7 +44,7 @@ def test_waits_match_brute_force_for_every_shape_option_and_wildcards(
     for threads in (1, 2):
         batch = koudian.waits_batch(counts, wildcards=wilds, rules=rules, threads=threads)
         assert batch.shape == (N, 34) and batch.dtype == np.bool_
-        for c, row in zip(counts, batch):
+        for c, row in zip(counts, batch, strict=False):
             assert np.flatnonzero(row).tolist() == koudian.waits(c, wildcards=wilds, rules=rules)
 
 

@@ -93,7 +93,7 @@ def test_exhaustive_single_suit_hands() -> None:
     counts = np.zeros((len(patterns), 34), dtype=np.uint8)
     counts[:, :9] = patterns
     got = koudian.is_win_batch(counts, rules="linxian")
-    for p, g in zip(patterns, got):
+    for p, g in zip(patterns, got, strict=False):
         want = reference.is_win(list(p) + [0] * 25, seven_pairs=False, thirteen_orphans=False)
         assert bool(g) == want, p
 

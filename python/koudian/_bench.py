@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -274,7 +274,7 @@ def run_bench(
         best[i] = min(best[i], time.perf_counter() - t0)
     return [
         Measurement(label, engine, method, k / t)
-        for (label, engine, method, _, k), t in zip(cases, best)
+        for (label, engine, method, _, k), t in zip(cases, best, strict=False)
     ]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from koudian._core import Action, NativeAgent, Observation
 
@@ -121,7 +121,7 @@ class GreedyAgent(NativeAgentBase):
 
 _BUILTIN: dict[str, type[NativeAgentBase]] = {"random": RandomAgent, "greedy": GreedyAgent}
 
-AgentSpec = Union[str, Agent]
+AgentSpec = str | Agent
 """An agent, a built-in name (``"random"``, ``"greedy"``) or an external
 bot command (``"cmd:python my_bot.py"``)."""
 

@@ -22,8 +22,7 @@ rebuilds the game from it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 from koudian._core import (
     N_ACTIONS,

@@ -45,8 +45,8 @@ import shlex
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
-from typing import IO, Any, Callable
+from collections.abc import Callable, Sequence
+from typing import IO, Any
 
 from koudian._core import Action, KoudianError, Observation
 from koudian.agents import Fault, fallback_action

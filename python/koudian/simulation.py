@@ -26,10 +26,10 @@ import json
 import math
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -161,7 +161,9 @@ class SimulationResult:
                 f"   {self.mean_scores[s]:>+9.3f} ± {ci[s]:<8.3f}  {self.scores[s]:>+12}"
             )
         counts = np.bincount(self.kind, minlength=len(END_KINDS))
-        ends = ", ".join(f"{k} {100 * c / n:.1f}%" for k, c in zip(END_KINDS, counts) if c)
+        ends = ", ".join(
+            f"{k} {100 * c / n:.1f}%" for k, c in zip(END_KINDS, counts, strict=False) if c
+        )
         lines += ["", f"hand ends: {ends}"]
         n_wins = int(wins.sum())
         if self.patterns and n_wins:
