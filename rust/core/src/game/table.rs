@@ -759,6 +759,13 @@ impl Game {
         let s = seat as usize;
         let hand = &self.hands[s];
         let mut o = Claim::NONE;
+        let n = hand.concealed[tile.index()];
+        // The usual answer, decided without the judge: a seat that has not
+        // declared may not win where ting is required, and holding fewer
+        // than two of the tile it can neither pong nor kong.
+        if self.rules.ting_required && !self.ting[s] && n < 2 {
+            return o;
+        }
         let locked = if self.rules.ting_required {
             match self.rules.pass_scope {
                 PassScope::Hand => self.pass_hand[s],
@@ -773,7 +780,6 @@ impl Game {
         if rob {
             return o;
         }
-        let n = hand.concealed[tile.index()];
         if !self.ting[s] && n >= 2 {
             o.insert(Claim::PONG);
         }
