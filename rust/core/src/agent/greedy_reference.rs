@@ -1,0 +1,965 @@
+//! The greedy agent as it was before the speed work (commit 1117afd), kept
+//! verbatim as the reference the optimized agent must match action for
+//! action (see `greedy::tests`).
+#![allow(dead_code)]
+
+use crate::agent::{Agent, SeatView};
+use crate::error::Error;
+use crate::game::{Action, ActionMask, Game, Phase};
+use crate::hand::{Hand, MeldKind};
+use crate::ruleset::Family;
+use crate::shanten::Calculator;
+use crate::shape::ShapeRules;
+use crate::tile::{Counts, Tile, KINDS};
+use crate::waits::{waits_counts, Waits};
+use crate::wildcard::Wildcards;
+
+/// The greedy baseline agent (see the [module docs](self) for its
+/// strategy).
+///
+/// ```
+/// use koudian_core::agent::{Agent, GreedyAgent, SeatView};
+/// use koudian_core::game::Game;
+/// use koudian_core::Ruleset;
+/// let mut g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
+/// let mut agents = [0, 1, 2, 3].map(GreedyAgent::new);
+/// while let Some(seat) = g.to_act() {
+///     let a = agents[seat as usize].act(&SeatView::new(&g, seat));
+///     g.step(a).unwrap();
+/// }
+/// assert_eq!(g.result().unwrap().deltas.iter().sum::<i64>(), 0);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct GreedyAgent {
+    seed: u64,
+}
+
+impl GreedyAgent {
+    /// A greedy agent. It is deterministic; the seed is only recorded.
+    pub fn new(seed: u64) -> GreedyAgent {
+        GreedyAgent { seed }
+    }
+
+    /// The seed given at construction or by the last [`Agent::reset`].
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl Agent for GreedyAgent {
+    fn act(&mut self, view: &SeatView<'_>) -> Action {
+        let legal = view.legal();
+        let a = Ctx::new(view.game, view.seat).decide(legal);
+        if legal.contains(a) {
+            return a;
+        }
+        // Unreachable by construction; never hand the table an illegal move.
+        let fallback = legal.iter().find(|&x| x != Action::Leave);
+        fallback.unwrap_or(Action::Pass)
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+}
+
+/// The greedy agent's choice for `seat` in `game`, or an error when the
+/// seat has nothing to decide.
+///
+/// ```
+/// use koudian_core::agent::greedy::greedy_action;
+/// use koudian_core::game::Game;
+/// use koudian_core::Ruleset;
+/// let g = Game::new(&Ruleset::sichuan(), 9, None).unwrap();
+/// let seat = g.to_act().unwrap();
+/// assert!(g.legal_actions().contains(greedy_action(&g, seat).unwrap()));
+/// assert!(greedy_action(&g, (seat + 1) % 4).is_err());
+/// ```
+pub fn greedy_action(game: &Game, seat: u8) -> Result<Action, Error> {
+    let view = SeatView::new(game, seat);
+    if view.legal().is_empty() {
+        return Err(Error::IllegalAction(format!(
+            "seat {seat} has no decision to make now"
+        )));
+    }
+    Ok(GreedyAgent::new(0).act(&view))
+}
+
+// ---------------------------------------------------------------------------
+// Incremental shanten.
+
+/// A group's needs, laid out as the shanten tables give them:
+/// `[m sets for m in 0..5, m sets + pair for m in 0..5]`.
+type Needs = [u8; 10];
+
+/// Min-plus product of two groups' needs (at most 4 sets, one pair).
+#[inline(always)]
+fn combine(a: &Needs, b: &Needs) -> Needs {
+    let mut r = [u8::MAX; 10];
+    for m in 0..5 {
+        for k in 0..=m {
+            r[m] = r[m].min(a[k] + b[m - k]);
+            r[5 + m] = r[5 + m].min(a[k] + b[5 + m - k]).min(a[5 + k] + b[m - k]);
+        }
+    }
+    r
+}
+
+/// The shanten group of kind `k`: 0-2 the suits, 3 the honors.
+#[inline(always)]
+fn group_of(k: usize) -> usize {
+    (k / 9).min(3)
+}
+
+/// The 13 thirteen-orphans kinds as a mask.
+const ORPHANS: u64 = 1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
+
+/// A hand's shanten with everything precomputed so that the shanten after
+/// adding or removing one tile costs one group lookup and a few minimums
+/// (the [`crate::shanten`] definition, wild tiles included).
+#[derive(Clone, Copy)]
+struct Base {
+    natural: Counts,
+    w: u8,
+    sets: usize,
+    groups: [Needs; 4],
+    /// Min-plus product of the three groups other than `g`.
+    others: [Needs; 4],
+    pairs: u8,
+    singles: u8,
+    orphan_kinds: u8,
+    orphan_pairs: u8,
+    seven: bool,
+    orphans: bool,
+    d: u8,
+}
+
+impl Base {
+    fn new(
+        calc: &Calculator,
+        wilds: &Wildcards,
+        rules: &ShapeRules,
+        c: &Counts,
+        melds: usize,
+    ) -> Base {
+        let (natural, w) = wilds.split(c);
+        Base::from_groups(natural, w, melds, calc.groups(&natural).0, rules)
+    }
+
+    /// A base from natural counts whose group needs are already known.
+    fn from_groups(
+        natural: Counts,
+        w: u8,
+        melds: usize,
+        g: [Needs; 4],
+        rules: &ShapeRules,
+    ) -> Base {
+        let ab = combine(&g[0], &g[1]);
+        let cd = combine(&g[2], &g[3]);
+        let others = [
+            combine(&g[1], &cd),
+            combine(&g[0], &cd),
+            combine(&ab, &g[3]),
+            combine(&ab, &g[2]),
+        ];
+        let (mut pairs, mut singles, mut ok, mut op) = (0u8, 0u8, 0u8, 0u8);
+        for (k, &n) in natural.iter().enumerate() {
+            pairs += n >> 1;
+            singles += n & 1;
+            if ORPHANS >> k & 1 == 1 {
+                ok += u8::from(n > 0);
+                op += u8::from(n > 1);
+            }
+        }
+        let mut b = Base {
+            natural,
+            w,
+            sets: 4 - melds.min(4),
+            groups: g,
+            others,
+            pairs,
+            singles,
+            orphan_kinds: ok,
+            orphan_pairs: op,
+            seven: melds == 0 && rules.seven_pairs,
+            orphans: melds == 0 && rules.thirteen_orphans,
+            d: 0,
+        };
+        b.d = b.deficiency(3, &g[3], pairs, singles, ok, op);
+        b
+    }
+
+    /// Fewest missing tiles with group `g` replaced by `x` and the given
+    /// seven-pairs and orphans tallies.
+    #[inline(always)]
+    fn deficiency(&self, g: usize, x: &Needs, pairs: u8, singles: u8, ok: u8, op: u8) -> u8 {
+        let o = &self.others[g];
+        let s = self.sets;
+        let mut d = u8::MAX;
+        for k in 0..=s {
+            d = d.min(o[k] + x[5 + s - k]).min(o[5 + k] + x[s - k]);
+        }
+        if self.seven {
+            let sp = if pairs >= 7 {
+                0
+            } else {
+                let missing = 7 - pairs;
+                missing + missing.saturating_sub(singles)
+            };
+            d = d.min(sp);
+        }
+        if self.orphans {
+            d = d.min(14 - ok - u8::from(op > 0));
+        }
+        d
+    }
+
+    #[inline(always)]
+    fn to_shanten(d: u8, w: u8) -> i8 {
+        d.saturating_sub(w) as i8 - 1
+    }
+
+    /// The shanten of the hand as it is.
+    fn shanten(&self) -> i8 {
+        Base::to_shanten(self.d, self.w)
+    }
+
+    /// The needs of kind `k`'s group after adding (`add`) or removing one
+    /// natural tile of kind `k` (the count must stay within 0..=4).
+    #[inline]
+    fn group_after(&self, calc: &Calculator, k: usize, add: bool) -> Needs {
+        let mut c = self.natural;
+        c[k] = if add { c[k] + 1 } else { c[k] - 1 };
+        calc.group(&c, group_of(k))
+    }
+
+    /// The shanten after adding (`add`) or removing one natural tile of
+    /// kind `k` (which must keep the count within 0..=4).
+    #[inline]
+    fn shanten_natural(&self, calc: &Calculator, k: usize, add: bool) -> i8 {
+        self.shanten_with(k, add, &self.group_after(calc, k, add))
+    }
+
+    /// [`Base::shanten_natural`] with the changed group's needs given.
+    #[inline]
+    fn shanten_with(&self, k: usize, add: bool, x: &Needs) -> i8 {
+        let n = self.natural[k];
+        let m = if add { n + 1 } else { n - 1 };
+        let g = group_of(k);
+        let pairs = self.pairs - (n >> 1) + (m >> 1);
+        let singles = self.singles - (n & 1) + (m & 1);
+        let (mut ok, mut op) = (self.orphan_kinds, self.orphan_pairs);
+        if ORPHANS >> k & 1 == 1 {
+            ok = ok - u8::from(n > 0) + u8::from(m > 0);
+            op = op - u8::from(n > 1) + u8::from(m > 1);
+        }
+        Base::to_shanten(self.deficiency(g, x, pairs, singles, ok, op), self.w)
+    }
+
+    /// The shanten after removing one tile of kind `k` (wild or not).
+    #[inline]
+    fn shanten_without(&self, calc: &Calculator, wilds: &Wildcards, k: usize) -> i8 {
+        if wilds.is_wild(Tile::from_index_unchecked(k as u8)) {
+            Base::to_shanten(self.d, self.w.saturating_sub(1))
+        } else if self.natural[k] == 0 {
+            // A tile the analysis ignores (a Sichuan void-suit tile).
+            self.shanten()
+        } else {
+            self.shanten_natural(calc, k, false)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// One decision.
+
+/// Allowed shanten cost of a safe discard over the best unsafe one while
+/// the agent is still close to ready.
+const SAFE_ALLOWANCE: i8 = 1;
+/// From this shanten on, the agent folds: safe tiles at any cost.
+const FOLD_SHANTEN: i8 = 2;
+/// Highest shanten at which ties are split by counting improving tiles.
+const UKEIRE_SHANTEN: i8 = 1;
+
+/// Ranks ting discards (smaller is better): wild, live, value, keep, index.
+type TingKey = (bool, u32, u32, u32, usize);
+
+/// One discard candidate and what it leaves.
+#[derive(Clone, Copy)]
+struct Cand {
+    tile: Tile,
+    sh: i8,
+    /// Needs of the tile's group after the discard.
+    rem: Needs,
+    quality: u32,
+    keep: u32,
+    wild: bool,
+    junk: bool,
+    danger: bool,
+}
+
+impl Cand {
+    /// Sort key: smaller is a better discard.
+    #[inline]
+    fn key(&self) -> (bool, i8, bool, u32, u32, usize) {
+        (
+            self.wild,
+            self.sh,
+            !self.junk,
+            u32::MAX - self.quality,
+            self.keep,
+            self.tile.index(),
+        )
+    }
+}
+
+/// Public facts about the declared opponents, for the 包胡 defence.
+struct Threat {
+    /// Declared opponents (never the agent itself).
+    ting: [bool; 4],
+    /// Kinds each declared opponent has let pass since declaring.
+    passed: [u64; 4],
+    /// Kinds each opponent holds a visible kong of.
+    kongs: [u64; 4],
+    /// Opponents with at least one meld (no thirteen orphans).
+    melded: [bool; 4],
+}
+
+struct Ctx<'a> {
+    game: &'a Game,
+    seat: u8,
+    hand: Hand,
+    wilds: Wildcards,
+    shape: ShapeRules,
+    calc: Calculator,
+    family: Family,
+    ting_required: bool,
+    min_self: u8,
+    min_discard: u8,
+    /// Sichuan: the suit to clear (缺一门).
+    void: Option<usize>,
+    unseen: Option<Counts>,
+}
+
+#[inline]
+fn bit(k: usize) -> u64 {
+    1u64 << k
+}
+
+impl<'a> Ctx<'a> {
+    fn new(game: &'a Game, seat: u8) -> Ctx<'a> {
+        let rules = game.rules();
+        let wilds = game.wilds();
+        let shape = ShapeRules::from(rules);
+        let hand = *game.hand(seat);
+        let (min_self, min_discard) = rules.point_rule.minimums();
+        let mut ctx = Ctx {
+            game,
+            seat,
+            hand,
+            wilds,
+            shape,
+            calc: Calculator::new(&wilds, &shape),
+            family: rules.family,
+            ting_required: rules.ting_required,
+            min_self,
+            min_discard,
+            void: None,
+            unseen: None,
+        };
+        if rules.family == Family::Sichuan {
+            ctx.void = ctx.void_suit();
+        }
+        ctx
+    }
+
+    /// 缺一门: the suit with the fewest tiles among those without a meld.
+    fn void_suit(&self) -> Option<usize> {
+        let mut best: Option<(u8, usize)> = None;
+        for s in 0..3 {
+            if self.hand.melds().iter().any(|m| m.tile.index() / 9 == s) {
+                continue;
+            }
+            let n: u8 = self.hand.concealed[9 * s..9 * s + 9].iter().sum();
+            if best.is_none_or(|(b, _)| n < b) {
+                best = Some((n, s));
+            }
+        }
+        best.map(|(_, s)| s)
+    }
+
+    #[inline]
+    fn is_void(&self, k: usize) -> bool {
+        self.void == Some(k / 9) && k < 27
+    }
+
+    /// The counts the shape analysis sees: void-suit tiles left out.
+    fn eff(&self, c: &Counts) -> Counts {
+        let mut e = *c;
+        if let Some(s) = self.void {
+            e[9 * s..9 * s + 9].fill(0);
+        }
+        e
+    }
+
+    fn base(&self, c: &Counts, melds: usize) -> Base {
+        Base::new(&self.calc, &self.wilds, &self.shape, &self.eff(c), melds)
+    }
+
+    fn is_wild(&self, k: usize) -> bool {
+        self.wilds.is_wild(Tile::from_index_unchecked(k as u8))
+    }
+
+    /// Copies of each kind the agent cannot see (its own tiles, face-up
+    /// discards, visible melds and face-up wall tiles are seen); 0 for
+    /// kinds not in play.
+    fn unseen(&mut self) -> Counts {
+        if let Some(u) = self.unseen {
+            return u;
+        }
+        let g = self.game;
+        let me = self.seat;
+        let hide = g.rules().hide_concealed_kong;
+        let mut vis = self.hand.all_counts();
+        for s in (0..4u8).filter(|&s| s != me) {
+            for tm in g.table_melds(s) {
+                if hide && tm.meld.kind == MeldKind::ConcealedKong {
+                    continue;
+                }
+                vis[tm.meld.tile.index()] += tm.meld.kind.size();
+            }
+        }
+        for d in g.discards() {
+            if !d.claimed && (!d.face_down || d.seat == me) {
+                vis[d.tile.index()] += 1;
+            }
+        }
+        let revealed = g.deal().revealed as usize;
+        if revealed > 0 {
+            let tiles = g.deal().wall.tiles();
+            let w = g.wall();
+            // Once drawn, an indicator is in some hand, not face up.
+            let first = (tiles.len() - revealed).max(w.head());
+            for t in tiles.get(first..w.tail()).unwrap_or(&[]) {
+                vis[t.index()] += 1;
+            }
+        }
+        let kinds = g.rules().tile_total() / 4;
+        let mut u = [0u8; KINDS];
+        for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
+            *u = 4u8.saturating_sub(v);
+        }
+        self.unseen = Some(u);
+        u
+    }
+
+    fn decide(&mut self, legal: ActionMask) -> Action {
+        if legal.contains(Action::Win) {
+            return Action::Win;
+        }
+        match self.game.phase() {
+            Phase::Respond { tile, .. } => self.respond(legal, tile),
+            _ => self.turn(legal),
+        }
+    }
+
+    // -- Answering a discard or an added kong.
+
+    fn respond(&mut self, legal: ActionMask, t: Tile) -> Action {
+        let k = t.index();
+        let ting = self.game.is_ting(self.seat);
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        if legal.contains(Action::Kong) && !self.is_void(k) {
+            if ting {
+                return Action::Kong;
+            }
+            let now = self.base(&c, n).shanten();
+            let mut after = c;
+            after[k] -= 3;
+            if self.base(&after, n + 1).shanten() <= now {
+                return Action::Kong;
+            }
+        }
+        if legal.contains(Action::Pong) && !ting && !self.is_void(k) {
+            let now = self.base(&c, n).shanten();
+            let mut after = c;
+            after[k] -= 2;
+            if self.best_discard_shanten(&after, n + 1) < now {
+                return Action::Pong;
+            }
+        }
+        Action::Pass
+    }
+
+    /// Lowest shanten over the non-wild discards of a 14-type hand.
+    fn best_discard_shanten(&self, c: &Counts, melds: usize) -> i8 {
+        let b = self.base(c, melds);
+        let mut best = i8::MAX;
+        let mut any_wild = i8::MAX;
+        for (k, &n) in c.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let s = b.shanten_without(&self.calc, &self.wilds, k);
+            if self.is_wild(k) {
+                any_wild = any_wild.min(s);
+            } else {
+                best = best.min(s);
+            }
+        }
+        if best == i8::MAX {
+            any_wild
+        } else {
+            best
+        }
+    }
+
+    // -- The agent's own turn.
+
+    fn turn(&mut self, legal: ActionMask) -> Action {
+        let ting = self.game.is_ting(self.seat);
+        let mut kongs = [None::<Action>; 8];
+        let mut n_kongs = 0;
+        let mut any_discard = false;
+        let mut any_ting = false;
+        for a in legal.iter() {
+            match a {
+                Action::ConcealedKong(_) | Action::AddedKong(_) if n_kongs < kongs.len() => {
+                    kongs[n_kongs] = Some(a);
+                    n_kongs += 1;
+                }
+                Action::Discard(_) => any_discard = true,
+                Action::Ting(_) => any_ting = true,
+                _ => {}
+            }
+        }
+        if !any_discard && !any_ting {
+            // The Linxian last live tile that does not win.
+            if legal.contains(Action::Pass) {
+                return Action::Pass;
+            }
+            return kongs[0].unwrap_or(Action::Pass);
+        }
+        if ting {
+            if let Some(k) = kongs[0] {
+                return k;
+            }
+            return legal
+                .iter()
+                .find(|a| matches!(a, Action::Discard(_)))
+                .unwrap_or(Action::Pass);
+        }
+        if n_kongs > 0 {
+            if let Some(k) = self.good_kong(&kongs[..n_kongs]) {
+                return k;
+            }
+        }
+        if any_ting {
+            if let Some(t) = self.best_ting(legal) {
+                return Action::Ting(t);
+            }
+        }
+        match self.best_discard(legal) {
+            Some(t) => Action::Discard(t),
+            None => legal
+                .iter()
+                .find(|&a| a != Action::Leave)
+                .unwrap_or(Action::Pass),
+        }
+    }
+
+    /// A kong that does not raise the shanten over the best discard (and,
+    /// for an added kong, may not be robbed for 包胡).
+    fn good_kong(&mut self, kongs: &[Option<Action>]) -> Option<Action> {
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let best = self.best_discard_shanten(&c, n);
+        let threat = self.threat();
+        for a in kongs.iter().flatten() {
+            let (k, after, melds) = match *a {
+                Action::ConcealedKong(t) => {
+                    let mut x = c;
+                    x[t.index()] = 0;
+                    (t.index(), x, n + 1)
+                }
+                Action::AddedKong(t) => {
+                    let mut x = c;
+                    x[t.index()] -= 1;
+                    (t.index(), x, n)
+                }
+                _ => continue,
+            };
+            if self.is_void(k) {
+                continue;
+            }
+            if matches!(a, Action::AddedKong(_)) {
+                if let Some(th) = &threat {
+                    if self.dangerous(th, k) {
+                        continue;
+                    }
+                }
+            }
+            if self.base(&after, melds).shanten() <= best {
+                return Some(*a);
+            }
+        }
+        None
+    }
+
+    /// The best legal ting discard.
+    fn best_ting(&mut self, legal: ActionMask) -> Option<Tile> {
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let unseen = self.unseen();
+        let mut best: Option<(TingKey, Tile)> = None;
+        for k in 0..KINDS {
+            let t = Tile::from_index_unchecked(k as u8);
+            if c[k] == 0 || !legal.contains(Action::Ting(t)) {
+                continue;
+            }
+            let mut h = c;
+            h[k] -= 1;
+            let mut held = self.hand.all_counts();
+            held[k] -= 1;
+            let w = waits_counts(&h, &held, n, &self.wilds, &self.shape);
+            let (live, value) = self.wait_quality(&w, &unseen);
+            let key = (
+                self.is_wild(k),
+                u32::MAX - live,
+                u32::MAX - value,
+                keep_value(&c, k, self.family),
+                k,
+            );
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, t));
+            }
+        }
+        best.map(|(_, t)| t)
+    }
+
+    /// Live winning copies, and their value, of a ready hand's waits.
+    fn wait_quality(&self, w: &Waits, unseen: &Counts) -> (u32, u32) {
+        let mut live = 0u32;
+        let mut value = 0u32;
+        for (t, p) in w.iter() {
+            if self.is_void(t.index()) {
+                continue;
+            }
+            let n = unseen[t.index()] as u32;
+            if !self.ting_required {
+                live += n;
+                value += n;
+                continue;
+            }
+            if p < self.min_self {
+                continue;
+            }
+            live += n;
+            let on_discard = p >= self.min_discard && !self.is_wild(t.index());
+            value += n * p as u32 * if on_discard { 2 } else { 1 };
+        }
+        (live, value)
+    }
+
+    /// Kinds that may lower the shanten of a hand holding `natural`: the
+    /// kinds within two ranks of a held suited tile, held honors (every
+    /// honor of the subgroup with 风嘴子), the orphans when thirteen
+    /// orphans is possible. A far tile can only start a new group, which
+    /// never helps a hand that already has a spare tile.
+    fn near(&self, natural: &Counts, orphans: bool) -> u64 {
+        let mut near = 0u64;
+        for (k, &n) in natural.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            if k < 27 {
+                let r = k % 9;
+                let lo = k - r.min(2);
+                let hi = (k - r + 8).min(k + 2);
+                for j in lo..=hi {
+                    near |= bit(j);
+                }
+            } else if self.shape.wind_sets {
+                near |= if k < 31 { 0xf << 27 } else { 0x7 << 31 };
+            } else {
+                near |= bit(k);
+            }
+        }
+        if orphans {
+            near |= ORPHANS;
+        }
+        near
+    }
+
+    /// Live copies of the tiles that lower the shanten of the 13-type hand
+    /// left by discarding `t` from the hand of `b14`. `rem` is the needs
+    /// of `t`'s group after the discard; `memo` caches the needs of each
+    /// group of `b14` with one tile added, shared by all candidates.
+    fn ukeire(
+        &self,
+        b14: &Base,
+        t: usize,
+        rem: &Needs,
+        memo: &mut [Option<Needs>; KINDS],
+        near: u64,
+        unseen: &Counts,
+    ) -> u32 {
+        let gt = group_of(t);
+        let natural_t = !self.is_wild(t) && b14.natural[t] > 0;
+        let b = if natural_t {
+            let mut natural = b14.natural;
+            natural[t] -= 1;
+            let mut groups = b14.groups;
+            groups[gt] = *rem;
+            Base::from_groups(natural, b14.w, 4 - b14.sets, groups, &self.shape)
+        } else {
+            // A wild tile or a junk (void-suit) tile leaves the natural
+            // analysis unchanged.
+            let w = b14.w - u8::from(self.is_wild(t));
+            Base::from_groups(b14.natural, w, 4 - b14.sets, b14.groups, &self.shape)
+        };
+        let sh = b.shanten();
+        let mut total = 0u32;
+        for k in 0..KINDS {
+            let u = unseen[k];
+            if u == 0 || self.is_void(k) {
+                continue;
+            }
+            let improves = if self.is_wild(k) {
+                sh >= 0
+            } else if near & bit(k) == 0 || b.natural[k] >= 4 {
+                false
+            } else if natural_t && group_of(k) == gt {
+                b.shanten_natural(&self.calc, k, true) < sh
+            } else {
+                let x = *memo[k].get_or_insert_with(|| b14.group_after(&self.calc, k, true));
+                b.shanten_with(k, true, &x) < sh
+            };
+            if improves {
+                total += u as u32;
+            }
+        }
+        total
+    }
+
+    /// The best face-up discard.
+    fn best_discard(&mut self, legal: ActionMask) -> Option<Tile> {
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let b14 = self.base(&c, n);
+        let threat = self.threat();
+        let mut cands = [None::<Cand>; KINDS];
+        let mut n_cands = 0;
+        let mut all_wild = true;
+        for k in 0..KINDS {
+            let t = Tile::from_index_unchecked(k as u8);
+            if c[k] == 0 || !legal.contains(Action::Discard(t)) {
+                continue;
+            }
+            let wild = self.is_wild(k);
+            all_wild &= wild;
+            let danger = threat.as_ref().is_some_and(|th| self.dangerous(th, k));
+            let natural = !wild && b14.natural[k] > 0;
+            let rem = if natural {
+                b14.group_after(&self.calc, k, false)
+            } else {
+                b14.groups[group_of(k)]
+            };
+            cands[n_cands] = Some(Cand {
+                tile: t,
+                sh: if natural {
+                    b14.shanten_with(k, false, &rem)
+                } else {
+                    b14.shanten_without(&self.calc, &self.wilds, k)
+                },
+                rem,
+                quality: 0,
+                keep: keep_value(&c, k, self.family),
+                wild,
+                junk: self.is_void(k),
+                danger,
+            });
+            n_cands += 1;
+        }
+        let cands = &mut cands[..n_cands];
+        if n_cands == 0 {
+            return None;
+        }
+        // A ready hand that cannot declare cannot win: one step from ready.
+        if self.ting_required {
+            for x in cands.iter_mut().flatten() {
+                if x.sh == 0 {
+                    x.sh = 1;
+                }
+            }
+        }
+        let min_sh = cands
+            .iter()
+            .flatten()
+            .filter(|x| all_wild || !x.wild)
+            .map(|x| x.sh)
+            .min()
+            .unwrap_or(0);
+        let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
+        let safe_min = cands
+            .iter()
+            .flatten()
+            .filter(|x| (all_wild || !x.wild) && !x.danger)
+            .map(|x| x.sh)
+            .min();
+        // Which shanten level deserves the tile counting.
+        let target = match (threat.is_some(), safe_min) {
+            (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
+            _ => min_sh,
+        };
+        let at_target = cands
+            .iter()
+            .flatten()
+            .filter(|x| x.sh == target && (all_wild || !x.wild))
+            .count();
+        // Counting only splits ties: a lone candidate needs none.
+        if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
+            let unseen = self.unseen();
+            let mut memo = [None; KINDS];
+            let near = self.near(&b14.natural, b14.orphans);
+            for x in cands.iter_mut().flatten() {
+                if x.sh != target || (x.wild && !all_wild) {
+                    continue;
+                }
+                let mut h = c;
+                h[x.tile.index()] -= 1;
+                x.quality = if x.sh == 0 {
+                    let mut held = self.hand.all_counts();
+                    held[x.tile.index()] -= 1;
+                    let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
+                    self.wait_quality(&w, &unseen).0
+                } else {
+                    self.ukeire(&b14, x.tile.index(), &x.rem, &mut memo, near, &unseen)
+                };
+            }
+        }
+        let pick = |filter: &dyn Fn(&Cand) -> bool| -> Option<Cand> {
+            cands
+                .iter()
+                .flatten()
+                .filter(|x| filter(x))
+                .min_by_key(|x| x.key())
+                .copied()
+        };
+        let best = pick(&|_| true)?;
+        if threat.is_none() || !best.danger {
+            return Some(best.tile);
+        }
+        if let Some(s) = safe_min {
+            if folding || s <= min_sh + SAFE_ALLOWANCE {
+                if let Some(x) = pick(&|x| !x.danger) {
+                    return Some(x.tile);
+                }
+            }
+            return Some(best.tile);
+        }
+        // Everything is dangerous: shed the cheapest among the best shapes.
+        cands
+            .iter()
+            .flatten()
+            .filter(|x| x.wild == best.wild && x.sh == best.sh)
+            .min_by_key(|x| (x.tile.points(), x.key()))
+            .map(|x| x.tile)
+    }
+
+    // -- 包胡 defence.
+
+    /// Public facts about declared opponents, or `None` when no face-up
+    /// discard of the agent can make it pay 包胡.
+    fn threat(&self) -> Option<Threat> {
+        if !self.ting_required || self.game.is_ting(self.seat) {
+            return None;
+        }
+        let me = self.seat;
+        let mut th = Threat {
+            ting: [false; 4],
+            passed: [0; 4],
+            kongs: [0; 4],
+            melded: [false; 4],
+        };
+        for s in 0..4u8 {
+            th.ting[s as usize] = s != me && self.game.is_ting(s);
+        }
+        if !th.ting.iter().any(|&x| x) {
+            return None;
+        }
+        let hide = self.game.rules().hide_concealed_kong;
+        for s in 0..4u8 {
+            for tm in self.game.table_melds(s) {
+                th.melded[s as usize] = true;
+                let hidden = hide && s != me && tm.meld.kind == MeldKind::ConcealedKong;
+                if tm.meld.kind.is_kong() && !hidden {
+                    th.kongs[s as usize] |= bit(tm.meld.tile.index());
+                }
+            }
+        }
+        let mut declared = [false; 4];
+        for d in self.game.discards() {
+            if d.face_down {
+                declared[d.seat as usize] = true;
+                continue;
+            }
+            for (o, (&dec, passed)) in declared.iter().zip(th.passed.iter_mut()).enumerate() {
+                if dec && o != d.seat as usize {
+                    *passed |= bit(d.tile.index());
+                }
+            }
+        }
+        Some(th)
+    }
+
+    /// Whether discarding kind `k` face up may let a declared opponent win
+    /// on it with the agent paying for everyone.
+    fn dangerous(&mut self, th: &Threat, k: usize) -> bool {
+        let t = Tile::from_index_unchecked(k as u8);
+        if t.points() < self.min_discard || self.is_wild(k) {
+            return false;
+        }
+        let honor_dead =
+            k >= 27 && !self.shape.wind_sets && self.wilds.is_empty() && self.unseen()[k] == 0;
+        (0..4).any(|o| {
+            th.ting[o]
+                && th.passed[o] & bit(k) == 0
+                && th.kongs[o] & bit(k) == 0
+                && !(honor_dead && (!self.shape.thirteen_orphans || th.melded[o]))
+        })
+    }
+}
+
+/// How much a hand wants to keep one tile of kind `k` (lower: discard
+/// first): neighbours within two ranks and copies, then points in the
+/// Koudian families (waits need points) or centrality in Sichuan.
+#[inline]
+fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
+    let mut conn = 4 * (c[k] as u32 - 1);
+    if k < 27 {
+        let r = k % 9;
+        let base = k - r;
+        for (d, w) in [(1usize, 2u32), (2, 1)] {
+            if r >= d {
+                conn += w * c[base + r - d] as u32;
+            }
+            if r + d < 9 {
+                conn += w * c[base + r + d] as u32;
+            }
+        }
+    }
+    let t = Tile::from_index_unchecked(k as u8);
+    let tail = match family {
+        Family::Sichuan => {
+            if k < 27 {
+                4 - (t.rank() as i32 - 5).unsigned_abs()
+            } else {
+                0
+            }
+        }
+        _ => t.points() as u32,
+    };
+    conn * 16 + tail
+}
