@@ -120,7 +120,7 @@ impl Judge {
             present |= (nz.wrapping_mul(GATHER) >> 56) << (8 * i);
             single |= (one.wrapping_mul(GATHER) >> 56) << (8 * i);
             held += (x.wrapping_mul(LOW) >> 56) as i32;
-            pairs += ((x >> 1 & 3 * LOW).wrapping_mul(LOW) >> 56) as i32;
+            pairs += (((x >> 1) & (3 * LOW)).wrapping_mul(LOW) >> 56) as i32;
         }
         let isolated = self.isolated(present, single) as i32;
         let rest = held - isolated;
