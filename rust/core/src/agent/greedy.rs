@@ -191,6 +191,11 @@ struct Base {
     groups: [Needs; 4],
     /// Min-plus product of the three groups other than `g`.
     others: [Needs; 4],
+    /// `others[g]` lined up against a replacement group's needs: lane `i`
+    /// holds the partner of the replacement's lane `i` in a hand of
+    /// `sets` sets and a pair (`u8::MAX` where there is none), so that the
+    /// standard deficiency is one lane-wise saturating sum and minimum.
+    partner: [Needs; 4],
     pairs: u8,
     singles: u8,
     orphan_kinds: u8,
@@ -243,6 +248,7 @@ impl Base {
             sets: 4 - melds.min(4),
             groups: g,
             others,
+            partner: [[0; 10]; 4],
             pairs,
             singles,
             orphan_kinds: ok,
@@ -251,8 +257,23 @@ impl Base {
             orphans: melds == 0 && rules.thirteen_orphans,
             d: 0,
         };
+        b.set_partners();
         b.d = b.deficiency(3, &g[3], pairs, singles, ok, op);
         b
+    }
+
+    /// Fills [`Base::partner`] from [`Base::others`] and `sets`.
+    #[inline(always)]
+    fn set_partners(&mut self) {
+        let s = self.sets;
+        for (p, o) in self.partner.iter_mut().zip(self.others.iter()) {
+            *p = [u8::MAX; 10];
+            for k in 0..=s {
+                // x[5 + s - k] pairs with o[k], x[s - k] with o[5 + k].
+                p[5 + s - k] = o[k];
+                p[s - k] = o[5 + k];
+            }
+        }
     }
 
     /// The base after removing one natural tile of kind `k` (held), whose
@@ -279,6 +300,7 @@ impl Base {
             b.orphan_kinds = b.orphan_kinds - u8::from(n > 0) + u8::from(m > 0);
             b.orphan_pairs = b.orphan_pairs - u8::from(n > 1) + u8::from(m > 1);
         }
+        b.set_partners();
         let g3 = b.groups[3];
         b.d = b.deficiency(3, &g3, b.pairs, b.singles, b.orphan_kinds, b.orphan_pairs);
         b
@@ -288,11 +310,10 @@ impl Base {
     /// seven-pairs and orphans tallies.
     #[inline(always)]
     fn deficiency(&self, g: usize, x: &Needs, pairs: u8, singles: u8, ok: u8, op: u8) -> u8 {
-        let o = &self.others[g];
-        let s = self.sets;
+        let p = &self.partner[g];
         let mut d = u8::MAX;
-        for k in 0..=s {
-            d = d.min(o[k] + x[5 + s - k]).min(o[5 + k] + x[s - k]);
+        for (a, b) in p.iter().zip(x) {
+            d = d.min(a.saturating_add(*b));
         }
         if self.seven {
             let sp = if pairs >= 7 {
