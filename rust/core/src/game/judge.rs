@@ -15,6 +15,28 @@ use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
 use crate::waits::{waits_counts, Waits};
 use crate::wildcard::Wildcards;
 
+/// Of 34 counts (each at most 4): the kinds held and the kinds held once
+/// as bit sets, the tiles, and the pairs (a 4 counting two). Eight counts
+/// per word, without a loop over the kinds.
+#[inline]
+fn kind_sets(c: &crate::tile::Counts) -> (u64, u64, i32, i32) {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let (mut present, mut single, mut held, mut pairs) = (0u64, 0u64, 0i32, 0i32);
+    for (i, ch) in c.chunks(8).enumerate() {
+        let mut b = [0u8; 8];
+        b[..ch.len()].copy_from_slice(ch);
+        let x = u64::from_le_bytes(b);
+        let nz = (x | x >> 1 | x >> 2) & LOW;
+        let one = x & !(x >> 1) & !(x >> 2) & LOW;
+        present |= (nz.wrapping_mul(GATHER) >> 56) << (8 * i);
+        single |= (one.wrapping_mul(GATHER) >> 56) << (8 * i);
+        held += (x.wrapping_mul(LOW) >> 56) as i32;
+        pairs += (((x >> 1) & (3 * LOW)).wrapping_mul(LOW) >> 56) as i32;
+    }
+    (present, single, held, pairs)
+}
+
 /// The questions with the ruleset and wildcards of one hand bound in.
 #[derive(Clone, Debug)]
 pub(crate) struct Judge {
@@ -103,25 +125,7 @@ impl Judge {
         let size = 14 - 3 * n_melds as i32;
         let blocks = 5 - n_melds as i32;
         let w = i32::from(w);
-        // Eight counts (each at most 4) per word: held kinds, kinds held
-        // once, tiles and pairs, without a loop over the 34 kinds.
-        const LOW: u64 = 0x0101_0101_0101_0101;
-        const GATHER: u64 = 0x0102_0408_1020_4080;
-        let (mut present, mut single, mut held, mut pairs) = (0u64, 0u64, 0i32, 0i32);
-        let mut words = [0u64; 5];
-        for (w, ch) in words.iter_mut().zip(natural.chunks(8)) {
-            let mut b = [0u8; 8];
-            b[..ch.len()].copy_from_slice(ch);
-            *w = u64::from_le_bytes(b);
-        }
-        for (i, &x) in words.iter().enumerate() {
-            let nz = (x | x >> 1 | x >> 2) & LOW;
-            let one = x & !(x >> 1) & !(x >> 2) & LOW;
-            present |= (nz.wrapping_mul(GATHER) >> 56) << (8 * i);
-            single |= (one.wrapping_mul(GATHER) >> 56) << (8 * i);
-            held += (x.wrapping_mul(LOW) >> 56) as i32;
-            pairs += (((x >> 1) & (3 * LOW)).wrapping_mul(LOW) >> 56) as i32;
-        }
+        let (present, single, held, pairs) = kind_sets(&natural);
         let isolated = self.isolated(present, single) as i32;
         let rest = held - isolated;
         let mut filled = 0;
@@ -150,6 +154,20 @@ impl Judge {
         shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape).unwrap_or(-1)
     }
 
+    /// A cheap proof that complete-size concealed counts `c` do not win:
+    /// without wild tiles every tile of a complete hand shares a set or a
+    /// pair with another tile of it (its own kind, a suit neighbour within
+    /// two ranks, or an honor of its 风嘴子 group), so an isolated tile
+    /// rules the hand out, except for thirteen orphans (no melds).
+    #[inline]
+    fn surely_not_win(&self, c: &crate::tile::Counts, n_melds: usize) -> bool {
+        if !self.wilds.is_empty() || (self.shape.thirteen_orphans && n_melds == 0) {
+            return false;
+        }
+        let (present, single, _, _) = kind_sets(c);
+        self.isolated(present, single) > 0
+    }
+
     /// Whether the hand (14-type, the drawn tile included) may declare
     /// ting discarding `k` face down.
     pub(crate) fn can_declare(&self, hand: &Hand, k: Tile) -> bool {
@@ -170,7 +188,9 @@ impl Judge {
         if self.rules.ting_required && (!ting || drawn.is_none()) {
             return false;
         }
-        if !is_win(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape) {
+        if self.surely_not_win(&hand.concealed, hand.n_melds())
+            || !is_win(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape)
+        {
             return false;
         }
         if !self.rules.ting_required {
@@ -208,7 +228,9 @@ impl Judge {
         }
         let mut c = hand.concealed;
         c[t.index()] += 1;
-        if !is_win(&c, hand.n_melds(), &self.wilds, &self.shape) {
+        if self.surely_not_win(&c, hand.n_melds())
+            || !is_win(&c, hand.n_melds(), &self.wilds, &self.shape)
+        {
             return false;
         }
         self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
@@ -323,7 +345,7 @@ mod tests {
     }
 
     #[test]
-    fn ready_bound_is_a_lower_bound_and_exact_when_ready() {
+    fn ready_bound_is_a_lower_bound_and_exact_when_ready_and_isolated_tiles_never_win() {
         let mut r = Rng(12345);
         let presets = [Ruleset::shanxi(), Ruleset::linxian(), Ruleset::sichuan()];
         let wild_sets = [
@@ -342,6 +364,12 @@ mod tests {
                 let h = hand(&mut r, n_melds, noise);
                 let exact = shanten_counts(&h.concealed, h.n_melds(), &j.wilds, &j.shape).unwrap();
                 let lb = j.ready_bound(&h);
+                if j.surely_not_win(&h.concealed, h.n_melds()) {
+                    assert!(
+                        !is_win(&h.concealed, h.n_melds(), &j.wilds, &j.shape),
+                        "{h:?} {wilds:?} {shape:?}: a winning hand ruled out"
+                    );
+                }
                 assert!(
                     lb <= exact,
                     "{h:?} {wilds:?} {shape:?}: bound {lb} > {exact}"
