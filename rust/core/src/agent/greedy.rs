@@ -158,17 +158,26 @@ pub fn greedy_action(game: &Game, seat: u8) -> Result<Action, Error> {
 /// `[m sets for m in 0..5, m sets + pair for m in 0..5]`.
 type Needs = [u8; 10];
 
-/// Min-plus product of two groups' needs (at most 4 sets, one pair).
+/// Min-plus product of two groups' needs (at most 4 sets, one pair),
+/// through the shanten module's byte-vector product (every group's
+/// `need[0][0]` is 0 and all needs are finite, which it relies on).
 #[inline(always)]
 fn combine(a: &Needs, b: &Needs) -> Needs {
-    let mut r = [u8::MAX; 10];
-    for m in 0..5 {
-        for k in 0..=m {
-            r[m] = r[m].min(a[k] + b[m - k]);
-            r[5 + m] = r[5 + m].min(a[k] + b[5 + m - k]).min(a[5 + k] + b[m - k]);
-        }
-    }
+    let l = crate::shanten::combine(&lanes(a), &lanes(b));
+    let mut r = [0u8; 10];
+    r[..5].copy_from_slice(&l[..5]);
+    r[5..].copy_from_slice(&l[8..13]);
     r
+}
+
+/// Needs in the shanten module's 16-lane layout (pair half from lane 8,
+/// unused lanes "impossible").
+#[inline(always)]
+fn lanes(a: &Needs) -> [u8; 16] {
+    let mut l = [0x80u8; 16];
+    l[..5].copy_from_slice(&a[..5]);
+    l[8..13].copy_from_slice(&a[5..]);
+    l
 }
 
 /// The shanten group of kind `k`: 0-2 the suits, 3 the honors.
