@@ -821,13 +821,15 @@ impl<'a> Ctx<'a> {
     /// left by discarding `t` from the hand of `b14`. `rem` is the needs
     /// of `t`'s group after the discard; `memo` caches the needs of each
     /// group of `b14` with one tile added, shared by all candidates.
+    /// `near` holds the natural kinds worth trying (live, outside the void
+    /// suit, near the hand), `wild_live` the live wild kinds.
     fn ukeire(
         &self,
         b14: &Base,
         t: usize,
         rem: &Needs,
         memo: &mut [Option<Needs>; KINDS],
-        near: u64,
+        (near, wild_live): (u64, u64),
         unseen: &Counts,
     ) -> u32 {
         let gt = group_of(t);
@@ -843,14 +845,20 @@ impl<'a> Ctx<'a> {
         };
         let sh = b.shanten();
         let mut total = 0u32;
-        for k in 0..KINDS {
-            let u = unseen[k];
-            if u == 0 || self.is_void(k) {
-                continue;
+        if sh >= 0 {
+            // A wild tile improves any hand not yet complete.
+            let mut m = wild_live;
+            while m != 0 {
+                total += unseen[m.trailing_zeros() as usize] as u32;
+                m &= m - 1;
             }
-            let improves = if self.is_wild(k) {
-                sh >= 0
-            } else if near & bit(k) == 0 || b.natural[k] >= 4 {
+        }
+        let mut m = near;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let u = unseen[k];
+            let improves = if b.natural[k] >= 4 {
                 false
             } else if natural_t && k == t {
                 // Drawing the discarded tile back restores the group.
@@ -947,7 +955,20 @@ impl<'a> Ctx<'a> {
         if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
             let mut memo = [None; KINDS];
-            let near = self.near(&b14.natural, b14.orphans);
+            // Kinds worth counting: unseen copies, outside the void suit;
+            // the wild ones apart (they improve any incomplete hand).
+            let (mut live, mut wild_live) = (0u64, 0u64);
+            for (k, &u) in unseen.iter().enumerate() {
+                if u == 0 || self.is_void(k) {
+                    continue;
+                }
+                if self.is_wild(k) {
+                    wild_live |= bit(k);
+                } else {
+                    live |= bit(k);
+                }
+            }
+            let near = self.near(&b14.natural, b14.orphans) & live;
             for x in cands.iter_mut().flatten() {
                 if x.sh != target || (x.wild && !all_wild) {
                     continue;
@@ -960,7 +981,14 @@ impl<'a> Ctx<'a> {
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    self.ukeire(&b14, x.tile.index(), &x.rem, &mut memo, near, &unseen)
+                    self.ukeire(
+                        &b14,
+                        x.tile.index(),
+                        &x.rem,
+                        &mut memo,
+                        (near, wild_live),
+                        &unseen,
+                    )
                 };
             }
         }
