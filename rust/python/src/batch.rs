@@ -66,8 +66,12 @@ pub fn counts_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'
     Ok(a.readonly())
 }
 
-/// The `n_melds` argument for `rows` rows: an int 0-4 or an `(N,)` array.
-pub fn n_melds_arg(obj: &Bound<'_, PyAny>, rows: usize) -> PyResult<NMelds> {
+/// The `n_melds` argument for `rows` rows: an int 0-4 or an `(N,)` array;
+/// absent means no melds.
+pub fn n_melds_arg(obj: Option<&Bound<'_, PyAny>>, rows: usize) -> PyResult<NMelds> {
+    let Some(obj) = obj else {
+        return Ok(NMelds::All(0));
+    };
     let bad = |v: i64| InvalidHandError::new_err(format!("n_melds must be 0-4, got {v}"));
     if obj.cast::<PyInt>().is_ok() {
         let v: i64 = obj.extract()?;

@@ -1,7 +1,7 @@
 //! Shanten (向听数): `shanten` and `shanten_batch` (0 = ready, −1 =
 //! complete).
 
-use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, NMelds, RowError};
+use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_hand;
 use crate::ruleset::resolve;
@@ -41,10 +41,7 @@ fn shanten_batch<'py>(
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
     let arr = counts_array(counts)?;
     let rows = arr.as_array().nrows();
-    let n_melds = match n_melds {
-        Some(o) => n_melds_arg(o, rows)?,
-        None => NMelds::All(0),
-    };
+    let n_melds = n_melds_arg(n_melds, rows)?;
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
     let out = PyArray1::<i8>::zeros(py, rows, false);

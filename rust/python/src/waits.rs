@@ -1,7 +1,7 @@
 //! Waits (听口, RULES.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, NMelds, RowError};
+use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
@@ -74,10 +74,7 @@ fn waits_batch<'py>(
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
     let arr = counts_array(counts)?;
     let rows = arr.as_array().nrows();
-    let n_melds = match n_melds {
-        Some(o) => n_melds_arg(o, rows)?,
-        None => NMelds::All(0),
-    };
+    let n_melds = n_melds_arg(n_melds, rows)?;
     let held_arr = held.map(counts_array).transpose()?;
     if let Some(h) = &held_arr {
         if h.as_array().nrows() != rows {

@@ -1,7 +1,7 @@
 //! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, NMelds};
+use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg};
 use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
@@ -211,10 +211,7 @@ fn is_win_batch<'py>(
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let arr = counts_array(counts)?;
     let rows = arr.as_array().nrows();
-    let n_melds = match n_melds {
-        Some(o) => n_melds_arg(o, rows)?,
-        None => NMelds::All(0),
-    };
+    let n_melds = n_melds_arg(n_melds, rows)?;
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
     let out = PyArray1::<bool>::zeros(py, rows, false);
