@@ -10,6 +10,7 @@ Usage: python scripts/gen_api_docs.py [--check]
 from __future__ import annotations
 
 import ast
+import inspect
 import sys
 from pathlib import Path
 
@@ -52,6 +53,28 @@ def signature(node: ast.FunctionDef) -> str:
     return f"{node.name}({args}){ret}"
 
 
+def is_member(item: ast.stmt, cls: str) -> bool:
+    """Whether ``item`` declares an enum-like member: ``NAME: ClassVar[cls]``."""
+    return (
+        isinstance(item, ast.AnnAssign)
+        and isinstance(item.target, ast.Name)
+        and ast.unparse(item.annotation) == f"ClassVar[{cls}]"
+    )
+
+
+def attribute_doc(body: list[ast.stmt], i: int) -> str | None:
+    """The docstring written under the attribute ``body[i]``, if any."""
+    if i + 1 < len(body):
+        nxt = body[i + 1]
+        if (
+            isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
+            return inspect.cleandoc(nxt.value.value)
+    return None
+
+
 def section(name: str, source: str, node: ast.AST) -> list[str]:
     lines = [f"## `{name}`", "", f"*defined in `{source}`*", ""]
     if isinstance(node, ast.FunctionDef):
@@ -61,7 +84,17 @@ def section(name: str, source: str, node: ast.AST) -> list[str]:
         bases = ", ".join(ast.unparse(b) for b in node.bases)
         lines += ["```python", f"class {name}({bases})" if bases else f"class {name}", "```", ""]
         lines += [ast.get_docstring(node) or "", ""]
-        for item in node.body:
+        # Members (`NAME: ClassVar[Class]`) without a docstring of their own
+        # share one line, so that Tile's 34 do not fill a page.
+        members = [
+            item.target.id
+            for i, item in enumerate(node.body)
+            if is_member(item, name) and attribute_doc(node.body, i) is None
+        ]
+        if members:
+            names = ", ".join(f"`{m}`" for m in members)
+            lines += [f"- members (`ClassVar[{name}]`): {names}", ""]
+        for i, item in enumerate(node.body):
             if isinstance(item, ast.FunctionDef) and (
                 not item.name.startswith("_") or item.name == "__init__"
             ):
@@ -70,7 +103,12 @@ def section(name: str, source: str, node: ast.AST) -> list[str]:
                 if doc:
                     lines += ["", "  " + doc.replace("\n", "\n  "), ""]
             elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                doc = attribute_doc(node.body, i)
+                if is_member(item, name) and doc is None:
+                    continue
                 lines += [f"- `{item.target.id}: {ast.unparse(item.annotation)}`"]
+                if doc:
+                    lines += ["", "  " + doc.replace("\n", "\n  "), ""]
         lines += [""]
     else:
         lines += ["```python", ast.unparse(node), "```", ""]

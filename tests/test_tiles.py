@@ -3,6 +3,9 @@ names, count arrays, melds and hands, and the typed errors."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import koudian
 import numpy as np
 import pytest
@@ -21,6 +24,50 @@ def test_tile_index_convention_m_p_s_z() -> None:
     assert [Tile.WHITE, Tile.GREEN, Tile.RED] == [31, 32, 33]
     assert len(Tile) == 34
     assert isinstance(Tile.RED, int)
+
+
+def test_tile_behaves_as_an_int_enum() -> None:
+    # The API contract of the IntEnum Tile used to be, kept by a lighter class.
+    members = list(Tile)
+    assert len(members) == len(Tile) == 34 and members == list(range(34))
+    assert all(type(t) is Tile and isinstance(t, Tile) for t in members)
+    assert not isinstance(5, Tile) and list(reversed(Tile)) == members[::-1]
+    assert Tile(5) is Tile.M6 and Tile(Tile.RED) is Tile.RED and Tile(np.int64(27)) is Tile.EAST
+    assert Tile["EAST"] is Tile.EAST and Tile.__members__["RED"] is Tile.RED
+    suited = [f"{s}{r}" for s in "MPS" for r in range(1, 10)]
+    honors = ["EAST", "SOUTH", "WEST", "NORTH", "WHITE", "GREEN", "RED"]
+    assert [t.name for t in Tile] == suited + honors
+    assert all(getattr(Tile, t.name) is t and Tile[t.name] is t for t in Tile)
+    assert Tile.RED.value == 33 and type(Tile.RED.value) is int
+    assert Tile.EAST in Tile and 27 in Tile and 34 not in Tile and "x" not in Tile
+    for bad in (34, -1, "5m", None, 1.5):
+        with pytest.raises(ValueError, match="is not a valid Tile"):
+            Tile(bad)
+    with pytest.raises(KeyError):
+        Tile["east"]
+    with pytest.raises(AttributeError):
+        Tile.RED = Tile.M1
+    assert Tile.RED == 33 and Tile.M2 < Tile.M3 and Tile.RED + 1 == 34 and not Tile.M1
+    assert hash(Tile.EAST) == hash(27) and {27: "x"}[Tile.EAST] == "x" and {Tile.M1: 1}[0] == 1
+    assert np.arange(34)[Tile.RED] == 33 and list(np.arange(34)[[Tile.M2, Tile.S1]]) == [1, 18]
+    assert f"{Tile.M5:>3}|{Tile.M5!r}|{Tile.M5!s}" == " 5m|Tile.M5|5m"
+    for proto in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(Tile.GREEN, proto)) is Tile.GREEN
+        assert pickle.loads(pickle.dumps(koudian.Suit.SOU, proto)) is koudian.Suit.SOU
+    assert copy.copy(Tile.M9) is Tile.M9 and copy.deepcopy([Tile.M9])[0] is Tile.M9
+    # Byte-identical to the IntEnum's pickle, so stored pickles still load.
+    assert pickle.dumps(Tile.M5, 2) == b"\x80\x02ckoudian.tiles\nTile\nq\x00K\x04\x85q\x01Rq\x02."
+
+
+def test_suit_behaves_as_a_str_enum() -> None:
+    Suit = koudian.Suit
+    assert list(Suit) == [Suit.MAN, Suit.PIN, Suit.SOU, Suit.HONOR] == ["m", "p", "s", "z"]
+    assert len(Suit) == 4 and Suit("p") is Suit.PIN and Suit["HONOR"] is Suit.HONOR
+    assert Suit.SOU.name == "SOU" and Suit.SOU.value == "s" and type(Suit.SOU.value) is str
+    assert str(Suit.MAN) == f"{Suit.MAN}" == "m" and repr(Suit.MAN) == "<Suit.MAN: 'm'>"
+    assert {t.suit for t in Tile} == set(Suit) and Tile.S5.suit is Suit.SOU
+    with pytest.raises(ValueError, match="is not a valid Suit"):
+        Suit("x")
 
 
 def test_tile_points_suited_rank_honors_ten() -> None:
