@@ -3,8 +3,10 @@
 Usage: python scripts/budgets.py [WHEEL]   (run with the wheel installed)
 
 Import time is the median of 15 fresh interpreters' ``-X importtime``
-cumulative figure for ``koudian``; the first call is timed in a fresh
-interpreter after the import, and includes any lazy table build.
+cumulative figure for ``koudian`` (with the median of each module it
+imports), measured in a bare interpreter: nothing else imported first. The
+first call is timed in a fresh interpreter after the import, and includes
+any lazy table build.
 """
 
 from __future__ import annotations
@@ -16,22 +18,42 @@ import sys
 from pathlib import Path
 
 
-def import_ms(preload: str = "") -> float:
-    runs = []
+def import_ms() -> tuple[float, dict[str, float]]:
+    """Median cumulative ``koudian`` import time, and the median of each
+    module it imports directly (its children in the ``-X importtime`` tree)."""
+    totals: list[float] = []
+    parts: dict[str, list[float]] = {}
     for _ in range(15):
         err = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", f"{preload}import koudian"],
+            [sys.executable, "-X", "importtime", "-c", "import koudian"],
             capture_output=True,
             text=True,
             check=True,
         ).stderr
-        total = 0
+        children: dict[str, float] = {}
         for line in err.splitlines():
             m = re.match(r"import time:\s+\d+ \|\s+(\d+) \| (\s*)(\S+)", line)
-            if m and m.group(3) == "koudian" and m.group(2) == "":
-                total = int(m.group(1))
-        runs.append(total / 1000)
-    return statistics.median(runs)
+            if not m:
+                continue
+            us, indent, name = int(m.group(1)), m.group(2), m.group(3)
+            # Children are listed before their parent, one level deeper.
+            if len(indent) == 2:
+                children[name] = us / 1000
+            elif indent == "" and name == "koudian":
+                totals.append(us / 1000)
+                for child, ms in children.items():
+                    parts.setdefault(child, []).append(ms)
+            if indent == "":
+                children = {}
+    return statistics.median(totals), {k: statistics.median(v) for k, v in parts.items()}
+
+
+LOADED = """
+import sys
+before = set(sys.modules)
+import koudian
+print(*sorted(set(sys.modules) - before))
+"""
 
 
 FIRST_CALL = """
@@ -53,10 +75,14 @@ def main() -> None:
     if len(sys.argv) > 1:
         wheel = Path(sys.argv[1])
         print(f"wheel: {wheel.name} {wheel.stat().st_size / 1e6:.2f} MB")
-    print(f"import koudian (median of 15, -X importtime): {import_ms():.2f} ms")
-    # The stdlib's enum (needed by Tile, an IntEnum) is most of a bare
-    # interpreter's figure; applications have usually loaded it (re does).
-    print(f"import koudian with enum already loaded: {import_ms('import enum; '):.2f} ms")
+    total, parts = import_ms()
+    print(f"import koudian (median of 15, -X importtime): {total:.2f} ms")
+    for name, ms in sorted(parts.items(), key=lambda kv: -kv[1]):
+        print(f"  of which {name}: {ms:.2f} ms")
+    loaded = subprocess.run(
+        [sys.executable, "-c", LOADED], capture_output=True, text=True, check=True
+    ).stdout.split()
+    print(f"modules loaded by import koudian: {' '.join(loaded)}")
     out = subprocess.run(
         [sys.executable, "-c", FIRST_CALL], capture_output=True, text=True, check=True
     ).stdout.split()

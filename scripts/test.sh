@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything and runs every test: lint gates, the Rust core's tests,
-# then the Python suite against the built wheel installed into a fresh
-# virtual environment (not editable), so a file missing from the wheel fails.
-# Usage: bash scripts/test.sh        (from anywhere; needs cargo and python3 ≥ 3.9)
+# then the Python suite against a wheel built from the sdist and installed
+# into a fresh virtual environment (not editable), so a file missing from
+# the sdist or the wheel fails.
+# Usage: bash scripts/test.sh        (from anywhere; needs cargo and python3 ≥ 3.10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -33,10 +34,18 @@ gate mypy --strict python/
 echo "== rust tests"
 gate cargo test -p koudian-core
 
-echo "== wheel"
-maturin build --release --out "$WORK/dist"
+echo "== sdist, and the wheel built from it"
+# The tested wheel is built from the sdist, not from the tree, so a file
+# missing from the sdist fails here. pip builds it in an isolated
+# environment with the build backend pyproject.toml names (maturin, from
+# PyPI), in release mode; deps compiled by earlier runs are reused from the
+# target directory (the sdist's own crates always rebuild: new path).
+maturin sdist --out "$WORK/dist"
+SDIST=$(ls "$WORK"/dist/koudian-*.tar.gz)
+CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target} \
+    "$WORK/tools/bin/pip" wheel -q --no-deps "$SDIST" -w "$WORK/dist"
 WHEEL=$(ls "$WORK"/dist/koudian-*.whl)
-ls -l "$WHEEL"
+ls -l "$SDIST" "$WHEEL"
 
 echo "== python tests against the installed wheel"
 "$PY" -m venv "$WORK/venv"
@@ -45,7 +54,7 @@ echo "== python tests against the installed wheel"
 # Run from a temporary directory so `python/koudian` in the checkout cannot
 # shadow the installed wheel.
 cd "$WORK"
-gate env KOUDIAN_WHEEL="$WHEEL" "$WORK/venv/bin/python" -m pytest "$ROOT/tests" \
+gate env KOUDIAN_WHEEL="$WHEEL" KOUDIAN_SDIST="$SDIST" "$WORK/venv/bin/python" -m pytest "$ROOT/tests" \
     -p no:cacheprovider --rootdir "$ROOT" -c "$ROOT/pyproject.toml"
 
 if [ ${#FAILED[@]} -gt 0 ]; then

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -69,6 +70,27 @@ def test_rules_docs_cover_every_ruleset_option() -> None:
         assert f"`{name}`" in doc, name
 
 
+def test_import_loads_nothing_beyond_koudian_itself() -> None:
+    # The import budget (≤ 5 ms): no enum, typing, numpy … at `import koudian`;
+    # the table layer loads on first use.
+    code = (
+        "import sys; before = set(sys.modules); import koudian; "
+        "print(*sorted(set(sys.modules) - before))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = set(out.split())
+    assert loaded <= {"__future__", "koudian", "koudian._core", "koudian.tiles"}, loaded
+    lazy = subprocess.run(
+        [sys.executable, "-c", code.replace("import koudian;", "import koudian; koudian.play;")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "koudian.game" in lazy.split()
+
+
 def test_wheel_holds_package_files_and_fits_the_size_budget() -> None:
     wheel = os.environ.get("KOUDIAN_WHEEL")
     if not wheel:
@@ -80,3 +102,35 @@ def test_wheel_holds_package_files_and_fits_the_size_budget() -> None:
     presets = [n for n in names if n.startswith("koudian/presets/") and n.endswith(".toml")]
     assert len(presets) == 6, presets
     assert any(n.startswith("koudian/_core") and n.endswith((".so", ".pyd")) for n in names)
+
+
+def test_sdist_holds_every_source_and_data_file_the_build_needs() -> None:
+    sdist = os.environ.get("KOUDIAN_SDIST")
+    if not sdist:
+        pytest.skip("KOUDIAN_SDIST is set by scripts/test.sh after building the sdist")
+    with tarfile.open(sdist) as tar:
+        names = tar.getnames()
+    top = names[0].split("/")[0]
+    assert top == f"koudian-{cargo_version()}", top
+    held = {n.removeprefix(top + "/") for n in names}
+    for needed in [
+        "PKG-INFO",
+        "pyproject.toml",
+        "Cargo.toml",
+        "Cargo.lock",
+        "README.md",
+        "rust/core/Cargo.toml",
+        "rust/python/Cargo.toml",
+        "rust/core/src/shanten/suit_tables.bin",
+    ]:
+        assert needed in held, needed
+    # Every source and data file of both crates and of the Python package
+    # in this checkout, and no build product.
+    for folder in ["rust/core/src", "rust/python/src", "python/koudian"]:
+        for path in (ROOT / folder).rglob("*"):
+            rel = path.relative_to(ROOT).as_posix()
+            if path.is_file() and "__pycache__" not in rel and path.suffix not in {".so", ".pyd"}:
+                assert rel in held, rel
+    assert not [n for n in held if n.endswith((".so", ".pyd", ".pyc", ".whl"))]
+    presets = [n for n in held if n.startswith("python/koudian/presets/") and n.endswith(".toml")]
+    assert len(presets) == 6, presets
