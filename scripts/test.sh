@@ -38,11 +38,12 @@ echo "== sdist, and the wheel built from it"
 # The tested wheel is built from the sdist, not from the tree, so a file
 # missing from the sdist fails here. pip builds it in an isolated
 # environment with the build backend pyproject.toml names (maturin, from
-# PyPI), in release mode; deps compiled by earlier runs are reused from the
-# target directory (the sdist's own crates always rebuild: new path).
+# PyPI), in release mode. The target directory must be new: maturin stamps
+# every sdist file with one fixed old mtime, so cargo would take a previous
+# build's artifacts for up to date and ship a stale extension.
 maturin sdist --out "$WORK/dist"
 SDIST=$(ls "$WORK"/dist/koudian-*.tar.gz)
-CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target} \
+CARGO_TARGET_DIR="$WORK/wheel-target" \
     "$WORK/tools/bin/pip" wheel -q --no-deps "$SDIST" -w "$WORK/dist"
 WHEEL=$(ls "$WORK"/dist/koudian-*.whl)
 ls -l "$SDIST" "$WHEEL"
