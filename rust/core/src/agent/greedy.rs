@@ -154,30 +154,75 @@ pub fn greedy_action(game: &Game, seat: u8) -> Result<Action, Error> {
 // ---------------------------------------------------------------------------
 // Incremental shanten.
 
-/// A group's needs, laid out as the shanten tables give them:
-/// `[m sets for m in 0..5, m sets + pair for m in 0..5]`.
-type Needs = [u8; 10];
+/// A group's needs in the shanten module's 16-lane vector layout: lanes
+/// `0..5` hold `need[m][0]` (m sets), lanes `P..P + 5` hold `need[m][1]`
+/// (m sets and a pair), the others are "impossible" (at least 0x80).
+type Lanes = [u8; 16];
+
+/// Lane of `need[0][1]`.
+const P: usize = crate::shanten::PAIR_LANE;
 
 /// Min-plus product of two groups' needs (at most 4 sets, one pair),
 /// through the shanten module's byte-vector product (every group's
 /// `need[0][0]` is 0 and all needs are finite, which it relies on).
 #[inline(always)]
-fn combine(a: &Needs, b: &Needs) -> Needs {
-    let l = crate::shanten::combine(&lanes(a), &lanes(b));
-    let mut r = [0u8; 10];
-    r[..5].copy_from_slice(&l[..5]);
-    r[5..].copy_from_slice(&l[8..13]);
-    r
+fn combine(a: &Lanes, b: &Lanes) -> Lanes {
+    crate::shanten::combine(a, b)
 }
 
-/// Needs in the shanten module's 16-lane layout (pair half from lane 8,
-/// unused lanes "impossible").
-#[inline(always)]
-fn lanes(a: &Needs) -> [u8; 16] {
+/// The used lanes of a group's needs: `[need[0..5][0], need[0..5][1]]`.
+#[inline]
+fn needs_of(l: &Lanes) -> [u8; 10] {
+    let mut n = [0u8; 10];
+    n[..5].copy_from_slice(&l[..5]);
+    n[5..].copy_from_slice(&l[P..P + 5]);
+    n
+}
+
+/// [`needs_of`] back in the vector layout (unused lanes "impossible").
+#[inline]
+fn lanes_of(n: &[u8; 10]) -> Lanes {
     let mut l = [0x80u8; 16];
-    l[..5].copy_from_slice(&a[..5]);
-    l[8..13].copy_from_slice(&a[5..]);
+    l[..5].copy_from_slice(&n[..5]);
+    l[P..P + 5].copy_from_slice(&n[5..]);
     l
+}
+
+/// `o` (the product of three groups) lined up against the fourth group's
+/// needs for a hand of `s` sets and a pair: lane `k` of the result pairs
+/// with the group's lane `k`, so that the standard deficiency is one
+/// lane-wise saturating sum and minimum ([`standard`]). Lanes without a
+/// partner hold `u8::MAX`.
+#[inline(always)]
+fn partner_of(o: &Lanes, s: usize) -> Lanes {
+    let mut p = [u8::MAX; 16];
+    for k in 0..=s {
+        p[k] = o[P + s - k];
+        p[P + k] = o[s - k];
+    }
+    p
+}
+
+/// Fewest tiles the standard shape misses, from a group's needs and its
+/// [`partner_of`] lanes.
+#[inline(always)]
+fn standard(p: &Lanes, x: &Lanes) -> u8 {
+    let mut d = u8::MAX;
+    for i in 0..16 {
+        d = d.min(p[i].saturating_add(x[i]));
+    }
+    d
+}
+
+/// Fewest tiles seven pairs misses from its tallies.
+#[inline(always)]
+fn seven_pairs_missing(pairs: u8, singles: u8) -> u8 {
+    if pairs >= 7 {
+        0
+    } else {
+        let missing = 7 - pairs;
+        missing + missing.saturating_sub(singles)
+    }
 }
 
 /// The shanten group of kind `k`: 0-2 the suits, 3 the honors.
@@ -189,6 +234,34 @@ fn group_of(k: usize) -> usize {
 /// The 13 thirteen-orphans kinds as a mask.
 const ORPHANS: u64 = 1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
 
+/// The kinds of each shanten group as masks.
+const GROUP_KINDS: [u64; 4] = [0x1ff, 0x1ff << 9, 0x1ff << 18, 0x7f << 27];
+
+/// The kinds held exactly `n` times, as bit masks (`by_count[n]`).
+#[derive(Clone, Copy)]
+struct CountMasks {
+    by_count: [u64; 5],
+}
+
+impl CountMasks {
+    fn new(c: &Counts) -> CountMasks {
+        let mut by_count = [0u64; 5];
+        for (k, &n) in c.iter().enumerate() {
+            by_count[n.min(4) as usize] |= bit(k);
+        }
+        CountMasks { by_count }
+    }
+
+    /// The masks after removing one copy of kind `k` (held `n > 0` times).
+    #[inline(always)]
+    fn without(&self, k: usize, n: u8) -> CountMasks {
+        let mut m = *self;
+        m.by_count[n as usize] &= !bit(k);
+        m.by_count[n as usize - 1] |= bit(k);
+        m
+    }
+}
+
 /// A hand's shanten with everything precomputed so that the shanten after
 /// adding or removing one tile costs one group lookup and a few minimums
 /// (the [`crate::shanten`] definition, wild tiles included).
@@ -197,14 +270,11 @@ struct Base {
     natural: Counts,
     w: u8,
     sets: usize,
-    groups: [Needs; 4],
+    groups: [Lanes; 4],
     /// Min-plus product of the three groups other than `g`.
-    others: [Needs; 4],
-    /// `others[g]` lined up against a replacement group's needs: lane `i`
-    /// holds the partner of the replacement's lane `i` in a hand of
-    /// `sets` sets and a pair (`u8::MAX` where there is none), so that the
-    /// standard deficiency is one lane-wise saturating sum and minimum.
-    partner: [Needs; 4],
+    others: [Lanes; 4],
+    /// `others[g]` lined up for [`standard`] ([`partner_of`]).
+    partner: [Lanes; 4],
     pairs: u8,
     singles: u8,
     orphan_kinds: u8,
@@ -223,7 +293,7 @@ impl Base {
         melds: usize,
     ) -> Base {
         let (natural, w) = wilds.split(c);
-        Base::from_groups(natural, w, melds, calc.groups(&natural).0, rules)
+        Base::from_groups(natural, w, melds, calc.lanes(&natural).0, rules)
     }
 
     /// A base from natural counts whose group needs are already known.
@@ -231,7 +301,7 @@ impl Base {
         natural: Counts,
         w: u8,
         melds: usize,
-        g: [Needs; 4],
+        g: [Lanes; 4],
         rules: &ShapeRules,
     ) -> Base {
         let ab = combine(&g[0], &g[1]);
@@ -251,13 +321,14 @@ impl Base {
                 op += u8::from(n > 1);
             }
         }
+        let sets = 4 - melds.min(4);
         let mut b = Base {
             natural,
             w,
-            sets: 4 - melds.min(4),
+            sets,
             groups: g,
             others,
-            partner: [[0; 10]; 4],
+            partner: others.map(|o| partner_of(&o, sets)),
             pairs,
             singles,
             orphan_kinds: ok,
@@ -266,72 +337,59 @@ impl Base {
             orphans: melds == 0 && rules.thirteen_orphans,
             d: 0,
         };
-        b.set_partners();
         b.d = b.deficiency(3, &g[3], pairs, singles, ok, op);
         b
     }
 
-    /// Fills [`Base::partner`] from [`Base::others`] and `sets`.
-    #[inline(always)]
-    fn set_partners(&mut self) {
-        let s = self.sets;
-        for (p, o) in self.partner.iter_mut().zip(self.others.iter()) {
-            *p = [u8::MAX; 10];
-            for k in 0..=s {
-                // x[5 + s - k] pairs with o[k], x[s - k] with o[5 + k].
-                p[5 + s - k] = o[k];
-                p[s - k] = o[5 + k];
-            }
-        }
-    }
-
     /// The base after removing one natural tile of kind `k` (held), whose
-    /// group's needs become `rem`: the same as [`Base::from_groups`] on the
-    /// smaller hand, with the tallies updated rather than recounted.
-    fn without(&self, k: usize, rem: &Needs) -> Base {
+    /// group's needs become `rem`, and whose deficiency is `d`: the same
+    /// as [`Base::from_groups`] on the smaller hand, with only the
+    /// products involving `k`'s group recomputed and the tallies updated
+    /// rather than recounted.
+    fn without(&self, k: usize, rem: &Lanes, d: u8) -> Base {
         let mut b = *self;
         let n = b.natural[k];
         let m = n - 1;
         b.natural[k] = m;
-        b.groups[group_of(k)] = *rem;
+        let gk = group_of(k);
+        b.groups[gk] = *rem;
         let g = &b.groups;
-        let ab = combine(&g[0], &g[1]);
-        let cd = combine(&g[2], &g[3]);
-        b.others = [
-            combine(&g[1], &cd),
-            combine(&g[0], &cd),
-            combine(&ab, &g[3]),
-            combine(&ab, &g[2]),
-        ];
+        // `others[gk]` does not involve group `gk`: it stays.
+        if gk < 2 {
+            let cd = combine(&g[2], &g[3]);
+            let ab = combine(&g[0], &g[1]);
+            b.others[1 - gk] = combine(&g[gk], &cd);
+            b.others[2] = combine(&ab, &g[3]);
+            b.others[3] = combine(&ab, &g[2]);
+        } else {
+            let ab = combine(&g[0], &g[1]);
+            let cd = combine(&g[2], &g[3]);
+            b.others[0] = combine(&g[1], &cd);
+            b.others[1] = combine(&g[0], &cd);
+            b.others[5 - gk] = combine(&ab, &g[gk]);
+        }
+        for (j, (p, o)) in b.partner.iter_mut().zip(b.others.iter()).enumerate() {
+            if j != gk {
+                *p = partner_of(o, b.sets);
+            }
+        }
         b.pairs = b.pairs - (n >> 1) + (m >> 1);
         b.singles = b.singles - (n & 1) + (m & 1);
         if ORPHANS >> k & 1 == 1 {
             b.orphan_kinds = b.orphan_kinds - u8::from(n > 0) + u8::from(m > 0);
             b.orphan_pairs = b.orphan_pairs - u8::from(n > 1) + u8::from(m > 1);
         }
-        b.set_partners();
-        let g3 = b.groups[3];
-        b.d = b.deficiency(3, &g3, b.pairs, b.singles, b.orphan_kinds, b.orphan_pairs);
+        b.d = d;
         b
     }
 
     /// Fewest missing tiles with group `g` replaced by `x` and the given
     /// seven-pairs and orphans tallies.
     #[inline(always)]
-    fn deficiency(&self, g: usize, x: &Needs, pairs: u8, singles: u8, ok: u8, op: u8) -> u8 {
-        let p = &self.partner[g];
-        let mut d = u8::MAX;
-        for (a, b) in p.iter().zip(x) {
-            d = d.min(a.saturating_add(*b));
-        }
+    fn deficiency(&self, g: usize, x: &Lanes, pairs: u8, singles: u8, ok: u8, op: u8) -> u8 {
+        let mut d = standard(&self.partner[g], x);
         if self.seven {
-            let sp = if pairs >= 7 {
-                0
-            } else {
-                let missing = 7 - pairs;
-                missing + missing.saturating_sub(singles)
-            };
-            d = d.min(sp);
+            d = d.min(seven_pairs_missing(pairs, singles));
         }
         if self.orphans {
             d = d.min(14 - ok - u8::from(op > 0));
@@ -352,10 +410,10 @@ impl Base {
     /// The needs of kind `k`'s group after adding (`add`) or removing one
     /// natural tile of kind `k` (the count must stay within 0..=4).
     #[inline]
-    fn group_after(&self, calc: &Calculator, k: usize, add: bool) -> Needs {
+    fn group_after(&self, calc: &Calculator, k: usize, add: bool) -> Lanes {
         let mut c = self.natural;
         c[k] = if add { c[k] + 1 } else { c[k] - 1 };
-        calc.group(&c, group_of(k))
+        calc.group_lanes(&c, group_of(k))
     }
 
     /// The shanten after adding (`add`) or removing one natural tile of
@@ -365,9 +423,10 @@ impl Base {
         self.shanten_with(k, add, &self.group_after(calc, k, add))
     }
 
-    /// [`Base::shanten_natural`] with the changed group's needs given.
+    /// The deficiency after adding (`add`) or removing one natural tile of
+    /// kind `k`, whose group's needs become `x`.
     #[inline]
-    fn shanten_with(&self, k: usize, add: bool, x: &Needs) -> i8 {
+    fn deficiency_with(&self, k: usize, add: bool, x: &Lanes) -> u8 {
         let n = self.natural[k];
         let m = if add { n + 1 } else { n - 1 };
         let g = group_of(k);
@@ -378,7 +437,42 @@ impl Base {
             ok = ok - u8::from(n > 0) + u8::from(m > 0);
             op = op - u8::from(n > 1) + u8::from(m > 1);
         }
-        Base::to_shanten(self.deficiency(g, x, pairs, singles, ok, op), self.w)
+        self.deficiency(g, x, pairs, singles, ok, op)
+    }
+
+    /// [`Base::shanten_natural`] with the changed group's needs given.
+    #[inline]
+    fn shanten_with(&self, k: usize, add: bool, x: &Lanes) -> i8 {
+        Base::to_shanten(self.deficiency_with(k, add, x), self.w)
+    }
+
+    /// The kinds (among those held fewer than 4 times, `masks` giving the
+    /// hand's counts) whose addition lowers the deficiency through seven
+    /// pairs or thirteen orphans alone.
+    #[inline]
+    fn special_improvers(&self, masks: &CountMasks) -> u64 {
+        let [m0, m1, m2, m3, _] = masks.by_count;
+        let mut s = 0u64;
+        if self.seven {
+            // An odd count makes a pair, an even one a single.
+            let odd = seven_pairs_missing(self.pairs + 1, self.singles.saturating_sub(1));
+            if odd < self.d {
+                s |= m1 | m3;
+            }
+            if seven_pairs_missing(self.pairs, self.singles + 1) < self.d {
+                s |= m0 | m2;
+            }
+        }
+        if self.orphans {
+            let (ok, op) = (self.orphan_kinds, self.orphan_pairs);
+            if 14u8.saturating_sub(ok + 1 + u8::from(op > 0)) < self.d {
+                s |= ORPHANS & m0;
+            }
+            if 14 - ok - 1 < self.d {
+                s |= ORPHANS & m1;
+            }
+        }
+        s
     }
 
     /// The shanten after removing one tile of kind `k` (wild or not).
@@ -415,7 +509,9 @@ struct Cand {
     tile: Tile,
     sh: i8,
     /// Needs of the tile's group after the discard.
-    rem: Needs,
+    rem: Lanes,
+    /// Deficiency after the discard (natural tiles only).
+    d: u8,
     quality: u32,
     keep: u32,
     wild: bool,
@@ -818,59 +914,111 @@ impl<'a> Ctx<'a> {
     }
 
     /// Live copies of the tiles that lower the shanten of the 13-type hand
-    /// left by discarding `t` from the hand of `b14`. `rem` is the needs
-    /// of `t`'s group after the discard; `memo` caches the needs of each
-    /// group of `b14` with one tile added, shared by all candidates.
-    /// `near` holds the natural kinds worth trying (live, outside the void
-    /// suit, near the hand), `wild_live` the live wild kinds.
+    /// left by discarding candidate `x` from the hand of `b14` (`masks`
+    /// its counts). `added` holds, for the kinds of the groups in
+    /// `added_groups` (bit `g`), the needs of the group of `b14` with one
+    /// tile of that kind added; it is filled here as groups are needed
+    /// and shared by all candidates. `near` holds the natural kinds worth
+    /// trying (live, outside the void suit, near the hand), `wild_live`
+    /// the live wild kinds.
+    #[allow(clippy::too_many_arguments)]
     fn ukeire(
         &self,
         b14: &Base,
-        t: usize,
-        rem: &Needs,
-        memo: &mut [Option<Needs>; KINDS],
+        masks: &CountMasks,
+        x: &Cand,
+        added: &mut [Lanes; KINDS],
+        added_groups: &mut u8,
         (near, wild_live): (u64, u64),
         unseen: &Counts,
     ) -> u32 {
+        let t = x.tile.index();
         let gt = group_of(t);
-        let natural_t = !self.is_wild(t) && b14.natural[t] > 0;
-        let b = if natural_t {
-            b14.without(t, rem)
+        let natural_t = !x.wild && b14.natural[t] > 0;
+        let (b, masks) = if natural_t {
+            (
+                b14.without(t, &x.rem, x.d),
+                masks.without(t, b14.natural[t]),
+            )
         } else {
             // A wild tile or a junk (void-suit) tile leaves the natural
             // analysis, hence the deficiency, unchanged.
             let mut b = *b14;
-            b.w -= u8::from(self.is_wild(t));
-            b
+            b.w -= u8::from(x.wild);
+            (b, *masks)
         };
         let sh = b.shanten();
+        if sh < 0 {
+            // Nothing lowers a complete hand (a 13-type hand never is).
+            return 0;
+        }
+        // A wild tile improves any hand not yet complete.
         let mut total = 0u32;
-        if sh >= 0 {
-            // A wild tile improves any hand not yet complete.
-            let mut m = wild_live;
+        let mut m = wild_live;
+        while m != 0 {
+            total += unseen[m.trailing_zeros() as usize] as u32;
+            m &= m - 1;
+        }
+        // With the shanten at least 0 and the wild count fixed, a tile
+        // lowers the shanten exactly when it lowers the deficiency.
+        let special = b.special_improvers(&masks);
+        let near = near & !masks.by_count[4];
+        for g in 0..4 {
+            let gm = near & GROUP_KINDS[g];
+            if gm == 0 || (natural_t && g == gt) || *added_groups >> g & 1 == 1 {
+                continue;
+            }
+            *added_groups |= 1 << g;
+            let mut m = gm;
             while m != 0 {
-                total += unseen[m.trailing_zeros() as usize] as u32;
+                let k = m.trailing_zeros() as usize;
                 m &= m - 1;
+                added[k] = b14.group_after(&self.calc, k, true);
             }
         }
         let mut m = near;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
-            let u = unseen[k];
-            let improves = if b.natural[k] >= 4 {
-                false
-            } else if natural_t && k == t {
-                // Drawing the discarded tile back restores the group.
-                b.shanten_with(k, true, &b14.groups[gt]) < sh
-            } else if natural_t && group_of(k) == gt {
-                b.shanten_natural(&self.calc, k, true) < sh
-            } else {
-                let x = *memo[k].get_or_insert_with(|| b14.group_after(&self.calc, k, true));
-                b.shanten_with(k, true, &x) < sh
+            let improves = special & bit(k) != 0 || {
+                let gk = group_of(k);
+                let x = if natural_t && gk == gt {
+                    if k == t {
+                        // Drawing the discarded tile back restores the group.
+                        b14.groups[gt]
+                    } else {
+                        b.group_after(&self.calc, k, true)
+                    }
+                } else {
+                    added[k]
+                };
+                standard(&b.partner[gk], &x) < b.d
             };
             if improves {
-                total += u as u32;
+                total += unseen[k] as u32;
+            }
+        }
+        debug_assert!(!natural_t || needs_of(&x.rem) == self.calc.group(&b.natural, gt));
+        debug_assert_eq!(total, self.ukeire_exact(&b, (near, wild_live), unseen));
+        total
+    }
+
+    /// [`Ctx::ukeire`] the plain way, each hand with one tile added
+    /// analysed from scratch (group needs from the shanten module's table
+    /// layout): the check of its shortcuts in debug builds.
+    fn ukeire_exact(&self, b: &Base, (near, wild_live): (u64, u64), unseen: &Counts) -> u32 {
+        let sh = b.shanten();
+        let mut total = 0u32;
+        for k in 0..KINDS {
+            let u = unseen[k] as u32;
+            if wild_live & bit(k) != 0 {
+                total += u * u32::from(sh >= 0);
+            } else if near & bit(k) != 0 && b.natural[k] < 4 {
+                let mut nat = b.natural;
+                nat[k] += 1;
+                let groups = self.calc.groups(&nat).0.map(|n| lanes_of(&n));
+                let fresh = Base::from_groups(nat, b.w, 4 - b.sets, groups, &self.shape);
+                total += u * u32::from(fresh.shanten() < sh);
             }
         }
         total
@@ -894,19 +1042,19 @@ impl<'a> Ctx<'a> {
             all_wild &= wild;
             let danger = threat.as_ref().is_some_and(|th| self.dangerous(th, k));
             let natural = !wild && b14.natural[k] > 0;
-            let rem = if natural {
-                b14.group_after(&self.calc, k, false)
+            let (rem, d, sh) = if natural {
+                let rem = b14.group_after(&self.calc, k, false);
+                let d = b14.deficiency_with(k, false, &rem);
+                (rem, d, Base::to_shanten(d, b14.w))
             } else {
-                b14.groups[group_of(k)]
+                let sh = b14.shanten_without(&self.calc, &self.wilds, k);
+                (b14.groups[group_of(k)], b14.d, sh)
             };
             cands[n_cands] = Some(Cand {
                 tile: t,
-                sh: if natural {
-                    b14.shanten_with(k, false, &rem)
-                } else {
-                    b14.shanten_without(&self.calc, &self.wilds, k)
-                },
+                sh,
                 rem,
+                d,
                 quality: 0,
                 keep: keep_value(&c, k, self.family),
                 wild,
@@ -954,7 +1102,9 @@ impl<'a> Ctx<'a> {
         // Counting only splits ties: a lone candidate needs none.
         if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
-            let mut memo = [None; KINDS];
+            let masks = CountMasks::new(&b14.natural);
+            let mut added = [[0u8; 16]; KINDS];
+            let mut added_groups = 0u8;
             // Kinds worth counting: unseen copies, outside the void suit;
             // the wild ones apart (they improve any incomplete hand).
             let (mut live, mut wild_live) = (0u64, 0u64);
@@ -983,9 +1133,10 @@ impl<'a> Ctx<'a> {
                 } else {
                     self.ukeire(
                         &b14,
-                        x.tile.index(),
-                        &x.rem,
-                        &mut memo,
+                        &masks,
+                        x,
+                        &mut added,
+                        &mut added_groups,
                         (near, wild_live),
                         &unseen,
                     )

@@ -433,3 +433,10 @@ fn thirteen_orphans_deficiency(c: &Counts) -> u8 {
     }
     14 - kinds - u8::from(pair)
 }
+
+// ---------------------------------------------------------------------------
+// For the greedy agent (agent/greedy.rs), which keeps group needs in the
+// vector layout to update a hand's shanten one tile at a time.
+
+/// Lane of `need[0][1]` in the vector layout of a group's needs.
+pub(crate) const PAIR_LANE: usize = P1;
