@@ -127,20 +127,42 @@ impl SplitMix {
 
 impl Agent for RandomAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
-        let mut legal = view.legal();
-        if legal.len() > 1 {
-            legal.remove(Action::Leave);
+        // Uniform over the legal actions in index order, Leave dropped
+        // unless it is the only one. Counted word by word (most words are
+        // empty: a turn's actions sit in the first, a claim's in the last)
+        // so that each word is counted once.
+        const LEAVE: u64 = 1 << (N_LEAVE - 128);
+        let mut words = view.legal().0;
+        let ones = |x: u64| if x == 0 { 0 } else { x.count_ones() };
+        let mut counts = words.map(ones);
+        let n = counts[0] + counts[1] + counts[2];
+        if n > 1 && words[2] & LEAVE != 0 {
+            words[2] &= !LEAVE;
+            counts[2] -= 1;
         }
-        let n = legal.len().max(1) as u32;
-        legal
-            .nth(self.rng.below(n) as usize)
-            .unwrap_or(Action::Pass)
+        let n = counts[0] + counts[1] + counts[2];
+        let mut r = self.rng.below(n.max(1));
+        for (w, (&word, &c)) in words.iter().zip(&counts).enumerate() {
+            if r < c {
+                let mut x = word;
+                for _ in 0..r {
+                    x &= x - 1;
+                }
+                return Action::from_index(w * 64 + x.trailing_zeros() as usize)
+                    .unwrap_or(Action::Pass);
+            }
+            r -= c;
+        }
+        Action::Pass
     }
 
     fn reset(&mut self, seed: u64) {
         self.rng = SplitMix(seed);
     }
 }
+
+/// The dense index of [`Action::Leave`].
+const N_LEAVE: usize = Action::Leave.index();
 
 /// A built-in agent by name: `"random"` or `"greedy"`.
 ///

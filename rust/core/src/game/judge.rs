@@ -8,49 +8,127 @@
 
 use crate::hand::{Hand, Meld};
 use crate::ruleset::{Family, Ruleset};
-use crate::shanten::shanten_counts;
+use crate::shanten::Calculator;
 use crate::shape::{is_win, ShapeRules};
 use crate::tile::Tile;
 use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
 use crate::waits::{waits_counts, Waits};
 use crate::wildcard::Wildcards;
 
-/// Of 34 counts (each at most 4): the kinds held and the kinds held once
-/// as bit sets, the tiles, and the pairs (a 4 counting two). Eight counts
-/// per word, without a loop over the kinds.
-#[inline]
-fn kind_sets(c: &crate::tile::Counts) -> (u64, u64, i32, i32) {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let (mut present, mut single, mut held, mut pairs) = (0u64, 0u64, 0i32, 0i32);
-    for (i, ch) in c.chunks(8).enumerate() {
-        let mut b = [0u8; 8];
-        b[..ch.len()].copy_from_slice(ch);
-        let x = u64::from_le_bytes(b);
-        let nz = (x | x >> 1 | x >> 2) & LOW;
-        let one = x & !(x >> 1) & !(x >> 2) & LOW;
-        present |= (nz.wrapping_mul(GATHER) >> 56) << (8 * i);
-        single |= (one.wrapping_mul(GATHER) >> 56) << (8 * i);
-        held += (x.wrapping_mul(LOW) >> 56) as i32;
-        pairs += (((x >> 1) & (3 * LOW)).wrapping_mul(LOW) >> 56) as i32;
+/// Word-wise summaries of one seat's concealed counts, which the table
+/// keeps in step with every change of a count so that a turn's questions
+/// need no pass over the 34 counts. `at_least[i]` has bit `k` set when
+/// kind `k` is held more than `i` times, so a draw or a discard changes
+/// one bit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KindSets {
+    /// Kinds held at least 1, 2, 3, 4 times.
+    pub(crate) at_least: [u64; 4],
+    /// Concealed tiles.
+    pub(crate) tiles: i32,
+    /// Pairs (a 4 counting two).
+    pub(crate) pairs: i32,
+}
+
+impl KindSets {
+    /// The summaries of counts `c`, computed afresh.
+    pub(crate) fn of(c: &crate::tile::Counts) -> KindSets {
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        const GATHER: u64 = 0x0102_0408_1020_4080;
+        let mut s = KindSets::default();
+        for (i, ch) in c.chunks(8).enumerate() {
+            let mut b = [0u8; 8];
+            b[..ch.len()].copy_from_slice(ch);
+            let x = u64::from_le_bytes(b);
+            // Counts are at most 4: bit 2 alone means 4.
+            let four = x >> 2 & LOW;
+            let levels = [
+                (x | x >> 1 | x >> 2) & LOW,
+                (x >> 1 | x >> 2) & LOW,
+                (x & x >> 1 | x >> 2) & LOW,
+                four,
+            ];
+            for (l, f) in s.at_least.iter_mut().zip(levels) {
+                *l |= (f.wrapping_mul(GATHER) >> 56) << (8 * i);
+            }
+            s.tiles += (x.wrapping_mul(LOW) >> 56) as i32;
+            s.pairs += (((x >> 1) & (3 * LOW)).wrapping_mul(LOW) >> 56) as i32;
+        }
+        s
     }
-    (present, single, held, pairs)
+
+    /// Kinds held.
+    #[inline]
+    pub(crate) fn held(&self) -> u64 {
+        self.at_least[0]
+    }
+
+    /// Kinds held exactly once.
+    #[inline]
+    pub(crate) fn single(&self) -> u64 {
+        self.at_least[0] & !self.at_least[1]
+    }
+
+    /// Kinds held at least twice.
+    #[inline]
+    pub(crate) fn two(&self) -> u64 {
+        self.at_least[1]
+    }
+
+    /// Kinds held four times.
+    #[inline]
+    pub(crate) fn four(&self) -> u64 {
+        self.at_least[3]
+    }
+
+    /// Kind `k`'s count goes from `old` to `new` (both at most 4).
+    #[inline]
+    pub(crate) fn change(&mut self, k: usize, old: u8, new: u8) {
+        let b = 1u64 << k;
+        if new > old {
+            for l in old..new {
+                self.at_least[(l & 3) as usize] |= b;
+            }
+        } else {
+            for l in new..old {
+                self.at_least[(l & 3) as usize] &= !b;
+            }
+        }
+        self.tiles += i32::from(new) - i32::from(old);
+        self.pairs += i32::from(new / 2) - i32::from(old / 2);
+    }
 }
 
 /// The questions with the ruleset and wildcards of one hand bound in.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Judge {
     rules: Ruleset,
     shape: ShapeRules,
     pub(crate) wilds: Wildcards,
+    /// The wild kinds as a bit set.
+    wild_mask: u64,
+    calc: Calculator,
+}
+
+impl std::fmt::Debug for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Judge")
+            .field("rules", &self.rules)
+            .field("shape", &self.shape)
+            .field("wilds", &self.wilds)
+            .finish()
+    }
 }
 
 impl Judge {
     pub(crate) fn new(rules: &Ruleset, wilds: Wildcards) -> Judge {
+        let shape = ShapeRules::from(rules);
         Judge {
             rules: rules.clone(),
-            shape: ShapeRules::from(rules),
+            shape,
             wilds,
+            wild_mask: wilds.kinds().fold(0, |m, t| m | 1 << t.index()),
+            calc: Calculator::new(&wilds, &shape),
         }
     }
 
@@ -71,12 +149,9 @@ impl Judge {
         )
     }
 
-    /// Isolated tiles of `present` (kinds held) among `single` (kinds
-    /// held once): a suit tile with no other held tile within two ranks of
-    /// it, or an honor alone in its group (its own kind only, unless
-    /// 风嘴子 groups the winds and the dragons). Bit `i` is kind `i`.
+    /// Suit tiles of `present` with another held tile within two ranks.
     #[inline]
-    fn isolated(&self, present: u64, single: u64) -> u32 {
+    fn near(present: u64) -> u64 {
         const SUITS: u64 = (1 << 27) - 1;
         // Ranks 1, 2, 8 and 9 of the three suits: shifts must not carry a
         // tile into the neighbouring suit.
@@ -85,9 +160,17 @@ impl Judge {
         const R9: u64 = R1 << 8;
         const R8: u64 = R1 << 7;
         let p = present & SUITS;
-        let near =
-            ((p & !R9) << 1) | ((p & !(R8 | R9)) << 2) | ((p & !R1) >> 1) | ((p & !(R1 | R2)) >> 2);
-        let mut n = (single & SUITS & !near).count_ones();
+        ((p & !R9) << 1) | ((p & !(R8 | R9)) << 2) | ((p & !R1) >> 1) | ((p & !(R1 | R2)) >> 2)
+    }
+
+    /// Isolated tiles of `present` (kinds held) among `single` (kinds
+    /// held once): a suit tile with no other held tile within two ranks of
+    /// it, or an honor alone in its group (its own kind only, unless
+    /// 风嘴子 groups the winds and the dragons). Bit `i` is kind `i`.
+    #[inline]
+    fn isolated(&self, present: u64, single: u64) -> u32 {
+        const SUITS: u64 = (1 << 27) - 1;
+        let mut n = (single & SUITS & !Judge::near(present)).count_ones();
         let honors = single >> 27;
         if self.shape.wind_sets {
             let held = present >> 27;
@@ -101,6 +184,26 @@ impl Judge {
             n += honors.count_ones();
         }
         n
+    }
+
+    /// Whether [`Judge::isolated`] is not zero, without counting.
+    #[inline]
+    fn any_isolated(&self, present: u64, single: u64) -> bool {
+        const SUITS: u64 = (1 << 27) - 1;
+        if single & SUITS & !Judge::near(present) != 0 {
+            return true;
+        }
+        let honors = single >> 27;
+        if self.shape.wind_sets {
+            // A group with a single kind held (a power of two) that is
+            // held once.
+            let held = present >> 27;
+            let (w, d) = (held & 0xF, held >> 4);
+            (w & (w.wrapping_sub(1)) == 0 && honors & 0xF != 0)
+                || (d & (d.wrapping_sub(1)) == 0 && honors >> 4 != 0)
+        } else {
+            honors != 0
+        }
     }
 
     /// A lower bound on the shanten of a complete-size hand (14 − 3 × melds
@@ -119,13 +222,28 @@ impl Judge {
     /// and `d` is at least the target size minus the best such count.
     /// Counting them is far cheaper than the table look-ups, and a bound
     /// above 1 lets the table skip the look-up for several turns.
+    #[cfg(test)]
     pub(crate) fn ready_bound(&self, hand: &Hand) -> i8 {
-        let (natural, w) = self.wilds.split(&hand.concealed);
+        self.ready_bound_sets(hand, &KindSets::of(&hand.concealed))
+    }
+
+    /// [`Judge::ready_bound`] with the hand's kind sets already known.
+    pub(crate) fn ready_bound_sets(&self, hand: &Hand, sets: &KindSets) -> i8 {
+        let (mut w, mut wild_pairs) = (0i32, 0i32);
+        if self.wild_mask != 0 {
+            for t in self.wilds.kinds() {
+                let n = i32::from(hand.concealed[t.index()]);
+                w += n;
+                wild_pairs += n / 2;
+            }
+        }
+        let present = sets.held() & !self.wild_mask;
+        let single = sets.single() & !self.wild_mask;
+        let held = sets.tiles - w;
+        let pairs = sets.pairs - wild_pairs;
         let n_melds = hand.n_melds().min(4);
         let size = 14 - 3 * n_melds as i32;
         let blocks = 5 - n_melds as i32;
-        let w = i32::from(w);
-        let (present, single, held, pairs) = kind_sets(&natural);
         let isolated = self.isolated(present, single) as i32;
         let rest = held - isolated;
         let mut filled = 0;
@@ -151,21 +269,24 @@ impl Judge {
         if lb >= 1 {
             return lb.min(i32::from(i8::MAX)) as i8;
         }
-        shanten_counts(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape).unwrap_or(-1)
+        // A table hand always has the complete size (checked by the
+        // table's own bookkeeping), so the checked entry point's
+        // validation is skipped.
+        self.calc.shanten(&hand.concealed, hand.n_melds())
     }
 
-    /// A cheap proof that complete-size concealed counts `c` do not win:
-    /// without wild tiles every tile of a complete hand shares a set or a
-    /// pair with another tile of it (its own kind, a suit neighbour within
-    /// two ranks, or an honor of its 风嘴子 group), so an isolated tile
-    /// rules the hand out, except for thirteen orphans (no melds).
+    /// A cheap proof that complete-size concealed counts with kind sets
+    /// `present` and `single` (wild kinds included) do not win: without
+    /// wild tiles every tile of a complete hand shares a set or a pair
+    /// with another tile of it (its own kind, a suit neighbour within two
+    /// ranks, or an honor of its 风嘴子 group), so an isolated tile rules
+    /// the hand out, except for thirteen orphans (no melds).
     #[inline]
-    fn surely_not_win(&self, c: &crate::tile::Counts, n_melds: usize) -> bool {
-        if !self.wilds.is_empty() || (self.shape.thirteen_orphans && n_melds == 0) {
+    fn surely_not_win(&self, present: u64, single: u64, n_melds: usize) -> bool {
+        if self.wild_mask != 0 || (self.shape.thirteen_orphans && n_melds == 0) {
             return false;
         }
-        let (present, single, _, _) = kind_sets(c);
-        self.isolated(present, single) > 0
+        self.any_isolated(present, single)
     }
 
     /// Whether the hand (14-type, the drawn tile included) may declare
@@ -182,13 +303,20 @@ impl Judge {
         (0..3).any(|s| c[s * 9..s * 9 + 9].iter().all(|&n| n == 0))
     }
 
-    /// May this hand (14-type) win by self-draw, `drawn` being the tile
-    /// just drawn (`None` for the dealer's first 14)?
-    pub(crate) fn may_win_self(&self, hand: &Hand, drawn: Option<Tile>, ting: bool) -> bool {
+    /// May this hand (14-type, kind sets `sets`) win by self-draw,
+    /// `drawn` being the tile just drawn (`None` for the dealer's first
+    /// 14)?
+    pub(crate) fn may_win_self(
+        &self,
+        hand: &Hand,
+        sets: &KindSets,
+        drawn: Option<Tile>,
+        ting: bool,
+    ) -> bool {
         if self.rules.ting_required && (!ting || drawn.is_none()) {
             return false;
         }
-        if self.surely_not_win(&hand.concealed, hand.n_melds())
+        if self.surely_not_win(sets.held(), sets.single(), hand.n_melds())
             || !is_win(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape)
         {
             return false;
@@ -214,50 +342,57 @@ impl Judge {
         may_win(&self.rules, points, true)
     }
 
-    /// May this hand (13-type) win on tile `t` discarded (or robbed)?
-    /// Pass locks are checked by the caller.
-    pub(crate) fn may_win_on(&self, hand: &Hand, t: Tile, ting: bool) -> bool {
+    /// May this hand (13-type, kind sets `sets`) win on tile `t`
+    /// discarded (or robbed)? Pass locks are checked by the caller.
+    pub(crate) fn may_win_on(&self, hand: &Hand, sets: &KindSets, t: Tile, ting: bool) -> bool {
         if self.wilds.is_wild(t) {
             return false;
         }
         if self.rules.ting_required && (!ting || !may_win(&self.rules, t.points(), false)) {
             return false;
         }
-        if !self.may_complete(hand, t) {
+        if !self.may_complete(hand, sets.held(), t) {
+            return false;
+        }
+        let b = 1u64 << t.index();
+        let held = sets.held();
+        let single = if held & b == 0 {
+            sets.single() | b
+        } else {
+            sets.single() & !b
+        };
+        if self.surely_not_win(held | b, single, hand.n_melds()) {
             return false;
         }
         let mut c = hand.concealed;
         c[t.index()] += 1;
-        if self.surely_not_win(&c, hand.n_melds())
-            || !is_win(&c, hand.n_melds(), &self.wilds, &self.shape)
-        {
+        if !is_win(&c, hand.n_melds(), &self.wilds, &self.shape) {
             return false;
         }
         self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
     }
 
-    /// A necessary condition for `t` to complete a hand without wild
-    /// tiles, far cheaper than the check itself: the hand holds `t` or a
-    /// suit neighbour within two ranks, or `t` is an orphan for 十三幺, or
-    /// an honor of a group the hand holds for 风嘴子. With wild tiles in
-    /// hand anything may complete it.
+    /// A necessary condition for `t` to complete a hand (kinds `held`)
+    /// without wild tiles, far cheaper than the check itself: the hand
+    /// holds `t` or a suit neighbour within two ranks, or `t` is an orphan
+    /// for 十三幺, or an honor of a group the hand holds for 风嘴子. With
+    /// wild tiles in hand anything may complete it.
     #[inline]
-    fn may_complete(&self, hand: &Hand, t: Tile) -> bool {
-        let c = &hand.concealed;
+    fn may_complete(&self, hand: &Hand, held: u64, t: Tile) -> bool {
         let i = t.index();
-        if c[i] > 0 || self.wilds.kinds().any(|w| c[w.index()] > 0) {
+        let b = 1u64 << i;
+        if held & (b | self.wild_mask) != 0 {
             return true;
         }
         if i < 27 {
-            let base = i - i % 9;
-            let lo = i.saturating_sub(2).max(base);
-            let hi = (i + 2).min(base + 8);
-            if c[lo..=hi].iter().any(|&n| n > 0) {
+            if held & Judge::near(b) != 0 {
                 return true;
             }
         } else if self.shape.wind_sets {
-            let group = if i < 31 { 27..31 } else { 31..34 };
-            if c[group].iter().any(|&n| n > 0) {
+            const WINDS: u64 = 0xF << 27;
+            const DRAGONS: u64 = 0x7 << 31;
+            let group = if i < 31 { WINDS } else { DRAGONS };
+            if held & group != 0 {
                 return true;
             }
         }
@@ -283,6 +418,7 @@ mod tests {
     use super::*;
     use crate::hand::MeldKind;
     use crate::shanten::shanten_counts;
+    use crate::shanten::Calculator;
     use crate::tile::KINDS;
 
     /// A tiny deterministic generator for the test hands.
@@ -358,13 +494,22 @@ mod tests {
             let wilds = wild_sets[(i / 3 % 3) as usize];
             let j = Judge::new(rules, wilds);
             for shape in [j.shape, ShapeRules::ALL, ShapeRules::STANDARD_ONLY] {
-                let j = Judge { shape, ..j.clone() };
+                let j = Judge {
+                    shape,
+                    calc: Calculator::new(&wilds, &shape),
+                    ..j.clone()
+                };
                 let n_melds = r.below(5) as usize;
                 let noise = r.below(14);
                 let h = hand(&mut r, n_melds, noise);
                 let exact = shanten_counts(&h.concealed, h.n_melds(), &j.wilds, &j.shape).unwrap();
                 let lb = j.ready_bound(&h);
-                if j.surely_not_win(&h.concealed, h.n_melds()) {
+                let ks = KindSets::of(&h.concealed);
+                assert_eq!(
+                    j.any_isolated(ks.held(), ks.single()),
+                    j.isolated(ks.held(), ks.single()) > 0
+                );
+                if j.surely_not_win(ks.held(), ks.single(), h.n_melds()) {
                     assert!(
                         !is_win(&h.concealed, h.n_melds(), &j.wilds, &j.shape),
                         "{h:?} {wilds:?} {shape:?}: a winning hand ruled out"
@@ -378,6 +523,28 @@ mod tests {
                     assert_eq!(lb, exact, "{h:?} {wilds:?} {shape:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn kind_sets_kept_by_changes_equal_kind_sets_recomputed() {
+        let mut r = Rng(99);
+        let mut c = [0u8; KINDS];
+        let mut ks = KindSets::of(&c);
+        for _ in 0..200_000 {
+            let k = r.below(KINDS as u64) as usize;
+            let new = r.below(5) as u8;
+            ks.change(k, c[k], new);
+            c[k] = new;
+            assert_eq!(ks, KindSets::of(&c), "{c:?}");
+            for (l, &set) in ks.at_least.iter().enumerate() {
+                for (kind, &n) in c.iter().enumerate() {
+                    assert_eq!(set >> kind & 1 == 1, n as usize > l, "{c:?}");
+                }
+            }
+            let tiles: i32 = c.iter().map(|&n| i32::from(n)).sum();
+            let pairs: i32 = c.iter().map(|&n| i32::from(n / 2)).sum();
+            assert_eq!((ks.tiles, ks.pairs), (tiles, pairs));
         }
     }
 }

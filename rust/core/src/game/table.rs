@@ -5,7 +5,7 @@
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
-use super::judge::Judge;
+use super::judge::{Judge, KindSets};
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
@@ -100,6 +100,8 @@ pub struct Game {
     pub(crate) seed: Option<u64>,
     pub(crate) wall: Wall,
     pub(crate) hands: [Hand; 4],
+    /// Each seat's concealed kind sets, kept in step with `hands`.
+    sets: [KindSets; 4],
     pub(crate) meld_from: [[Option<u8>; 4]; 4],
     pub(crate) discards: [Discard; MAX_DISCARDS],
     pub(crate) n_discards: u8,
@@ -139,27 +141,6 @@ const NO_DISCARD: Discard = Discard {
 #[inline]
 fn bit(t: Tile) -> u64 {
     1u64 << t.index()
-}
-
-/// Bit `k` set for each kind held (`bit2 = 0`) or held exactly 4 times
-/// (`bit2 = 2`: counts never exceed 4, so 4 is the only count with bit 2).
-#[inline]
-fn kinds_where(c: &Counts, bit2: u32) -> u64 {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let mut out = 0u64;
-    for (i, ch) in c.chunks(8).enumerate() {
-        let mut b = [0u8; 8];
-        b[..ch.len()].copy_from_slice(ch);
-        let x = u64::from_le_bytes(b);
-        let flags = if bit2 == 2 {
-            x >> 2 & LOW
-        } else {
-            (x | x >> 1 | x >> 2) & LOW
-        };
-        out |= (flags.wrapping_mul(GATHER) >> 56) << (8 * i);
-    }
-    out
 }
 
 #[inline]
@@ -220,6 +201,7 @@ impl Game {
             seed,
             wall,
             hands,
+            sets: hands.map(|h| KindSets::of(&h.concealed)),
             meld_from: [[None; 4]; 4],
             discards: [NO_DISCARD; MAX_DISCARDS],
             n_discards: 0,
@@ -393,6 +375,23 @@ impl Game {
             self.kong_list[self.n_kong_list as usize] = k;
             self.n_kong_list += 1;
         }
+    }
+
+    /// Sets seat `s`'s concealed count of `t` to `n`, keeping its kind
+    /// sets in step.
+    #[inline]
+    fn set_count(&mut self, s: usize, t: Tile, n: u8) {
+        let k = t.index();
+        let old = self.hands[s].concealed[k];
+        self.hands[s].concealed[k] = n;
+        self.sets[s].change(k, old, n);
+    }
+
+    /// Adds `d` to seat `s`'s concealed count of `t` (`d` < 0 removes).
+    #[inline]
+    fn add_count(&mut self, s: usize, t: Tile, d: i8) {
+        let n = self.hands[s].concealed[t.index()].wrapping_add_signed(d);
+        self.set_count(s, t, n);
     }
 
     /// The recorded events (empty when recording is off).
@@ -581,7 +580,7 @@ impl Game {
             self.wall.draw_front()
         };
         let s = seat as usize;
-        self.hands[s].concealed[t.index()] += 1;
+        self.add_count(s, t, 1);
         self.pass_turn[s] = false;
         if replacement.is_none() {
             self.draws[s] = self.draws[s].saturating_add(1);
@@ -620,30 +619,28 @@ impl Game {
             return None;
         };
         let s = seat as usize;
-        let hand = self.hands[s];
         let ting = self.ting[s];
         let mut m = ActionMask::EMPTY;
         let linxian = self.rules.family == Family::Linxian;
         self.to_act = seat;
-        let can_win = !after_claim && self.judge.may_win_self(&hand, drawn, ting);
+        let can_win = !after_claim
+            && self
+                .judge
+                .may_win_self(&self.hands[s], &self.sets[s], drawn, ting);
         if can_win {
             m.insert(Action::Win);
         }
         if last_live {
             m.insert(Action::Pass);
         } else if after_claim {
-            let ting_ok = self.ting_possible(seat, &hand);
-            self.push_discards(&mut m, &hand, ting_ok);
+            self.push_discards(&mut m, seat);
         } else {
             if self.kong_room() {
                 self.push_kongs(&mut m, seat, drawn);
             }
             match (ting, drawn) {
                 (true, Some(d)) => m.insert(Action::Discard(d)),
-                _ => {
-                    let ting_ok = self.ting_possible(seat, &hand);
-                    self.push_discards(&mut m, &hand, ting_ok)
-                }
+                _ => self.push_discards(&mut m, seat),
             }
         }
         let only = m;
@@ -667,34 +664,43 @@ impl Game {
     /// by at most one per turn (a discard never lowers it, a draw or a pong
     /// by at most one), so a bound carried from the seat's previous turn
     /// often answers without looking at the hand; a kong resets it.
-    fn ting_possible(&mut self, seat: u8, hand: &Hand) -> bool {
+    #[inline]
+    fn ting_possible(&mut self, seat: u8) -> bool {
         let s = seat as usize;
         if !self.rules.ting_required || self.ting[s] {
             self.turn_lb = i8::MIN;
             return false;
         }
-        let lb = if self.ready_lb[s] > 0 {
-            self.ready_lb[s]
-        } else {
-            self.judge.ready_bound(hand)
-        };
+        if self.ready_lb[s] > 0 {
+            self.turn_lb = self.ready_lb[s];
+            return false;
+        }
+        let lb = self.judge.ready_bound_sets(&self.hands[s], &self.sets[s]);
         self.turn_lb = lb;
         lb <= 0
     }
 
-    fn push_discards(&self, m: &mut ActionMask, hand: &Hand, ting_ok: bool) {
+    /// Adds the seat's discards, and its ting declarations when it may
+    /// declare.
+    #[inline]
+    fn push_discards(&mut self, m: &mut ActionMask, seat: u8) {
         // Discard(t) has dense index t.index(): the held kinds as a bit set
         // are the discards.
-        let held = kinds_where(&hand.concealed, 0);
-        m.0[0] |= held;
-        if ting_ok {
-            let mut rest = held;
-            while rest != 0 {
-                let t = Tile::from_index_unchecked(rest.trailing_zeros() as u8);
-                rest &= rest - 1;
-                if self.judge.can_declare(hand, t) {
-                    m.insert(Action::Ting(t));
-                }
+        m.0[0] |= self.sets[seat as usize].held();
+        if self.ting_possible(seat) {
+            self.push_tings(m, seat);
+        }
+    }
+
+    #[inline(never)]
+    fn push_tings(&self, m: &mut ActionMask, seat: u8) {
+        let hand = &self.hands[seat as usize];
+        let mut rest = self.sets[seat as usize].held();
+        while rest != 0 {
+            let t = Tile::from_index_unchecked(rest.trailing_zeros() as u8);
+            rest &= rest - 1;
+            if self.judge.can_declare(hand, t) {
+                m.insert(Action::Ting(t));
             }
         }
     }
@@ -711,7 +717,7 @@ impl Game {
                 u64::from(hand.concealed[d.index()] == 4) << d.index()
             })
         } else {
-            kinds_where(&hand.concealed, 2)
+            self.sets[s].four()
         };
         let mut rest = fours;
         while rest != 0 {
@@ -774,7 +780,11 @@ impl Game {
         } else {
             self.pass_turn[s]
         };
-        if !locked && self.judge.may_win_on(hand, tile, self.ting[s]) {
+        if !locked
+            && self
+                .judge
+                .may_win_on(hand, &self.sets[s], tile, self.ting[s])
+        {
             o.insert(Claim::WIN);
         }
         if rob {
@@ -798,7 +808,27 @@ impl Game {
     }
 
     /// Opens the answers to a face-up discard or an added kong.
+    #[inline]
     fn open_responses(&mut self, from: u8, tile: Tile, rob: bool) {
+        // The usual discard in the families with ting: nobody has declared
+        // and nobody holds two of it, so nobody is asked (what resolving
+        // an empty queue would do).
+        if self.rules.ting_required && !rob && self.ting == [false; 4] {
+            let two = (1..4).fold(0, |a, i| a | self.sets[((from + i) & 3) as usize].two());
+            if two >> tile.index() & 1 == 0 {
+                self.phase = Phase::Draw {
+                    seat: next(from),
+                    replacement: None,
+                };
+                return;
+            }
+        }
+        self.ask(from, tile, rob);
+    }
+
+    /// Builds the queue of seats to ask about `tile`.
+    #[inline(never)]
+    fn ask(&mut self, from: u8, tile: Tile, rob: bool) {
         let mut q = Queue::default();
         let mut opts = [Claim::NONE; 4];
         for i in 1..4 {
@@ -871,7 +901,7 @@ impl Game {
             } => match action {
                 Action::Discard(t) | Action::Ting(t) => {
                     let face_down = matches!(action, Action::Ting(_));
-                    self.hands[s].concealed[t.index()] -= 1;
+                    self.add_count(s, t, -1);
                     self.discards[self.n_discards as usize] = Discard {
                         seat,
                         tile: t,
@@ -895,7 +925,7 @@ impl Game {
                 }
                 Action::ConcealedKong(t) => {
                     self.ready_lb[s] = i8::MIN;
-                    self.hands[s].concealed[t.index()] = 0;
+                    self.set_count(s, t, 0);
                     self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
                     self.kongs += 1;
                     self.record_kong(Kong::own(seat, t, KongKind::Concealed));
@@ -906,11 +936,11 @@ impl Game {
                 }
                 Action::AddedKong(t) => {
                     self.ready_lb[s] = i8::MIN;
-                    self.hands[s].concealed[t.index()] -= 1;
+                    self.add_count(s, t, -1);
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
                     if self.linxian_kong_draw(seat, t) {
                         // The kong never happens: the tile goes back.
-                        self.hands[s].concealed[t.index()] += 1;
+                        self.add_count(s, t, 1);
                         self.set_pong_kind(s, t, MeldKind::Pong);
                         self.finish_other(EndKind::KongDraw, None);
                     } else {
@@ -1017,7 +1047,7 @@ impl Game {
             self.any_claim = true;
             if claim.has(Claim::KONG) {
                 self.ready_lb[s] = i8::MIN;
-                self.hands[s].concealed[tile.index()] -= 3;
+                self.add_count(s, tile, -3);
                 self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
                 self.kongs += 1;
                 self.record_kong(Kong::exposed(seat, tile, from, self.ting[from as usize]));
@@ -1026,7 +1056,7 @@ impl Game {
                     replacement: Some(MeldKind::ExposedKong),
                 };
             } else {
-                self.hands[s].concealed[tile.index()] -= 2;
+                self.add_count(s, tile, -2);
                 self.push_meld(s, Meld::new(MeldKind::Pong, tile), Some(from));
                 if claim.has(Claim::FORFEIT) {
                     self.no_kong[s] |= bit(tile);
@@ -1158,5 +1188,66 @@ impl Game {
             c[t.index()] += 1;
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ruleset::Haozi;
+
+    /// The kind sets kept in step by every count change equal the sets
+    /// recomputed from the hands, after every step of many random hands
+    /// (kongs, pongs, robbed kongs and the Linxian kong draw included).
+    #[test]
+    fn kind_sets_stay_in_step_with_the_hands() {
+        let haozi = Ruleset {
+            haozi: Haozi::Single,
+            ..Ruleset::shanxi()
+        };
+        let presets = [
+            Ruleset::shanxi(),
+            haozi,
+            Ruleset::linxian(),
+            Ruleset::sichuan(),
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for rules in &presets {
+            for seed in 0..300 {
+                let mut g = Game::new(rules, seed, None).unwrap();
+                while !g.is_over() {
+                    for s in 0..4 {
+                        assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
+                    }
+                    let mut legal: Vec<Action> = g.legal_actions().iter().collect();
+                    if legal.len() > 1 {
+                        legal.retain(|&a| a != Action::Leave);
+                    }
+                    // Prefer claims and kongs so that melds happen often.
+                    let pick = legal
+                        .iter()
+                        .copied()
+                        .find(|a| {
+                            matches!(
+                                a,
+                                Action::Pong
+                                    | Action::Kong
+                                    | Action::ConcealedKong(_)
+                                    | Action::AddedKong(_)
+                            )
+                        })
+                        .unwrap_or_else(|| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            legal[(x % legal.len() as u64) as usize]
+                        });
+                    g.step(pick).unwrap();
+                }
+                for s in 0..4 {
+                    assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
+                }
+            }
+        }
     }
 }
