@@ -9,7 +9,8 @@
 use crate::hand::{Hand, Meld};
 use crate::ruleset::{Family, Ruleset};
 use crate::shanten::Calculator;
-use crate::shape::{is_win, ShapeRules};
+use crate::shape::win::Checker;
+use crate::shape::ShapeRules;
 use crate::tile::Tile;
 use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
 use crate::waits::{waits_counts, Waits};
@@ -108,6 +109,7 @@ pub(crate) struct Judge {
     /// The wild kinds as a bit set.
     wild_mask: u64,
     calc: Calculator,
+    checker: Checker,
 }
 
 impl std::fmt::Debug for Judge {
@@ -129,6 +131,7 @@ impl Judge {
             wilds,
             wild_mask: wilds.kinds().fold(0, |m, t| m | 1 << t.index()),
             calc: Calculator::new(&wilds, &shape),
+            checker: Checker::new(&wilds, &shape),
         }
     }
 
@@ -228,6 +231,7 @@ impl Judge {
     }
 
     /// [`Judge::ready_bound`] with the hand's kind sets already known.
+    #[inline(never)]
     pub(crate) fn ready_bound_sets(&self, hand: &Hand, sets: &KindSets) -> i8 {
         let (mut w, mut wild_pairs) = (0i32, 0i32);
         if self.wild_mask != 0 {
@@ -317,7 +321,7 @@ impl Judge {
             return false;
         }
         if self.surely_not_win(sets.held(), sets.single(), hand.n_melds())
-            || !is_win(&hand.concealed, hand.n_melds(), &self.wilds, &self.shape)
+            || !self.checker.is_win(&hand.concealed, hand.n_melds())
         {
             return false;
         }
@@ -366,7 +370,7 @@ impl Judge {
         }
         let mut c = hand.concealed;
         c[t.index()] += 1;
-        if !is_win(&c, hand.n_melds(), &self.wilds, &self.shape) {
+        if !self.checker.is_win(&c, hand.n_melds()) {
             return false;
         }
         self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
@@ -419,6 +423,7 @@ mod tests {
     use crate::hand::MeldKind;
     use crate::shanten::shanten_counts;
     use crate::shanten::Calculator;
+    use crate::shape::is_win;
     use crate::tile::KINDS;
 
     /// A tiny deterministic generator for the test hands.
@@ -497,6 +502,7 @@ mod tests {
                 let j = Judge {
                     shape,
                     calc: Calculator::new(&wilds, &shape),
+                    checker: Checker::new(&wilds, &shape),
                     ..j.clone()
                 };
                 let n_melds = r.below(5) as usize;

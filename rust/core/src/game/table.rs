@@ -664,7 +664,7 @@ impl Game {
     /// by at most one per turn (a discard never lowers it, a draw or a pong
     /// by at most one), so a bound carried from the seat's previous turn
     /// often answers without looking at the hand; a kong resets it.
-    #[inline]
+    #[inline(always)]
     fn ting_possible(&mut self, seat: u8) -> bool {
         let s = seat as usize;
         if !self.rules.ting_required || self.ting[s] {
@@ -682,7 +682,7 @@ impl Game {
 
     /// Adds the seat's discards, and its ting declarations when it may
     /// declare.
-    #[inline]
+    #[inline(always)]
     fn push_discards(&mut self, m: &mut ActionMask, seat: u8) {
         // Discard(t) has dense index t.index(): the held kinds as a bit set
         // are the discards.
@@ -814,7 +814,12 @@ impl Game {
         // and nobody holds two of it, so nobody is asked (what resolving
         // an empty queue would do).
         if self.rules.ting_required && !rob && self.ting == [false; 4] {
-            let two = (1..4).fold(0, |a, i| a | self.sets[((from + i) & 3) as usize].two());
+            let mut two = 0;
+            for (s, sets) in self.sets.iter().enumerate() {
+                if s != from as usize {
+                    two |= sets.two();
+                }
+            }
             if two >> tile.index() & 1 == 0 {
                 self.phase = Phase::Draw {
                     seat: next(from),
