@@ -738,6 +738,19 @@ struct Cand {
 }
 
 impl Cand {
+    /// A placeholder for unused slots.
+    const NONE: Cand = Cand {
+        tile: Tile::from_index_unchecked(0),
+        sh: 0,
+        rem: [0; 16],
+        d: 0,
+        quality: 0,
+        keep: 0,
+        wild: false,
+        junk: false,
+        danger: false,
+    };
+
     /// Sort key: smaller is a better discard.
     #[inline]
     fn key(&self) -> (bool, i8, bool, u32, u32, usize) {
@@ -1267,12 +1280,17 @@ impl<'a> Ctx<'a> {
             Some(th) => self.danger_mask(th),
             None => 0,
         };
-        let mut cands = [None::<Cand>; KINDS];
+        let mut cands = [Cand::NONE; KINDS];
         let mut n_cands = 0;
         let mut all_wild = true;
-        for k in 0..KINDS {
+        // The legal discards: the first KINDS action indices.
+        const _: () = assert!(Action::Discard(Tile::from_index_unchecked(0)).index() == 0);
+        let mut m = legal.0[0] & ((1u64 << KINDS) - 1);
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
             let t = Tile::from_index_unchecked(k as u8);
-            if c[k] == 0 || !legal.contains(Action::Discard(t)) {
+            if c[k] == 0 {
                 continue;
             }
             let wild = self.is_wild(k);
@@ -1287,7 +1305,7 @@ impl<'a> Ctx<'a> {
                 let sh = b14.shanten_without(&self.calc, &self.wilds, k);
                 (b14.groups[group_of(k)], b14.d, sh)
             };
-            cands[n_cands] = Some(Cand {
+            cands[n_cands] = Cand {
                 tile: t,
                 sh,
                 rem,
@@ -1297,7 +1315,7 @@ impl<'a> Ctx<'a> {
                 wild,
                 junk: self.is_void(k),
                 danger,
-            });
+            };
             n_cands += 1;
         }
         let cands = &mut cands[..n_cands];
@@ -1306,7 +1324,7 @@ impl<'a> Ctx<'a> {
         }
         // A ready hand that cannot declare cannot win: one step from ready.
         if self.ting_required {
-            for x in cands.iter_mut().flatten() {
+            for x in cands.iter_mut() {
                 if x.sh == 0 {
                     x.sh = 1;
                 }
@@ -1314,7 +1332,6 @@ impl<'a> Ctx<'a> {
         }
         let min_sh = cands
             .iter()
-            .flatten()
             .filter(|x| all_wild || !x.wild)
             .map(|x| x.sh)
             .min()
@@ -1322,7 +1339,6 @@ impl<'a> Ctx<'a> {
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
         let safe_min = cands
             .iter()
-            .flatten()
             .filter(|x| (all_wild || !x.wild) && !x.danger)
             .map(|x| x.sh)
             .min();
@@ -1333,7 +1349,6 @@ impl<'a> Ctx<'a> {
         };
         let at_target = cands
             .iter()
-            .flatten()
             .filter(|x| x.sh == target && (all_wild || !x.wild))
             .count();
         // Counting only splits ties: a lone candidate needs none.
@@ -1356,7 +1371,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             let near = self.near(&b14.natural, b14.orphans) & live;
-            for x in cands.iter_mut().flatten() {
+            for x in cands.iter_mut() {
                 if x.sh != target || (x.wild && !all_wild) {
                     continue;
                 }
@@ -1383,7 +1398,6 @@ impl<'a> Ctx<'a> {
         let pick = |filter: &dyn Fn(&Cand) -> bool| -> Option<Cand> {
             cands
                 .iter()
-                .flatten()
                 .filter(|x| filter(x))
                 .min_by_key(|x| x.key())
                 .copied()
@@ -1403,7 +1417,6 @@ impl<'a> Ctx<'a> {
         // Everything is dangerous: shed the cheapest among the best shapes.
         cands
             .iter()
-            .flatten()
             .filter(|x| x.wild == best.wild && x.sh == best.sh)
             .min_by_key(|x| (x.tile.points(), x.key()))
             .map(|x| x.tile)
