@@ -251,7 +251,8 @@ fn seven_pairs_missing(pairs: u8, singles: u8) -> u8 {
 /// The shanten group of kind `k`: 0-2 the suits, 3 the honors.
 #[inline(always)]
 fn group_of(k: usize) -> usize {
-    (k / 9).min(3)
+    // The honors (27..34) all give 3.
+    k / 9
 }
 
 /// The 13 thirteen-orphans kinds as a mask.
@@ -751,17 +752,17 @@ impl Cand {
         danger: false,
     };
 
-    /// Sort key: smaller is a better discard.
+    /// Sort key: smaller is a better discard. The order of the tuple
+    /// (wild, shanten, not junk, fewer improving tiles, keep value, tile
+    /// index), each field in its own bits of one integer.
     #[inline]
-    fn key(&self) -> (bool, i8, bool, u32, u32, usize) {
-        (
-            self.wild,
-            self.sh,
-            !self.junk,
-            u32::MAX - self.quality,
-            self.keep,
-            self.tile.index(),
-        )
+    fn key(&self) -> u128 {
+        u128::from(self.wild) << 120
+            | ((i16::from(self.sh) + 128) as u128) << 104
+            | u128::from(!self.junk) << 96
+            | u128::from(u32::MAX - self.quality) << 64
+            | u128::from(self.keep) << 32
+            | self.tile.index() as u128
     }
 }
 
@@ -1453,16 +1454,17 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let mut declared = [false; 4];
+        // Seats that have declared so far (bit per seat).
+        let mut declared = 0u8;
         for d in self.game.discards() {
             if d.face_down {
-                declared[d.seat as usize] = true;
+                declared |= 1 << d.seat;
                 continue;
             }
-            for (o, (&dec, passed)) in declared.iter().zip(th.passed.iter_mut()).enumerate() {
-                if dec && o != d.seat as usize {
-                    *passed |= bit(d.tile.index());
-                }
+            let mut others = declared & !(1 << d.seat);
+            while others != 0 {
+                th.passed[others.trailing_zeros() as usize] |= bit(d.tile.index());
+                others &= others - 1;
             }
         }
         Some(th)
