@@ -319,8 +319,7 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
                 other = other.min(dj);
             }
         }
-        let table = if s < 3 { checker.suit } else { checker.honor };
-        let key = keys[s] as usize;
+        let key = keys[s];
         let ranks = if s < 3 { 9 } else { 7 };
         // With one more tile of rank r the hand wins iff, for that rank's
         // entry x, need1(x) ≤ lim or need0(x) ≤ lim − other. The entries of
@@ -332,7 +331,7 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         for (r, &p) in POW5.iter().enumerate().take(ranks.min(8)) {
             // A kind held 4 times naturally would need a 5-digit key; it
             // is redone below (and the key may then lie past the table).
-            let x = table.get(key + p as usize).copied().unwrap_or(0);
+            let x = checker.entry(s, key + p);
             xs |= (x as u64) << (8 * r);
         }
         let hi = (xs >> 4) & NIBBLES;
@@ -343,7 +342,7 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let ok = ((t1 * ONES + bias - hi) | (t0 * ONES + bias - lo)) & HIGH;
         let mut bits = ((ok >> 7).wrapping_mul(GATHER) >> 56) & ((1 << ranks.min(8)) - 1);
         if ranks == 9 {
-            let x = table.get(key + POW5[8] as usize).copied().unwrap_or(0);
+            let x = checker.entry(s, key + POW5[8]);
             let win = need1(x) <= lim || need0(x) <= lim - other;
             bits |= (win as u64) << 8;
         }
@@ -354,7 +353,6 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let t = f.trailing_zeros() as usize;
         f &= f - 1;
         let s = t / 9;
-        let table = if s < 3 { checker.suit } else { checker.honor };
         let p = POW5[t % 9];
         let mut other = i32::MAX;
         for (j, &dj) in d.iter().enumerate() {
@@ -367,8 +365,8 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         // the other two, or the pair of them and the other three in sets
         // (only 4 sets: without a triplet at most 4 copies sit in
         // sequences, so the pair must hold 2).
-        let tri = table[(keys[s] - 2 * p) as usize];
-        let pair = table[(keys[s] - p) as usize];
+        let tri = checker.entry(s, keys[s] - 2 * p);
+        let pair = checker.entry(s, keys[s] - p);
         let win = base + need0(tri) + (need1(tri) - need0(tri)).min(other) <= w
             || base + need0(pair) <= w;
         out = (out & !(1 << t)) | (win as u64) << t;

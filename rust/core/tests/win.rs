@@ -346,6 +346,36 @@ fn map_kind(k: usize, f: impl Fn(&Counts) -> Counts) -> usize {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
+    /// Any bytes at all, in a batch or alone: a row with a count above 4
+    /// or the wrong size is never a win (its table keys are garbage that
+    /// the look-ups mask into range), and a valid row agrees with the
+    /// reference.
+    #[test]
+    fn arbitrary_counts_never_panic_and_only_valid_rows_win(
+        rows in prop::collection::vec(
+            (prop::collection::vec(prop_oneof![8 => 0u8..=4, 1 => 5u8..=255], 34), 0u8..=6),
+            1..40,
+        ),
+        n_wild in 0usize..=2,
+        opts in 0usize..8,
+    ) {
+        let rules = r::all_rules()[opts];
+        let kinds = [[].as_slice(), &[4], &[4, 31]][n_wild];
+        let w = r::wildcards(kinds);
+        let hands: Vec<Counts> = rows.iter().map(|(c, _)| c.clone().try_into().unwrap()).collect();
+        let melds: Vec<u8> = rows.iter().map(|&(_, m)| m).collect();
+        let mut out = vec![false; hands.len()];
+        is_win_batch(&hands, &melds, &w, &rules, &mut out, 1).unwrap();
+        for (i, c) in hands.iter().enumerate() {
+            let m = melds[i] as usize;
+            let n: usize = c.iter().map(|&x| x as usize).sum();
+            let valid = c.iter().all(|&x| x <= 4) && m <= 4 && n + 3 * m == 14;
+            let expect = valid && r::win(c, m, kinds, &rules);
+            prop_assert_eq!(out[i], expect, "{:?} with {} melds", c, m);
+            prop_assert_eq!(is_win(c, m, &w, &rules), expect);
+        }
+    }
+
     #[test]
     fn tile_order_never_matters(seed in any::<u64>(), n_wild in 0usize..=2, opts in 0usize..8) {
         let rules = r::all_rules()[opts];

@@ -99,9 +99,9 @@ impl Search<'_> {
     /// Fewest wild tiles that turn the natural tiles `c` into sets.
     fn sets_need(&self, c: &Counts) -> i32 {
         let k = group_keys(c);
-        need0(self.checker.suit[k[0] as usize])
-            + need0(self.checker.suit[k[1] as usize])
-            + need0(self.checker.suit[k[2] as usize])
+        need0(self.checker.entry(0, k[0]))
+            + need0(self.checker.entry(1, k[1]))
+            + need0(self.checker.entry(2, k[2]))
             + need0(self.checker.honor[k[3] as usize])
     }
 

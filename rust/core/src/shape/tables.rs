@@ -7,22 +7,25 @@
 //! needs 0 and 2. Both are packed in one byte (`need0 | need1 << 4`,
 //! saturating at 15, far above the 8 wild tiles a hand can hold).
 //!
-//! * Suit table: 5^9 = 1,953,125 bytes, filled by dynamic programming over
-//!   the keys whose digit sum is at most 14 (every key a hand of at most
-//!   14 concealed tiles can produce; 405,350 of them). Entries of larger
-//!   keys stay zero and are never read: every caller first checks the
-//!   hand size. The array is zero-allocated, so pages holding no reachable
-//!   key are never touched.
-//! * Honor tables: 5^7 = 78,125 bytes each, one with only triplets and one
+//! * Suit table: one byte for each of the 405,350 suit keys whose digit
+//!   sum is at most 14 (every key a hand of at most 14 concealed tiles can
+//!   produce), stored densely: [`SuitIndex`] maps a key to its slot with
+//!   two look-ups in small tables (16 kB and 2 kB). A sparse array over
+//!   all 5^9 keys would need 1.95 MB and spread the reachable entries over
+//!   about 30,000 cache lines; the dense one (406 kB used of a 512 kB array
+//!   whose unused end is never written) fits the 1 MB second-level cache
+//!   of the machines we measure on with room to spare for the caller's
+//!   data.
+//! * Honor tables: 5^7 = 78,125 entries each (in 128 kB arrays, so that a
+//!   masked key needs no bounds check), one with only triplets and one
 //!   with 风嘴子 wind sets (any 3 different winds, or 中发白), built from a
 //!   4-wind and a 3-dragon table because no set mixes winds and dragons.
 //!
-//! Together about 2.1 MB (the 1.95 MB suit array is allocated zeroed and
-//! only the pages holding reachable keys are written), built once, on
-//! first use, behind a `OnceLock`: 6-10 ms of CPU time in a release build
-//! on the 2-core development machine (40 ms wall-clock while ~10 other
-//! processes shared its two cores), inside the 50 ms first-call budget.
-//! Importing the library costs nothing and the wheel carries no table.
+//! Together 0.77 MB allocated, of which 0.56 MB is written (untouched
+//! pages of a zeroed allocation cost nothing), built once, on first use,
+//! behind a `OnceLock` (a few milliseconds; the first-call cost is printed by `benches/win.rs`
+//! and budgeted by the Python test suite). Importing the library costs
+//! nothing and the wheel carries no table.
 
 use std::sync::OnceLock;
 
@@ -30,27 +33,126 @@ use std::sync::OnceLock;
 pub(crate) const POW5: [u32; 10] = [
     1, 5, 25, 125, 625, 3_125, 15_625, 78_125, 390_625, 1_953_125,
 ];
-/// Number of suit keys.
-pub(crate) const SUIT_KEYS: usize = 1_953_125;
+/// Number of suit keys with digit sum at most 14 (the dense table's size).
+pub(crate) const SUIT_KEYS: usize = 405_350;
 /// Number of honor keys.
 pub(crate) const HONOR_KEYS: usize = 78_125;
+/// An honor table's length: a power of two, so that a masked key of any
+/// digits lies inside it (keys past [`HONOR_KEYS`] read 0, never used).
+pub(crate) const HONOR_LEN: usize = 1 << 17;
+
+const _: () = assert!(HONOR_KEYS <= HONOR_LEN);
 /// Most concealed tiles a hand holds.
 const MAX_TILES: u32 = 14;
 /// Saturation value of a packed need.
 const CAP: u8 = 15;
 
+/// The slot of a suit key in the dense suit table: the key's high five
+/// digits (ranks 5-9) select a block, and the low four digits (ranks 1-4)
+/// are ranked by digit sum first, so that the low parts allowed with a
+/// given high part (digit sum at most 14 minus the high part's) are exactly
+/// the first ones of the block.
+pub(crate) struct SuitIndex;
+
+/// Digit sum of a base-5 number below 5^5.
+const fn digit_sum(mut x: u32) -> u32 {
+    let mut s = 0;
+    while x > 0 {
+        s += x % 5;
+        x /= 5;
+    }
+    s
+}
+
+/// `LOW_RANK[lo]`: rank of the four low digits `lo` among all 625, ordered
+/// by (digit sum, value).
+/// Padded to 1024 entries so that a look-up masks its index instead of
+/// checking it.
+static LOW_RANK: [u16; 1024] = {
+    let mut t = [0u16; 1024];
+    let mut rank = 0u16;
+    let mut sum = 0;
+    while sum <= 16 {
+        let mut lo = 0;
+        while lo < 625 {
+            if digit_sum(lo) == sum {
+                t[lo as usize] = rank;
+                rank += 1;
+            }
+            lo += 1;
+        }
+        sum += 1;
+    }
+    t
+};
+
+/// `HIGH_BASE[hi]`: first slot of the block of the five high digits `hi`
+/// (0 when their digit sum exceeds 14: no hand reaches such keys), padded
+/// to 4096 entries like [`LOW_RANK`].
+static HIGH_BASE: [u32; 4096] = {
+    // `at_most[b]`: low parts with digit sum at most `b`.
+    let mut at_most = [0u32; MAX_TILES as usize + 1];
+    let mut lo = 0;
+    while lo < 625 {
+        let mut b = digit_sum(lo) as usize;
+        while b <= MAX_TILES as usize {
+            at_most[b] += 1;
+            b += 1;
+        }
+        lo += 1;
+    }
+    let mut t = [0u32; 4096];
+    let mut off = 0u32;
+    let mut hi = 0;
+    while hi < 3125 {
+        let s = digit_sum(hi);
+        if s <= MAX_TILES {
+            t[hi as usize] = off;
+            off += at_most[(MAX_TILES - s) as usize];
+        }
+        hi += 1;
+    }
+    assert!(off as usize == SUIT_KEYS);
+    t
+};
+
+/// The dense suit table's length: a power of two above [`SUIT_KEYS`] plus
+/// the largest low rank, so that every slot [`SuitIndex`] gives, for any
+/// parts, lies inside it once masked (an unreachable key reads a
+/// meaningless entry, never out of bounds, and no look-up needs a check).
+pub(crate) const SUIT_LEN: usize = 1 << 19;
+
+const _: () = assert!(SUIT_KEYS + 1024 <= SUIT_LEN);
+
+impl SuitIndex {
+    /// The slot of `key` (any key below 5^9; meaningful when its digit sum
+    /// is at most 14).
+    #[inline(always)]
+    pub(crate) fn of(key: u32) -> usize {
+        Self::of_parts(key % 625, key / 625)
+    }
+
+    /// The slot of the key `lo + 625 × hi` (`lo` < 625, `hi` < 3125;
+    /// larger parts give some slot inside the table).
+    #[inline(always)]
+    pub(crate) fn of_parts(lo: u32, hi: u32) -> usize {
+        (HIGH_BASE[hi as usize & 4095] as usize + LOW_RANK[lo as usize & 1023] as usize)
+            & (SUIT_LEN - 1)
+    }
+}
+
 /// The built tables.
 pub(crate) struct Tables {
-    /// Per suit key.
-    pub suit: Box<[u8]>,
+    /// Per suit key, at its [`SuitIndex`] slot.
+    pub suit: Box<[u8; SUIT_LEN]>,
     /// Per honor key: `[triplets only, with wind sets]`.
-    pub honor: [Box<[u8]>; 2],
+    pub honor: [Box<[u8; HONOR_LEN]>; 2],
 }
 
 impl Tables {
     /// The honor table for the `wind_sets` option.
     #[inline]
-    pub fn honor(&self, wind_sets: bool) -> &[u8] {
+    pub fn honor(&self, wind_sets: bool) -> &[u8; HONOR_LEN] {
         &self.honor[wind_sets as usize]
     }
 }
@@ -79,8 +181,11 @@ pub(crate) fn need1(e: u8) -> i32 {
 }
 
 fn build() -> Tables {
-    let mut suit = vec![0u8; SUIT_KEYS].into_boxed_slice();
-    build_suit(&mut suit);
+    let mut suit: Box<[u8; SUIT_LEN]> = vec![0u8; SUIT_LEN]
+        .into_boxed_slice()
+        .try_into()
+        .expect("the suit table has SUIT_LEN entries");
+    build_suit(&mut suit[..]);
     let honor = [build_honor(false), build_honor(true)];
     Tables { suit, honor }
 }
@@ -101,7 +206,7 @@ fn suit_rec(t: &mut [u8], d: &mut [u8; 9], pos: usize, key: u32, sum: u32) {
         d[pos] = v;
         let k = key + v as u32 * POW5[pos];
         if pos == 0 {
-            t[k as usize] = suit_entry(t, d, k);
+            t[SuitIndex::of(k)] = suit_entry(t, d, k);
         } else {
             suit_rec(t, d, pos - 1, k, s);
         }
@@ -117,7 +222,7 @@ fn suit_entry(t: &[u8], d: &[u8; 9], k: u32) -> u8 {
         return pack(0, 2);
     };
     let p = POW5[i];
-    let at = |key: u32| t[key as usize];
+    let at = |key: u32| t[SuitIndex::of(key)];
     let mut b0 = CAP;
     let mut b1 = CAP;
     // The pair holds this copy: with a second natural copy or with a wild.
@@ -216,14 +321,17 @@ fn build_group(kinds: usize, mixed: &[&[usize]]) -> Vec<u8> {
 }
 
 /// The honor table: winds are kinds 0..4 of the key, dragons 4..7.
-fn build_honor(wind_sets: bool) -> Box<[u8]> {
+fn build_honor(wind_sets: bool) -> Box<[u8; HONOR_LEN]> {
     let (winds, dragons) = if wind_sets {
         let w: &[&[usize]] = &[&[0, 1, 2], &[0, 1, 3], &[0, 2, 3], &[1, 2, 3]];
         (build_group(4, w), build_group(3, &[&[0, 1, 2]]))
     } else {
         (build_group(4, &[]), build_group(3, &[]))
     };
-    let mut t = vec![0u8; HONOR_KEYS].into_boxed_slice();
+    let mut t: Box<[u8; HONOR_LEN]> = vec![0u8; HONOR_LEN]
+        .into_boxed_slice()
+        .try_into()
+        .expect("an honor table has HONOR_LEN entries");
     for (dk, &de) in dragons.iter().enumerate() {
         for (wk, &we) in winds.iter().enumerate() {
             let n0 = need0(we) + need0(de);
@@ -241,7 +349,8 @@ mod tests {
     #[test]
     fn empty_group_needs_a_wild_pair() {
         let t = tables();
-        assert_eq!((need0(t.suit[0]), need1(t.suit[0])), (0, 2));
+        let e = t.suit[SuitIndex::of(0)];
+        assert_eq!((need0(e), need1(e)), (0, 2));
         assert_eq!((need0(t.honor[1][0]), need1(t.honor[1][0])), (0, 2));
     }
 
@@ -266,7 +375,22 @@ mod tests {
             }
         }
         count(&mut d, 8, 0, &mut n);
-        assert_eq!(n, 405_350);
-        assert!(t.suit[1] != 0);
+        assert_eq!(n, SUIT_KEYS);
+        assert!(t.suit[SuitIndex::of(1)] != 0);
+    }
+
+    #[test]
+    fn suit_index_is_a_bijection_onto_the_dense_table() {
+        let mut seen = vec![false; SUIT_KEYS];
+        for key in 0..5u32.pow(9) {
+            let sum: u32 = (0..9).map(|i| key / POW5[i] % 5).sum();
+            let slot = SuitIndex::of(key);
+            assert!(slot < SUIT_LEN);
+            if sum <= MAX_TILES {
+                assert!(!seen[slot], "slot {slot} taken twice");
+                seen[slot] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
     }
 }

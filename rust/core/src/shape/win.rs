@@ -24,7 +24,7 @@
 //! The tables take about 2.1 MB and are built on the first call (see
 //! [`super::tables`]).
 
-use super::tables::{need0, need1, tables, Tables, POW5};
+use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SUIT_LEN};
 use super::ShapeRules;
 use crate::error::Error;
 use crate::tile::{Counts, KINDS};
@@ -39,8 +39,8 @@ pub(crate) const ORPHAN_MASK: u64 =
 /// per batch.
 #[derive(Clone, Copy)]
 pub(crate) struct Checker {
-    pub suit: &'static [u8],
-    pub honor: &'static [u8],
+    pub suit: &'static [u8; SUIT_LEN],
+    pub honor: &'static [u8; HONOR_LEN],
     /// The wild kinds, `n_wild` of them used.
     pub wild: [usize; 2],
     pub n_wild: usize,
@@ -116,8 +116,15 @@ impl Checker {
     fn prepare(&self, c: &Counts, n_melds: usize) -> Prepared {
         let sc = self.scan(c);
         let valid = sc.counts_ok & (n_melds <= 4) & (sc.tiles + 3 * n_melds.min(5) as u32 == 14);
-        // An invalid hand's keys may lie outside the tables: look up 0.
-        let keys = sc.keys.map(|k| k * valid as u32);
+        // An invalid hand's keys may be anything: the look-ups mask them
+        // into the tables, and its verdict ignores what they read.
+        let slot = |[lo, hi]: [u32; 2]| SuitIndex::of_parts(lo, hi) as u32;
+        let keys = [
+            slot(sc.parts[0]),
+            slot(sc.parts[1]),
+            slot(sc.parts[2]),
+            sc.keys[3],
+        ];
         let mut other = false;
         if self.rules.seven_pairs {
             other |= sc.odd <= sc.w;
@@ -154,44 +161,63 @@ impl Checker {
             word(24),
             u16::from_le_bytes([c[32], c[33]]) as u64,
         ];
+        // Per-byte sums over the five words, added up across bytes once at
+        // the end (a multiply by ONES sums the bytes into the top one):
+        // cheaper than a population count per word, which baseline x86-64
+        // lacks.
         let mut over = 0u64;
-        let mut tiles = 0u32;
-        let mut odd = 0u32;
+        let mut tiles_v = 0u64;
+        let mut natural_v = 0u64;
+        let mut odd_v = 0u64;
         let mut outside = 0u64;
-        let mut three = 0u64;
-        let mut twos = 0u32;
         for i in 0..5 {
             let x = words[i];
             // A byte above 4 has bit 7 set in itself or in itself + 0x7b.
             over |= (x | x.wrapping_add(0x7b * ONES)) & HIGH;
-            tiles += (x.wrapping_mul(ONES) >> 56) as u32;
+            // Each byte ends at most 5 × 4 = 20 when the counts are valid.
+            tiles_v = tiles_v.wrapping_add(x);
             // Natural tiles (meaningful when every count is ≤ 4).
             let x = x & self.masks.natural[i];
-            odd += (x & ONES).count_ones();
+            natural_v = natural_v.wrapping_add(x);
+            odd_v += x & ONES;
             outside |= x & !ORPHAN_BYTES[i];
-            three |= x.wrapping_add(0x7d * ONES) & HIGH;
-            twos += (x & (2 * ONES)).count_ones();
         }
-        let mut w = 0i32;
-        for &t in &self.wild[..self.n_wild] {
-            w += c[t] as i32;
-        }
+        let byte_sum = |v: u64| (v.wrapping_mul(ONES) >> 56) as u32;
+        let tiles = byte_sum(tiles_v);
+        // Only hands whose natural tiles are all orphans (rare) look closer:
+        // none held 3 times, at most one held twice.
+        let orphans_fit = outside == 0 && {
+            let mut three = 0u64;
+            let mut twos_v = 0u64;
+            for (&x, &natural) in words.iter().zip(&self.masks.natural) {
+                let x = x & natural;
+                three |= x.wrapping_add(0x7d * ONES) & HIGH;
+                // Counts 2 and 3 have bit 1 set (4 does not).
+                twos_v += (x >> 1) & ONES;
+            }
+            three == 0 && byte_sum(twos_v) <= 1
+        };
+        let w = tiles.wrapping_sub(byte_sum(natural_v)) as i32;
         let m = &self.masks;
         let suit = |s: usize| {
-            swar_key8(word(9 * s) & m.key[s]) + (c[9 * s + 8] & m.ninth[s]) as u32 * POW5[8]
+            let (lo, hi) = swar_key4x2(word(9 * s) & m.key[s]);
+            [lo, hi + (c[9 * s + 8] & m.ninth[s]) as u32 * POW5[4]]
         };
+        let parts = [suit(0), suit(1), suit(2)];
+        let key = |[lo, hi]: [u32; 2]| lo + hi * POW5[4];
         Scan {
             keys: [
-                suit(0),
-                suit(1),
-                suit(2),
+                key(parts[0]),
+                key(parts[1]),
+                key(parts[2]),
                 swar_key8((word(26) & m.key[3]) >> 8),
             ],
+            parts,
             w,
             tiles,
             counts_ok: over == 0,
-            odd: odd as i32,
-            orphans_fit: outside == 0 && three == 0 && twos <= 1,
+            odd: byte_sum(odd_v) as i32,
+            orphans_fit,
         }
     }
 
@@ -219,7 +245,12 @@ impl Checker {
     /// The verdict on a prepared hand.
     #[inline(always)]
     fn finish(&self, p: &Prepared) -> bool {
-        let e = self.entries(&p.keys);
+        let e = [
+            self.suit[p.keys[0] as usize & (SUIT_LEN - 1)],
+            self.suit[p.keys[1] as usize & (SUIT_LEN - 1)],
+            self.suit[p.keys[2] as usize & (SUIT_LEN - 1)],
+            self.honor[p.keys[3] as usize & (HONOR_LEN - 1)],
+        ];
         (p.valid & (standard_need(&e) <= p.w)) | p.other
     }
 
@@ -250,11 +281,27 @@ impl Checker {
     #[inline(always)]
     pub(crate) fn entries(&self, keys: &[u32; 4]) -> [u8; 4] {
         [
-            self.suit[keys[0] as usize],
-            self.suit[keys[1] as usize],
-            self.suit[keys[2] as usize],
+            self.suit[SuitIndex::of(keys[0])],
+            self.suit[SuitIndex::of(keys[1])],
+            self.suit[SuitIndex::of(keys[2])],
             self.honor[keys[3] as usize],
         ]
+    }
+
+    /// The packed need entry of group `g` (0-2 suits, 3 honors) for `key`,
+    /// or 0 when `key` lies past the group's keys. A key whose digit sum
+    /// exceeds 14 reads a meaningless entry.
+    #[inline(always)]
+    pub(crate) fn entry(&self, g: usize, key: u32) -> u8 {
+        if g < 3 {
+            if key < 5 * POW5[8] {
+                self.suit[SuitIndex::of(key)]
+            } else {
+                0
+            }
+        } else {
+            self.honor.get(key as usize).copied().unwrap_or(0)
+        }
     }
 }
 
@@ -263,6 +310,8 @@ impl Checker {
 pub(crate) struct Scan {
     /// Natural group keys (meaningful when `counts_ok`).
     pub keys: [u32; 4],
+    /// The suit keys' low (ranks 1-4) and high (ranks 5-9) parts.
+    pub parts: [[u32; 2]; 3],
     /// Wild tiles held.
     pub w: i32,
     /// Tiles held (meaningful when `counts_ok`).
@@ -288,20 +337,28 @@ const ORPHAN_BYTES: [u64; 5] = {
     a
 };
 
-/// The base-5 value of 8 byte digits (lowest byte = lowest digit), by
-/// pairwise combination: 4 multiplies instead of 8.
+/// The base-5 values of the low and the high 4 byte digits of `x` (lowest
+/// byte = lowest digit), by pairwise combination.
 #[inline(always)]
-fn swar_key8(x: u64) -> u32 {
+fn swar_key4x2(x: u64) -> (u32, u32) {
     const M8: u64 = 0x00ff_00ff_00ff_00ff;
     const M16: u64 = 0x0000_ffff_0000_ffff;
     let a = (x & M8) + ((x >> 8) & M8) * 5;
     let b = (a & M16) + ((a >> 16) & M16) * 25;
-    ((b & 0xffff_ffff) + (b >> 32) * 625) as u32
+    ((b & 0xffff_ffff) as u32, (b >> 32) as u32)
+}
+
+/// The base-5 value of 8 byte digits (lowest byte = lowest digit).
+#[inline(always)]
+fn swar_key8(x: u64) -> u32 {
+    let (lo, hi) = swar_key4x2(x);
+    lo + hi * POW5[4]
 }
 
 /// A hand ready for its table loads.
 #[derive(Clone, Copy, Default)]
 struct Prepared {
+    /// The three suit table slots and the honor key.
     keys: [u32; 4],
     w: i32,
     valid: bool,
