@@ -1210,8 +1210,8 @@ impl<'a> Ctx<'a> {
         // lowers the shanten exactly when it lowers the deficiency.
         let special = b.special_improvers(&masks);
         let near = near & !masks.by_count[4];
-        for g in 0..4 {
-            let gm = near & GROUP_KINDS[g];
+        for (g, kinds) in GROUP_KINDS.iter().enumerate() {
+            let gm = near & kinds;
             if gm == 0 || (natural_t && g == gt) || *added_groups >> g & 1 == 1 {
                 continue;
             }
