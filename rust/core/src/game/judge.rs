@@ -16,6 +16,25 @@ use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
 use crate::waits::{waits_counts, Waits};
 use crate::wildcard::Wildcards;
 
+/// Set bits of a word that usually has few (no `popcnt` instruction is
+/// assumed on a generic x86-64 target).
+#[inline]
+fn sparse_ones(mut x: u64) -> u32 {
+    let mut n = 0;
+    while x != 0 {
+        x &= x - 1;
+        n += 1;
+    }
+    n
+}
+
+/// Set bits of a value below 16, from a table of nibbles.
+#[inline]
+fn nibble_ones(x: u64) -> u32 {
+    const ONES: u64 = 0x4332_3221_3221_2110;
+    (ONES >> ((x & 0xF) * 4) & 0xF) as u32
+}
+
 /// Word-wise summaries of one seat's concealed counts, which the table
 /// keeps in step with every change of a count so that a turn's questions
 /// need no pass over the 34 counts. `at_least[i]` has bit `k` set when
@@ -173,18 +192,20 @@ impl Judge {
     #[inline]
     fn isolated(&self, present: u64, single: u64) -> u32 {
         const SUITS: u64 = (1 << 27) - 1;
-        let mut n = (single & SUITS & !Judge::near(present)).count_ones();
+        let mut n = sparse_ones(single & SUITS & !Judge::near(present));
         let honors = single >> 27;
         if self.shape.wind_sets {
+            // A group counts when a single kind of it is held.
             let held = present >> 27;
-            if (held & 0xF).count_ones() == 1 {
-                n += (honors & 0xF).count_ones();
+            let (w, d) = (held & 0xF, held >> 4);
+            if w != 0 && w & (w - 1) == 0 {
+                n += nibble_ones(honors & 0xF);
             }
-            if (held >> 4).count_ones() == 1 {
-                n += (honors >> 4).count_ones();
+            if d != 0 && d & (d - 1) == 0 {
+                n += nibble_ones(honors >> 4);
             }
         } else {
-            n += honors.count_ones();
+            n += nibble_ones(honors & 0xF) + nibble_ones(honors >> 4);
         }
         n
     }
@@ -248,35 +269,130 @@ impl Judge {
         let n_melds = hand.n_melds().min(4);
         let size = 14 - 3 * n_melds as i32;
         let blocks = 5 - n_melds as i32;
+        // Isolated tiles each take a block of their own; the closed form
+        // of the best split (j blocks for them, the rest for the others).
         let isolated = self.isolated(present, single) as i32;
         let rest = held - isolated;
-        let mut filled = 0;
-        for j in 0..=isolated.min(blocks) {
-            let capacity = if j == 0 {
-                3 * blocks - 1
-            } else {
-                3 * (blocks - j)
-            };
-            filled = filled.max(j + rest.min(capacity));
-        }
-        let mut lb = (size - filled - w).max(0) - 1;
+        let filled = Judge::isolated_filled(isolated, rest, blocks);
+        let standard = (size - filled - w).max(0) - 1;
+        let mut special = i32::MAX;
         if n_melds == 0 {
             if self.shape.seven_pairs {
-                lb = lb.min(6 - pairs - w);
+                special = special.min(6 - pairs - w);
             }
             if self.shape.thirteen_orphans {
                 const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F << 27;
-                let distinct = (present & ORPHANS).count_ones() as i32;
-                lb = lb.min(12 - distinct - w);
+                let distinct = sparse_ones(present & ORPHANS) as i32;
+                special = special.min(12 - distinct - w);
             }
         }
+        let lb = standard.min(special);
         if lb >= 1 {
             return lb.min(i32::from(i8::MAX)) as i8;
+        }
+        if special >= 1 {
+            // The second, dearer bound before the table look-ups.
+            let filled = self.component_filled(&hand.concealed, present, blocks);
+            let lb = ((size - filled - w).max(0) - 1).min(special);
+            if lb >= 1 {
+                return lb.min(i32::from(i8::MAX)) as i8;
+            }
         }
         // A table hand always has the complete size (checked by the
         // table's own bookkeeping), so the checked entry point's
         // validation is skipped.
         self.calc.shanten(&hand.concealed, hand.n_melds())
+    }
+
+    /// The most places of `blocks` blocks (sets and one pair) that
+    /// `isolated` tiles (each alone in its block) and `rest` other tiles
+    /// fill: the best over `j` blocks given to isolated tiles of `j +
+    /// min(rest, capacity of the others)`, the pair's block holding two.
+    /// For `j ≥ 1` that is `j + rest` while the other blocks hold the
+    /// rest, then `3 × blocks − 2j`, so the best `j` is where the rest
+    /// just fits, or one more.
+    #[inline]
+    fn isolated_filled(isolated: i32, rest: i32, blocks: i32) -> i32 {
+        let mut best = rest.min(3 * blocks - 1);
+        let top = isolated.min(blocks);
+        if top >= 1 {
+            let f = |j: i32| j + rest.min(3 * (blocks - j));
+            let fit = (blocks - (rest + 2) / 3).clamp(1, top);
+            best = best.max(f(fit));
+            if fit < top {
+                best = best.max(f(fit + 1));
+            }
+        }
+        best
+    }
+
+    /// The most natural tiles (counts `c`, kinds `present`) that `blocks`
+    /// blocks (sets and one pair) can hold: the tiles of a block are
+    /// pairwise near (same kind, suit neighbours within two ranks, or one
+    /// 风嘴子 group), so a block lies within one component of the "near"
+    /// relation, and a component of `n` tiles fills at most `min(n, 3k)`
+    /// places with `k` blocks. Its blocks gain 3, 3, …, then `n mod 3`;
+    /// the best `blocks` gains over all components bound the filled
+    /// places, less one when every chosen block gains 3 (the pair holds
+    /// two). A stronger form of the isolated-tile count, dearer to
+    /// compute.
+    fn component_filled(&self, c: &crate::tile::Counts, present: u64, blocks: i32) -> i32 {
+        let (mut threes, mut twos, mut ones) = (0i32, 0i32, 0i32);
+        let mut add = |n: i32| {
+            threes += n / 3;
+            match n % 3 {
+                2 => twos += 1,
+                1 => ones += 1,
+                _ => {}
+            }
+        };
+        for suit in 0..3 {
+            let mut bits = present >> (9 * suit) & 0x1FF;
+            let (mut n, mut prev) = (0i32, -10i32);
+            while bits != 0 {
+                let r = bits.trailing_zeros() as i32;
+                bits &= bits - 1;
+                if r - prev > 2 && n > 0 {
+                    add(n);
+                    n = 0;
+                }
+                n += i32::from(c[9 * suit + r as usize]);
+                prev = r;
+            }
+            if n > 0 {
+                add(n);
+            }
+        }
+        let honors = present >> 27;
+        if self.shape.wind_sets {
+            let winds: i32 = (27..31)
+                .filter(|&k| honors >> (k - 27) & 1 == 1)
+                .map(|k| i32::from(c[k]))
+                .sum();
+            let dragons: i32 = (31..34)
+                .filter(|&k| honors >> (k - 27) & 1 == 1)
+                .map(|k| i32::from(c[k]))
+                .sum();
+            add(winds);
+            add(dragons);
+        } else {
+            let mut bits = honors;
+            while bits != 0 {
+                let k = 27 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                add(i32::from(c[k]));
+            }
+        }
+        let t = threes.min(blocks);
+        let mut left = blocks - t;
+        if left == 0 {
+            return 3 * blocks - 1;
+        }
+        let mut filled = 3 * t;
+        let tw = twos.min(left);
+        filled += 2 * tw;
+        left -= tw;
+        filled + ones.min(left)
     }
 
     /// A cheap proof that complete-size concealed counts with kind sets
@@ -551,6 +667,42 @@ mod tests {
             let tiles: i32 = c.iter().map(|&n| i32::from(n)).sum();
             let pairs: i32 = c.iter().map(|&n| i32::from(n / 2)).sum();
             assert_eq!((ks.tiles, ks.pairs), (tiles, pairs));
+        }
+    }
+
+    #[test]
+    fn isolated_filled_closed_form_equals_the_search() {
+        for blocks in 1..=5 {
+            for isolated in 0..=14 {
+                for rest in 0..=14 {
+                    let mut filled = 0;
+                    for j in 0..=isolated.min(blocks) {
+                        let capacity = if j == 0 {
+                            3 * blocks - 1
+                        } else {
+                            3 * (blocks - j)
+                        };
+                        filled = filled.max(j + rest.min(capacity));
+                    }
+                    assert_eq!(
+                        Judge::isolated_filled(isolated, rest, blocks),
+                        filled,
+                        "{isolated} {rest} {blocks}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bit_counts_equal_count_ones() {
+        for x in 0..16u64 {
+            assert_eq!(nibble_ones(x), x.count_ones());
+        }
+        let mut r = Rng(5);
+        for _ in 0..10_000 {
+            let x = r.below(u64::MAX) & r.below(u64::MAX);
+            assert_eq!(sparse_ones(x), x.count_ones());
         }
     }
 }
