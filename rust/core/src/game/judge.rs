@@ -12,8 +12,8 @@ use crate::shanten::Calculator;
 use crate::shape::win::Checker;
 use crate::shape::ShapeRules;
 use crate::tile::Tile;
-use crate::ting::{can_declare_ting, may_win, ting_kong_allowed};
-use crate::waits::{waits_counts, Waits};
+use crate::ting::{may_win, ting_kong_allowed, worth_ting};
+use crate::waits::{waits_counts, waits_unchecked, Waits};
 use crate::wildcard::Wildcards;
 
 /// Set bits of a word that usually has few (no `popcnt` instruction is
@@ -411,16 +411,33 @@ impl Judge {
 
     /// Whether the hand (14-type, the drawn tile included) may declare
     /// ting discarding `k` face down.
+    /// The table asks only about a held kind of a complete-size hand, so
+    /// the checked entry point's validation is skipped; a test compares
+    /// the two on the table's hands.
     pub(crate) fn can_declare(&self, hand: &Hand, k: Tile) -> bool {
-        can_declare_ting(hand, k, &self.wilds, &self.rules).unwrap_or(false)
+        if !self.rules.ting_required || hand.concealed[k.index()] == 0 {
+            return false;
+        }
+        let mut rest = *hand;
+        rest.concealed[k.index()] -= 1;
+        let w = waits_unchecked(
+            &self.checker,
+            &rest.concealed,
+            rest.n_melds(),
+            &rest.all_counts(),
+        );
+        worth_ting(&w, &self.rules)
     }
 
-    fn lacks_a_suit(hand: &Hand, extra: Option<Tile>) -> bool {
-        let mut c = hand.all_counts();
-        if let Some(t) = extra {
-            c[t.index()] += 1;
-        }
-        (0..3).any(|s| c[s * 9..s * 9 + 9].iter().all(|&n| n == 0))
+    /// Sichuan 缺一门: whether the hand (concealed kinds `held`, melds,
+    /// plus the kinds of `extra`) holds no tile of some suit.
+    #[inline]
+    fn lacks_a_suit(hand: &Hand, held: u64, extra: u64) -> bool {
+        let kinds = hand
+            .melds()
+            .iter()
+            .fold(held | extra, |k, m| k | 1 << m.tile.index());
+        (0..3).any(|s| kinds >> (9 * s) & 0x1FF == 0)
     }
 
     /// May this hand (14-type, kind sets `sets`) win by self-draw,
@@ -436,13 +453,16 @@ impl Judge {
         if self.rules.ting_required && (!ting || drawn.is_none()) {
             return false;
         }
-        if self.surely_not_win(sets.held(), sets.single(), hand.n_melds())
+        // Sichuan's 缺一门 first: it is the cheapest refusal.
+        let sichuan = self.rules.family == Family::Sichuan;
+        if (sichuan && !Judge::lacks_a_suit(hand, sets.held(), 0))
+            || self.surely_not_win(sets.held(), sets.single(), hand.n_melds())
             || !self.checker.is_win(&hand.concealed, hand.n_melds())
         {
             return false;
         }
         if !self.rules.ting_required {
-            return self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, None);
+            return true;
         }
         let Some(t) = drawn else {
             return false;
@@ -471,10 +491,13 @@ impl Judge {
         if self.rules.ting_required && (!ting || !may_win(&self.rules, t.points(), false)) {
             return false;
         }
+        let b = 1u64 << t.index();
+        if self.rules.family == Family::Sichuan && !Judge::lacks_a_suit(hand, sets.held(), b) {
+            return false;
+        }
         if !self.may_complete(hand, sets.held(), t) {
             return false;
         }
-        let b = 1u64 << t.index();
         let held = sets.held();
         let single = if held & b == 0 {
             sets.single() | b
@@ -486,10 +509,7 @@ impl Judge {
         }
         let mut c = hand.concealed;
         c[t.index()] += 1;
-        if !self.checker.is_win(&c, hand.n_melds()) {
-            return false;
-        }
-        self.rules.family != Family::Sichuan || Judge::lacks_a_suit(hand, Some(t))
+        self.checker.is_win(&c, hand.n_melds())
     }
 
     /// A necessary condition for `t` to complete a hand (kinds `held`)

@@ -855,6 +855,14 @@ impl Game {
                 q.push(s, o);
             }
         }
+        if q.done() && !rob {
+            // Nobody to ask: what resolving the empty queue does.
+            self.phase = Phase::Draw {
+                seat: next(from),
+                replacement: None,
+            };
+            return;
+        }
         self.queue = q;
         self.phase = Phase::Respond { from, tile, rob };
     }
@@ -1223,6 +1231,19 @@ mod tests {
                 while !g.is_over() {
                     for s in 0..4 {
                         assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
+                    }
+                    if let (Phase::Turn { seat, .. }, true) = (g.phase, seed < 40) {
+                        // The judge's unchecked ting question agrees with
+                        // the checked one on every kind of the table's hands.
+                        let hand = g.hands[seat as usize];
+                        for t in Tile::all() {
+                            assert_eq!(
+                                g.judge.can_declare(&hand, t),
+                                crate::ting::can_declare_ting(&hand, t, &g.judge.wilds, rules)
+                                    .unwrap_or(false),
+                                "{hand:?} {t}"
+                            );
+                        }
                     }
                     let mut legal: Vec<Action> = g.legal_actions().iter().collect();
                     if legal.len() > 1 {
