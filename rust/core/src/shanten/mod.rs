@@ -348,13 +348,16 @@ pub(crate) fn halves(g: &GroupLanes) -> (Lanes, Lanes) {
 /// from the two [`halves`].
 #[inline(always)]
 fn standard_of_halves(ab: &Lanes, cd: &Lanes, sets: usize) -> u8 {
-    let mut best = u8::MAX;
+    // Bounded so that the lane indices need no checks; sums in 16 bits
+    // need no saturation.
+    let sets = sets.min(4);
+    let mut best = u16::MAX;
     for k in 0..=sets {
         best = best
-            .min(ab[k].saturating_add(cd[P1 + sets - k]))
-            .min(ab[P1 + k].saturating_add(cd[sets - k]));
+            .min(ab[k] as u16 + cd[P1 + sets - k] as u16)
+            .min(ab[P1 + k] as u16 + cd[sets - k] as u16);
     }
-    best
+    best.min(u8::MAX as u16) as u8
 }
 
 /// The 34 counts as four little-endian words of 8 counts and the 2 left.
