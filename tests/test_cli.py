@@ -75,6 +75,22 @@ def test_bench_runs_on_a_few_hands(capsys: pytest.CaptureFixture[str]) -> None:
     for task in ("is_win (0 wild)", "waits (2 wild)", "shanten (1 wild)"):
         assert task in out
     assert "threads=2" in out
+    assert out.count("Rust core batch") == 9  # 3 tasks x 0/1/2 wild kinds
+
+
+def test_core_timing_runs_the_batch_and_refuses_unknown_tasks() -> None:
+    import numpy as np
+    from koudian import _core
+    from koudian._bench import make_counts
+
+    counts = make_counts(2000, size=14)
+    assert 0.0 < _core._time_batch("is_win", counts, wildcards=(31,)) < 5.0
+    assert _core._time_batch("shanten", make_counts(500, size=13)) > 0.0
+    with pytest.raises(ValueError, match="task must be"):
+        _core._time_batch("riichi", counts)
+    bad = np.zeros((3, 34), dtype=np.int64)
+    with pytest.raises(ValueError, match="uint8"):
+        _core._time_batch("is_win", bad)
 
 
 def test_python_dash_m() -> None:

@@ -331,6 +331,17 @@ def shanten_batch(
 ) -> npt.NDArray[np.int8]:
     """``shanten`` of every row: an ``(N,)`` int8 array."""
 
+def _time_batch(
+    task: str,
+    counts: npt.NDArray[np.uint8],
+    *,
+    wildcards: WildLike = (),
+    rules: RulesLike = "shanxi",
+) -> float:
+    """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
+    ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
+    inside Rust: the "Rust core" line of ``koudian bench``."""
+
 # -- discards and ting (报听) --------------------------------------------
 
 class DiscardOption:

@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod bench;
 mod errors;
 mod game;
 mod hand;
@@ -29,5 +30,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     score::register(m)?;
     ting::register(m)?;
     game::register(m)?;
+    bench::register(m)?;
     Ok(())
 }
