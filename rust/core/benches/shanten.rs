@@ -8,24 +8,9 @@
 //!
 //! Run: `cargo bench -p koudian-core --bench shanten`.
 //!
-//! Measured 2026-11-29 on the shared 2-core build VM (AMD EPYC) with a
-//! load average of 8-11 (3-5 runnable processes per core), so absolute
-//! figures are several times below an idle core; read them against the
-//! `baseline_is_win_batch` line of the same run:
-//!
-//! | bench (100k hands, 1 thread)   | hands/s     | vs is_win baseline |
-//! |--------------------------------|-------------|--------------------|
-//! | is_win_batch (baseline)        | 9.6 M       | 1                  |
-//! | shanten_batch, no wild         | 2.5 M       | 0.26               |
-//! | shanten_batch, 1 wild kind     | 3.1 M       | 0.32               |
-//! | shanten_batch, 2 wild kinds    | 2.8 M       | 0.29               |
-//! | shanten_counts, single calls   | 2.9 M       | 0.30               |
-//! | discard_options, 14 tiles      | 0.31-0.37 M | 2.7-3.3 µs/hand    |
-//!
-//! Process CPU time (`perf stat -e task-clock`, which excludes time spent
-//! waiting for a core but not cache sharing) gave about 110-150 ns per
-//! 13-tile hand without wildcards, i.e. 7-9 M hands/s on one core, and
-//! about 45-65 ns per `is_win` check.
+//! Figures, with the load at the time and the ratios against the
+//! `baseline_is_win_batch` line of the same run, are kept in
+//! docs/performance.md (a copy here would go stale).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use koudian_core::discard::discard_options;

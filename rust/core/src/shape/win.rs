@@ -18,11 +18,12 @@
 //!   missing kinds and the pair.
 //!
 //! Cost: one pass over the counts read as 64-bit words (validity, size,
-//! group keys, odd kinds, thirteen-orphans fit, all without branches),
-//! then four table loads; a batch prepares 32 hands before loading their
-//! entries so that the loads overlap (throughput in `benches/win.rs`).
-//! The tables take about 2.1 MB and are built on the first call (see
-//! [`super::tables`]).
+//! group keys, odd kinds, all without branches; the thirteen-orphans fit
+//! is looked at only when every natural tile is an orphan), then four
+//! table loads; a batch prepares 32 hands before loading their entries so
+//! that the loads overlap. About 280 instructions per hand in a batch
+//! (callgrind; throughput in `benches/win.rs`). The tables take 0.77 MB
+//! and are built on the first call (see [`super::tables`]).
 
 use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SUIT_LEN};
 use super::ShapeRules;
