@@ -639,7 +639,7 @@ impl Groups {
             if !e.valid || e.counts != key {
                 e.valid = true;
                 e.counts = key;
-                e.lanes = calc.group_lanes(natural, g);
+                e.lanes = calc.group_lanes_of(g, &key);
                 e.rem_ok = 0;
                 e.add_ok = 0;
                 e.swap_ok = [0; 9];
@@ -665,21 +665,22 @@ impl Groups {
         let g = group_of(k);
         let i = k - group_span(g).0;
         let e = self.entry(natural, g);
+        let mut key = e.counts;
         let (slots, ok) = if add {
             (&mut e.add, &mut e.add_ok)
         } else {
             (&mut e.rem, &mut e.rem_ok)
         };
-        let fresh = || {
-            let mut c = *natural;
-            c[k] = if add { c[k] + 1 } else { c[k] - 1 };
-            calc.group_lanes(&c, g)
-        };
         if *ok >> i & 1 == 0 {
-            slots[i] = fresh();
+            key[i] = if add { key[i] + 1 } else { key[i] - 1 };
+            slots[i] = calc.group_lanes_of(g, &key);
             *ok |= 1 << i;
         }
-        debug_assert_eq!(needs_of(&slots[i]), needs_of(&fresh()));
+        debug_assert_eq!(needs_of(&slots[i]), {
+            let mut c = *natural;
+            c[k] = if add { c[k] + 1 } else { c[k] - 1 };
+            needs_of(&calc.group_lanes(&c, g))
+        });
         slots[i]
     }
 
@@ -693,17 +694,19 @@ impl Groups {
         let lo = group_span(g).0;
         let (i, j) = (t - lo, k - lo);
         let e = self.entry(natural, g);
-        let fresh = || {
+        if e.swap_ok[i] >> j & 1 == 0 {
+            let mut key = e.counts;
+            key[i] -= 1;
+            key[j] += 1;
+            e.swap[i][j] = calc.group_lanes_of(g, &key);
+            e.swap_ok[i] |= 1 << j;
+        }
+        debug_assert_eq!(needs_of(&e.swap[i][j]), {
             let mut c = *natural;
             c[t] -= 1;
             c[k] += 1;
-            calc.group_lanes(&c, g)
-        };
-        if e.swap_ok[i] >> j & 1 == 0 {
-            e.swap[i][j] = fresh();
-            e.swap_ok[i] |= 1 << j;
-        }
-        debug_assert_eq!(needs_of(&e.swap[i][j]), needs_of(&fresh()));
+            needs_of(&calc.group_lanes(&c, g))
+        });
         e.swap[i][j]
     }
 }

@@ -443,3 +443,18 @@ fn thirteen_orphans_deficiency(c: &Counts) -> u8 {
 
 /// Lane of `need[0][1]` in the vector layout of a group's needs.
 pub(crate) const PAIR_LANE: usize = P1;
+
+impl Calculator {
+    /// The needs of group `g` (0-2 suits, 3 honors) from that group's own
+    /// counts (`counts[..9]` for a suit, `counts[..7]` for the honors), in
+    /// the vector layout: a one-tile change looks up without copying the
+    /// whole hand.
+    #[inline(always)]
+    pub(crate) fn group_lanes_of(&self, g: usize, counts: &[u8; 9]) -> Lanes {
+        if g < 3 {
+            suit_needs(counts, self.capped)
+        } else {
+            self.honors.needs(&counts[..7])
+        }
+    }
+}
