@@ -16,16 +16,14 @@ use crate::ting::{may_win, ting_kong_allowed, worth_ting};
 use crate::waits::{waits_counts, waits_unchecked, Waits};
 use crate::wildcard::Wildcards;
 
-/// Set bits of a word that usually has few (no `popcnt` instruction is
-/// assumed on a generic x86-64 target).
+/// Set bits of a word, branch-free (no `popcnt` instruction is assumed
+/// on a generic x86-64 target, and a loop over the bits mispredicts).
 #[inline]
-fn sparse_ones(mut x: u64) -> u32 {
-    let mut n = 0;
-    while x != 0 {
-        x &= x - 1;
-        n += 1;
-    }
-    n
+fn ones(x: u64) -> u32 {
+    let x = x - (x >> 1 & 0x5555_5555_5555_5555);
+    let x = (x & 0x3333_3333_3333_3333) + (x >> 2 & 0x3333_3333_3333_3333);
+    let x = (x + (x >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    (x.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
 }
 
 /// Set bits of a value below 16, from a table of nibbles.
@@ -192,7 +190,7 @@ impl Judge {
     #[inline]
     fn isolated(&self, present: u64, single: u64) -> u32 {
         const SUITS: u64 = (1 << 27) - 1;
-        let mut n = sparse_ones(single & SUITS & !Judge::near(present));
+        let mut n = ones(single & SUITS & !Judge::near(present));
         let honors = single >> 27;
         if self.shape.wind_sets {
             // A group counts when a single kind of it is held.
@@ -282,7 +280,7 @@ impl Judge {
             }
             if self.shape.thirteen_orphans {
                 const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F << 27;
-                let distinct = sparse_ones(present & ORPHANS) as i32;
+                let distinct = ones(present & ORPHANS) as i32;
                 special = special.min(12 - distinct - w);
             }
         }
@@ -337,52 +335,53 @@ impl Judge {
     /// two). A stronger form of the isolated-tile count, dearer to
     /// compute.
     fn component_filled(&self, c: &crate::tile::Counts, present: u64, blocks: i32) -> i32 {
-        let (mut threes, mut twos, mut ones) = (0i32, 0i32, 0i32);
-        let mut add = |n: i32| {
-            threes += n / 3;
-            match n % 3 {
-                2 => twos += 1,
-                1 => ones += 1,
-                _ => {}
+        // Per component size n (a hand holds at most 14 natural tiles):
+        // n / 3 in bits 0-7, [n % 3 == 1] in bits 8-15, [n % 3 == 2] in
+        // bits 16-23, so that sums over components stay packed.
+        const GAINS: [u32; 16] = {
+            let mut t = [0u32; 16];
+            let mut n = 0;
+            while n < 16 {
+                t[n] = (n / 3) as u32
+                    | if n % 3 == 1 { 1 << 8 } else { 0 }
+                    | if n % 3 == 2 { 1 << 16 } else { 0 };
+                n += 1;
             }
+            t
         };
+        let gain = |n: u32| GAINS[n.min(15) as usize];
+        let mut acc = 0u32;
+        // Branch-free over the 9 ranks of each suit (the components'
+        // shapes are random, so a loop over them mispredicts): a
+        // component starts at a held rank with no held rank one or two
+        // below, and closing it there adds its gains.
         for suit in 0..3 {
-            let mut bits = present >> (9 * suit) & 0x1FF;
-            let (mut n, mut prev) = (0i32, -10i32);
-            while bits != 0 {
-                let r = bits.trailing_zeros() as i32;
-                bits &= bits - 1;
-                if r - prev > 2 && n > 0 {
-                    add(n);
-                    n = 0;
-                }
-                n += i32::from(c[9 * suit + r as usize]);
-                prev = r;
+            let p = present >> (9 * suit) & 0x1FF;
+            let start = p & !(p << 1 | p << 2);
+            let mut n = 0u32;
+            for r in 0..9 {
+                let held = (p >> r & 1) as u32;
+                let st = (start >> r & 1) as u32;
+                acc += gain(n) * st;
+                n = n * (1 - st) + u32::from(c[9 * suit + r]) * held;
             }
-            if n > 0 {
-                add(n);
-            }
+            acc += gain(n);
         }
-        let honors = present >> 27;
+        let honors = (present >> 27) as u32;
+        let count = |k: usize| u32::from(c[27 + k]) * (honors >> k & 1);
         if self.shape.wind_sets {
-            let winds: i32 = (27..31)
-                .filter(|&k| honors >> (k - 27) & 1 == 1)
-                .map(|k| i32::from(c[k]))
-                .sum();
-            let dragons: i32 = (31..34)
-                .filter(|&k| honors >> (k - 27) & 1 == 1)
-                .map(|k| i32::from(c[k]))
-                .sum();
-            add(winds);
-            add(dragons);
+            acc += gain(count(0) + count(1) + count(2) + count(3));
+            acc += gain(count(4) + count(5) + count(6));
         } else {
-            let mut bits = honors;
-            while bits != 0 {
-                let k = 27 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                add(i32::from(c[k]));
+            for k in 0..7 {
+                acc += gain(count(k));
             }
         }
+        let (threes, ones, twos) = (
+            (acc & 0xFF) as i32,
+            (acc >> 8 & 0xFF) as i32,
+            (acc >> 16 & 0xFF) as i32,
+        );
         let t = threes.min(blocks);
         let mut left = blocks - t;
         if left == 0 {
@@ -721,8 +720,9 @@ mod tests {
         }
         let mut r = Rng(5);
         for _ in 0..10_000 {
-            let x = r.below(u64::MAX) & r.below(u64::MAX);
-            assert_eq!(sparse_ones(x), x.count_ones());
+            let x = r.below(u64::MAX) << 33 ^ r.below(u64::MAX) ^ r.below(u64::MAX) << 17;
+            assert_eq!(ones(x), x.count_ones());
         }
+        assert_eq!(ones(u64::MAX), 64);
     }
 }

@@ -814,12 +814,8 @@ impl Game {
         // and nobody holds two of it, so nobody is asked (what resolving
         // an empty queue would do).
         if self.rules.ting_required && !rob && self.ting == [false; 4] {
-            let mut two = 0;
-            for (s, sets) in self.sets.iter().enumerate() {
-                if s != from as usize {
-                    two |= sets.two();
-                }
-            }
+            let other = |i: u8| self.sets[((from + i) & 3) as usize].two();
+            let two = other(1) | other(2) | other(3);
             if two >> tile.index() & 1 == 0 {
                 self.phase = Phase::Draw {
                     seat: next(from),
