@@ -6,7 +6,7 @@
 mod shape_reference;
 
 use koudian_core::hand::Hand;
-use koudian_core::shape::{is_win, is_win_batch, ShapeRules};
+use koudian_core::shape::{is_win, is_win_batch, is_win_batch_checked, ShapeRules};
 use koudian_core::tile::{counts_of, parse, Counts, Tile};
 use koudian_core::Wildcards;
 use proptest::prelude::*;
@@ -301,6 +301,16 @@ fn batch_matches_single_calls_for_any_thread_count() {
         assert_eq!(one[i], is_win(&hands[i], melds[i] as usize, &w, &rules));
     }
     assert!(!one[3] && !one[4]);
+    // The checked form flags the two bad rows' batch, and only it.
+    for threads in [1, 2] {
+        let mut out = vec![false; hands.len()];
+        let ok = is_win_batch_checked(&hands, &melds, &w, &rules, &mut out, threads).unwrap();
+        assert!(!ok);
+        assert_eq!(out, one);
+        let ok = is_win_batch_checked(&hands[5..], &melds[5..], &w, &rules, &mut out[5..], threads)
+            .unwrap();
+        assert!(ok, "threads = {threads}");
+    }
     for threads in [0, 2, 3, 7] {
         let mut out = vec![false; hands.len()];
         is_win_batch(&hands, &melds, &w, &rules, &mut out, threads).unwrap();

@@ -220,7 +220,7 @@ fn is_win_batch<'py>(
         let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            let r = shape::is_win_batch(
+            let r = shape::is_win_batch_checked(
                 as_counts(data),
                 n_melds.as_slice(),
                 &wilds,
@@ -228,15 +228,18 @@ fn is_win_batch<'py>(
                 slots,
                 threads,
             );
-            // An invalid row reads as `false`: only those rows need checking.
-            check_rows_where(
-                data,
-                &n_melds,
-                |t, m| t + 3 * m == 14,
-                "14 - 3 × melds",
-                |row| !slots[row],
-            )?;
-            Ok(r)
+            // An invalid row reads as `false`: only those rows need checking,
+            // and only when the core saw one.
+            if let Ok(false) = r {
+                check_rows_where(
+                    data,
+                    &n_melds,
+                    |t, m| t + 3 * m == 14,
+                    "14 - 3 × melds",
+                    |row| !slots[row],
+                )?;
+            }
+            Ok(r.map(|_| ()))
         })
         .map_err(crate::batch::RowError::into_py)?
         .map_err(to_py)?;

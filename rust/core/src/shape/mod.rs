@@ -9,7 +9,7 @@ pub(crate) mod tables;
 pub(crate) mod win;
 
 pub use decompose::decompose;
-pub use win::{is_win, is_win_batch};
+pub use win::{is_win, is_win_batch, is_win_batch_checked};
 
 use crate::ruleset::Ruleset;
 use crate::tile::Tile;

@@ -31,6 +31,7 @@ use crate::error::Error;
 use crate::tile::{Counts, KINDS};
 use crate::wildcard::Wildcards;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Bit `i` set for each thirteen-orphans kind.
 pub(crate) const ORPHAN_MASK: u64 =
@@ -255,10 +256,12 @@ impl Checker {
         (p.valid & (standard_need(&e) <= p.w)) | p.other
     }
 
-    /// Checks rows `c` into `out` in chunks (see [`Checker::prepare`]).
+    /// Checks rows `c` into `out` in chunks (see [`Checker::prepare`]);
+    /// returns whether every row was a valid hand.
     #[inline]
-    fn check_rows(&self, c: &[Counts], n_melds: &[u8], out: &mut [bool]) {
+    fn check_rows(&self, c: &[Counts], n_melds: &[u8], out: &mut [bool]) -> bool {
         const CHUNK: usize = 32;
+        let mut all_valid = true;
         let mut pre = [Prepared::default(); CHUNK];
         for (i, (cc, oc)) in c.chunks(CHUNK).zip(out.chunks_mut(CHUNK)).enumerate() {
             if n_melds.len() == 1 {
@@ -274,8 +277,10 @@ impl Checker {
             }
             for (r, p) in oc.iter_mut().zip(&pre) {
                 *r = self.finish(p);
+                all_valid &= p.valid;
             }
         }
+        all_valid
     }
 
     /// The packed need entry of each group.
@@ -503,17 +508,43 @@ pub fn is_win_batch(
     out: &mut [bool],
     threads: usize,
 ) -> Result<(), Error> {
+    is_win_batch_checked(counts, n_melds, wilds, rules, out, threads).map(|_| ())
+}
+
+/// [`is_win_batch`], also telling whether every row was a valid hand (a
+/// count above 4, more than 4 melds or a wrong size makes a row invalid,
+/// and its answer `false`). Found in the same pass, so that a caller who
+/// must report bad rows looks for them only when there are some.
+///
+/// ```
+/// use koudian_core::{shape::{is_win_batch_checked, ShapeRules}, tile::{parse, counts_of}, Wildcards};
+/// let good = counts_of(&parse("123m456p789s11122z").unwrap()).unwrap();
+/// let mut out = [false; 2];
+/// let all_valid = is_win_batch_checked(&[good, [0; 34]], &[0], &Wildcards::NONE, &ShapeRules::ALL, &mut out, 1).unwrap();
+/// assert_eq!((out, all_valid), ([true, false], false));
+/// ```
+pub fn is_win_batch_checked(
+    counts: &[Counts],
+    n_melds: &[u8],
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    out: &mut [bool],
+    threads: usize,
+) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "is_win_batch")?;
     let checker = Checker::new(wilds, rules);
+    let all_valid = AtomicBool::new(true);
     run_chunks(counts, out, threads, |start, c, o| {
         let m = if n_melds.len() == 1 {
             n_melds
         } else {
             &n_melds[start..start + c.len()]
         };
-        checker.check_rows(c, m, o);
+        if !checker.check_rows(c, m, o) {
+            all_valid.store(false, Ordering::Relaxed);
+        }
     });
-    Ok(())
+    Ok(all_valid.into_inner())
 }
 
 const _: () = assert!(KINDS == 34);
