@@ -128,15 +128,12 @@ impl SplitMix {
 impl Agent for RandomAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         // Uniform over the legal actions in index order, Leave dropped
-        // unless it is the only one. Counted word by word (most words are
-        // empty: a turn's actions sit in the first, a claim's in the last)
-        // so that each word is counted once.
+        // unless it is the only one. Branch-free where the data is random
+        // (a mispredicted branch costs more than the arithmetic).
         const LEAVE: u64 = 1 << (N_LEAVE - 128);
         let mut words = view.legal().0;
-        let ones = |x: u64| if x == 0 { 0 } else { x.count_ones() };
-        let mut counts = words.map(ones);
-        let n = counts[0] + counts[1] + counts[2];
-        if n > 1 && words[2] & LEAVE != 0 {
+        let mut counts = words.map(u64::count_ones);
+        if counts[0] + counts[1] + counts[2] > 1 && words[2] & LEAVE != 0 {
             words[2] &= !LEAVE;
             counts[2] -= 1;
         }
@@ -144,11 +141,7 @@ impl Agent for RandomAgent {
         let mut r = self.rng.below(n.max(1));
         for (w, (&word, &c)) in words.iter().zip(&counts).enumerate() {
             if r < c {
-                let mut x = word;
-                for _ in 0..r {
-                    x &= x - 1;
-                }
-                return Action::from_index(w * 64 + x.trailing_zeros() as usize)
+                return Action::from_index(w * 64 + select(word, r) as usize)
                     .unwrap_or(Action::Pass);
             }
             r -= c;
@@ -158,6 +151,74 @@ impl Agent for RandomAgent {
 
     fn reset(&mut self, seed: u64) {
         self.rng = SplitMix(seed);
+    }
+}
+
+/// The position of the `r`-th set bit (from 0, lowest first) of `x`,
+/// which has more than `r` set bits; branch-free: byte counts, their
+/// running sums compared with `r` lane-wise, then a table within the
+/// byte.
+#[inline]
+fn select(x: u64, r: u32) -> u32 {
+    const L: u64 = 0x0101_0101_0101_0101;
+    const H: u64 = 0x8080_8080_8080_8080;
+    /// `IN_BYTE[b * 8 + k]`: the position of the `k`-th set bit of byte `b`.
+    const IN_BYTE: [u8; 2048] = {
+        let mut t = [0u8; 2048];
+        let mut b = 0;
+        while b < 256 {
+            let mut k = 0;
+            let mut i = 0;
+            while i < 8 {
+                if b >> i & 1 == 1 {
+                    t[b * 8 + k] = i as u8;
+                    k += 1;
+                }
+                i += 1;
+            }
+            b += 1;
+        }
+        t
+    };
+    let s = x - (x >> 1 & 0x5555_5555_5555_5555);
+    let s = (s & 0x3333_3333_3333_3333) + (s >> 2 & 0x3333_3333_3333_3333);
+    let s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // Byte i: set bits in bytes 0..=i (at most 64, below 0x80).
+    let upto = s.wrapping_mul(L);
+    // High bit of lane i set when r >= upto_i: the bytes wholly before
+    // the wanted bit.
+    let before = ((u64::from(r) * L | H) - upto) & H;
+    let byte = ((before >> 7).wrapping_mul(L) >> 56) as u32;
+    let skipped = ((upto << 8) >> (8 * byte) & 0xFF) as u32;
+    let b = (x >> (8 * byte) & 0xFF) as usize;
+    8 * byte + u32::from(IN_BYTE[b * 8 + ((r - skipped) as usize & 7)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select;
+
+    #[test]
+    fn select_finds_the_rth_set_bit() {
+        let mut z = 0x1234_5678_9ABC_DEF0u64;
+        for i in 0..20_000u32 {
+            z ^= z << 13;
+            z ^= z >> 7;
+            z ^= z << 17;
+            // Sparse and dense words, and every rank of each.
+            let x = match i % 3 {
+                0 => z,
+                1 => z & z >> 3,
+                _ => z | z << 5,
+            };
+            let mut rest = x;
+            for r in 0..x.count_ones() {
+                assert_eq!(select(x, r), rest.trailing_zeros(), "{x:#x} {r}");
+                rest &= rest - 1;
+            }
+        }
+        assert_eq!(select(u64::MAX, 63), 63);
+        assert_eq!(select(1 << 63, 0), 63);
     }
 }
 
