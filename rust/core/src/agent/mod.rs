@@ -187,11 +187,30 @@ fn select(x: u64, r: u32) -> u32 {
     let upto = s.wrapping_mul(L);
     // High bit of lane i set when r >= upto_i: the bytes wholly before
     // the wanted bit.
-    let before = ((u64::from(r) * L | H) - upto) & H;
+    let before = (((u64::from(r) * L) | H) - upto) & H;
     let byte = ((before >> 7).wrapping_mul(L) >> 56) as u32;
     let skipped = ((upto << 8) >> (8 * byte) & 0xFF) as u32;
     let b = (x >> (8 * byte) & 0xFF) as usize;
     8 * byte + u32::from(IN_BYTE[b * 8 + ((r - skipped) as usize & 7)])
+}
+
+/// The dense index of [`Action::Leave`].
+const N_LEAVE: usize = Action::Leave.index();
+
+/// A built-in agent by name: `"random"` or `"greedy"`.
+///
+/// ```
+/// assert!(koudian_core::agent::builtin("random", 1).is_ok());
+/// assert!(koudian_core::agent::builtin("clever", 1).is_err());
+/// ```
+pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
+    match name {
+        "random" => Ok(Box::new(RandomAgent::new(seed))),
+        "greedy" => Ok(Box::new(GreedyAgent::new(seed))),
+        _ => Err(Error::InvalidRuleset(format!(
+            "unknown built-in agent {name:?} (available: \"random\", \"greedy\")"
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -219,24 +238,5 @@ mod tests {
         }
         assert_eq!(select(u64::MAX, 63), 63);
         assert_eq!(select(1 << 63, 0), 63);
-    }
-}
-
-/// The dense index of [`Action::Leave`].
-const N_LEAVE: usize = Action::Leave.index();
-
-/// A built-in agent by name: `"random"` or `"greedy"`.
-///
-/// ```
-/// assert!(koudian_core::agent::builtin("random", 1).is_ok());
-/// assert!(koudian_core::agent::builtin("clever", 1).is_err());
-/// ```
-pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
-    match name {
-        "random" => Ok(Box::new(RandomAgent::new(seed))),
-        "greedy" => Ok(Box::new(GreedyAgent::new(seed))),
-        _ => Err(Error::InvalidRuleset(format!(
-            "unknown built-in agent {name:?} (available: \"random\", \"greedy\")"
-        ))),
     }
 }
