@@ -338,9 +338,10 @@ struct Base {
     w: u8,
     sets: usize,
     groups: [Lanes; 4],
-    /// Min-plus product of the three groups other than `g`.
-    others: [Lanes; 4],
-    /// `others[g]` lined up for [`standard`] ([`partner_of`]).
+    /// Min-plus products of groups 0 × 1 and 2 × 3.
+    halves: [Lanes; 2],
+    /// The min-plus product of the three groups other than `g`, lined up
+    /// for [`standard`] ([`partner_of`]).
     partner: [Lanes; 4],
     pairs: u8,
     singles: u8,
@@ -387,7 +388,7 @@ impl Base {
             w,
             sets,
             groups: g,
-            others,
+            halves: [ab, cd],
             partner: others.map(|o| partner_of(&o, sets)),
             pairs,
             singles,
@@ -414,24 +415,23 @@ impl Base {
         let gk = group_of(k);
         b.groups[gk] = *rem;
         let g = &b.groups;
-        // `others[gk]` does not involve group `gk`: it stays.
+        let s = b.sets;
+        // The partner of group `gk` does not involve it: it stays. The
+        // products as in `from_groups`, the unchanged half reused.
         if gk < 2 {
-            let cd = combine(&g[2], &g[3]);
             let ab = combine(&g[0], &g[1]);
-            b.others[1 - gk] = combine(&g[gk], &cd);
-            b.others[2] = combine(&ab, &g[3]);
-            b.others[3] = combine(&ab, &g[2]);
+            let cd = b.halves[1];
+            b.partner[1 - gk] = partner_of(&combine(&g[gk], &cd), s);
+            b.partner[2] = partner_of(&combine(&ab, &g[3]), s);
+            b.partner[3] = partner_of(&combine(&ab, &g[2]), s);
+            b.halves[0] = ab;
         } else {
-            let ab = combine(&g[0], &g[1]);
+            let ab = b.halves[0];
             let cd = combine(&g[2], &g[3]);
-            b.others[0] = combine(&g[1], &cd);
-            b.others[1] = combine(&g[0], &cd);
-            b.others[5 - gk] = combine(&ab, &g[gk]);
-        }
-        for (j, (p, o)) in b.partner.iter_mut().zip(b.others.iter()).enumerate() {
-            if j != gk {
-                *p = partner_of(o, b.sets);
-            }
+            b.partner[0] = partner_of(&combine(&g[1], &cd), s);
+            b.partner[1] = partner_of(&combine(&g[0], &cd), s);
+            b.partner[5 - gk] = partner_of(&combine(&ab, &g[gk]), s);
+            b.halves[1] = cd;
         }
         b.pairs = b.pairs - (n >> 1) + (m >> 1);
         b.singles = b.singles - (n & 1) + (m & 1);
@@ -554,15 +554,16 @@ impl Base {
 /// most groups (and their one-tile changes) are looked up once for many
 /// decisions.
 ///
-/// Group needs depend only on the group's natural counts and on the table
-/// variant (capped at 4 copies or not, 风嘴子 or not), so an entry is keyed
-/// by exactly these and stays right across decisions, claims, kongs, hands
-/// and games: a different variant clears everything, different counts
-/// replace the group's entry. Debug builds check every value handed out
-/// against a fresh lookup.
+/// Group needs depend only on the group's natural counts and on the
+/// calculator's table variant ([`Calculator::group_variant`]: capped at 4
+/// copies or not, 风嘴子 or not), so an entry is keyed by exactly these and
+/// stays right across decisions, claims, kongs, hands and games: another
+/// variant clears everything, different counts replace the group's entry.
+/// Debug builds check every value handed out against a fresh lookup.
 #[derive(Clone, Default)]
 struct Groups {
-    /// `(capped, wind_sets)` of the entries, `None` before the first use.
+    /// [`Calculator::group_variant`] of the entries, `None` before the
+    /// first use.
     variant: Option<(bool, bool)>,
     entries: [GroupEntry; 4],
 }
@@ -605,9 +606,9 @@ fn group_span(g: usize) -> (usize, usize) {
 }
 
 impl Groups {
-    /// Makes the entries valid for `calc`'s table variant.
-    fn prepare(&mut self, wilds: &Wildcards, shape: &ShapeRules) {
-        let variant = Some((wilds.is_empty(), shape.wind_sets));
+    /// Makes the entries valid for `calc`.
+    fn prepare(&mut self, calc: &Calculator) {
+        let variant = Some(calc.group_variant());
         if self.variant != variant {
             *self = Groups {
                 variant,
@@ -808,9 +809,10 @@ impl<'a> Ctx<'a> {
         let rules = game.rules();
         let wilds = game.wilds();
         let shape = ShapeRules::from(rules);
-        groups.prepare(&wilds, &shape);
         let hand = *game.hand(seat);
         let (min_self, min_discard) = rules.point_rule.minimums();
+        let calc = Calculator::new(&wilds, &shape);
+        groups.prepare(&calc);
         let mut ctx = Ctx {
             game,
             groups,
@@ -818,7 +820,7 @@ impl<'a> Ctx<'a> {
             hand,
             wilds,
             shape,
-            calc: Calculator::new(&wilds, &shape),
+            calc,
             family: rules.family,
             ting_required: rules.ting_required,
             min_self,

@@ -457,4 +457,11 @@ impl Calculator {
             self.honors.needs(&counts[..7])
         }
     }
+
+    /// Everything besides the counts that the group needs depend on (the
+    /// table variant: capped at 4 copies, 风嘴子 sets), so that callers
+    /// may keep group needs across calculators that agree on it.
+    pub(crate) fn group_variant(&self) -> (bool, bool) {
+        (self.capped, self.rules.wind_sets)
+    }
 }
