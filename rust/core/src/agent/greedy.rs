@@ -57,12 +57,15 @@
 //!
 //! # Determinism and speed
 //!
-//! The agent keeps no state between decisions and uses no randomness:
-//! every tie is broken by a fixed order, ending with the tile index, so
-//! the same view always gives the same action (the seed passed to
-//! [`Agent::reset`] is kept only for reporting). Decisions allocate
-//! nothing: shanten comes from the table-based calculator with one group
-//! re-looked-up per tile changed, waits from the counts-level
+//! The agent uses no randomness and no memory of past decisions: every tie
+//! is broken by a fixed order, ending with the tile index, so the same view
+//! always gives the same action (the seed passed to [`Agent::reset`] is
+//! kept only for reporting). Between decisions it keeps only a cache of
+//! shape-table look-ups (each group's needs and their one-tile changes,
+//! keyed by the group's counts and the table variant), a pure function of
+//! its keys, so a fresh agent and a reused one decide alike. Decisions
+//! allocate nothing: shanten comes from the table-based calculator with
+//! one group re-looked-up per tile changed, waits from the counts-level
 //! [`waits_counts`].
 //!
 //! It reads only public information through its [`SeatView`]: its own
