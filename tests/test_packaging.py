@@ -91,6 +91,22 @@ def test_import_loads_nothing_beyond_koudian_itself() -> None:
     assert "koudian.game" in lazy.split()
 
 
+def test_first_call_with_a_preset_name_needs_no_toml_parser() -> None:
+    # The first-call budget (≤ 50 ms): the shipped presets are read by the
+    # Rust core, so `rules="shanxi"` (the default) never imports tomllib
+    # (about 25 ms) or the `koudian._presets` loader.
+    code = (
+        "import sys; import koudian; "
+        "koudian.is_win('123m456p789s11122z'); koudian.Ruleset.preset('sichuan'); "
+        "print(*sorted(sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    for heavy in ("tomllib", "tomli", "koudian._presets", "enum", "re"):
+        assert heavy not in out, heavy
+
+
 def test_wheel_holds_package_files_and_fits_the_size_budget() -> None:
     wheel = os.environ.get("KOUDIAN_WHEEL")
     if not wheel:

@@ -405,6 +405,59 @@ impl Ruleset {
         }
     }
 
+    /// A ruleset from TOML text with one `option = value` line per option
+    /// (the format of the shipped presets and of `Ruleset.to_toml`): the
+    /// `family` option, when given, starts from that family's defaults,
+    /// then every other option is set and the whole is validated.
+    ///
+    /// ```
+    /// use koudian_core::ruleset::{Family, Ruleset};
+    /// let r = Ruleset::from_toml("family = \"linxian\"\nbase_stake = 2").unwrap();
+    /// assert_eq!((r.family, r.base_stake), (Family::Linxian, 2));
+    /// assert!(Ruleset::from_toml("seven_pairs = 3").is_err());
+    /// ```
+    pub fn from_toml(text: &str) -> Result<Ruleset, Error> {
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e| Error::InvalidRuleset(format!("invalid TOML: {e}")))?;
+        let value = |name: &str, v: &toml::Value| -> Result<OptionValue, Error> {
+            let int = |v: &toml::Value| v.as_integer();
+            Ok(match v {
+                toml::Value::Boolean(b) => OptionValue::Bool(*b),
+                toml::Value::Integer(i) => OptionValue::Int(*i),
+                toml::Value::String(s) => OptionValue::Str(s.clone()),
+                toml::Value::Array(a) => match a.as_slice() {
+                    [x, y] if int(x).is_some() && int(y).is_some() => {
+                        OptionValue::Pair(int(x).unwrap_or(0), int(y).unwrap_or(0))
+                    }
+                    _ => {
+                        return Err(Error::InvalidRuleset(format!(
+                            "option {name}: an array must hold two integers"
+                        )))
+                    }
+                },
+                other => {
+                    return Err(Error::InvalidRuleset(format!(
+                        "option {name}: unsupported TOML value of type {}",
+                        other.type_str()
+                    )))
+                }
+            })
+        };
+        let mut r = Ruleset::shanxi();
+        if let Some(f) = table.get("family") {
+            r.set("family", value("family", f)?)?;
+            r = Ruleset::for_family(r.family);
+        }
+        for (name, v) in &table {
+            if name != "family" {
+                r.set(name, value(name, v)?)?;
+            }
+        }
+        r.validate()?;
+        Ok(r)
+    }
+
     /// The value of option `name`.
     pub fn get(&self, name: &str) -> Result<OptionValue, Error> {
         use OptionValue::*;
@@ -657,6 +710,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_toml_starts_from_the_family_and_names_bad_options() {
+        let r = Ruleset::from_toml("seven_pairs = false\nfamily = \"sichuan\"").unwrap();
+        assert_eq!(
+            r,
+            Ruleset {
+                seven_pairs: false,
+                ..Ruleset::sichuan()
+            }
+        );
+        assert_eq!(
+            Ruleset::from_toml("wall_reserve = [12, 2]")
+                .unwrap()
+                .wall_reserve,
+            (12, 2)
+        );
+        for (text, needle) in [
+            ("sevenpairs = true", "sevenpairs"),
+            ("seven_pairs = 1", "seven_pairs"),
+            ("wall_reserve = [1, 2, 3]", "wall_reserve"),
+            ("base_stake = 1.5", "base_stake"),
+            ("family = ", "invalid TOML"),
+        ] {
+            let e = Ruleset::from_toml(text).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
 
     #[test]
     fn every_option_round_trips_through_get_and_set() {

@@ -91,6 +91,48 @@ fn toml_value(v: &OptionValue) -> String {
     }
 }
 
+/// The shipped presets, embedded: resolving a preset name then needs no
+/// TOML parser in Python (importing `tomllib` costs about 25 ms, half of
+/// the first-call budget). The files in `koudian/presets/` stay the ones
+/// users read; a test checks both readings agree.
+const PRESETS: [(&str, &str); 6] = [
+    (
+        "linxian",
+        include_str!("../../../python/koudian/presets/linxian.toml"),
+    ),
+    (
+        "shanxi-double-haozi",
+        include_str!("../../../python/koudian/presets/shanxi-double-haozi.toml"),
+    ),
+    (
+        "shanxi-feng-haozi",
+        include_str!("../../../python/koudian/presets/shanxi-feng-haozi.toml"),
+    ),
+    (
+        "shanxi-haozi",
+        include_str!("../../../python/koudian/presets/shanxi-haozi.toml"),
+    ),
+    (
+        "shanxi",
+        include_str!("../../../python/koudian/presets/shanxi.toml"),
+    ),
+    (
+        "sichuan",
+        include_str!("../../../python/koudian/presets/sichuan.toml"),
+    ),
+];
+
+/// Preset `name`: an embedded one, else the Python loader (which names the
+/// closest preset in its error).
+fn preset_ruleset(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
+    let n = name.to_str()?;
+    if let Some((_, text)) = PRESETS.iter().find(|(p, _)| *p == n) {
+        return Ruleset::from_toml(text).map_err(to_py);
+    }
+    let d = call_presets(py, "load", name.as_any())?;
+    build(None, Some(&d))
+}
+
 fn call_presets<'py>(
     py: Python<'py>,
     func: &str,
@@ -124,9 +166,7 @@ impl PyRuleset {
         name: &Bound<'_, PyString>,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let py = name.py();
-        let d = call_presets(py, "load", name.as_any())?;
-        let base = build(None, Some(&d))?;
+        let base = preset_ruleset(name.py(), name)?;
         Ok(PyRuleset {
             inner: build(Some(base), overrides)?,
         })
@@ -272,9 +312,8 @@ fn resolve_name(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset>
     if let Some(hit) = cache.get_item(name)? {
         return Ok(hit.cast::<PyRuleset>()?.get().inner.clone());
     }
-    let d = call_presets(py, "load", name.as_any())?;
     let r = PyRuleset {
-        inner: build(None, Some(&d))?,
+        inner: preset_ruleset(py, name)?,
     };
     let inner = r.inner.clone();
     cache.set_item(name, Bound::new(py, r)?)?;
