@@ -91,6 +91,13 @@ def test_import_loads_nothing_beyond_koudian_itself() -> None:
     assert "koudian.game" in lazy.split()
 
 
+def test_the_only_runtime_dependency_is_numpy() -> None:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    deps = re.search(r"^dependencies = \[(.*)\]$", text, re.M)
+    assert deps is not None
+    assert [d.strip().strip('"') for d in deps.group(1).split(",")] == ["numpy>=1.22"]
+
+
 def test_first_call_with_a_preset_name_needs_no_toml_parser() -> None:
     # The first-call budget (≤ 50 ms): the shipped presets are read by the
     # Rust core, so `rules="shanxi"` (the default) never imports tomllib

@@ -8,6 +8,7 @@ use koudian_core::ruleset::{OptionValue, Ruleset, OPTIONS};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
+use std::path::PathBuf;
 
 /// A complete, validated ruleset (every option of RULES.md). Immutable and
 /// hashable; `replace(**options)` makes a changed copy.
@@ -122,27 +123,17 @@ const PRESETS: [(&str, &str); 6] = [
     ),
 ];
 
-/// Preset `name`: an embedded one, else the Python loader (which names the
-/// closest preset in its error).
+/// Preset `name`, or the error naming the closest preset.
 fn preset_ruleset(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
     let n = name.to_str()?;
     if let Some((_, text)) = PRESETS.iter().find(|(p, _)| *p == n) {
         return Ruleset::from_toml(text).map_err(to_py);
     }
-    let d = call_presets(py, "load", name.as_any())?;
-    build(None, Some(&d))
-}
-
-fn call_presets<'py>(
-    py: Python<'py>,
-    func: &str,
-    arg: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let d = py
+    let e = py
         .import("koudian._presets")?
-        .getattr(func)?
-        .call1((arg,))?;
-    Ok(d.cast_into::<PyDict>()?)
+        .getattr("unknown")?
+        .call1((name,))?;
+    Err(PyErr::from_value(e))
 }
 
 #[pymethods]
@@ -174,11 +165,11 @@ impl PyRuleset {
 
     /// A ruleset from a TOML file of options (as `to_toml` writes).
     #[classmethod]
-    fn from_toml(_cls: &Bound<'_, pyo3::types::PyType>, path: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let d = call_presets(path.py(), "load_file", path)?;
-        Ok(PyRuleset {
-            inner: build(None, Some(&d))?,
-        })
+    fn from_toml(_cls: &Bound<'_, pyo3::types::PyType>, path: PathBuf) -> PyResult<Self> {
+        let text = std::fs::read_to_string(&path)?;
+        let inner = Ruleset::from_toml(&text)
+            .map_err(|e| RulesetError::new_err(format!("{}: {e}", path.display())))?;
+        Ok(PyRuleset { inner })
     }
 
     /// A ruleset from a mapping of options (`family` picks the defaults).
