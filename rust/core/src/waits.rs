@@ -32,6 +32,7 @@ const NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
 /// Gathers bit 0 of each byte into 8 bits.
 const GATHER: u64 = 0x0102_0408_1020_4080;
 use crate::wildcard::Wildcards;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The waits of a hand: which kinds complete it and what each is worth.
 ///
@@ -225,6 +226,30 @@ pub fn waits_batch(
     out: &mut [u64],
     threads: usize,
 ) -> Result<(), Error> {
+    waits_batch_checked(counts, n_melds, held, wilds, rules, out, threads).map(|_| ())
+}
+
+/// [`waits_batch`], also telling whether every row was a valid hand (an
+/// invalid row's mask is 0, like a valid hand's without waits), found in
+/// the same pass: a caller who must report bad rows looks for them only
+/// when there are some.
+///
+/// ```
+/// use koudian_core::{shape::ShapeRules, tile::{parse, counts_of}, waits::waits_batch_checked, Wildcards};
+/// let hands = [counts_of(&parse("123m456p789s1155z").unwrap()).unwrap(), [0; 34]];
+/// let mut out = [0u64; 2];
+/// let all_valid = waits_batch_checked(&hands, &[0], &[], &Wildcards::NONE, &ShapeRules::ALL, &mut out, 1).unwrap();
+/// assert!(!all_valid);
+/// ```
+pub fn waits_batch_checked(
+    counts: &[Counts],
+    n_melds: &[u8],
+    held: &[Counts],
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    out: &mut [u64],
+    threads: usize,
+) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "waits_batch")?;
     if !held.is_empty() && held.len() != counts.len() {
         return Err(Error::InvalidHand(format!(
@@ -235,7 +260,9 @@ pub fn waits_batch(
         )));
     }
     let checker = Checker::new(wilds, rules);
+    let all_valid = AtomicBool::new(true);
     run_chunks(counts, out, threads, |start, c, o| {
+        let mut ok = true;
         for (j, (h, r)) in c.iter().zip(o.iter_mut()).enumerate() {
             let i = start + j;
             let m = if n_melds.len() == 1 {
@@ -244,14 +271,19 @@ pub fn waits_batch(
                 n_melds[i]
             } as usize;
             let own = if held.is_empty() { h } else { &held[i] };
-            *r = if valid_size(h, m, 13) {
+            let valid = valid_size(h, m, 13);
+            ok &= valid;
+            *r = if valid {
                 waits_unchecked(&checker, h, m, own).mask
             } else {
                 0
             };
         }
+        if !ok {
+            all_valid.store(false, Ordering::Relaxed);
+        }
     });
-    Ok(())
+    Ok(all_valid.into_inner())
 }
 
 /// Waits of a valid 13 − 3 × melds hand.

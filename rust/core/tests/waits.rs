@@ -6,7 +6,7 @@ mod shape_reference;
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::shape::ShapeRules;
 use koudian_core::tile::{counts_of, parse, Counts, Tile};
-use koudian_core::waits::{waits, waits_batch, waits_counts, Waits};
+use koudian_core::waits::{waits, waits_batch, waits_batch_checked, waits_counts, Waits};
 use koudian_core::Wildcards;
 use proptest::prelude::*;
 use shape_reference as r;
@@ -214,6 +214,17 @@ fn batch_matches_single_calls_for_any_thread_count() {
         let mut out = vec![0u64; hands.len()];
         waits_batch(&hands, &melds, &[], &wilds, &rules, &mut out, threads).unwrap();
         assert_eq!(out, one);
+    }
+    // The checked form flags the batch holding the bad row, and only it.
+    for threads in [1, 2] {
+        let mut out = vec![0u64; hands.len()];
+        let ok =
+            waits_batch_checked(&hands, &melds, &[], &wilds, &rules, &mut out, threads).unwrap();
+        assert!(!ok);
+        assert_eq!(out, one);
+        let (h, m) = (&hands[8..], &melds[8..]);
+        let ok = waits_batch_checked(h, m, &[], &wilds, &rules, &mut out[8..], threads).unwrap();
+        assert!(ok, "threads = {threads}");
     }
     let mut short = vec![0u64; 3];
     assert!(waits_batch(&hands, &melds, &[], &wilds, &rules, &mut short, 1).is_err());
