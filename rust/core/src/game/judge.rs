@@ -288,14 +288,6 @@ impl Judge {
         if lb >= 1 {
             return lb.min(i32::from(i8::MAX)) as i8;
         }
-        if special >= 1 {
-            // The second, dearer bound before the table look-ups.
-            let filled = self.component_filled(&hand.concealed, present, blocks);
-            let lb = ((size - filled - w).max(0) - 1).min(special);
-            if lb >= 1 {
-                return lb.min(i32::from(i8::MAX)) as i8;
-            }
-        }
         // A table hand always has the complete size (checked by the
         // table's own bookkeeping), so the checked entry point's
         // validation is skipped.
@@ -322,76 +314,6 @@ impl Judge {
             }
         }
         best
-    }
-
-    /// The most natural tiles (counts `c`, kinds `present`) that `blocks`
-    /// blocks (sets and one pair) can hold: the tiles of a block are
-    /// pairwise near (same kind, suit neighbours within two ranks, or one
-    /// 风嘴子 group), so a block lies within one component of the "near"
-    /// relation, and a component of `n` tiles fills at most `min(n, 3k)`
-    /// places with `k` blocks. Its blocks gain 3, 3, …, then `n mod 3`;
-    /// the best `blocks` gains over all components bound the filled
-    /// places, less one when every chosen block gains 3 (the pair holds
-    /// two). A stronger form of the isolated-tile count, dearer to
-    /// compute.
-    fn component_filled(&self, c: &crate::tile::Counts, present: u64, blocks: i32) -> i32 {
-        // Per component size n (a hand holds at most 14 natural tiles):
-        // n / 3 in bits 0-7, [n % 3 == 1] in bits 8-15, [n % 3 == 2] in
-        // bits 16-23, so that sums over components stay packed.
-        const GAINS: [u32; 16] = {
-            let mut t = [0u32; 16];
-            let mut n = 0;
-            while n < 16 {
-                t[n] = (n / 3) as u32
-                    | if n % 3 == 1 { 1 << 8 } else { 0 }
-                    | if n % 3 == 2 { 1 << 16 } else { 0 };
-                n += 1;
-            }
-            t
-        };
-        let gain = |n: u32| GAINS[n.min(15) as usize];
-        let mut acc = 0u32;
-        // Branch-free over the 9 ranks of each suit (the components'
-        // shapes are random, so a loop over them mispredicts): a
-        // component starts at a held rank with no held rank one or two
-        // below, and closing it there adds its gains.
-        for suit in 0..3 {
-            let p = present >> (9 * suit) & 0x1FF;
-            let start = p & !(p << 1 | p << 2);
-            let mut n = 0u32;
-            for r in 0..9 {
-                let held = (p >> r & 1) as u32;
-                let st = (start >> r & 1) as u32;
-                acc += gain(n) * st;
-                n = n * (1 - st) + u32::from(c[9 * suit + r]) * held;
-            }
-            acc += gain(n);
-        }
-        let honors = (present >> 27) as u32;
-        let count = |k: usize| u32::from(c[27 + k]) * (honors >> k & 1);
-        if self.shape.wind_sets {
-            acc += gain(count(0) + count(1) + count(2) + count(3));
-            acc += gain(count(4) + count(5) + count(6));
-        } else {
-            for k in 0..7 {
-                acc += gain(count(k));
-            }
-        }
-        let (threes, ones, twos) = (
-            (acc & 0xFF) as i32,
-            (acc >> 8 & 0xFF) as i32,
-            (acc >> 16 & 0xFF) as i32,
-        );
-        let t = threes.min(blocks);
-        let mut left = blocks - t;
-        if left == 0 {
-            return 3 * blocks - 1;
-        }
-        let mut filled = 3 * t;
-        let tw = twos.min(left);
-        filled += 2 * tw;
-        left -= tw;
-        filled + ones.min(left)
     }
 
     /// A cheap proof that complete-size concealed counts with kind sets
