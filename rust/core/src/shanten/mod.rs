@@ -159,7 +159,7 @@ pub fn shanten_batch(
             } else {
                 n_melds[i]
             } as usize;
-            if check(c, m).is_err() {
+            if !size_ok(c, m) {
                 return Some(i);
             }
             *o = calc.shanten(c, m);
@@ -226,6 +226,25 @@ pub(crate) fn check(c: &Counts, n_melds: usize) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// [`check`] without building an error: whether every count is at most 4,
+/// there are at most 4 melds and `13 - 3n` or `14 - 3n` tiles (the batch's
+/// per-row test; a failing row is then checked again for its message).
+#[inline(always)]
+fn size_ok(c: &Counts, n_melds: usize) -> bool {
+    let (words, tail) = swar(c);
+    let mut over = (tail[0] > 4) | (tail[1] > 4);
+    let mut sum = tail[0] as u64 + tail[1] as u64;
+    let mut bytes = 0u64;
+    for x in words {
+        over |= bytes_above_4(x) != 0;
+        // At most 4 × 4 = 16 per byte when no byte is above 4.
+        bytes = bytes.wrapping_add(x);
+    }
+    sum += byte_sum(bytes) as u64;
+    let short = 13u64.wrapping_sub(3 * n_melds as u64);
+    !over & (n_melds <= 4) & ((sum == short) | (sum == short + 1))
 }
 
 /// A shanten calculator with the table variant and shape options
@@ -463,5 +482,36 @@ impl Calculator {
     /// may keep group needs across calculators that agree on it.
     pub(crate) fn group_variant(&self) -> (bool, bool) {
         (self.capped, self.rules.wind_sets)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The batch's quick row test agrees with [`check`] on arbitrary
+    /// counts (mostly near-valid, some far out of range) and meld numbers.
+    #[test]
+    fn size_ok_agrees_with_check() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..300_000 {
+            let mut c = [0u8; 34];
+            let r = next();
+            let n = 10 + (r % 6) as usize;
+            for _ in 0..n {
+                c[(next() % 34) as usize] += 1;
+            }
+            if r >> 8 & 7 == 0 {
+                c[(next() % 34) as usize] = (next() % 256) as u8;
+            }
+            let m = (r >> 16) as usize % 7;
+            assert_eq!(size_ok(&c, m), check(&c, m).is_ok(), "{c:?} {m}");
+        }
     }
 }
