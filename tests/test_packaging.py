@@ -145,6 +145,7 @@ def test_sdist_holds_every_source_and_data_file_the_build_needs() -> None:
         "rust/core/Cargo.toml",
         "rust/python/Cargo.toml",
         "rust/core/src/shanten/suit_tables.bin",
+        ".cargo/config.toml",
     ]:
         assert needed in held, needed
     # Every source and data file of both crates and of the Python package
