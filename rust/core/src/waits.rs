@@ -21,7 +21,7 @@
 
 use crate::error::Error;
 use crate::hand::Hand;
-use crate::shape::tables::{need0, need1, POW5};
+use crate::shape::tables::{need0, need1, SuitIndex, POW5, SUIT_LEN};
 use crate::shape::win::{check_batch, run_chunks, valid_size, Checker, ORPHAN_MASK};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
@@ -360,11 +360,26 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let t1 = (lim + 1).clamp(0, 16) as u64;
         let t0 = (lim - other + 1).clamp(0, 16) as u64;
         let mut xs = 0u64;
-        for (r, &p) in POW5.iter().enumerate().take(ranks.min(8)) {
-            // A kind held 4 times naturally would need a 5-digit key; it
-            // is redone below (and the key may then lie past the table).
-            let x = checker.entry(s, key + p);
-            xs |= (x as u64) << (8 * r);
+        // A kind held 4 times naturally would need a 5-digit key; it is
+        // redone below (its entry here is meaningless but in bounds).
+        if s < 3 {
+            // A suit's slot from its key's parts: one rank more changes
+            // only the part holding that rank.
+            let [lo, hi] = sc.parts[s];
+            let (base_hi, base_lo) = (SuitIndex::high(hi), SuitIndex::low(lo));
+            for (r, &p) in POW5.iter().enumerate().take(4) {
+                let x = checker.suit[(base_hi + SuitIndex::low(lo + p)) & (SUIT_LEN - 1)];
+                xs |= (x as u64) << (8 * r);
+            }
+            for (r, &p) in POW5.iter().enumerate().take(4) {
+                let x = checker.suit[(SuitIndex::high(hi + p) + base_lo) & (SUIT_LEN - 1)];
+                xs |= (x as u64) << (8 * (r + 4));
+            }
+        } else {
+            for (r, &p) in POW5.iter().enumerate().take(ranks) {
+                let x = checker.entry(s, key + p);
+                xs |= (x as u64) << (8 * r);
+            }
         }
         let hi = (xs >> 4) & NIBBLES;
         let lo = xs & NIBBLES;
@@ -374,7 +389,9 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let ok = ((t1 * ONES + bias - hi) | (t0 * ONES + bias - lo)) & HIGH;
         let mut bits = ((ok >> 7).wrapping_mul(GATHER) >> 56) & ((1 << ranks.min(8)) - 1);
         if ranks == 9 {
-            let x = checker.entry(s, key + POW5[8]);
+            let [lo, hi] = sc.parts[s];
+            let x =
+                checker.suit[(SuitIndex::high(hi + POW5[4]) + SuitIndex::low(lo)) & (SUIT_LEN - 1)];
             let win = need1(x) <= lim || need0(x) <= lim - other;
             bits |= (win as u64) << 8;
         }

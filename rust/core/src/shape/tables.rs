@@ -136,8 +136,19 @@ impl SuitIndex {
     /// larger parts give some slot inside the table).
     #[inline(always)]
     pub(crate) fn of_parts(lo: u32, hi: u32) -> usize {
-        (HIGH_BASE[hi as usize & 4095] as usize + LOW_RANK[lo as usize & 1023] as usize)
-            & (SUIT_LEN - 1)
+        (Self::high(hi) + Self::low(lo)) & (SUIT_LEN - 1)
+    }
+
+    /// The high part's share of a slot (its block's start).
+    #[inline(always)]
+    pub(crate) fn high(hi: u32) -> usize {
+        HIGH_BASE[hi as usize & 4095] as usize
+    }
+
+    /// The low part's share of a slot (its rank in the block).
+    #[inline(always)]
+    pub(crate) fn low(lo: u32) -> usize {
+        LOW_RANK[lo as usize & 1023] as usize
     }
 }
 
