@@ -16,23 +16,6 @@ use crate::ting::{may_win, ting_kong_allowed, worth_ting};
 use crate::waits::{waits_counts, waits_unchecked, Waits};
 use crate::wildcard::Wildcards;
 
-/// Set bits of a word, branch-free (no `popcnt` instruction is assumed
-/// on a generic x86-64 target, and a loop over the bits mispredicts).
-#[inline]
-fn ones(x: u64) -> u32 {
-    let x = x - (x >> 1 & 0x5555_5555_5555_5555);
-    let x = (x & 0x3333_3333_3333_3333) + (x >> 2 & 0x3333_3333_3333_3333);
-    let x = (x + (x >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    (x.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
-}
-
-/// Set bits of a value below 16, from a table of nibbles.
-#[inline]
-fn nibble_ones(x: u64) -> u32 {
-    const ONES: u64 = 0x4332_3221_3221_2110;
-    (ONES >> ((x & 0xF) * 4) & 0xF) as u32
-}
-
 /// Word-wise summaries of one seat's concealed counts, which the table
 /// keeps in step with every change of a count so that a turn's questions
 /// need no pass over the 34 counts. `at_least[i]` has bit `k` set when
@@ -190,22 +173,27 @@ impl Judge {
     #[inline]
     fn isolated(&self, present: u64, single: u64) -> u32 {
         const SUITS: u64 = (1 << 27) - 1;
-        let mut n = ones(single & SUITS & !Judge::near(present));
-        let honors = single >> 27;
-        if self.shape.wind_sets {
+        const WINDS: u64 = 0xF << 27;
+        const DRAGONS: u64 = 0x7 << 31;
+        // The isolated kinds as one set, counted by one POPCNT (the build
+        // targets x86-64-v2); the group tests select masks, no branch.
+        let lone = single & SUITS & !Judge::near(present);
+        let honors = if self.shape.wind_sets {
             // A group counts when a single kind of it is held.
             let held = present >> 27;
             let (w, d) = (held & 0xF, held >> 4);
-            if w != 0 && w & (w - 1) == 0 {
-                n += nibble_ones(honors & 0xF);
-            }
-            if d != 0 && d & (d - 1) == 0 {
-                n += nibble_ones(honors >> 4);
-            }
+            let lone_group = |g: u64, mask: u64| {
+                if g != 0 && g & (g - 1) == 0 {
+                    mask
+                } else {
+                    0
+                }
+            };
+            lone_group(w, WINDS) | lone_group(d, DRAGONS)
         } else {
-            n += nibble_ones(honors & 0xF) + nibble_ones(honors >> 4);
-        }
-        n
+            WINDS | DRAGONS
+        };
+        (lone | single & honors).count_ones()
     }
 
     /// Whether [`Judge::isolated`] is not zero, without counting.
@@ -252,14 +240,11 @@ impl Judge {
     /// [`Judge::ready_bound`] with the hand's kind sets already known.
     #[inline(never)]
     pub(crate) fn ready_bound_sets(&self, hand: &Hand, sets: &KindSets) -> i8 {
-        let (mut w, mut wild_pairs) = (0i32, 0i32);
-        if self.wild_mask != 0 {
-            for t in self.wilds.kinds() {
-                let n = i32::from(hand.concealed[t.index()]);
-                w += n;
-                wild_pairs += n / 2;
-            }
-        }
+        // Wild tiles and wild pairs from the kind sets: a kind held n
+        // times is in the first n sets, and makes a pair per set 2 and 4.
+        let wild = |i: usize| (sets.at_least[i] & self.wild_mask).count_ones() as i32;
+        let wild_pairs = wild(1) + wild(3);
+        let w = wild(0) + wild(2) + wild_pairs;
         let present = sets.held() & !self.wild_mask;
         let single = sets.single() & !self.wild_mask;
         let held = sets.tiles - w;
@@ -280,7 +265,7 @@ impl Judge {
             }
             if self.shape.thirteen_orphans {
                 const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F << 27;
-                let distinct = ones(present & ORPHANS) as i32;
+                let distinct = (present & ORPHANS).count_ones() as i32;
                 special = special.min(12 - distinct - w);
             }
         }
@@ -341,6 +326,12 @@ impl Judge {
         }
         let mut rest = *hand;
         rest.concealed[k.index()] -= 1;
+        // A hand with waits is ready (shanten 0): the exact shanten, the
+        // same look-up the table's ready bound trusts, costs a fraction of
+        // finding the waits and rules out most discards of a ready hand.
+        if self.calc.shanten(&rest.concealed, rest.n_melds()) > 0 {
+            return false;
+        }
         let w = waits_unchecked(
             &self.checker,
             &rest.concealed,
@@ -633,18 +624,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn bit_counts_equal_count_ones() {
-        for x in 0..16u64 {
-            assert_eq!(nibble_ones(x), x.count_ones());
-        }
-        let mut r = Rng(5);
-        for _ in 0..10_000 {
-            let x = r.below(u64::MAX) << 33 ^ r.below(u64::MAX) ^ r.below(u64::MAX) << 17;
-            assert_eq!(ones(x), x.count_ones());
-        }
-        assert_eq!(ones(u64::MAX), 64);
     }
 }
