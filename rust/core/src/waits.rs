@@ -32,7 +32,6 @@ const NIBBLES: u64 = 0x0f0f_0f0f_0f0f_0f0f;
 /// Gathers bit 0 of each byte into 8 bits.
 const GATHER: u64 = 0x0102_0408_1020_4080;
 use crate::wildcard::Wildcards;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The waits of a hand: which kinds complete it and what each is worth.
 ///
@@ -260,8 +259,7 @@ pub fn waits_batch_checked(
         )));
     }
     let checker = Checker::new(wilds, rules);
-    let all_valid = AtomicBool::new(true);
-    run_chunks(counts, out, threads, |start, c, o| {
+    Ok(run_chunks(counts, out, threads, |start, c, o| {
         let mut ok = true;
         for (j, (h, r)) in c.iter().zip(o.iter_mut()).enumerate() {
             let i = start + j;
@@ -279,11 +277,8 @@ pub fn waits_batch_checked(
                 0
             };
         }
-        if !ok {
-            all_valid.store(false, Ordering::Relaxed);
-        }
-    });
-    Ok(all_valid.into_inner())
+        ok
+    }))
 }
 
 /// Waits of a valid 13 − 3 × melds hand.

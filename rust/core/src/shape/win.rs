@@ -31,7 +31,6 @@ use crate::error::Error;
 use crate::tile::{Counts, KINDS};
 use crate::wildcard::Wildcards;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Bit `i` set for each thirteen-orphans kind.
 pub(crate) const ORPHAN_MASK: u64 =
@@ -454,29 +453,30 @@ pub(crate) fn check_batch(
 }
 
 /// Runs `f(row_index_offset, counts_chunk, out_chunk)` over `threads`
-/// contiguous chunks (rayon's global pool when `threads > 1`). Each row's
-/// result depends on that row only, so the output never depends on the
-/// thread count.
+/// contiguous chunks (rayon's global pool when `threads > 1`) and returns
+/// whether `f` returned `true` for every chunk (every chunk runs either
+/// way). Each row's result depends on that row only, so the output never
+/// depends on the thread count.
 pub(crate) fn run_chunks<O: Send>(
     counts: &[Counts],
     out: &mut [O],
     threads: usize,
-    f: impl Fn(usize, &[Counts], &mut [O]) + Sync,
-) {
+    f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync,
+) -> bool {
     let threads = if threads == 0 {
         rayon::current_num_threads()
     } else {
         threads
     };
     if threads <= 1 || counts.len() < 2 * 1024 {
-        f(0, counts, out);
-        return;
+        return f(0, counts, out);
     }
     let chunk = counts.len().div_ceil(threads);
     out.par_chunks_mut(chunk)
         .zip(counts.par_chunks(chunk))
         .enumerate()
-        .for_each(|(i, (o, c))| f(i * chunk, c, o));
+        .map(|(i, (o, c))| f(i * chunk, c, o))
+        .reduce(|| true, |a, b| a & b)
 }
 
 /// [`is_win`] over many hands: `out[i]` is whether `counts[i]` with
@@ -533,18 +533,14 @@ pub fn is_win_batch_checked(
 ) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "is_win_batch")?;
     let checker = Checker::new(wilds, rules);
-    let all_valid = AtomicBool::new(true);
-    run_chunks(counts, out, threads, |start, c, o| {
+    Ok(run_chunks(counts, out, threads, |start, c, o| {
         let m = if n_melds.len() == 1 {
             n_melds
         } else {
             &n_melds[start..start + c.len()]
         };
-        if !checker.check_rows(c, m, o) {
-            all_valid.store(false, Ordering::Relaxed);
-        }
-    });
-    Ok(all_valid.into_inner())
+        checker.check_rows(c, m, o)
+    }))
 }
 
 const _: () = assert!(KINDS == 34);
