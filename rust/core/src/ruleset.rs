@@ -444,14 +444,43 @@ impl Ruleset {
                 }
             })
         };
-        let mut r = Ruleset::shanxi();
-        if let Some(f) = table.get("family") {
-            r.set("family", value("family", f)?)?;
-            r = Ruleset::for_family(r.family);
+        let options = table
+            .iter()
+            .map(|(name, v)| Ok((name.clone(), value(name, v)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ruleset::with_options(None, &options)
+    }
+
+    /// `base` (the shanxi defaults when `None`) with `options` applied and
+    /// the result validated. `family`, when given, comes first: a family
+    /// other than `base`'s (any family, without a base) starts from that
+    /// family's defaults, which the other options then change.
+    ///
+    /// ```
+    /// use koudian_core::ruleset::{Family, OptionValue, Ruleset};
+    /// let opts = [
+    ///     ("base_stake".to_string(), OptionValue::Int(3)),
+    ///     ("family".to_string(), OptionValue::Str("sichuan".into())),
+    /// ];
+    /// let r = Ruleset::with_options(None, &opts).unwrap();
+    /// assert_eq!((r.family, r.base_stake), (Family::Sichuan, 3));
+    /// ```
+    pub fn with_options(
+        base: Option<Ruleset>,
+        options: &[(String, OptionValue)],
+    ) -> Result<Ruleset, Error> {
+        let base_given = base.is_some();
+        let mut r = base.unwrap_or_else(Ruleset::shanxi);
+        if let Some((_, f)) = options.iter().find(|(name, _)| name == "family") {
+            let mut probe = Ruleset::shanxi();
+            probe.set("family", f.clone())?;
+            if !base_given || probe.family != r.family {
+                r = Ruleset::for_family(probe.family);
+            }
         }
-        for (name, v) in &table {
+        for (name, v) in options {
             if name != "family" {
-                r.set(name, value(name, v)?)?;
+                r.set(name, v.clone())?;
             }
         }
         r.validate()?;

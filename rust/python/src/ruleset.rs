@@ -53,34 +53,20 @@ fn to_py_value<'py>(py: Python<'py>, v: OptionValue) -> PyResult<Bound<'py, PyAn
     })
 }
 
-/// Applies `options` (name → value) to `base`, `family` first so that
-/// it picks the family defaults the other options then change.
+/// `base` with the options of a Python mapping (converted here; applied
+/// by the core's `Ruleset::with_options`).
 fn build(base: Option<Ruleset>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Ruleset> {
-    let base_given = base.is_some();
-    let mut r = base.unwrap_or_else(Ruleset::shanxi);
-    if let Some(opts) = options {
-        if let Some(f) = opts.get_item("family")? {
-            let v = to_option_value("family", &f)?;
-            let mut probe = Ruleset::shanxi();
-            probe.set("family", v).map_err(to_py)?;
-            if !base_given || probe.family != r.family {
-                // A new family starts from that family's defaults.
-                r = Ruleset::for_family(probe.family);
-            }
-        }
-        for (k, v) in opts.iter() {
+    let mut opts = Vec::new();
+    if let Some(d) = options {
+        for (k, v) in d.iter() {
             let name: String = k.extract().map_err(|_| {
                 RulesetError::new_err(format!("option names are strings, got {}", type_name(&k)))
             })?;
-            if name == "family" {
-                continue;
-            }
             let value = to_option_value(&name, &v)?;
-            r.set(&name, value).map_err(to_py)?;
+            opts.push((name, value));
         }
     }
-    r.validate().map_err(to_py)?;
-    Ok(r)
+    Ruleset::with_options(base, &opts).map_err(to_py)
 }
 
 fn toml_value(v: &OptionValue) -> String {
