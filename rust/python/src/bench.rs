@@ -31,38 +31,16 @@ fn _time_batch(
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
     let n = rows.len();
-    let timed = |run: &mut dyn FnMut() -> Result<(), koudian_core::Error>| {
-        let t = Instant::now();
-        run().map(|()| t.elapsed().as_secs_f64())
-    };
     let r = match task {
-        "is_win" => {
-            let mut out = vec![false; n];
-            py.detach(|| {
-                timed(&mut || shape::is_win_batch(rows, &[0], &wilds, &shape, &mut out, 1))
-            })
-            .inspect(|_| {
-                black_box(&out);
-            })
-        }
-        "waits" => {
-            let mut out = vec![0u64; n];
-            py.detach(|| {
-                timed(&mut || waits::waits_batch(rows, &[0], &[], &wilds, &shape, &mut out, 1))
-            })
-            .inspect(|_| {
-                black_box(&out);
-            })
-        }
-        "shanten" => {
-            let mut out = vec![0i8; n];
-            py.detach(|| {
-                timed(&mut || shanten::shanten_batch(rows, &[0], &wilds, &shape, &mut out, 1))
-            })
-            .inspect(|_| {
-                black_box(&out);
-            })
-        }
+        "is_win" => time_into(py, n, false, |o| {
+            shape::is_win_batch(rows, &[0], &wilds, &shape, o, 1)
+        }),
+        "waits" => time_into(py, n, 0u64, |o| {
+            waits::waits_batch(rows, &[0], &[], &wilds, &shape, o, 1)
+        }),
+        "shanten" => time_into(py, n, 0i8, |o| {
+            shanten::shanten_batch(rows, &[0], &wilds, &shape, o, 1)
+        }),
         _ => {
             return Err(PyValueError::new_err(format!(
                 "task must be 'is_win', 'waits' or 'shanten', got {task:?}"
@@ -70,6 +48,24 @@ fn _time_batch(
         }
     };
     r.map_err(to_py)
+}
+
+/// Seconds `run` takes to fill an output of `n` slots (allocated before
+/// the clock starts), with the GIL released.
+fn time_into<T: Clone + Send>(
+    py: Python<'_>,
+    n: usize,
+    zero: T,
+    run: impl FnOnce(&mut [T]) -> Result<(), koudian_core::Error> + Send,
+) -> Result<f64, koudian_core::Error> {
+    let mut out = vec![zero; n];
+    py.detach(|| {
+        let t = Instant::now();
+        run(&mut out)?;
+        let secs = t.elapsed().as_secs_f64();
+        black_box(&out);
+        Ok(secs)
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
