@@ -31,6 +31,24 @@ fn randoms() -> [Box<dyn Agent>; 4] {
     std::array::from_fn(|s| -> Box<dyn Agent> { Box::new(RandomAgent::new(s as u64)) })
 }
 
+/// Plays `n` seeded hands with recording off; a checksum of the results
+/// (so that the work cannot be optimized away).
+fn play_many(rules: &Ruleset, mut agents: [Box<dyn Agent>; 4], n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        let (g, d, _) = play_hand(
+            rules,
+            mix_seed(7, i),
+            Some((i % 4) as u8),
+            &mut agents,
+            false,
+        )
+        .unwrap();
+        acc = acc.wrapping_add(u64::from(d) + g.result().unwrap().deltas[0] as u64);
+    }
+    acc
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map(String::as_str).unwrap_or("check");
@@ -50,38 +68,11 @@ fn main() {
             }
             println!("{acc}");
         }
-        "play" => {
-            let mut agents = randoms();
-            let mut acc = 0u64;
-            for i in 0..n {
-                let (g, d, _) = play_hand(
-                    &rules,
-                    mix_seed(7, i),
-                    Some((i % 4) as u8),
-                    &mut agents,
-                    false,
-                )
-                .unwrap();
-                acc = acc.wrapping_add(u64::from(d) + g.result().unwrap().deltas[0] as u64);
-            }
-            println!("{acc}");
-        }
+        "play" => println!("{}", play_many(&rules, randoms(), n)),
         "greedy" => {
-            let mut agents: [Box<dyn Agent>; 4] =
+            let greedy =
                 std::array::from_fn(|s| -> Box<dyn Agent> { Box::new(GreedyAgent::new(s as u64)) });
-            let mut acc = 0u64;
-            for i in 0..n {
-                let (g, d, _) = play_hand(
-                    &rules,
-                    mix_seed(7, i),
-                    Some((i % 4) as u8),
-                    &mut agents,
-                    false,
-                )
-                .unwrap();
-                acc = acc.wrapping_add(u64::from(d) + g.result().unwrap().deltas[0] as u64);
-            }
-            println!("{acc}");
+            println!("{}", play_many(&rules, greedy, n));
         }
         _ => {
             for (name, rules) in presets() {
