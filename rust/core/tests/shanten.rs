@@ -402,9 +402,12 @@ const RULE_SETS: [ShapeRules; 5] = [
     ShapeRules::ALL,
 ];
 
+/// Compares single calls with the reference on `hands` random hands, and
+/// the batch on the same hands (grouped by their wild kinds).
 fn compare_with_search(wild_kinds: usize, seed: u64, hands: usize) {
     let mut rng = Rng(seed);
-    let mut batch_in: Vec<Vec<Counts>> = vec![Vec::new(); RULE_SETS.len()];
+    let mut by_wilds: std::collections::BTreeMap<Vec<usize>, Vec<(Counts, u8, Vec<i8>)>> =
+        Default::default();
     for _ in 0..hands {
         let wk = random_wilds(&mut rng, wild_kinds);
         let (c, n_melds) = random_hand(&mut rng, &wk);
@@ -418,6 +421,7 @@ fn compare_with_search(wild_kinds: usize, seed: u64, hands: usize) {
             search_standard(&natural, n_melds, capped, false),
             search_standard(&natural, n_melds, capped, true),
         ];
+        let mut wants = Vec::new();
         for rules in &RULE_SETS {
             let want = reference(&c, n_melds, &wk, rules, std[usize::from(rules.wind_sets)]);
             let got = shanten_counts(&c, n_melds, &wilds, rules).unwrap();
@@ -427,8 +431,22 @@ fn compare_with_search(wild_kinds: usize, seed: u64, hands: usize) {
                 "hand {} + {n_melds} melds, wilds {wk:?}, {rules:?}",
                 koudian_core::tile::format_counts(&c)
             );
+            wants.push(want);
         }
-        let _ = &mut batch_in;
+        by_wilds
+            .entry(wk)
+            .or_default()
+            .push((c, n_melds as u8, wants));
+    }
+    for (wk, rows) in by_wilds {
+        let counts: Vec<Counts> = rows.iter().map(|r| r.0).collect();
+        let melds: Vec<u8> = rows.iter().map(|r| r.1).collect();
+        for (i, rules) in RULE_SETS.iter().enumerate() {
+            let mut out = vec![0i8; rows.len()];
+            shanten_batch(&counts, &melds, &wildcards(&wk), rules, &mut out, 1).unwrap();
+            let want: Vec<i8> = rows.iter().map(|r| r.2[i]).collect();
+            assert_eq!(out, want, "batch, wilds {wk:?}, {rules:?}");
+        }
     }
 }
 
@@ -698,6 +716,45 @@ fn batch_matches_single_calls_for_every_thread_count() {
         let mut out = vec![0i8; counts.len()];
         shanten_batch(&counts, &melds, &wilds, &ShapeRules::ALL, &mut out, threads).unwrap();
         assert_eq!(out, want, "threads = {threads}");
+    }
+}
+
+/// The batch works on blocks of rows at once: it must agree with single
+/// calls for every shape option, 0-2 wild kinds, one meld count for all
+/// rows or one per row, and batches whose length is not a whole number of
+/// blocks.
+#[test]
+fn batch_matches_single_calls_for_every_option_and_length() {
+    let mut rng = Rng(12);
+    for kinds in (0..3).cycle().take(60) {
+        for rules in &RULE_SETS {
+            let wk = random_wilds(&mut rng, kinds);
+            let wilds = wildcards(&wk);
+            let len = 1 + rng.below(100);
+            let shared = rng.below(2) == 0;
+            let n_melds = rng.below(5);
+            let mut counts = Vec::new();
+            let mut melds = Vec::new();
+            for _ in 0..len {
+                let (c, m) = loop {
+                    let (c, m) = random_hand(&mut rng, &wk);
+                    if !shared || m == n_melds {
+                        break (c, m);
+                    }
+                };
+                counts.push(c);
+                melds.push(m as u8);
+            }
+            let want: Vec<i8> = counts
+                .iter()
+                .zip(&melds)
+                .map(|(c, &m)| shanten_counts(c, m as usize, &wilds, rules).unwrap())
+                .collect();
+            let melds = if shared { vec![melds[0]] } else { melds };
+            let mut out = vec![0i8; len];
+            shanten_batch(&counts, &melds, &wilds, rules, &mut out, 1).unwrap();
+            assert_eq!(out, want, "wilds {wk:?}, {rules:?}, melds {melds:?}");
+        }
     }
 }
 

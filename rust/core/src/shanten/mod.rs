@@ -66,6 +66,7 @@
 //! 3.2 MB suit table actually touched, plus 312 KB per honors variant in
 //! use. Throughput figures and their method: `benches/shanten.rs`.
 
+mod batch;
 mod table;
 
 use crate::error::Error;
@@ -152,19 +153,7 @@ pub fn shanten_batch(
     }
     let calc = Calculator::new(wilds, rules);
     let run = |start: usize, rows: &[Counts], out: &mut [i8]| -> Option<usize> {
-        for (j, (c, o)) in rows.iter().zip(out.iter_mut()).enumerate() {
-            let i = start + j;
-            let m = if n_melds.len() == 1 {
-                n_melds[0]
-            } else {
-                n_melds[i]
-            } as usize;
-            if !size_ok(c, m) {
-                return Some(i);
-            }
-            *o = calc.shanten(c, m);
-        }
-        None
+        calc.batch_rows(start, rows, n_melds, out)
     };
     const CHUNK: usize = 4096;
     let par = |out: &mut [i8]| -> Option<usize> {

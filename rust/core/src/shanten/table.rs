@@ -220,9 +220,17 @@ fn pack(n: &Needs10) -> u32 {
 /// The needs of one suit's 9 counts (`capped`: no 5th copy in targets).
 #[inline(always)]
 pub(crate) fn suit_needs(c: &[u8], capped: bool) -> Lanes {
+    unpack(suit_entry(c, capped))
+}
+
+/// The packed entry of one suit's 9 counts: `need[m + 1][0] - need[m][0]`
+/// in bits `2m..2m + 2` (`m` < 4) and `need[m][1] - need[m][0]` in bits
+/// `8 + 2m..10 + 2m` (`need[0][0]` is 0).
+#[inline(always)]
+pub(crate) fn suit_entry(c: &[u8], capped: bool) -> u32 {
     let i = suit_index(c) + if capped { 0 } else { N_KEYS };
     let (words, _) = SUIT_TABLES.as_chunks::<4>();
-    unpack(u32::from_le_bytes(words[i]))
+    u32::from_le_bytes(words[i])
 }
 
 /// `SHIFT_MASK[k]`: lanes that a shift by `k` leaves without a value (the
@@ -352,7 +360,7 @@ fn combine_saturating(a: &Needs10, b: &Needs10) -> Needs10 {
 
 /// The honors table of one variant: 5^7 entries keyed by the 7 honor
 /// counts (东 first) in base 5.
-pub(crate) struct HonorTable(Vec<u32>);
+pub(crate) struct HonorTable(Box<[u32; HONOR_KEYS]>);
 
 impl HonorTable {
     #[inline(always)]
@@ -366,7 +374,30 @@ impl HonorTable {
                 + c[6] as usize;
         unpack(self.0[key])
     }
+
+    /// The packed entry (see [`suit_entry`]) of a whole hand's honors
+    /// (`c[27..34]`).
+    #[inline(always)]
+    pub(crate) fn entry(&self, c: &crate::tile::Counts) -> u32 {
+        // Counts 26-33 as one word, byte-swapped so that 中 (33) is the
+        // lowest digit, and the base-5 digits combined pairwise (SIMD
+        // within a register); the 9 of sou (26) is masked out.
+        const M8: u64 = 0x00ff_00ff_00ff_00ff;
+        const M16: u64 = 0x0000_ffff_0000_ffff;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&c[26..34]);
+        let r = u64::from_le_bytes(w).swap_bytes() & !(0xff << 56);
+        let a = (r & M8) + ((r >> 8) & M8) * 5;
+        let b = (a & M16) + ((a >> 16) & M16) * 25;
+        let key = (b & 0xffff_ffff) + (b >> 32) * 625;
+        // At most 5^7 - 1 for counts of at most 4; bounded so that the
+        // look-up needs no check.
+        self.0[(key as usize).min(HONOR_KEYS - 1)]
+    }
 }
+
+/// Keys of an honors table: 7 counts of 0-4.
+const HONOR_KEYS: usize = 78_125;
 
 /// Needs of every key of a small honor group, by enumerating its targets.
 /// `sets` lists each set type as the kinds (group-local) it uses.
@@ -428,7 +459,7 @@ fn group_needs(kinds: usize, sets: &[Vec<usize>], capped: bool) -> Vec<Needs10> 
 }
 
 fn build_honors(wind_sets: bool, capped: bool) -> HonorTable {
-    let mut table = vec![0u32; 78_125];
+    let mut table = vec![0u32; HONOR_KEYS];
     if wind_sets {
         let triplets = |n: usize| (0..n).map(|k| vec![k, k, k]).collect::<Vec<_>>();
         let mut wind_sets = triplets(4);
@@ -468,7 +499,12 @@ fn build_honors(wind_sets: bool, capped: bool) -> HonorTable {
             table[key] = pack(n);
         }
     }
-    HonorTable(table)
+    HonorTable(
+        table
+            .into_boxed_slice()
+            .try_into()
+            .expect("the table has HONOR_KEYS slots"),
+    )
 }
 
 static HONORS: [OnceLock<HonorTable>; 4] = [
