@@ -22,9 +22,6 @@ use crate::tile::Counts;
 /// Hands per block: one byte lane each in a 128-bit vector.
 const B: usize = 16;
 
-/// One byte per hand of the block.
-type V = [u8; B];
-
 /// A group's `need[m][p]` (`m` sets, `p` pairs) for the hands of a block.
 struct Needs {
     n0: [V; 5],
@@ -117,7 +114,7 @@ impl Calculator {
         }
         for (sets, s) in standard.iter_mut().enumerate() {
             if wanted >> sets & 1 != 0 {
-                *s = with_one_pair(&ab, &cd, sets);
+                *s = with_one_pair(&ab, &cd, sets).to_bytes();
             }
         }
         for (j, o) in out.iter_mut().enumerate().take(rows.len()) {
@@ -131,38 +128,18 @@ impl Calculator {
 /// The needs of a group from its packed entries, lane per hand.
 #[inline(always)]
 fn needs(e: &[u32; B]) -> Needs {
+    let f = V::fields(e);
     let mut n = Needs {
-        n0: [[0; B]; 5],
-        n1: [[0; B]; 5],
+        n0: [V::ZERO; 5],
+        n1: [V::ZERO; 5],
     };
-    // Field f of an entry (bits 2f..2f + 2): the rise of need[·][0] from
-    // f to f + 1 sets (f < 4) and need[m][1] - need[m][0] (f = 4 + m).
-    // Cut into byte planes first, so that each field is a byte shift.
-    let planes: [V; 3] = std::array::from_fn(|p| std::array::from_fn(|h| (e[h] >> (8 * p)) as u8));
-    let fields: [V; 9] = std::array::from_fn(|f| {
-        let plane = &planes[f / 4];
-        std::array::from_fn(|h| (plane[h] >> (2 * (f % 4))) & 3)
-    });
     for m in 1..5 {
-        n.n0[m] = add(&n.n0[m - 1], &fields[m - 1]);
+        n.n0[m] = n.n0[m - 1].add(f[m - 1]);
     }
     for m in 0..5 {
-        n.n1[m] = add(&n.n0[m], &fields[4 + m]);
+        n.n1[m] = n.n0[m].add(f[4 + m]);
     }
     n
-}
-
-/// Lane-wise sum (needs are at most 15 per group and 60 in all: no lane
-/// overflows).
-#[inline(always)]
-fn add(a: &V, b: &V) -> V {
-    std::array::from_fn(|i| a[i].wrapping_add(b[i]))
-}
-
-/// Lane-wise minimum.
-#[inline(always)]
-fn min(a: &V, b: &V) -> V {
-    std::array::from_fn(|i| a[i].min(b[i]))
 }
 
 /// Min-plus product of two groups for up to 4 sets and at most one pair.
@@ -171,18 +148,18 @@ fn product(a: &Needs, b: &Needs) -> Needs {
     // need[0][0] is 0 for every group, so the k = 0 and k = m terms of
     // need[m][0] are b's and a's own.
     let mut r = Needs {
-        n0: [[0; B]; 5],
-        n1: [[0; B]; 5],
+        n0: [V::ZERO; 5],
+        n1: [V::ZERO; 5],
     };
     for m in 0..5 {
-        let mut r0 = min(&a.n0[m], &b.n0[m]);
-        let mut r1 = min(&b.n1[m], &a.n1[m]);
+        let mut r0 = a.n0[m].min(b.n0[m]);
+        let mut r1 = b.n1[m].min(a.n1[m]);
         for k in 1..m {
-            r0 = min(&r0, &add(&a.n0[k], &b.n0[m - k]));
+            r0 = r0.min(a.n0[k].add(b.n0[m - k]));
         }
         for k in 1..=m {
-            r1 = min(&r1, &add(&a.n0[k], &b.n1[m - k]));
-            r1 = min(&r1, &add(&a.n1[m - k], &b.n0[k]));
+            r1 = r1.min(a.n0[k].add(b.n1[m - k]));
+            r1 = r1.min(a.n1[m - k].add(b.n0[k]));
         }
         r.n0[m] = r0;
         r.n1[m] = r1;
@@ -194,10 +171,179 @@ fn product(a: &Needs, b: &Needs) -> Needs {
 /// from the two halves' products.
 #[inline(always)]
 fn with_one_pair(ab: &Needs, cd: &Needs, sets: usize) -> V {
-    let mut best = [u8::MAX; B];
-    for k in 0..=sets {
-        best = min(&best, &add(&ab.n0[k], &cd.n1[sets - k]));
-        best = min(&best, &add(&ab.n1[k], &cd.n0[sets - k]));
+    let mut best = ab.n0[0].add(cd.n1[sets]).min(ab.n1[0].add(cd.n0[sets]));
+    for k in 1..=sets {
+        best = best.min(ab.n0[k].add(cd.n1[sets - k]));
+        best = best.min(ab.n1[k].add(cd.n0[sets - k]));
     }
     best
+}
+
+/// 16 byte lanes, one per hand of a block. Needs are at most 15 per group
+/// and 60 in all, so sums never overflow a lane.
+#[derive(Clone, Copy)]
+struct V(lanes::Raw);
+
+impl V {
+    const ZERO: V = V(lanes::ZERO);
+
+    #[inline(always)]
+    fn add(self, o: V) -> V {
+        V(lanes::add(self.0, o.0))
+    }
+
+    #[inline(always)]
+    fn min(self, o: V) -> V {
+        V(lanes::min(self.0, o.0))
+    }
+
+    #[inline(always)]
+    fn to_bytes(self) -> [u8; B] {
+        lanes::to_bytes(self.0)
+    }
+
+    /// The 9 two-bit fields of 16 packed entries (field `f` in bits
+    /// `2f..2f + 2`: the rise of `need[·][0]` from `f` to `f + 1` sets for
+    /// `f < 4`, `need[m][1] - need[m][0]` for `f = 4 + m`).
+    #[inline(always)]
+    fn fields(e: &[u32; B]) -> [V; 9] {
+        lanes::fields(e).map(V)
+    }
+}
+
+/// The lane operations with SSE2 intrinsics (part of the x86-64 baseline):
+/// the compiler's own vectorization of the plain loops below spills and
+/// shuffles far more.
+#[cfg(target_arch = "x86_64")]
+mod lanes {
+    use std::arch::x86_64::*;
+
+    pub(super) type Raw = __m128i;
+
+    // SAFETY (every block below): SSE2 is enabled on every x86-64 target,
+    // and the only memory accesses are unaligned 16-byte loads and stores
+    // within arrays of 16 bytes or more.
+
+    /// All lanes 0 (`_mm_setzero_si128` is not a `const fn`).
+    pub(super) const ZERO: Raw = unsafe { std::mem::transmute::<[u8; 16], Raw>([0; 16]) };
+
+    #[inline(always)]
+    pub(super) fn add(a: Raw, b: Raw) -> Raw {
+        unsafe { _mm_add_epi8(a, b) }
+    }
+
+    #[inline(always)]
+    pub(super) fn min(a: Raw, b: Raw) -> Raw {
+        unsafe { _mm_min_epu8(a, b) }
+    }
+
+    #[cfg(test)]
+    pub(super) fn from_bytes(a: [u8; 16]) -> Raw {
+        unsafe { _mm_loadu_si128(a.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    pub(super) fn to_bytes(a: Raw) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), a) };
+        out
+    }
+
+    #[inline(always)]
+    pub(super) fn fields(e: &[u32; 16]) -> [Raw; 9] {
+        unsafe {
+            let q: [Raw; 4] = std::array::from_fn(|i| _mm_loadu_si128(e[4 * i..].as_ptr().cast()));
+            // 32-bit lanes down to bytes (values fit: at most 255).
+            let narrow = |x: [Raw; 4]| {
+                _mm_packus_epi16(_mm_packs_epi32(x[0], x[1]), _mm_packs_epi32(x[2], x[3]))
+            };
+            let byte = _mm_set1_epi32(0xff);
+            // Entries hold 18 bits: the third plane needs no mask.
+            let planes = [
+                narrow(q.map(|x| _mm_and_si128(x, byte))),
+                narrow(q.map(|x| _mm_and_si128(_mm_srli_epi32::<8>(x), byte))),
+                narrow(q.map(|x| _mm_srli_epi32::<16>(x))),
+            ];
+            // A byte field by a 16-bit shift: bits that cross from the next
+            // byte land above bit 1 and are masked off.
+            let three = _mm_set1_epi8(3);
+            let field = |p: Raw, k: i32| {
+                let s = match k {
+                    0 => p,
+                    1 => _mm_srli_epi16::<2>(p),
+                    2 => _mm_srli_epi16::<4>(p),
+                    _ => _mm_srli_epi16::<6>(p),
+                };
+                _mm_and_si128(s, three)
+            };
+            std::array::from_fn(|f| {
+                if f == 8 {
+                    planes[2]
+                } else {
+                    field(planes[f / 4], (f % 4) as i32)
+                }
+            })
+        }
+    }
+}
+
+/// The lane operations as plain loops (other architectures, and the check
+/// of the SSE2 ones).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+mod portable {
+    pub(super) type Raw = [u8; 16];
+
+    pub(super) const ZERO: Raw = [0; 16];
+
+    pub(super) fn add(a: Raw, b: Raw) -> Raw {
+        std::array::from_fn(|i| a[i].wrapping_add(b[i]))
+    }
+
+    pub(super) fn min(a: Raw, b: Raw) -> Raw {
+        std::array::from_fn(|i| a[i].min(b[i]))
+    }
+
+    pub(super) fn to_bytes(a: Raw) -> [u8; 16] {
+        a
+    }
+
+    #[cfg(test)]
+    pub(super) fn from_bytes(a: [u8; 16]) -> Raw {
+        a
+    }
+
+    pub(super) fn fields(e: &[u32; 16]) -> [Raw; 9] {
+        std::array::from_fn(|f| std::array::from_fn(|h| ((e[h] >> (2 * f)) & 3) as u8))
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use portable as lanes;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SSE2 lane operations equal the plain loops on arbitrary lanes
+    /// and on arbitrary 18-bit entries.
+    #[test]
+    fn lane_operations_match_the_portable_loops() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            let a: [u8; 16] = std::array::from_fn(|_| (next() % 61) as u8);
+            let b: [u8; 16] = std::array::from_fn(|_| (next() % 61) as u8);
+            let e: [u32; 16] = std::array::from_fn(|_| (next() & 0x3_ffff) as u32);
+            let (va, vb) = (lanes::from_bytes(a), lanes::from_bytes(b));
+            assert_eq!(lanes::to_bytes(lanes::add(va, vb)), portable::add(a, b));
+            assert_eq!(lanes::to_bytes(lanes::min(va, vb)), portable::min(a, b));
+            let got = lanes::fields(&e).map(lanes::to_bytes);
+            assert_eq!(got, portable::fields(&e), "{e:?}");
+        }
+    }
 }
