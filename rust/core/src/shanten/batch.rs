@@ -15,7 +15,7 @@
 //! (a test compares them on random rows of every shape option, wildcard
 //! count and meld count, with blocks cut short).
 
-use super::table::suit_entry;
+use super::table::group_entries;
 use super::{seven_pairs_deficiency, size_ok, thirteen_orphans_deficiency, Calculator};
 use crate::tile::Counts;
 
@@ -88,10 +88,10 @@ impl Calculator {
             } else {
                 c
             };
-            entries[0][j] = suit_entry(&natural[0..9], self.capped);
-            entries[1][j] = suit_entry(&natural[9..18], self.capped);
-            entries[2][j] = suit_entry(&natural[18..27], self.capped);
-            entries[3][j] = self.honors.entry(natural);
+            let e = group_entries(natural, self.capped, self.honors);
+            for (g, e) in e.into_iter().enumerate() {
+                entries[g][j] = e;
+            }
             if m == 0 {
                 let mut d = u8::MAX;
                 if self.rules.seven_pairs {

@@ -8,6 +8,7 @@
 //! kind (games without wildcards, where a 5th copy cannot be drawn) and
 //! uncapped (wildcard games, where a wild tile may stand for a 5th copy).
 
+use crate::tile::Counts;
 use std::sync::OnceLock;
 
 /// A group's needs: `[need[0][0], .., need[4][0], need[0][1], .., need[4][1]]`
@@ -117,7 +118,136 @@ fn suit_index(c: &[u8]) -> usize {
     // The high digits' sum, computed rather than read from HI so that the
     // two small lookups do not wait for each other.
     let s = (((x & 0xffff_ffff).wrapping_mul(0x0101_0101) >> 24) & 0xff) as usize + c[0] as usize;
+    index_of(hi, lo, s)
+}
+
+/// [`suit_index`] from a suit's base-5 parts: `hi` (ranks 1-5), `lo`
+/// (ranks 6-9) and `s`, the sum of ranks 1-5.
+#[inline(always)]
+fn index_of(hi: usize, lo: usize, s: usize) -> usize {
     (HI[hi] >> 4) as usize + LO[s.min(15)][lo] as usize
+}
+
+/// The packed entries (see [`suit_entry`]) of a hand's four groups: man,
+/// pin, sou and honors.
+#[inline(always)]
+pub(crate) fn group_entries(c: &Counts, capped: bool, honors: &HonorTable) -> [u32; 4] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    let k = keys_ssse3(c);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+    let k = keys_scalar(c);
+    let (words, _) = SUIT_TABLES.as_chunks::<4>();
+    let base = if capped { 0 } else { N_KEYS };
+    let suit = |g: usize| {
+        let i = index_of(k.hi[g] as usize, k.lo[g] as usize, k.sum[g] as usize);
+        u32::from_le_bytes(words[i + base])
+    };
+    [suit(0), suit(1), suit(2), honors.at(k.honors)]
+}
+
+/// The table keys of a hand's groups: per suit the base-5 parts and digit
+/// sum of [`suit_index`], and the honors key of [`HonorTable::entry`].
+#[derive(Debug, PartialEq)]
+struct GroupKeys {
+    hi: [u32; 3],
+    lo: [u32; 3],
+    sum: [u32; 3],
+    honors: u32,
+}
+
+/// [`GroupKeys`] digit by digit (other targets, and the check of the
+/// vector version).
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "ssse3"),
+    allow(dead_code)
+)]
+fn keys_scalar(c: &Counts) -> GroupKeys {
+    let base5 = |d: &[u8]| d.iter().fold(0u32, |k, &x| 5 * k + x as u32);
+    let suit = |g: usize| &c[9 * g..9 * g + 9];
+    GroupKeys {
+        hi: std::array::from_fn(|g| base5(&suit(g)[..5])),
+        lo: std::array::from_fn(|g| base5(&suit(g)[5..])),
+        sum: std::array::from_fn(|g| suit(g)[..5].iter().map(|&x| x as u32).sum()),
+        honors: base5(&c[27..34]),
+    }
+}
+
+/// [`GroupKeys`] of all four groups at once: the digits are gathered by
+/// byte shuffles and weighted by two multiply-add steps (SSSE3, part of
+/// x86-64-v2 that the release builds target), instead of three suit
+/// indices and one honors key computed one after another.
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+#[inline(always)]
+fn keys_ssse3(c: &Counts) -> GroupKeys {
+    use std::arch::x86_64::*;
+    // SAFETY: SSSE3 is enabled at compile time (the cfg above); the loads
+    // read c[0..16], c[2..18] and c[18..34], all inside the 34 counts, and
+    // the stores write 16-byte arrays.
+    unsafe {
+        let load = |i: usize| _mm_loadu_si128(c[i..i + 16].as_ptr().cast());
+        let (a, b, d) = (load(0), load(2), load(18));
+        // Two halves of 8 bytes per vector: a suit's ranks 1-5 as
+        // [0, r1, r2, r3, r4, r5, 0, 0]; the honors as [东 .. 中, 0].
+        let hi_mp = _mm_shuffle_epi8(
+            a,
+            _mm_setr_epi8(-1, 0, 1, 2, 3, 4, -1, -1, -1, 9, 10, 11, 12, 13, -1, -1),
+        );
+        let hi_sh = _mm_shuffle_epi8(
+            d,
+            _mm_setr_epi8(-1, 0, 1, 2, 3, 4, -1, -1, 9, 10, 11, 12, 13, 14, 15, -1),
+        );
+        // Ranks 6-9 of the three suits, 4 bytes each.
+        let lo = _mm_or_si128(
+            _mm_shuffle_epi8(
+                b,
+                _mm_setr_epi8(3, 4, 5, 6, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1),
+            ),
+            _mm_shuffle_epi8(
+                d,
+                _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, 5, 6, 7, 8, -1, -1, -1, -1),
+            ),
+        );
+        // Digit pairs (u8 × i8 → i16), then pairs of pairs (i16 × i16 →
+        // i32): a suit's half gives [625 r1 + 125 r2 + 25 r3, 5 r4 + r5],
+        // the honors' [5^6 东 + .. + 125 北, 25 白 + 5 发 + 中].
+        let suit_w8 = [0, 25, 5, 1, 5, 1, 0, 0];
+        let w8 = |h: [i8; 8]| {
+            let w: [i8; 16] = std::array::from_fn(|i| if i < 8 { suit_w8[i] } else { h[i - 8] });
+            _mm_loadu_si128(w.as_ptr().cast())
+        };
+        let hi_mp_w = _mm_madd_epi16(
+            _mm_maddubs_epi16(hi_mp, w8(suit_w8)),
+            _mm_setr_epi16(25, 25, 1, 0, 25, 25, 1, 0),
+        );
+        let hi_sh_w = _mm_madd_epi16(
+            _mm_maddubs_epi16(hi_sh, w8([5, 1, 5, 1, 5, 1, 1, 0])),
+            _mm_setr_epi16(25, 25, 1, 0, 3125, 125, 5, 1),
+        );
+        let keys = _mm_hadd_epi32(hi_mp_w, hi_sh_w);
+        let lo = _mm_madd_epi16(
+            _mm_maddubs_epi16(lo, _mm_set1_epi16(0x0105)),
+            _mm_set1_epi32(0x0001_0019),
+        );
+        // Sums of the ranks 1-5 bytes, one per 8-byte half, gathered as
+        // [man, pin, sou, (honors)].
+        let zero = _mm_setzero_si128();
+        let sums = _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(
+            _mm_castsi128_ps(_mm_sad_epu8(hi_mp, zero)),
+            _mm_castsi128_ps(_mm_sad_epu8(hi_sh, zero)),
+        ));
+        let mut k = [0u32; 4];
+        let mut l = [0u32; 4];
+        let mut t = [0u32; 4];
+        _mm_storeu_si128(k.as_mut_ptr().cast(), keys);
+        _mm_storeu_si128(l.as_mut_ptr().cast(), lo);
+        _mm_storeu_si128(t.as_mut_ptr().cast(), sums);
+        GroupKeys {
+            hi: [k[0], k[1], k[2]],
+            lo: [l[0], l[1], l[2]],
+            sum: [t[0], t[1], t[2]],
+            honors: k[3],
+        }
+    }
 }
 
 /// `N0[byte]`: `need[0..5][0]` from the four 2-bit set deltas.
@@ -375,21 +505,10 @@ impl HonorTable {
         unpack(self.0[key])
     }
 
-    /// The packed entry (see [`suit_entry`]) of a whole hand's honors
-    /// (`c[27..34]`).
+    /// The packed entry of an honors key (the 7 counts in base 5, 东
+    /// first).
     #[inline(always)]
-    pub(crate) fn entry(&self, c: &crate::tile::Counts) -> u32 {
-        // Counts 26-33 as one word, byte-swapped so that 中 (33) is the
-        // lowest digit, and the base-5 digits combined pairwise (SIMD
-        // within a register); the 9 of sou (26) is masked out.
-        const M8: u64 = 0x00ff_00ff_00ff_00ff;
-        const M16: u64 = 0x0000_ffff_0000_ffff;
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&c[26..34]);
-        let r = u64::from_le_bytes(w).swap_bytes() & !(0xff << 56);
-        let a = (r & M8) + ((r >> 8) & M8) * 5;
-        let b = (a & M16) + ((a >> 16) & M16) * 25;
-        let key = (b & 0xffff_ffff) + (b >> 32) * 625;
+    fn at(&self, key: u32) -> u32 {
         // At most 5^7 - 1 for counts of at most 4; bounded so that the
         // look-up needs no check.
         self.0[(key as usize).min(HONOR_KEYS - 1)]
@@ -523,6 +642,52 @@ pub(crate) fn honors(wind_sets: bool, capped: bool) -> &'static HonorTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vector keys equal the digit-by-digit ones on random hands of
+    /// every size (counts 0-4), and the entries equal the per-group
+    /// look-ups.
+    #[test]
+    fn group_keys_match_the_digit_by_digit_keys() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let honors = honors(false, true);
+        for _ in 0..200_000 {
+            let mut c = [0u8; 34];
+            let n = next() % 15;
+            for _ in 0..n {
+                let k = (next() % 34) as usize;
+                c[k] = (c[k] + 1).min(4);
+            }
+            if next() % 8 == 0 {
+                c = std::array::from_fn(|_| (next() % 5) as u8);
+            }
+            #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+            assert_eq!(keys_ssse3(&c), keys_scalar(&c), "{c:?}");
+            let k = keys_scalar(&c);
+            for g in 0..3 {
+                let suit = &c[9 * g..9 * g + 9];
+                if suit.iter().map(|&x| x as usize).sum::<usize>() <= 14 {
+                    let i = index_of(k.hi[g] as usize, k.lo[g] as usize, k.sum[g] as usize);
+                    assert_eq!(i, suit_index(suit), "{c:?}");
+                }
+            }
+            if c.iter().map(|&x| x as usize).sum::<usize>() <= 14 {
+                let want = [
+                    suit_needs(&c[0..9], true),
+                    suit_needs(&c[9..18], true),
+                    suit_needs(&c[18..27], true),
+                    honors.needs(&c[27..34]),
+                ];
+                let got = group_entries(&c, true, honors).map(unpack);
+                assert_eq!(got, want, "{c:?}");
+            }
+        }
+    }
 
     /// The vectorized product equals the plain one on arbitrary lanes, and
     /// on real entries of the tables.
