@@ -16,7 +16,7 @@
 //! count and meld count, with blocks cut short).
 
 use super::table::group_entries;
-use super::{seven_pairs_deficiency, size_ok, thirteen_orphans_deficiency, Calculator};
+use super::{seven_pairs_deficiency_of, size_check, thirteen_orphans_deficiency, Calculator};
 use crate::tile::Counts;
 
 /// Hands per block: one byte lane each in a 128-bit vector.
@@ -77,7 +77,8 @@ impl Calculator {
         let mut wild = [0u8; B];
         for (j, c) in rows.iter().enumerate() {
             let m = melds[j] as usize;
-            if !size_ok(c, m) {
+            let (ok, total) = size_check(c, m);
+            if !ok {
                 return Some(j);
             }
             let split;
@@ -95,7 +96,7 @@ impl Calculator {
             if m == 0 {
                 let mut d = u8::MAX;
                 if self.rules.seven_pairs {
-                    d = d.min(seven_pairs_deficiency(natural));
+                    d = d.min(seven_pairs_deficiency_of(natural, total - wild[j]));
                 }
                 if self.rules.thirteen_orphans {
                     d = d.min(thirteen_orphans_deficiency(natural));

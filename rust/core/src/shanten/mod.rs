@@ -214,6 +214,12 @@ pub(crate) fn check(c: &Counts, n_melds: usize) -> Result<(), Error> {
 /// per-row test, and `check`'s fast path).
 #[inline(always)]
 fn size_ok(c: &Counts, n_melds: usize) -> bool {
+    size_check(c, n_melds).0
+}
+
+/// [`size_ok`], and the number of tiles when every count is at most 4.
+#[inline(always)]
+fn size_check(c: &Counts, n_melds: usize) -> (bool, u8) {
     let (words, tail) = swar(c);
     let mut over = (tail[0] > 4) | (tail[1] > 4);
     let mut sum = tail[0] as u64 + tail[1] as u64;
@@ -225,7 +231,8 @@ fn size_ok(c: &Counts, n_melds: usize) -> bool {
     }
     sum += byte_sum(bytes) as u64;
     let short = 13u64.wrapping_sub(3 * n_melds as u64);
-    !over & (n_melds <= 4) & ((sum == short) | (sum == short + 1))
+    let ok = !over & (n_melds <= 4) & ((sum == short) | (sum == short + 1));
+    (ok, sum as u8)
 }
 
 /// A shanten calculator with the table variant and shape options
@@ -391,13 +398,24 @@ fn byte_sum(x: u64) -> usize {
 /// Fewest tiles seven pairs misses; a 4-of-a-kind is two pairs.
 #[inline(always)]
 fn seven_pairs_deficiency(c: &Counts) -> u8 {
+    let total: u32 = c.iter().map(|&n| n as u32).sum();
+    seven_pairs_deficiency_of(c, total as u8)
+}
+
+/// [`seven_pairs_deficiency`] of counts holding `total` tiles.
+#[inline(always)]
+fn seven_pairs_deficiency_of(c: &Counts, total: u8) -> u8 {
+    // A count is twice its pairs plus its odd copy, so only the odd copies
+    // need counting: the low bit of every count, the four words' bits
+    // placed side by side (bits 0-3 of each byte, the tail's at bit 4) and
+    // counted at once.
     let (words, tail) = swar(c);
-    let mut pairs = (tail[0] >> 1) + (tail[1] >> 1);
-    let mut singles = (tail[0] & 1) + (tail[1] & 1);
-    for x in words {
-        pairs += byte_sum((x >> 1) & (0x7F * LOW)) as u8;
-        singles += byte_sum(x & LOW) as u8;
+    let mut odd = u64::from(tail[0] & 1) << 4 | u64::from(tail[1] & 1) << 12;
+    for (k, x) in words.iter().enumerate() {
+        odd |= (x & LOW) << k;
     }
+    let singles = odd.count_ones() as u8;
+    let pairs = total.wrapping_sub(singles) / 2;
     if pairs >= 7 {
         return 0;
     }
