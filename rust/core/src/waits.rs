@@ -216,13 +216,13 @@ pub fn waits_counts(
 /// waits_batch(&hands, &[0], &[], &Wildcards::NONE, &ShapeRules::ALL, &mut out, 1).unwrap();
 /// assert_eq!(out[0], 1 << 27 | 1 << 31);
 /// ```
-pub fn waits_batch(
+pub fn waits_batch<O: WaitRow>(
     counts: &[Counts],
     n_melds: &[u8],
     held: &[Counts],
     wilds: &Wildcards,
     rules: &ShapeRules,
-    out: &mut [u64],
+    out: &mut [O],
     threads: usize,
 ) -> Result<(), Error> {
     waits_batch_checked(counts, n_melds, held, wilds, rules, out, threads).map(|_| ())
@@ -240,13 +240,13 @@ pub fn waits_batch(
 /// let all_valid = waits_batch_checked(&hands, &[0], &[], &Wildcards::NONE, &ShapeRules::ALL, &mut out, 1).unwrap();
 /// assert!(!all_valid);
 /// ```
-pub fn waits_batch_checked(
+pub fn waits_batch_checked<O: WaitRow>(
     counts: &[Counts],
     n_melds: &[u8],
     held: &[Counts],
     wilds: &Wildcards,
     rules: &ShapeRules,
-    out: &mut [u64],
+    out: &mut [O],
     threads: usize,
 ) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "waits_batch")?;
@@ -271,15 +271,64 @@ pub fn waits_batch_checked(
             let own = if held.is_empty() { h } else { &held[i] };
             let valid = valid_size(h, m, 13);
             ok &= valid;
-            *r = if valid {
+            *r = O::from_mask(if valid {
                 waits_unchecked(&checker, h, m, own).mask
             } else {
                 0
-            };
+            });
         }
         ok
     }))
 }
+
+/// A batch's output row: the wait mask itself, or one `bool` per kind
+/// (the layout of a numpy `(N, 34)` bool array, filled inside the batch's
+/// threads while the row is in cache).
+///
+/// ```
+/// use koudian_core::waits::WaitRow;
+/// let row = <[bool; 34]>::from_mask(1 << 27 | 1 << 31);
+/// assert!(row[27] && row[31] && row.iter().filter(|&&b| b).count() == 2);
+/// ```
+pub trait WaitRow: Send {
+    /// The row of a wait mask (bit `i` for kind `i`).
+    fn from_mask(mask: u64) -> Self;
+}
+
+impl WaitRow for u64 {
+    #[inline(always)]
+    fn from_mask(mask: u64) -> u64 {
+        mask
+    }
+}
+
+impl WaitRow for [bool; KINDS] {
+    #[inline(always)]
+    fn from_mask(mask: u64) -> [bool; KINDS] {
+        // Eight kinds at a time: each byte of the mask spread to 8 bytes of
+        // 0 or 1 through a 2 KiB table.
+        let mut bytes = [0u8; 40];
+        for (j, part) in bytes.chunks_exact_mut(8).enumerate() {
+            part.copy_from_slice(&SPREAD[(mask >> (8 * j)) as usize & 0xff].to_le_bytes());
+        }
+        std::array::from_fn(|i| bytes[i] != 0)
+    }
+}
+
+/// `SPREAD[b]`: bit `i` of `b` as byte `i` (0 or 1).
+static SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[b] |= ((b as u64 >> i) & 1) << (8 * i);
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// Waits of a valid 13 − 3 × melds hand.
 #[inline]

@@ -210,6 +210,16 @@ fn batch_matches_single_calls_for_any_thread_count() {
         );
     }
     assert_eq!(one[7], 0);
+    // The bool-row output (numpy's layout) says the same, for 1 and 2
+    // threads.
+    for threads in [1, 2] {
+        let mut rows = vec![[true; 34]; hands.len()];
+        waits_batch(&hands, &melds, &[], &wilds, &rules, &mut rows, threads).unwrap();
+        for (row, &mask) in rows.iter().zip(&one) {
+            let want: Vec<bool> = (0..34).map(|i| mask >> i & 1 == 1).collect();
+            assert_eq!(row.to_vec(), want);
+        }
+    }
     for threads in [0, 2, 3] {
         let mut out = vec![0u64; hands.len()];
         waits_batch(&hands, &melds, &[], &wilds, &rules, &mut out, threads).unwrap();

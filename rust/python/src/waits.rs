@@ -96,14 +96,14 @@ fn waits_batch<'py>(
         let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
-            let mut masks = vec![0u64; rows];
+            let (rows_out, _) = slots.as_chunks_mut::<KINDS>();
             let r = core_waits::waits_batch_checked(
                 as_counts(data),
                 n_melds.as_slice(),
                 as_counts(held_data),
                 &wilds,
                 &shape,
-                &mut masks,
+                rows_out,
                 threads,
             );
             // An invalid row reads as no waits: only those rows need
@@ -114,15 +114,8 @@ fn waits_batch<'py>(
                     &n_melds,
                     |t, m| t + 3 * m == 13,
                     "13 - 3 × melds",
-                    |row| masks[row] == 0,
+                    |row| !rows_out[row].contains(&true),
                 )?;
-            }
-            for (row, &mask) in slots.chunks_exact_mut(KINDS).zip(&masks) {
-                // Eight kinds at a time through a byte-to-bools table.
-                for (j, part) in row.chunks_mut(8).enumerate() {
-                    let bits = &BITS[(mask >> (8 * j)) as usize & 0xff];
-                    part.copy_from_slice(&bits[..part.len()]);
-                }
             }
             Ok(r.map(|_| ()))
         })
@@ -131,21 +124,6 @@ fn waits_batch<'py>(
     }
     Ok(out)
 }
-
-/// `BITS[b][i]`: bit `i` of byte `b`.
-static BITS: [[bool; 8]; 256] = {
-    let mut t = [[false; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut i = 0;
-        while i < 8 {
-            t[b][i] = b >> i & 1 == 1;
-            i += 1;
-        }
-        b += 1;
-    }
-    t
-};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(waits, m)?)?;
