@@ -572,8 +572,13 @@ struct Groups {
 }
 
 /// One group's natural counts, its needs, and the needs after one-tile
-/// changes as they are asked for (`*_ok`: bit `i` set when slot `i` holds
-/// a value; `i` is the kind's index within the group).
+/// changes as they are asked for (`rem_ok`: bit `i` set when slot `i`
+/// holds a value; `i` is the kind's index within the group).
+///
+/// The needs after adding a tile are kept transposed ([`Columns`]: one
+/// column per kind of the group), so that whether each kind lowers a
+/// hand's deficiency is found for the whole group at once, without a
+/// branch per kind ([`improving`]).
 #[derive(Clone, Default)]
 struct GroupEntry {
     valid: bool,
@@ -582,12 +587,154 @@ struct GroupEntry {
     /// One tile of kind `i` removed.
     rem: [Lanes; 9],
     rem_ok: u16,
-    /// One tile of kind `i` added.
-    add: [Lanes; 9],
-    add_ok: u16,
-    /// `swap[i][j]`: one tile of kind `i` removed, one of kind `j` added.
-    swap: [[Lanes; 9]; 9],
-    swap_ok: [u16; 9],
+    /// `rem` of every held kind as columns (valid when `rem_all`).
+    rem_cols: Columns,
+    rem_all: bool,
+    /// One tile of kind `i` added (valid when `add_ok`).
+    add: Columns,
+    add_ok: bool,
+    /// `swap[i]`: one tile of kind `i` removed, then one of each kind
+    /// added (column `i`: the group as it is). Bit `i` of `swap_ok`.
+    swap: [Columns; 9],
+    swap_ok: u16,
+}
+
+/// Lanes [`ROW_LANE`] of the needs of up to 16 one-tile variants of a
+/// group, one column per variant: `0xff` in the columns of variants that
+/// do not exist (a fifth copy, kinds beyond the group).
+#[derive(Clone, Copy)]
+struct Columns([[u8; 16]; 10]);
+
+impl Default for Columns {
+    fn default() -> Columns {
+        Columns([[u8::MAX; 16]; 10])
+    }
+}
+
+/// The used lanes of [`Lanes`] (`need[0..5][0]`, `need[0..5][1]`), the
+/// rows of [`Columns`].
+const ROW_LANE: [usize; 10] = [0, 1, 2, 3, 4, P, P + 1, P + 2, P + 3, P + 4];
+
+impl Columns {
+    /// Writes the needs `l` into column `i`.
+    #[inline(always)]
+    fn set(&mut self, i: usize, l: &Lanes) {
+        for (row, &lane) in self.0.iter_mut().zip(ROW_LANE.iter()) {
+            row[i] = l[lane];
+        }
+    }
+
+    /// Column `i` back as needs.
+    #[cfg(debug_assertions)]
+    fn get(&self, i: usize) -> [u8; 10] {
+        std::array::from_fn(|r| self.0[r][i])
+    }
+}
+
+/// The columns `i` of `m` whose needs, against a [`partner_of`] product
+/// `p`, give a deficiency below `d` ([`standard`] for 16 variants at
+/// once), as bits. `d` must be at least 1.
+#[inline(always)]
+fn improving(m: &Columns, p: &Lanes, d: u8) -> u16 {
+    debug_assert!(d >= 1);
+    let acc = deficiencies(m, p);
+    // Every byte is now at most 0x7f: adding 0x80 - d sets a byte's high
+    // bit exactly when it is at least d, without carries between bytes.
+    let mut bits = 0u16;
+    for h in 0..2 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&acc[8 * h..8 * h + 8]);
+        let x = u64::from_le_bytes(w);
+        let below = !(x + u64::from(0x80 - d) * LOW) & (0x80 * LOW);
+        // One bit per byte, gathered into the top byte.
+        let packed = ((below >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16;
+        bits |= packed << (8 * h);
+    }
+    bits
+}
+
+/// [`standard`] of every column of `m` against the [`partner_of`] product
+/// `p`, each capped at 0x7f.
+#[inline(always)]
+fn deficiencies(m: &Columns, p: &Lanes) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        deficiencies_sse2(m, p)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        deficiencies_portable(m, p)
+    }
+}
+
+/// [`deficiencies`] as plain loops (the non-x86-64 build, and the check of
+/// the SSE2 one).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn deficiencies_portable(m: &Columns, p: &Lanes) -> [u8; 16] {
+    let mut acc = [0x7fu8; 16];
+    for (row, &lane) in m.0.iter().zip(ROW_LANE.iter()) {
+        let x = p[lane];
+        for (a, &v) in acc.iter_mut().zip(row.iter()) {
+            *a = (*a).min(v.saturating_add(x));
+        }
+    }
+    acc
+}
+
+/// [`deficiencies`] with SSE2 intrinsics (the compiler does not turn the
+/// plain loops into one vector add and minimum per row).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn deficiencies_sse2(m: &Columns, p: &Lanes) -> [u8; 16] {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 16];
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
+    // always available; the only memory accesses are unaligned 16-byte
+    // loads of `[u8; 16]` rows and one unaligned 16-byte store to `out`.
+    unsafe {
+        let mut acc = _mm_set1_epi8(0x7f);
+        for (row, &lane) in m.0.iter().zip(ROW_LANE.iter()) {
+            let v = _mm_loadu_si128(row.as_ptr().cast());
+            let x = _mm_set1_epi8(p[lane] as i8);
+            acc = _mm_min_epu8(acc, _mm_adds_epu8(v, x));
+        }
+        _mm_storeu_si128(out.as_mut_ptr().cast(), acc);
+    }
+    out
+}
+
+/// Unseen counts (each at most 4) as three bit planes, so that the copies
+/// of a set of kinds add up with three population counts.
+#[derive(Clone, Copy)]
+struct Planes([u64; 3]);
+
+impl Planes {
+    fn new(u: &Counts) -> Planes {
+        let mut p = [0u64; 3];
+        // Eight counts at a time: bit `b` of each byte gathered into one
+        // byte (the multiply moves byte `j`'s bit to bit `56 + j`).
+        for w in 0..5 {
+            let mut bytes = [0u8; 8];
+            let chunk = &u[8 * w..(8 * w + 8).min(KINDS)];
+            bytes[..chunk.len()].copy_from_slice(chunk);
+            let x = u64::from_le_bytes(bytes);
+            for (b, plane) in p.iter_mut().enumerate() {
+                let bits = (x >> b & LOW).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+                *plane |= bits << (8 * w);
+            }
+        }
+        debug_assert!(
+            (0..KINDS).all(|k| { (0..3).all(|b| (p[b] >> k & 1) as u8 == u[k] >> b & 1) })
+        );
+        Planes(p)
+    }
+
+    /// The unseen copies of the kinds in `m`.
+    #[inline(always)]
+    fn copies(&self, m: u64) -> u32 {
+        let [a, b, c] = self.0;
+        (m & a).count_ones() + 2 * (m & b).count_ones() + 4 * (m & c).count_ones()
+    }
 }
 
 impl std::fmt::Debug for Groups {
@@ -645,8 +792,9 @@ impl Groups {
                 e.counts = key;
                 e.lanes = calc.group_lanes_of(g, &key);
                 e.rem_ok = 0;
-                e.add_ok = 0;
-                e.swap_ok = [0; 9];
+                e.rem_all = false;
+                e.add_ok = false;
+                e.swap_ok = 0;
             }
             debug_assert_eq!(needs_of(&e.lanes), needs_of(&calc.group_lanes(natural, g)));
             e.lanes
@@ -661,57 +809,123 @@ impl Groups {
         e
     }
 
-    /// The needs of kind `k`'s group after adding (`add`) or removing one
-    /// natural tile of kind `k` (the count must stay within 0..=4), for
-    /// the counts of the last [`Groups::sync`].
+    /// The needs of kind `k`'s group after removing one natural tile of
+    /// kind `k` (held), for the counts of the last [`Groups::sync`].
     #[inline(always)]
-    fn after(&mut self, calc: &Calculator, natural: &Counts, k: usize, add: bool) -> Lanes {
+    fn after(&mut self, calc: &Calculator, natural: &Counts, k: usize) -> Lanes {
         let g = group_of(k);
         let i = k - group_span(g).0;
         let e = self.entry(natural, g);
-        let mut key = e.counts;
-        let (slots, ok) = if add {
-            (&mut e.add, &mut e.add_ok)
-        } else {
-            (&mut e.rem, &mut e.rem_ok)
-        };
-        if *ok >> i & 1 == 0 {
-            key[i] = if add { key[i] + 1 } else { key[i] - 1 };
-            slots[i] = calc.group_lanes_of(g, &key);
-            *ok |= 1 << i;
-        }
-        debug_assert_eq!(needs_of(&slots[i]), {
-            let mut c = *natural;
-            c[k] = if add { c[k] + 1 } else { c[k] - 1 };
-            needs_of(&calc.group_lanes(&c, g))
-        });
-        slots[i]
-    }
-
-    /// The needs of the group of kinds `t` and `k` (the same group, `t`
-    /// held, `k` not held 4 times once `t` is removed) with one tile of
-    /// `t` replaced by one of `k`, for the counts of the last
-    /// [`Groups::sync`].
-    #[inline(always)]
-    fn swap(&mut self, calc: &Calculator, natural: &Counts, t: usize, k: usize) -> Lanes {
-        let g = group_of(t);
-        let lo = group_span(g).0;
-        let (i, j) = (t - lo, k - lo);
-        let e = self.entry(natural, g);
-        if e.swap_ok[i] >> j & 1 == 0 {
+        if e.rem_ok >> i & 1 == 0 {
             let mut key = e.counts;
             key[i] -= 1;
-            key[j] += 1;
-            e.swap[i][j] = calc.group_lanes_of(g, &key);
-            e.swap_ok[i] |= 1 << j;
+            e.rem[i] = calc.group_lanes_of(g, &key);
+            e.rem_ok |= 1 << i;
         }
-        debug_assert_eq!(needs_of(&e.swap[i][j]), {
+        debug_assert_eq!(needs_of(&e.rem[i]), {
             let mut c = *natural;
-            c[t] -= 1;
-            c[k] += 1;
+            c[k] -= 1;
             needs_of(&calc.group_lanes(&c, g))
         });
-        e.swap[i][j]
+        e.rem[i]
+    }
+
+    /// The needs of group `g` with one tile of each held kind removed, as
+    /// columns, for the counts of the last [`Groups::sync`].
+    #[inline]
+    fn removed(&mut self, calc: &Calculator, natural: &Counts, g: usize) -> &Columns {
+        let (lo, len) = group_span(g);
+        if !self.entries[g].rem_all {
+            self.entries[g].rem_cols = Columns::default();
+            // The held kinds as a mask: whether a kind is held is random
+            // data.
+            let mut held = 0u16;
+            for (i, &n) in natural[lo..lo + len].iter().enumerate() {
+                held |= u16::from(n > 0) << i;
+            }
+            while held != 0 {
+                let i = held.trailing_zeros() as usize;
+                held &= held - 1;
+                let l = self.after(calc, natural, lo + i);
+                self.entries[g].rem_cols.set(i, &l);
+            }
+            self.entries[g].rem_all = true;
+        }
+        let e = self.entry(natural, g);
+        #[cfg(debug_assertions)]
+        for i in 0..len {
+            if natural[lo + i] > 0 {
+                assert_eq!(e.rem_cols.get(i), needs_of(&e.rem[i]));
+            }
+        }
+        &e.rem_cols
+    }
+
+    /// The needs of group `g` with one natural tile of each kind added,
+    /// as columns, for the counts of the last [`Groups::sync`] (which must
+    /// hold at most 13 tiles in the group: the tables stop at 14).
+    #[inline]
+    fn added(&mut self, calc: &Calculator, natural: &Counts, g: usize) -> &Columns {
+        let e = self.entry(natural, g);
+        if !e.add_ok {
+            debug_assert!(e.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
+            e.add = Columns::default();
+            for i in 0..group_span(g).1 {
+                if e.counts[i] < 4 {
+                    let mut key = e.counts;
+                    key[i] += 1;
+                    e.add.set(i, &calc.group_lanes_of(g, &key));
+                }
+            }
+            e.add_ok = true;
+        }
+        #[cfg(debug_assertions)]
+        for i in 0..group_span(g).1 {
+            let k = group_span(g).0 + i;
+            if natural[k] < 4 {
+                let mut c = *natural;
+                c[k] += 1;
+                assert_eq!(e.add.get(i), needs_of(&calc.group_lanes(&c, g)));
+            }
+        }
+        &e.add
+    }
+
+    /// The needs of the group of kind `t` (held) with one tile of `t`
+    /// replaced by one of each kind of the group, as columns (column `t`:
+    /// the group unchanged), for the counts of the last [`Groups::sync`].
+    #[inline]
+    fn swapped(&mut self, calc: &Calculator, natural: &Counts, t: usize) -> &Columns {
+        let g = group_of(t);
+        let i = t - group_span(g).0;
+        let e = self.entry(natural, g);
+        if e.swap_ok >> i & 1 == 0 {
+            let m = &mut e.swap[i];
+            *m = Columns::default();
+            let mut key = e.counts;
+            key[i] -= 1;
+            for j in 0..group_span(g).1 {
+                if j == i {
+                    m.set(j, &e.lanes);
+                } else if key[j] < 4 {
+                    key[j] += 1;
+                    m.set(j, &calc.group_lanes_of(g, &key));
+                    key[j] -= 1;
+                }
+            }
+            e.swap_ok |= 1 << i;
+        }
+        #[cfg(debug_assertions)]
+        for j in 0..group_span(g).1 {
+            let k = group_span(g).0 + j;
+            let mut c = *natural;
+            c[t] -= 1;
+            if c[k] < 4 {
+                c[k] += 1;
+                assert_eq!(e.swap[i].get(j), needs_of(&calc.group_lanes(&c, g)));
+            }
+        }
+        &e.swap[i]
     }
 }
 
@@ -734,8 +948,6 @@ type TingKey = (bool, u32, u32, u32, usize);
 struct Cand {
     tile: Tile,
     sh: i8,
-    /// Needs of the tile's group after the discard.
-    rem: Lanes,
     /// Deficiency after the discard (natural tiles only).
     d: u8,
     quality: u32,
@@ -750,7 +962,6 @@ impl Cand {
     const NONE: Cand = Cand {
         tile: Tile::from_index_unchecked(0),
         sh: 0,
-        rem: [0; 16],
         d: 0,
         quality: 0,
         keep: 0,
@@ -770,6 +981,31 @@ impl Cand {
             | u128::from(u32::MAX - self.quality) << 64
             | u128::from(self.keep) << 32
             | self.tile.index() as u128
+    }
+}
+
+/// The deficiencies after discarding one natural tile of each kind
+/// ([`Ctx::removal_deficiencies`]).
+struct Removal {
+    /// The standard shape's, by kind.
+    standard: [u8; KINDS],
+    /// Seven pairs' after removing from an even count, an odd one.
+    seven: [u8; 2],
+    /// Thirteen orphans' after removing any other kind, an orphan held
+    /// once, an orphan held twice.
+    orphans: [u8; 3],
+}
+
+impl Removal {
+    /// The deficiency after discarding one of kind `k`, held `n > 0`
+    /// times.
+    #[inline(always)]
+    fn of(&self, k: usize, n: u8) -> u8 {
+        let orphan = (ORPHANS >> k & 1) as usize;
+        let class = orphan * (usize::from(n == 1) + 2 * usize::from(n == 2));
+        self.standard[k]
+            .min(self.seven[usize::from(n & 1)])
+            .min(self.orphans[class])
     }
 }
 
@@ -800,6 +1036,16 @@ struct Ctx<'a> {
     /// Sichuan: the suit to clear (缺一门).
     void: Option<usize>,
     unseen: Option<Counts>,
+}
+
+/// The kinds of the legal actions of one per-kind family (discards,
+/// tings, concealed or added kongs), whose dense indices start at `base`.
+#[inline(always)]
+fn kinds_from(legal: &ActionMask, base: usize) -> u64 {
+    let i = base / 64;
+    let next = legal.0.get(i + 1).copied().unwrap_or(0);
+    let w = u128::from(legal.0[i]) | u128::from(next) << 64;
+    (w >> (base % 64)) as u64 & ((1u64 << KINDS) - 1)
 }
 
 #[inline]
@@ -877,13 +1123,22 @@ impl<'a> Ctx<'a> {
         if self.is_wild(k) || b.natural[k] == 0 {
             b.shanten_without(&self.calc, &self.wilds, k)
         } else {
-            let x = self.groups.after(&self.calc, &b.natural, k, false);
+            let x = self.groups.after(&self.calc, &b.natural, k);
             b.shanten_with(k, false, &x)
         }
     }
 
     fn is_wild(&self, k: usize) -> bool {
         self.wilds.is_wild(Tile::from_index_unchecked(k as u8))
+    }
+
+    /// The wild kinds as a mask.
+    fn wild_mask(&self) -> u64 {
+        let mut m = 0u64;
+        for k in 0..KINDS {
+            m |= u64::from(self.is_wild(k)) << k;
+        }
+        m
     }
 
     /// Copies of each kind the agent cannot see (its own tiles, face-up
@@ -905,10 +1160,9 @@ impl<'a> Ctx<'a> {
                 vis[tm.meld.tile.index()] += tm.meld.kind.size();
             }
         }
+        // Without a branch: whether a discard is seen is random data.
         for d in g.discards() {
-            if !d.claimed && (!d.face_down || d.seat == me) {
-                vis[d.tile.index()] += 1;
-            }
+            vis[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
         }
         let revealed = g.deal().revealed as usize;
         if revealed > 0 {
@@ -995,21 +1249,43 @@ impl<'a> Ctx<'a> {
 
     fn turn(&mut self, legal: ActionMask) -> Action {
         let ting = self.game.is_ting(self.seat);
+        // The legal actions read as per-kind masks: an iterator over the
+        // action set costs hundreds of instructions and mispredicted
+        // branches per turn.
+        let discards = kinds_from(
+            &legal,
+            Action::Discard(Tile::from_index_unchecked(0)).index(),
+        );
+        let tings = kinds_from(&legal, Action::Ting(Tile::from_index_unchecked(0)).index());
         let mut kongs = [None::<Action>; 8];
         let mut n_kongs = 0;
-        let mut any_discard = false;
-        let mut any_ting = false;
-        for a in legal.iter() {
-            match a {
-                Action::ConcealedKong(_) | Action::AddedKong(_) if n_kongs < kongs.len() => {
-                    kongs[n_kongs] = Some(a);
-                    n_kongs += 1;
-                }
-                Action::Discard(_) => any_discard = true,
-                Action::Ting(_) => any_ting = true,
-                _ => {}
+        // Concealed kongs first, then added ones, each by kind (the order
+        // of the action set).
+        for (mut m, kong) in [
+            (
+                kinds_from(
+                    &legal,
+                    Action::ConcealedKong(Tile::from_index_unchecked(0)).index(),
+                ),
+                Action::ConcealedKong as fn(Tile) -> Action,
+            ),
+            (
+                kinds_from(
+                    &legal,
+                    Action::AddedKong(Tile::from_index_unchecked(0)).index(),
+                ),
+                Action::AddedKong,
+            ),
+        ] {
+            while m != 0 && n_kongs < kongs.len() {
+                let k = m.trailing_zeros() as u8;
+                m &= m - 1;
+                kongs[n_kongs] = Some(kong(Tile::from_index_unchecked(k)));
+                n_kongs += 1;
             }
         }
+        let any_discard = discards != 0;
+        let any_ting = tings != 0;
         if !any_discard && !any_ting {
             // The Linxian last live tile that does not win.
             if legal.contains(Action::Pass) {
@@ -1021,10 +1297,10 @@ impl<'a> Ctx<'a> {
             if let Some(k) = kongs[0] {
                 return k;
             }
-            return legal
-                .iter()
-                .find(|a| matches!(a, Action::Discard(_)))
-                .unwrap_or(Action::Pass);
+            if discards == 0 {
+                return Action::Pass;
+            }
+            return Action::Discard(Tile::from_index_unchecked(discards.trailing_zeros() as u8));
         }
         if n_kongs > 0 {
             if let Some(k) = self.good_kong(&kongs[..n_kongs]) {
@@ -1032,11 +1308,11 @@ impl<'a> Ctx<'a> {
             }
         }
         if any_ting {
-            if let Some(t) = self.best_ting(legal) {
+            if let Some(t) = self.best_ting(tings) {
                 return Action::Ting(t);
             }
         }
-        match self.best_discard(legal) {
+        match self.best_discard(discards) {
             Some(t) => Action::Discard(t),
             None => legal
                 .iter()
@@ -1083,15 +1359,17 @@ impl<'a> Ctx<'a> {
         None
     }
 
-    /// The best legal ting discard.
-    fn best_ting(&mut self, legal: ActionMask) -> Option<Tile> {
+    /// The best legal ting discard (`tings`: the kinds of the legal ting
+    /// discards).
+    fn best_ting(&mut self, tings: u64) -> Option<Tile> {
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
         let unseen = self.unseen();
+        let keep = Keep::new(&c, self.family);
         let mut best: Option<(TingKey, Tile)> = None;
         for k in 0..KINDS {
             let t = Tile::from_index_unchecked(k as u8);
-            if c[k] == 0 || !legal.contains(Action::Ting(t)) {
+            if c[k] == 0 || tings & bit(k) == 0 {
                 continue;
             }
             let mut h = c;
@@ -1104,7 +1382,7 @@ impl<'a> Ctx<'a> {
                 self.is_wild(k),
                 u32::MAX - live,
                 u32::MAX - value,
-                keep_value(&c, k, self.family),
+                keep.checked(&c, k, self.family),
                 k,
             );
             if best.is_none_or(|(b, _)| key < b) {
@@ -1170,31 +1448,30 @@ impl<'a> Ctx<'a> {
 
     /// Live copies of the tiles that lower the shanten of the 13-type hand
     /// left by discarding candidate `x` from the hand of `b14` (`masks`
-    /// its counts). `added` holds, for the kinds of the groups in
-    /// `added_groups` (bit `g`), the needs of the group of `b14` with one
-    /// tile of that kind added; it is filled here as groups are needed
-    /// and shared by all candidates. `near` holds the natural kinds worth
-    /// trying (live, outside the void suit, near the hand), `wild_live`
-    /// the live wild kinds.
-    #[allow(clippy::too_many_arguments)]
+    /// its counts). `near` holds the natural kinds worth trying (live,
+    /// outside the void suit, near the hand), `wild_copies` the live
+    /// copies of the wild kinds, `planes` the unseen counts.
+    ///
+    /// Each group's candidates are tested at once: the group's needs with
+    /// one tile of each kind added (or, in the discarded tile's own group,
+    /// swapped in for it) are kept as columns by [`Groups`], and
+    /// [`improving`] compares all of them with the other groups' product,
+    /// so there is no branch per kind on random data.
     fn ukeire(
         &mut self,
         b14: &Base,
         masks: &CountMasks,
         x: &Cand,
-        added: &mut [Lanes; KINDS],
-        added_groups: &mut u8,
-        (near, wild_live): (u64, u64),
-        unseen: &Counts,
+        near: u64,
+        wild_copies: u32,
+        planes: &Planes,
     ) -> u32 {
         let t = x.tile.index();
         let gt = group_of(t);
         let natural_t = !x.wild && b14.natural[t] > 0;
         let (b, masks) = if natural_t {
-            (
-                b14.without(t, &x.rem, x.d),
-                masks.without(t, b14.natural[t]),
-            )
+            let rem = self.groups.after(&self.calc, &b14.natural, t);
+            (b14.without(t, &rem, x.d), masks.without(t, b14.natural[t]))
         } else {
             // A wild tile or a junk (void-suit) tile leaves the natural
             // analysis, hence the deficiency, unchanged.
@@ -1207,54 +1484,33 @@ impl<'a> Ctx<'a> {
             // Nothing lowers a complete hand (a 13-type hand never is).
             return 0;
         }
-        // A wild tile improves any hand not yet complete.
-        let mut total = 0u32;
-        let mut m = wild_live;
-        while m != 0 {
-            total += unseen[m.trailing_zeros() as usize] as u32;
-            m &= m - 1;
-        }
         // With the shanten at least 0 and the wild count fixed, a tile
-        // lowers the shanten exactly when it lowers the deficiency.
+        // lowers the shanten exactly when it lowers the deficiency (so
+        // `b.d` is at least 1).
         let special = b.special_improvers(&masks);
         let near = near & !masks.by_count[4];
+        let mut improves = special;
         for (g, kinds) in GROUP_KINDS.iter().enumerate() {
-            let gm = near & kinds;
-            if gm == 0 || (natural_t && g == gt) || *added_groups >> g & 1 == 1 {
+            if near & kinds == 0 {
                 continue;
             }
-            *added_groups |= 1 << g;
-            let mut m = gm;
-            while m != 0 {
-                let k = m.trailing_zeros() as usize;
-                m &= m - 1;
-                added[k] = self.groups.after(&self.calc, &b14.natural, k, true);
-            }
-        }
-        let mut m = near;
-        while m != 0 {
-            let k = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let improves = special & bit(k) != 0 || {
-                let gk = group_of(k);
-                let x = if natural_t && gk == gt {
-                    if k == t {
-                        // Drawing the discarded tile back restores the group.
-                        b14.groups[gt]
-                    } else {
-                        self.groups.swap(&self.calc, &b14.natural, t, k)
-                    }
-                } else {
-                    added[k]
-                };
-                standard(&b.partner[gk], &x) < b.d
+            // Outside the discarded tile's group a kind's needs are those
+            // of the 14-tile hand's group with it added (that group holds
+            // at most 13 natural tiles then).
+            let m = if natural_t && g == gt {
+                self.groups.swapped(&self.calc, &b14.natural, t)
+            } else {
+                self.groups.added(&self.calc, &b14.natural, g)
             };
-            if improves {
-                total += unseen[k] as u32;
-            }
+            improves |= u64::from(improving(m, &b.partner[g], b.d)) << group_span(g).0;
         }
-        debug_assert!(!natural_t || needs_of(&x.rem) == self.calc.group(&b.natural, gt));
-        debug_assert_eq!(total, self.ukeire_exact(&b, (near, wild_live), unseen));
+        // A wild tile improves any hand not yet complete.
+        let total = wild_copies + planes.copies(near & improves);
+        debug_assert!(!natural_t || needs_of(&b.groups[gt]) == self.calc.group(&b.natural, gt));
+        debug_assert_eq!(total, {
+            let wild_live = planes.0.iter().fold(0, |a, p| a | p) & self.wild_mask();
+            self.ukeire_exact(&b, (near, wild_live), &self.unseen.unwrap_or([0; KINDS]))
+        });
         total
     }
 
@@ -1279,8 +1535,55 @@ impl<'a> Ctx<'a> {
         total
     }
 
-    /// The best face-up discard.
-    fn best_discard(&mut self, legal: ActionMask) -> Option<Tile> {
+    /// The deficiency after discarding one copy of each natural kind held
+    /// in `b` (by kind; meaningless for the other kinds): per group, all
+    /// its kinds at once ([`deficiencies`] of the kept removal columns),
+    /// then seven pairs and thirteen orphans from the tallies, which a
+    /// removal changes by the count's parity and for orphan kinds held
+    /// once or twice only (no branch per kind).
+    fn removal_deficiencies(&mut self, b: &Base) -> Removal {
+        let mut out = [u8::MAX; KINDS];
+        for (g, partner) in b.partner.iter().enumerate() {
+            let (lo, len) = group_span(g);
+            if b.natural[lo..lo + len].iter().all(|&n| n == 0) {
+                continue;
+            }
+            let m = self.groups.removed(&self.calc, &b.natural, g);
+            let acc = deficiencies(m, partner);
+            out[lo..lo + len].copy_from_slice(&acc[..len]);
+        }
+        let (p, sg) = (b.pairs, b.singles);
+        // By parity: an even count loses a pair and leaves a single, an
+        // odd one loses a single (each only used when such a count exists).
+        let seven = if b.seven {
+            [
+                seven_pairs_missing(p.saturating_sub(1), sg + 1),
+                seven_pairs_missing(p, sg.saturating_sub(1)),
+            ]
+        } else {
+            [u8::MAX; 2]
+        };
+        let (ok, op) = (b.orphan_kinds, b.orphan_pairs);
+        // Other kinds; an orphan held once; an orphan held twice.
+        let orphans = if b.orphans {
+            [
+                14 - ok - u8::from(op > 0),
+                (15 - ok).saturating_sub(u8::from(op > 0)),
+                14u8.saturating_sub(ok + u8::from(op > 1)),
+            ]
+        } else {
+            [u8::MAX; 3]
+        };
+        Removal {
+            standard: out,
+            seven,
+            orphans,
+        }
+    }
+
+    /// The best face-up discard (`discards`: the kinds of the legal
+    /// discards).
+    fn best_discard(&mut self, discards: u64) -> Option<Tile> {
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
         let b14 = self.base(&c, n);
@@ -1292,9 +1595,9 @@ impl<'a> Ctx<'a> {
         let mut cands = [Cand::NONE; KINDS];
         let mut n_cands = 0;
         let mut all_wild = true;
-        // The legal discards: the first KINDS action indices.
-        const _: () = assert!(Action::Discard(Tile::from_index_unchecked(0)).index() == 0);
-        let mut m = legal.0[0] & ((1u64 << KINDS) - 1);
+        let keep = Keep::new(&c, self.family);
+        let removal = self.removal_deficiencies(&b14);
+        let mut m = discards;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
@@ -1306,21 +1609,22 @@ impl<'a> Ctx<'a> {
             all_wild &= wild;
             let danger = danger >> k & 1 == 1;
             let natural = !wild && b14.natural[k] > 0;
-            let (rem, d, sh) = if natural {
-                let rem = self.groups.after(&self.calc, &b14.natural, k, false);
-                let d = b14.deficiency_with(k, false, &rem);
-                (rem, d, Base::to_shanten(d, b14.w))
+            let (d, sh) = if natural {
+                let d = removal.of(k, b14.natural[k]);
+                debug_assert_eq!(d, {
+                    let rem = self.groups.after(&self.calc, &b14.natural, k);
+                    b14.deficiency_with(k, false, &rem)
+                });
+                (d, Base::to_shanten(d, b14.w))
             } else {
-                let sh = b14.shanten_without(&self.calc, &self.wilds, k);
-                (b14.groups[group_of(k)], b14.d, sh)
+                (b14.d, b14.shanten_without(&self.calc, &self.wilds, k))
             };
             cands[n_cands] = Cand {
                 tile: t,
                 sh,
-                rem,
                 d,
                 quality: 0,
-                keep: keep_value(&c, k, self.family),
+                keep: keep.checked(&c, k, self.family),
                 wild,
                 junk: self.is_void(k),
                 danger,
@@ -1364,43 +1668,29 @@ impl<'a> Ctx<'a> {
         if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
             let masks = CountMasks::new(&b14.natural);
-            let mut added = [[0u8; 16]; KINDS];
-            let mut added_groups = 0u8;
+            let planes = Planes::new(&unseen);
             // Kinds worth counting: unseen copies, outside the void suit;
             // the wild ones apart (they improve any incomplete hand).
-            let (mut live, mut wild_live) = (0u64, 0u64);
-            for (k, &u) in unseen.iter().enumerate() {
-                if u == 0 || self.is_void(k) {
-                    continue;
-                }
-                if self.is_wild(k) {
-                    wild_live |= bit(k);
-                } else {
-                    live |= bit(k);
-                }
+            let wild = self.wild_mask();
+            let mut live = planes.0[0] | planes.0[1] | planes.0[2];
+            if let Some(s) = self.void {
+                live &= !GROUP_KINDS[s];
             }
-            let near = self.near(&b14.natural, b14.orphans) & live;
+            let wild_copies = planes.copies(live & wild);
+            let near = self.near(&b14.natural, b14.orphans) & live & !wild;
             for x in cands.iter_mut() {
                 if x.sh != target || (x.wild && !all_wild) {
                     continue;
                 }
-                let mut h = c;
-                h[x.tile.index()] -= 1;
                 x.quality = if x.sh == 0 {
+                    let mut h = c;
+                    h[x.tile.index()] -= 1;
                     let mut held = self.hand.all_counts();
                     held[x.tile.index()] -= 1;
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    self.ukeire(
-                        &b14,
-                        &masks,
-                        x,
-                        &mut added,
-                        &mut added_groups,
-                        (near, wild_live),
-                        &unseen,
-                    )
+                    self.ukeire(&b14, &masks, x, near, wild_copies, &planes)
                 };
             }
         }
@@ -1462,19 +1752,33 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // Seats that have declared so far (bit per seat).
+        // Seats that have declared so far (bit per seat). Between two
+        // declarations (face-down discards, rare: a predictable branch)
+        // the face-up discards are gathered per discarder, then each
+        // declared seat has let pass those of the other seats (whether a
+        // seat let a tile pass is random data: no branch per discard).
         let mut declared = 0u8;
+        let mut by_seat = [0u64; 4];
+        let flush = |th: &mut Threat, declared: u8, by_seat: &mut [u64; 4]| {
+            for (o, passed) in th.passed.iter_mut().enumerate() {
+                if declared >> o & 1 == 1 {
+                    // Its own discards do not count.
+                    for (s, &m) in by_seat.iter().enumerate() {
+                        *passed |= if s == o { 0 } else { m };
+                    }
+                }
+            }
+            *by_seat = [0; 4];
+        };
         for d in self.game.discards() {
             if d.face_down {
-                declared |= 1 << d.seat;
+                flush(&mut th, declared, &mut by_seat);
+                declared |= 1 << (d.seat & 3);
                 continue;
             }
-            let mut others = declared & !(1 << d.seat);
-            while others != 0 {
-                th.passed[others.trailing_zeros() as usize] |= bit(d.tile.index());
-                others &= others - 1;
-            }
+            by_seat[(d.seat & 3) as usize] |= bit(d.tile.index());
         }
+        flush(&mut th, declared, &mut by_seat);
         Some(th)
     }
 
@@ -1548,8 +1852,9 @@ impl<'a> Ctx<'a> {
 
 /// How much a hand wants to keep one tile of kind `k` (lower: discard
 /// first): neighbours within two ranks and copies, then points in the
-/// Koudian families (waits need points) or centrality in Sichuan.
-#[inline]
+/// Koudian families (waits need points) or centrality in Sichuan. The
+/// plain form of [`Keep::of`], its check in debug builds.
+#[cfg(any(test, debug_assertions))]
 fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
     let mut conn = 4 * (c[k] as u32 - 1);
     if k < 27 {
@@ -1576,6 +1881,82 @@ fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
         _ => t.points() as u32,
     };
     conn * 16 + tail
+}
+
+/// `PADDED[k]`: the slot of kind `k` in [`Keep`]'s padded counts: each
+/// suit's ranks in a row, two empty slots before and after every suit and
+/// every honor, so that neighbours within two ranks are read without
+/// bounds tests.
+const PADDED: [usize; KINDS] = {
+    let mut t = [0usize; KINDS];
+    let mut k = 0;
+    while k < KINDS {
+        t[k] = if k < 27 {
+            2 + 11 * (k / 9) + k % 9
+        } else {
+            35 + 3 * (k - 27)
+        };
+        k += 1;
+    }
+    t
+};
+
+/// `KEEP_TAIL[sichuan][k]`: the tie-break after connectedness in
+/// [`keep_value`] (points, or centrality in Sichuan).
+const KEEP_TAIL: [[u32; KINDS]; 2] = {
+    let mut t = [[0u32; KINDS]; 2];
+    let mut k = 0;
+    while k < KINDS {
+        let tile = Tile::from_index_unchecked(k as u8);
+        t[0][k] = tile.points() as u32;
+        t[1][k] = if k < 27 {
+            let r = tile.rank() as i32;
+            (4 - if r > 5 { r - 5 } else { 5 - r }) as u32
+        } else {
+            0
+        };
+        k += 1;
+    }
+    t
+};
+
+/// [`keep_value`] of every kind of one hand, without branches (the data
+/// is random, so tests on ranks mispredict often).
+struct Keep {
+    padded: [u8; 56],
+    tail: &'static [u32; KINDS],
+}
+
+impl Keep {
+    fn new(c: &Counts, family: Family) -> Keep {
+        let mut padded = [0u8; 56];
+        for (k, &n) in c.iter().enumerate() {
+            padded[PADDED[k]] = n;
+        }
+        Keep {
+            padded,
+            tail: &KEEP_TAIL[usize::from(family == Family::Sichuan)],
+        }
+    }
+
+    /// [`keep_value`] of kind `k` (held).
+    #[inline(always)]
+    fn of(&self, k: usize) -> u32 {
+        let i = PADDED[k];
+        let p = |j: usize| self.padded[j] as u32;
+        let conn = 4 * (p(i) - 1) + 2 * (p(i - 1) + p(i + 1)) + p(i - 2) + p(i + 2);
+        conn * 16 + self.tail[k]
+    }
+
+    /// [`Keep::of`] checked against [`keep_value`] in debug builds.
+    #[inline(always)]
+    fn checked(&self, c: &Counts, k: usize, family: Family) -> u32 {
+        let v = self.of(k);
+        #[cfg(debug_assertions)]
+        assert_eq!(v, keep_value(c, k, family));
+        let _ = (c, family);
+        v
+    }
 }
 
 #[cfg(test)]
@@ -1674,6 +2055,74 @@ mod tests {
                             }
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// The group-at-once deficiencies (vector and plain loops) and the
+    /// improving bits equal [`standard`] column by column, on real table
+    /// entries and partner products and on arbitrary bytes.
+    #[test]
+    fn column_deficiencies_match_standard() {
+        let mut rng = Prng::new(17);
+        let calc = Calculator::new(&Wildcards::NONE, &ShapeRules::ALL);
+        for i in 0..20_000 {
+            let mut cols = Columns::default();
+            let mut lanes = [[0u8; 16]; 16];
+            let p = if i % 2 == 0 {
+                let c = random_hand(&mut rng, 13, 34);
+                let b = Base::new(&calc, &Wildcards::NONE, &ShapeRules::ALL, &c, i % 3);
+                for (j, l) in lanes.iter_mut().enumerate() {
+                    let c = random_hand(&mut rng, 1 + j % 9, 9);
+                    let mut key = [0u8; 9];
+                    key.copy_from_slice(&c[..9]);
+                    *l = calc.group_lanes_of(0, &key);
+                }
+                b.partner[rng.below(4) as usize]
+            } else {
+                for l in lanes.iter_mut() {
+                    for x in l.iter_mut() {
+                        *x = rng.below(256) as u8;
+                    }
+                }
+                std::array::from_fn(|_| rng.below(256) as u8)
+            };
+            let used = 1 + rng.below(16) as usize;
+            for (j, l) in lanes.iter().enumerate().take(used) {
+                cols.set(j, l);
+            }
+            let got = deficiencies(&cols, &p);
+            assert_eq!(got, deficiencies_portable(&cols, &p));
+            let d = 1 + rng.below(12) as u8;
+            let bits = improving(&cols, &p, d);
+            for (j, l) in lanes.iter().enumerate() {
+                let mut x = [0x80u8; 16];
+                if j < used {
+                    for &lane in &ROW_LANE {
+                        x[lane] = l[lane];
+                    }
+                } else {
+                    x = [u8::MAX; 16];
+                }
+                let want = standard(&p, &x).min(0x7f);
+                assert_eq!(got[j], want, "{i} {j}");
+                assert_eq!(bits >> j & 1 == 1, want < d, "{i} {j}");
+            }
+        }
+    }
+
+    /// The branch-free keep values equal the plain ones on random hands
+    /// (every held kind, both tie-break families).
+    #[test]
+    fn keep_values_match_the_plain_form() {
+        let mut rng = Prng::new(5);
+        for i in 0..20_000 {
+            let c = random_hand(&mut rng, 14, if i % 2 == 0 { 34 } else { 9 });
+            for family in [Family::Shanxi, Family::Sichuan] {
+                let keep = Keep::new(&c, family);
+                for k in (0..KINDS).filter(|&k| c[k] > 0) {
+                    assert_eq!(keep.of(k), keep_value(&c, k, family), "{c:?} {k}");
                 }
             }
         }
