@@ -4,6 +4,8 @@
 //! seeded one-hand games with random agents, recording off (run it under
 //! `valgrind --tool=callgrind` for instruction counts);
 //! `... -- deal N` only deals (the baseline);
+//! `... -- sim N [preset] [threads]` plays them through `simulate` (the
+//! per-hand overhead of the parallel driver, compared with `play`);
 //! `... -- check` prints a digest of logs, observations and results of
 //! seeded hands for every preset, to compare before and after a change.
 
@@ -69,6 +71,17 @@ fn main() {
             println!("{acc}");
         }
         "play" => println!("{}", play_many(&rules, randoms(), n)),
+        "sim" => {
+            let threads = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
+            let sims = simulate(&rules, n, 7, threads, |s| {
+                Box::new(RandomAgent::new(s as u64))
+            })
+            .unwrap();
+            let acc = sims.iter().fold(0u64, |a, h| {
+                a.wrapping_add(u64::from(h.decisions) + h.deltas[0] as u64)
+            });
+            println!("{acc}");
+        }
         "greedy" => {
             let greedy =
                 std::array::from_fn(|s| -> Box<dyn Agent> { Box::new(GreedyAgent::new(s as u64)) });

@@ -11,6 +11,7 @@ pub mod greedy;
 pub use greedy::GreedyAgent;
 
 use crate::error::Error;
+use crate::game::action::BY_INDEX;
 use crate::game::{Action, ActionMask, Game, Observation};
 use crate::tile::{Counts, Tile};
 
@@ -129,24 +130,34 @@ impl Agent for RandomAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         // Uniform over the legal actions in index order, Leave dropped
         // unless it is the only one. Branch-free where the data is random
-        // (a mispredicted branch costs more than the arithmetic).
+        // (a mispredicted branch costs more than the arithmetic): the
+        // word holding the pick and the bit within it are selected, not
+        // searched.
         const LEAVE: u64 = 1 << (N_LEAVE - 128);
-        let mut words = view.legal().0;
-        let mut counts = words.map(u64::count_ones);
-        if counts[0] + counts[1] + counts[2] > 1 && words[2] & LEAVE != 0 {
-            words[2] &= !LEAVE;
-            counts[2] -= 1;
+        let [w0, w1, mut w2] = view.legal().0;
+        let (c0, c1) = (w0.count_ones(), w1.count_ones());
+        if c0 + c1 + (w2 & !LEAVE).count_ones() > 0 {
+            w2 &= !LEAVE;
         }
-        let n = counts[0] + counts[1] + counts[2];
-        let mut r = self.rng.below(n.max(1));
-        for (w, (&word, &c)) in words.iter().zip(&counts).enumerate() {
-            if r < c {
-                return Action::from_index(w * 64 + select(word, r) as usize)
-                    .unwrap_or(Action::Pass);
-            }
-            r -= c;
+        let n = c0 + c1 + w2.count_ones();
+        // One draw per decision even without a choice: the stream (and so
+        // every later pick) is part of the seed contract.
+        let r = self.rng.below(n.max(1));
+        if n == 0 {
+            return Action::Pass;
         }
-        Action::Pass
+        let (in1, in2) = (r >= c0, r >= c0 + c1);
+        let (word, before) = if in2 {
+            (w2, c0 + c1)
+        } else if in1 {
+            (w1, c0)
+        } else {
+            (w0, 0)
+        };
+        let i = 64 * (usize::from(in1) + usize::from(in2)) + select(word, r - before) as usize;
+        // A game's mask has no bit past the last action; a hand-made one
+        // might, and gets Pass as before.
+        BY_INDEX.get(i).copied().unwrap_or(Action::Pass)
     }
 
     fn reset(&mut self, seed: u64) {
@@ -155,13 +166,11 @@ impl Agent for RandomAgent {
 }
 
 /// The position of the `r`-th set bit (from 0, lowest first) of `x`,
-/// which has more than `r` set bits; branch-free: byte counts, their
-/// running sums compared with `r` lane-wise, then a table within the
-/// byte.
+/// which has more than `r` set bits; branch-free: three halving steps
+/// (keep the low half when it holds the bit, POPCNT on x86-64-v2), then a
+/// table within the byte.
 #[inline]
 fn select(x: u64, r: u32) -> u32 {
-    const L: u64 = 0x0101_0101_0101_0101;
-    const H: u64 = 0x8080_8080_8080_8080;
     /// `IN_BYTE[b * 8 + k]`: the position of the `k`-th set bit of byte `b`.
     const IN_BYTE: [u8; 2048] = {
         let mut t = [0u8; 2048];
@@ -180,18 +189,15 @@ fn select(x: u64, r: u32) -> u32 {
         }
         t
     };
-    let s = x - (x >> 1 & 0x5555_5555_5555_5555);
-    let s = (s & 0x3333_3333_3333_3333) + (s >> 2 & 0x3333_3333_3333_3333);
-    let s = (s + (s >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-    // Byte i: set bits in bytes 0..=i (at most 64, below 0x80).
-    let upto = s.wrapping_mul(L);
-    // High bit of lane i set when r >= upto_i: the bytes wholly before
-    // the wanted bit.
-    let before = (((u64::from(r) * L) | H) - upto) & H;
-    let byte = ((before >> 7).wrapping_mul(L) >> 56) as u32;
-    let skipped = ((upto << 8) >> (8 * byte) & 0xFF) as u32;
-    let b = (x >> (8 * byte) & 0xFF) as usize;
-    8 * byte + u32::from(IN_BYTE[b * 8 + ((r - skipped) as usize & 7)])
+    let (mut x, mut r, mut pos) = (x, r, 0u32);
+    for half in [32u32, 16, 8] {
+        let low = (x & ((1u64 << half) - 1)).count_ones();
+        let up = r >= low;
+        x = if up { x >> half } else { x };
+        r = if up { r - low } else { r };
+        pos += if up { half } else { 0 };
+    }
+    pos + u32::from(IN_BYTE[(x as usize & 0xFF) * 8 + (r as usize & 7)])
 }
 
 /// The dense index of [`Action::Leave`].
