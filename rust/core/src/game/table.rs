@@ -110,6 +110,11 @@ pub struct Game {
     pass_kinds: [u64; 4],
     pass_turn: [bool; 4],
     no_kong: [u64; 4],
+    /// Each seat's kinds melded as a pong (not yet a kong), kept with its
+    /// melds: the added-kong candidates are a few bit operations instead
+    /// of a walk over the melds (whose count varies from seat to seat, a
+    /// branch that was mispredicted about 24 times a hand).
+    pongs: [u64; 4],
     ready_lb: [i8; 4],
     turn_lb: i8,
     pub(crate) kongs: u8,
@@ -210,6 +215,7 @@ impl Game {
             pass_kinds: [0; 4],
             pass_turn: [false; 4],
             no_kong: [0; 4],
+            pongs: [0; 4],
             ready_lb: [i8::MIN; 4],
             turn_lb: i8::MIN,
             kongs: 0,
@@ -394,6 +400,26 @@ impl Game {
         self.set_count(s, t, n);
     }
 
+    /// Seat `s` gains one `t` (a draw, or a tile given back): the hot
+    /// path of [`Game::add_count`].
+    #[inline]
+    fn add_one(&mut self, s: usize, t: Tile) {
+        let k = t.index();
+        let old = self.hands[s].concealed[k];
+        self.hands[s].concealed[k] = old + 1;
+        self.sets[s].add_one(k, old);
+    }
+
+    /// Seat `s` gives up one `t`, which it holds (a discard or an added
+    /// kong).
+    #[inline]
+    fn remove_one(&mut self, s: usize, t: Tile) {
+        let k = t.index();
+        let old = self.hands[s].concealed[k];
+        self.hands[s].concealed[k] = old - 1;
+        self.sets[s].remove_one(k, old);
+    }
+
     /// The recorded events (empty when recording is off).
     pub fn events(&self) -> &[Event] {
         &self.events
@@ -444,17 +470,24 @@ impl Game {
     /// g.step(first).unwrap();
     /// ```
     pub fn step(&mut self, action: Action) -> Result<(), Error> {
-        if self.is_over() {
-            return Err(Error::IllegalAction(
-                "the hand is over; no action is legal".into(),
-            ));
-        }
+        // A finished hand's mask is empty, so one test covers both
+        // refusals; building the message stays out of the hot path.
         if !self.legal.contains(action) {
-            return Err(Error::IllegalAction(self.why_illegal(action)));
+            return Err(self.refusal(action));
         }
         self.apply(action, false);
         self.advance();
         Ok(())
+    }
+
+    /// The error of a refused [`Game::step`].
+    #[cold]
+    #[inline(never)]
+    fn refusal(&self, action: Action) -> Error {
+        if self.is_over() {
+            return Error::IllegalAction("the hand is over; no action is legal".into());
+        }
+        Error::IllegalAction(self.why_illegal(action))
     }
 
     /// [`Game::step`] by dense action index.
@@ -580,7 +613,7 @@ impl Game {
             self.wall.draw_front()
         };
         let s = seat as usize;
-        self.add_count(s, t, 1);
+        self.add_one(s, t);
         self.pass_turn[s] = false;
         if replacement.is_none() {
             self.draws[s] = self.draws[s].saturating_add(1);
@@ -635,9 +668,7 @@ impl Game {
         } else if after_claim {
             self.push_discards(&mut m, seat);
         } else {
-            if self.kong_room() {
-                self.push_kongs(&mut m, seat, drawn);
-            }
+            self.push_kongs(&mut m, seat, drawn);
             match (ting, drawn) {
                 (true, Some(d)) => m.insert(Action::Discard(d)),
                 _ => self.push_discards(&mut m, seat),
@@ -709,16 +740,16 @@ impl Game {
         let s = seat as usize;
         let hand = &self.hands[s];
         let ting = self.ting[s];
-        // Kinds held 4 times: after ting only the drawn kind may be
-        // konged; otherwise a word-wise test (a count is at most 4, so 4
-        // is its bit 2) skips the kinds loop in the usual hand holding none.
-        let fours = if ting {
-            drawn.map_or(0, |d| {
-                u64::from(hand.concealed[d.index()] == 4) << d.index()
-            })
-        } else {
-            self.sets[s].four()
-        };
+        // After ting only the drawn kind may be konged.
+        let allowed = if ting { drawn.map_or(0, bit) } else { !0 };
+        // Kinds held 4 times (concealed kongs) and ponged kinds with the
+        // 4th tile in hand (added kongs, unless forfeited): the usual hand
+        // has neither, and one test skips both loops.
+        let fours = self.sets[s].four() & allowed;
+        let added = self.pongs[s] & self.sets[s].held() & !self.no_kong[s] & allowed;
+        if fours | added == 0 || !self.kong_room() {
+            return;
+        }
         let mut rest = fours;
         while rest != 0 {
             let k = rest.trailing_zeros() as usize;
@@ -736,26 +767,23 @@ impl Game {
                 m.insert(Action::ConcealedKong(t));
             }
         }
-        for meld in hand.melds() {
-            let k = meld.tile.index();
-            if meld.kind != MeldKind::Pong
-                || hand.concealed[k] == 0
-                || self.no_kong[s] & bit(meld.tile) != 0
-                || (ting && drawn != Some(meld.tile))
-            {
-                continue;
-            }
+        let mut rest = added;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let t = Tile::from_index_unchecked(k as u8);
             let ok = !ting || {
                 let mut before = *hand;
                 before.concealed[k] -= 1;
                 let mut after = before;
-                if let Some(i) = after.melds().iter().position(|m| m == meld) {
-                    after.set_meld(i, Meld::new(MeldKind::AddedKong, meld.tile));
+                let pong = Meld::new(MeldKind::Pong, t);
+                if let Some(i) = after.melds().iter().position(|m| *m == pong) {
+                    after.set_meld(i, Meld::new(MeldKind::AddedKong, t));
                 }
                 self.judge.ting_kong_allowed(&before, &after)
             };
             if ok {
-                m.insert(Action::AddedKong(meld.tile));
+                m.insert(Action::AddedKong(t));
             }
         }
     }
@@ -810,19 +838,38 @@ impl Game {
     /// Opens the answers to a face-up discard or an added kong.
     #[inline]
     fn open_responses(&mut self, from: u8, tile: Tile, rob: bool) {
-        // The usual discard in the families with ting: nobody has declared
-        // and nobody holds two of it, so nobody is asked (what resolving
-        // an empty queue would do).
+        // The usual discard in the families with ting: nobody has declared,
+        // so nobody may win on it (what `ask` would find, seat by seat,
+        // with branches that follow the random hands). Nobody holding two
+        // of it: nobody is asked (what resolving an empty queue would do).
+        // Otherwise only one seat can: four copies exist and the discarder
+        // held one; it may pong, or kong holding three.
         if self.rules.ting_required && !rob && self.ting == [false; 4] {
-            let other = |i: u8| self.sets[((from + i) & 3) as usize].two();
-            let two = other(1) | other(2) | other(3);
-            if two >> tile.index() & 1 == 0 {
+            let holds_two =
+                |i: u8| (self.sets[((from + i) & 3) as usize].two() >> tile.index() & 1) as u8;
+            let (a, b, c) = (holds_two(1), holds_two(2), holds_two(3));
+            if a | b | c == 0 {
                 self.phase = Phase::Draw {
                     seat: next(from),
                     replacement: None,
                 };
                 return;
             }
+            // At most one of a, b, c is set: the seat that is.
+            let seat = (from + a + 2 * b + 3 * c) & 3;
+            let mut o = Claim::PONG;
+            if self.hands[seat as usize].concealed[tile.index()] == 3 && self.kong_room() {
+                o.insert(Claim::KONG);
+            }
+            let mut q = Queue::default();
+            q.push(seat, o);
+            self.queue = q;
+            self.phase = Phase::Respond {
+                from,
+                tile,
+                rob: false,
+            };
+            return;
         }
         self.ask(from, tile, rob);
     }
@@ -910,7 +957,7 @@ impl Game {
             } => match action {
                 Action::Discard(t) | Action::Ting(t) => {
                     let face_down = matches!(action, Action::Ting(_));
-                    self.add_count(s, t, -1);
+                    self.remove_one(s, t);
                     self.discards[self.n_discards as usize] = Discard {
                         seat,
                         tile: t,
@@ -945,11 +992,11 @@ impl Game {
                 }
                 Action::AddedKong(t) => {
                     self.ready_lb[s] = i8::MIN;
-                    self.add_count(s, t, -1);
+                    self.remove_one(s, t);
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
                     if self.linxian_kong_draw(seat, t) {
                         // The kong never happens: the tile goes back.
-                        self.add_count(s, t, 1);
+                        self.add_one(s, t);
                         self.set_pong_kind(s, t, MeldKind::Pong);
                         self.finish_other(EndKind::KongDraw, None);
                     } else {
@@ -1009,6 +1056,9 @@ impl Game {
         let i = self.hands[s].n_melds();
         if self.hands[s].push_meld(meld).is_ok() {
             self.meld_from[s][i] = from;
+            if meld.kind == MeldKind::Pong {
+                self.pongs[s] |= bit(meld.tile);
+            }
         }
     }
 
@@ -1018,6 +1068,11 @@ impl Game {
         });
         if let Some(i) = i {
             self.hands[s].set_meld(i, Meld::new(kind, t));
+            if kind == MeldKind::Pong {
+                self.pongs[s] |= bit(t);
+            } else {
+                self.pongs[s] &= !bit(t);
+            }
         }
     }
 
@@ -1227,6 +1282,12 @@ mod tests {
                 while !g.is_over() {
                     for s in 0..4 {
                         assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
+                        let pongs = g.hands[s]
+                            .melds()
+                            .iter()
+                            .filter(|m| m.kind == MeldKind::Pong)
+                            .fold(0, |p, m| p | bit(m.tile));
+                        assert_eq!(g.pongs[s], pongs);
                     }
                     if let (Phase::Turn { seat, .. }, true) = (g.phase, seed < 40) {
                         // The judge's unchecked ting question agrees with
