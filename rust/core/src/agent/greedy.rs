@@ -315,10 +315,17 @@ struct CountMasks {
 
 impl CountMasks {
     fn new(c: &Counts) -> CountMasks {
-        let mut by_count = [0u64; 5];
-        for (k, &n) in c.iter().enumerate() {
-            by_count[n.min(4) as usize] |= bit(k);
-        }
+        // From the counts' bit planes (counts are at most 4).
+        let [p0, p1, p2] = Planes::new(c).0;
+        let all = (1u64 << KINDS) - 1;
+        let by_count = [
+            all & !(p0 | p1 | p2),
+            p0 & !p1 & !p2,
+            p1 & !p0 & !p2,
+            p0 & p1,
+            p2,
+        ];
+        debug_assert!((0..KINDS).all(|k| by_count[c[k] as usize] >> k & 1 == 1));
         CountMasks { by_count }
     }
 
@@ -584,19 +591,19 @@ struct GroupEntry {
     valid: bool,
     counts: [u8; 9],
     lanes: Lanes,
-    /// One tile of kind `i` removed.
+    /// One tile of kind `i` removed, as lanes and as column `i` of
+    /// `rem_cols` (both valid when bit `i` of `rem_ok` is set).
     rem: [Lanes; 9],
-    rem_ok: u16,
-    /// `rem` of every held kind as columns (valid when `rem_all`).
     rem_cols: Columns,
-    rem_all: bool,
-    /// One tile of kind `i` added (valid when `add_ok`).
+    rem_ok: u16,
+    /// One tile of kind `i` added, column `i` (bit `i` of `add_ok`).
     add: Columns,
-    add_ok: bool,
-    /// `swap[i]`: one tile of kind `i` removed, then one of each kind
-    /// added (column `i`: the group as it is). Bit `i` of `swap_ok`.
+    add_ok: u16,
+    /// `swap[i]`: one tile of kind `i` removed, then one of kind `j`
+    /// added, column `j` (bit `j` of `swap_ok[i]`; column `i`: the group
+    /// as it is).
     swap: [Columns; 9],
-    swap_ok: u16,
+    swap_ok: [u16; 9],
 }
 
 /// Lanes [`ROW_LANE`] of the needs of up to 16 one-tile variants of a
@@ -791,10 +798,11 @@ impl Groups {
                 e.valid = true;
                 e.counts = key;
                 e.lanes = calc.group_lanes_of(g, &key);
+                // Columns are filled as they are asked for; the others
+                // keep stale values, which callers mask out.
                 e.rem_ok = 0;
-                e.rem_all = false;
-                e.add_ok = false;
-                e.swap_ok = 0;
+                e.add_ok = 0;
+                e.swap_ok = [0; 9];
             }
             debug_assert_eq!(needs_of(&e.lanes), needs_of(&calc.group_lanes(natural, g)));
             e.lanes
@@ -820,6 +828,7 @@ impl Groups {
             let mut key = e.counts;
             key[i] -= 1;
             e.rem[i] = calc.group_lanes_of(g, &key);
+            e.rem_cols.set(i, &e.rem[i]);
             e.rem_ok |= 1 << i;
         }
         debug_assert_eq!(needs_of(&e.rem[i]), {
@@ -831,99 +840,99 @@ impl Groups {
     }
 
     /// The needs of group `g` with one tile of each held kind removed, as
-    /// columns, for the counts of the last [`Groups::sync`].
+    /// columns (the other columns are stale), for the counts of the last
+    /// [`Groups::sync`].
     #[inline]
     fn removed(&mut self, calc: &Calculator, natural: &Counts, g: usize) -> &Columns {
         let (lo, len) = group_span(g);
-        if !self.entries[g].rem_all {
-            self.entries[g].rem_cols = Columns::default();
-            // The held kinds as a mask: whether a kind is held is random
-            // data.
-            let mut held = 0u16;
-            for (i, &n) in natural[lo..lo + len].iter().enumerate() {
-                held |= u16::from(n > 0) << i;
-            }
-            while held != 0 {
-                let i = held.trailing_zeros() as usize;
-                held &= held - 1;
-                let l = self.after(calc, natural, lo + i);
-                self.entries[g].rem_cols.set(i, &l);
-            }
-            self.entries[g].rem_all = true;
+        // The held kinds as a mask: whether a kind is held is random data.
+        let mut held = 0u16;
+        for (i, &n) in natural[lo..lo + len].iter().enumerate() {
+            held |= u16::from(n > 0) << i;
+        }
+        let mut missing = held & !self.entries[g].rem_ok;
+        while missing != 0 {
+            let i = missing.trailing_zeros() as usize;
+            missing &= missing - 1;
+            self.after(calc, natural, lo + i);
         }
         let e = self.entry(natural, g);
         #[cfg(debug_assertions)]
         for i in 0..len {
-            if natural[lo + i] > 0 {
+            if held >> i & 1 == 1 {
                 assert_eq!(e.rem_cols.get(i), needs_of(&e.rem[i]));
             }
         }
         &e.rem_cols
     }
 
-    /// The needs of group `g` with one natural tile of each kind added,
-    /// as columns, for the counts of the last [`Groups::sync`] (which must
-    /// hold at most 13 tiles in the group: the tables stop at 14).
+    /// The needs of group `g` with one natural tile of each kind of
+    /// `need` (kinds of group `g`, held at most 3 times) added, as columns
+    /// (the other columns are stale), for the counts of the last
+    /// [`Groups::sync`] (which must hold at most 13 tiles in the group:
+    /// the tables stop at 14).
     #[inline]
-    fn added(&mut self, calc: &Calculator, natural: &Counts, g: usize) -> &Columns {
+    fn added(&mut self, calc: &Calculator, natural: &Counts, g: usize, need: u64) -> &Columns {
+        let lo = group_span(g).0;
         let e = self.entry(natural, g);
-        if !e.add_ok {
+        let need = (need >> lo) as u16;
+        let mut missing = need & !e.add_ok;
+        if missing != 0 {
             debug_assert!(e.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
-            e.add = Columns::default();
-            for i in 0..group_span(g).1 {
-                if e.counts[i] < 4 {
-                    let mut key = e.counts;
-                    key[i] += 1;
-                    e.add.set(i, &calc.group_lanes_of(g, &key));
-                }
+            e.add_ok |= missing;
+            while missing != 0 {
+                let i = missing.trailing_zeros() as usize;
+                missing &= missing - 1;
+                let mut key = e.counts;
+                key[i] += 1;
+                e.add.set(i, &calc.group_lanes_of(g, &key));
             }
-            e.add_ok = true;
         }
         #[cfg(debug_assertions)]
-        for i in 0..group_span(g).1 {
-            let k = group_span(g).0 + i;
-            if natural[k] < 4 {
-                let mut c = *natural;
-                c[k] += 1;
-                assert_eq!(e.add.get(i), needs_of(&calc.group_lanes(&c, g)));
-            }
+        for i in (0..group_span(g).1).filter(|&i| need >> i & 1 == 1) {
+            let mut c = *natural;
+            c[lo + i] += 1;
+            assert_eq!(e.add.get(i), needs_of(&calc.group_lanes(&c, g)));
         }
         &e.add
     }
 
     /// The needs of the group of kind `t` (held) with one tile of `t`
-    /// replaced by one of each kind of the group, as columns (column `t`:
-    /// the group unchanged), for the counts of the last [`Groups::sync`].
+    /// replaced by one of each kind of `need` (kinds of the group, held at
+    /// most 3 times once `t` is removed), as columns (column `t`: the
+    /// group unchanged; the other columns are stale), for the counts of
+    /// the last [`Groups::sync`].
     #[inline]
-    fn swapped(&mut self, calc: &Calculator, natural: &Counts, t: usize) -> &Columns {
+    fn swapped(&mut self, calc: &Calculator, natural: &Counts, t: usize, need: u64) -> &Columns {
         let g = group_of(t);
-        let i = t - group_span(g).0;
+        let lo = group_span(g).0;
+        let i = t - lo;
         let e = self.entry(natural, g);
-        if e.swap_ok >> i & 1 == 0 {
-            let m = &mut e.swap[i];
-            *m = Columns::default();
+        let need = (need >> lo) as u16;
+        let mut missing = need & !e.swap_ok[i];
+        if missing != 0 {
+            e.swap_ok[i] |= missing;
             let mut key = e.counts;
             key[i] -= 1;
-            for j in 0..group_span(g).1 {
+            while missing != 0 {
+                let j = missing.trailing_zeros() as usize;
+                missing &= missing - 1;
                 if j == i {
-                    m.set(j, &e.lanes);
-                } else if key[j] < 4 {
+                    // Drawing the discarded tile back restores the group.
+                    e.swap[i].set(j, &e.lanes);
+                } else {
                     key[j] += 1;
-                    m.set(j, &calc.group_lanes_of(g, &key));
+                    e.swap[i].set(j, &calc.group_lanes_of(g, &key));
                     key[j] -= 1;
                 }
             }
-            e.swap_ok |= 1 << i;
         }
         #[cfg(debug_assertions)]
-        for j in 0..group_span(g).1 {
-            let k = group_span(g).0 + j;
+        for j in (0..group_span(g).1).filter(|&j| need >> j & 1 == 1) {
             let mut c = *natural;
             c[t] -= 1;
-            if c[k] < 4 {
-                c[k] += 1;
-                assert_eq!(e.swap[i].get(j), needs_of(&calc.group_lanes(&c, g)));
-            }
+            c[lo + j] += 1;
+            assert_eq!(e.swap[i].get(j), needs_of(&calc.group_lanes(&c, g)));
         }
         &e.swap[i]
     }
@@ -972,15 +981,19 @@ impl Cand {
 
     /// Sort key: smaller is a better discard. The order of the tuple
     /// (wild, shanten, not junk, fewer improving tiles, keep value, tile
-    /// index), each field in its own bits of one integer.
+    /// index), each field in its own bits of one integer (so that the best
+    /// candidate is a branch-free minimum).
     #[inline]
-    fn key(&self) -> u128 {
-        u128::from(self.wild) << 120
-            | ((i16::from(self.sh) + 128) as u128) << 104
-            | u128::from(!self.junk) << 96
-            | u128::from(u32::MAX - self.quality) << 64
-            | u128::from(self.keep) << 32
-            | self.tile.index() as u128
+    fn key(&self) -> u64 {
+        // Bit 63 stays free (the pick of a safe tile uses it); the tile
+        // index is the low 6 bits.
+        debug_assert!(self.keep < 1 << 15);
+        u64::from(self.wild) << 62
+            | ((i16::from(self.sh) + 128) as u64) << 54
+            | u64::from(!self.junk) << 53
+            | u64::from(u32::MAX - self.quality) << 21
+            | u64::from(self.keep) << 6
+            | self.tile.index() as u64
     }
 }
 
@@ -1422,6 +1435,33 @@ impl<'a> Ctx<'a> {
     /// orphans is possible. A far tile can only start a new group, which
     /// never helps a hand that already has a spare tile.
     fn near(&self, natural: &Counts, orphans: bool) -> u64 {
+        // On masks (which kinds are held is random data).
+        let [p0, p1, p2] = Planes::new(natural).0;
+        let held = p0 | p1 | p2;
+        let mut near = 0u64;
+        for kinds in &GROUP_KINDS[..3] {
+            let h = held & kinds;
+            near |= (h | h << 1 | h << 2 | h >> 1 | h >> 2) & kinds;
+        }
+        let honors = held & GROUP_KINDS[3];
+        near |= if self.shape.wind_sets {
+            let (winds, dragons) = (0xfu64 << 27, 0x7u64 << 31);
+            (winds & (u64::from(honors & winds != 0)).wrapping_neg())
+                | (dragons & (u64::from(honors & dragons != 0)).wrapping_neg())
+        } else {
+            honors
+        };
+        if orphans {
+            near |= ORPHANS;
+        }
+        #[cfg(debug_assertions)]
+        assert_eq!(near, self.near_plain(natural, orphans));
+        near
+    }
+
+    /// [`Ctx::near`] kind by kind, its check in debug builds.
+    #[cfg(debug_assertions)]
+    fn near_plain(&self, natural: &Counts, orphans: bool) -> u64 {
         let mut near = 0u64;
         for (k, &n) in natural.iter().enumerate() {
             if n == 0 {
@@ -1498,9 +1538,10 @@ impl<'a> Ctx<'a> {
             // of the 14-tile hand's group with it added (that group holds
             // at most 13 natural tiles then).
             let m = if natural_t && g == gt {
-                self.groups.swapped(&self.calc, &b14.natural, t)
+                self.groups
+                    .swapped(&self.calc, &b14.natural, t, near & kinds)
             } else {
-                self.groups.added(&self.calc, &b14.natural, g)
+                self.groups.added(&self.calc, &b14.natural, g, near & kinds)
             };
             improves |= u64::from(improving(m, &b.partner[g], b.d)) << group_span(g).0;
         }
@@ -1594,7 +1635,12 @@ impl<'a> Ctx<'a> {
         };
         let mut cands = [Cand::NONE; KINDS];
         let mut n_cands = 0;
-        let mut all_wild = true;
+        // The slot in `cands` of each candidate kind.
+        let mut slot = [0u8; KINDS];
+        // By `shanten + 1`: the kinds of the non-wild candidates, of the
+        // wild ones (the decision below works on these masks rather than
+        // on filtered passes over the candidates).
+        let mut by_sh = [[0u64; 16]; 2];
         let keep = Keep::new(&c, self.family);
         let removal = self.removal_deficiencies(&b14);
         let mut m = discards;
@@ -1606,8 +1652,6 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let wild = self.is_wild(k);
-            all_wild &= wild;
-            let danger = danger >> k & 1 == 1;
             let natural = !wild && b14.natural[k] > 0;
             let (d, sh) = if natural {
                 let d = removal.of(k, b14.natural[k]);
@@ -1619,6 +1663,12 @@ impl<'a> Ctx<'a> {
             } else {
                 (b14.d, b14.shanten_without(&self.calc, &self.wilds, k))
             };
+            // A ready hand that cannot declare cannot win: one step from
+            // ready.
+            let sh = sh + i8::from(self.ting_required & (sh == 0));
+            debug_assert!((-1..15).contains(&sh));
+            by_sh[usize::from(wild)][(sh + 1) as usize & 15] |= bit(k);
+            slot[k] = n_cands as u8;
             cands[n_cands] = Cand {
                 tile: t,
                 sh,
@@ -1627,7 +1677,7 @@ impl<'a> Ctx<'a> {
                 keep: keep.checked(&c, k, self.family),
                 wild,
                 junk: self.is_void(k),
-                danger,
+                danger: danger >> k & 1 == 1,
             };
             n_cands += 1;
         }
@@ -1635,37 +1685,27 @@ impl<'a> Ctx<'a> {
         if n_cands == 0 {
             return None;
         }
-        // A ready hand that cannot declare cannot win: one step from ready.
-        if self.ting_required {
-            for x in cands.iter_mut() {
-                if x.sh == 0 {
-                    x.sh = 1;
-                }
-            }
+        // Wild tiles only when nothing else may go.
+        let all_wild = by_sh[0].iter().all(|&m| m == 0);
+        let eligible = &by_sh[usize::from(all_wild)];
+        // Bit `sh + 1`: some eligible candidate, some safe one, has that
+        // shanten.
+        let (mut levels, mut safe_levels) = (0u16, 0u16);
+        for (i, &m) in eligible.iter().enumerate() {
+            levels |= u16::from(m != 0) << i;
+            safe_levels |= u16::from(m & !danger != 0) << i;
         }
-        let min_sh = cands
-            .iter()
-            .filter(|x| all_wild || !x.wild)
-            .map(|x| x.sh)
-            .min()
-            .unwrap_or(0);
+        let min_sh = levels.trailing_zeros() as i8 - 1;
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
-        let safe_min = cands
-            .iter()
-            .filter(|x| (all_wild || !x.wild) && !x.danger)
-            .map(|x| x.sh)
-            .min();
+        let safe_min = (safe_levels != 0).then(|| safe_levels.trailing_zeros() as i8 - 1);
         // Which shanten level deserves the tile counting.
         let target = match (threat.is_some(), safe_min) {
             (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
             _ => min_sh,
         };
-        let at_target = cands
-            .iter()
-            .filter(|x| x.sh == target && (all_wild || !x.wild))
-            .count();
+        let tied = eligible[(target + 1) as usize & 15];
         // Counting only splits ties: a lone candidate needs none.
-        if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
+        if tied.count_ones() > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
             let masks = CountMasks::new(&b14.natural);
             let planes = Planes::new(&unseen);
@@ -1678,38 +1718,39 @@ impl<'a> Ctx<'a> {
             }
             let wild_copies = planes.copies(live & wild);
             let near = self.near(&b14.natural, b14.orphans) & live & !wild;
-            for x in cands.iter_mut() {
-                if x.sh != target || (x.wild && !all_wild) {
-                    continue;
-                }
-                x.quality = if x.sh == 0 {
+            let mut m = tied;
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let x = cands[slot[k] as usize];
+                cands[slot[k] as usize].quality = if x.sh == 0 {
                     let mut h = c;
-                    h[x.tile.index()] -= 1;
+                    h[k] -= 1;
                     let mut held = self.hand.all_counts();
-                    held[x.tile.index()] -= 1;
+                    held[k] -= 1;
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    self.ukeire(&b14, &masks, x, near, wild_copies, &planes)
+                    self.ukeire(&b14, &masks, &x, near, wild_copies, &planes)
                 };
             }
         }
-        let pick = |filter: &dyn Fn(&Cand) -> bool| -> Option<Cand> {
-            cands
-                .iter()
-                .filter(|x| filter(x))
-                .min_by_key(|x| x.key())
-                .copied()
-        };
-        let best = pick(&|_| true)?;
+        // The best candidate, and the best safe one (bit 63 set when there
+        // is none), as branch-free minimums of the keys.
+        let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
+        for x in cands.iter() {
+            let key = x.key();
+            best = best.min(key);
+            best_safe = best_safe.min(key | u64::from(x.danger) << 63);
+        }
+        let of_key = |key: u64| cands[slot[(key & 63) as usize] as usize];
+        let best = of_key(best);
         if threat.is_none() || !best.danger {
             return Some(best.tile);
         }
         if let Some(s) = safe_min {
-            if folding || s <= min_sh + SAFE_ALLOWANCE {
-                if let Some(x) = pick(&|x| !x.danger) {
-                    return Some(x.tile);
-                }
+            if (folding || s <= min_sh + SAFE_ALLOWANCE) && best_safe >> 63 == 0 {
+                return Some(of_key(best_safe).tile);
             }
             return Some(best.tile);
         }
