@@ -21,7 +21,7 @@
 
 use crate::error::Error;
 use crate::hand::Hand;
-use crate::shape::tables::{need0, need1, SuitIndex, POW5, SUIT_LEN};
+use crate::shape::tables::{need0, need1, suit_neighbours, SuitIndex, POW5};
 use crate::shape::win::{check_batch, run_chunks, valid_size, Checker, ORPHAN_MASK};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
@@ -380,6 +380,7 @@ fn best_points(mask: u64) -> u8 {
 /// completes it iff this is not empty.
 #[inline]
 pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) -> u64 {
+    let neighbours = suit_neighbours();
     let sc = checker.scan(c);
     let (keys, w) = (sc.keys, sc.w);
     let e = checker.entries(&keys);
@@ -406,19 +407,12 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let mut xs = 0u64;
         // A kind held 4 times naturally would need a 5-digit key; it is
         // redone below (its entry here is meaningless but in bounds).
+        let mut ninth = 0xff;
         if s < 3 {
-            // A suit's slot from its key's parts: one rank more changes
-            // only the part holding that rank.
             let [lo, hi] = sc.parts[s];
-            let (base_hi, base_lo) = (SuitIndex::high(hi), SuitIndex::low(lo));
-            for (r, &p) in POW5.iter().enumerate().take(4) {
-                let x = checker.suit[(base_hi + SuitIndex::low(lo + p)) & (SUIT_LEN - 1)];
-                xs |= (x as u64) << (8 * r);
-            }
-            for (r, &p) in POW5.iter().enumerate().take(4) {
-                let x = checker.suit[(SuitIndex::high(hi + p) + base_lo) & (SUIT_LEN - 1)];
-                xs |= (x as u64) << (8 * (r + 4));
-            }
+            let slot = SuitIndex::of_parts(lo, hi);
+            xs = neighbours.first8[slot];
+            ninth = neighbours.ninth[slot];
         } else {
             for (r, &p) in POW5.iter().enumerate().take(ranks) {
                 let x = checker.entry(s, key + p);
@@ -433,10 +427,7 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let ok = ((t1 * ONES + bias - hi) | (t0 * ONES + bias - lo)) & HIGH;
         let mut bits = ((ok >> 7).wrapping_mul(GATHER) >> 56) & ((1 << ranks.min(8)) - 1);
         if ranks == 9 {
-            let [lo, hi] = sc.parts[s];
-            let x =
-                checker.suit[(SuitIndex::high(hi + POW5[4]) + SuitIndex::low(lo)) & (SUIT_LEN - 1)];
-            let win = need1(x) <= lim || need0(x) <= lim - other;
+            let win = need1(ninth) <= lim || need0(ninth) <= lim - other;
             bits |= (win as u64) << 8;
         }
         out |= bits << (9 * s);
