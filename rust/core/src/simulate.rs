@@ -59,13 +59,24 @@ pub fn play_hand(
 ) -> Result<(Game, u32, bool), Error> {
     let mut g = Game::new(rules, seed, dealer)?;
     g.set_recording(record);
+    let (decisions, fault) = play_out(&mut g, seed, agents)?;
+    Ok((g, decisions, fault))
+}
+
+/// Plays the dealt hand `g` (dealt from `seed`) to its end: [`play_hand`]
+/// without the dealing, so that [`simulate`] can redeal one table.
+fn play_out(
+    g: &mut Game,
+    seed: u64,
+    agents: &mut [Box<dyn Agent>; 4],
+) -> Result<(u32, bool), Error> {
     for (s, a) in agents.iter_mut().enumerate() {
         a.reset(mix_seed(seed, 1 + s as u64));
     }
     let mut decisions = 0;
     let mut fault = false;
     while let Some(seat) = g.to_act() {
-        let a = agents[seat as usize].act(&SeatView::new(&g, seat));
+        let a = agents[seat as usize].act(&SeatView::new(g, seat));
         decisions += 1;
         if g.step(a).is_err() {
             fault = true;
@@ -78,7 +89,7 @@ pub fn play_hand(
             g.step(fallback)?;
         }
     }
-    Ok((g, decisions, fault))
+    Ok((decisions, fault))
 }
 
 /// Plays `hands` one-hand games on `threads` threads (0: all cores).
@@ -110,11 +121,26 @@ where
         (0..hands)
             .into_par_iter()
             .map_init(
-                || -> [Box<dyn Agent>; 4] { [make(0), make(1), make(2), make(3)] },
-                |agents, i| {
+                // Each worker keeps its agents and one table, redealt for
+                // every hand (the same hand `Game::new` would deal).
+                || -> ([Box<dyn Agent>; 4], Option<Game>) {
+                    ([make(0), make(1), make(2), make(3)], None)
+                },
+                |(agents, table), i| {
                     let game_seed = mix_seed(seed, i);
-                    let (g, decisions, agent_fault) =
-                        play_hand(rules, game_seed, Some((i % 4) as u8), agents, false)?;
+                    let dealer = Some((i % 4) as u8);
+                    let g = match table {
+                        Some(g) => {
+                            g.redeal(game_seed, dealer)?;
+                            g
+                        }
+                        None => {
+                            let mut g = Game::new(rules, game_seed, dealer)?;
+                            g.set_recording(false);
+                            table.insert(g)
+                        }
+                    };
+                    let (decisions, agent_fault) = play_out(g, game_seed, agents)?;
                     let r = g
                         .result()
                         .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;

@@ -188,17 +188,7 @@ impl Game {
                 rules.tile_total()
             )));
         }
-        let mut wall = deal.wall;
-        let mut hands = [Hand::new([0; KINDS], &[])?; 4];
-        for i in 0..4 {
-            let seat = (deal.dealer as usize + i) % 4;
-            for _ in 0..13 {
-                let t = wall.draw_front();
-                hands[seat].concealed[t.index()] += 1;
-            }
-        }
-        let t = wall.draw_front();
-        hands[deal.dealer as usize].concealed[t.index()] += 1;
+        let (wall, hands) = Game::deal_hands(&deal)?;
         let mut g = Game {
             rules: rules.clone(),
             judge: Judge::new(rules, deal.wilds),
@@ -244,6 +234,113 @@ impl Game {
         };
         g.advance();
         Ok(g)
+    }
+
+    /// The wall after the deal and the hands dealt from it: starting with
+    /// the dealer, in turn order, 13 tiles each, then the dealer's 14th.
+    fn deal_hands(deal: &Deal) -> Result<(Wall, [Hand; 4]), Error> {
+        let mut wall = deal.wall;
+        let mut hands = [Hand::new([0; KINDS], &[])?; 4];
+        for i in 0..4 {
+            let seat = (deal.dealer as usize + i) % 4;
+            for _ in 0..13 {
+                let t = wall.draw_front();
+                hands[seat].concealed[t.index()] += 1;
+            }
+        }
+        let t = wall.draw_front();
+        hands[deal.dealer as usize].concealed[t.index()] += 1;
+        Ok((wall, hands))
+    }
+
+    /// Starts a new hand of the same ruleset at this table, dealt from
+    /// `seed` as [`Game::new`] would (a test compares the two field by
+    /// field), keeping the recording setting and the event buffer's
+    /// memory. Native self-play plays many hands this way: the table is
+    /// not rebuilt and moved (about 2 KB) for every hand.
+    pub(crate) fn redeal(&mut self, seed: u64, dealer: Option<u8>) -> Result<(), Error> {
+        let deal = Deal::random(&self.rules, seed, dealer)?;
+        let (new_wall, new_hands) = Game::deal_hands(&deal)?;
+        // Every field is named (no `..`), so a field added to `Game`
+        // cannot be left out here without a compile error.
+        let Game {
+            rules,
+            judge,
+            deal: old_deal,
+            seed: old_seed,
+            wall,
+            hands,
+            sets,
+            meld_from,
+            discards,
+            n_discards,
+            ting,
+            pass_hand,
+            pass_kinds,
+            pass_turn,
+            no_kong,
+            pongs,
+            ready_lb,
+            turn_lb,
+            kongs,
+            any_claim,
+            has_discarded,
+            draws,
+            phase,
+            queue,
+            to_act,
+            legal,
+            result,
+            scores,
+            robbed,
+            kong_list,
+            n_kong_list,
+            settlement,
+            settle_error,
+            record: _,
+            events,
+        } = self;
+        *judge = Judge::new(rules, deal.wilds);
+        *old_deal = deal;
+        *old_seed = Some(seed);
+        *wall = new_wall;
+        *hands = new_hands;
+        *sets = new_hands.map(|h| KindSets::of(&h.concealed));
+        *meld_from = [[None; 4]; 4];
+        *discards = [NO_DISCARD; MAX_DISCARDS];
+        *n_discards = 0;
+        *ting = [false; 4];
+        *pass_hand = [false; 4];
+        *pass_kinds = [0; 4];
+        *pass_turn = [false; 4];
+        *no_kong = [0; 4];
+        *pongs = [0; 4];
+        *ready_lb = [i8::MIN; 4];
+        *turn_lb = i8::MIN;
+        *kongs = 0;
+        *any_claim = false;
+        *has_discarded = [false; 4];
+        *draws = [0; 4];
+        *phase = Phase::Turn {
+            seat: deal.dealer,
+            drawn: None,
+            replacement: None,
+            last_live: false,
+            after_claim: false,
+        };
+        *queue = Queue::default();
+        *to_act = deal.dealer;
+        *legal = ActionMask::EMPTY;
+        *result = None;
+        *scores = [0; 4];
+        *robbed = None;
+        *kong_list = [Kong::own(0, Tile::M1, KongKind::Concealed); 16];
+        *n_kong_list = 0;
+        *settlement = None;
+        *settle_error = None;
+        events.clear();
+        self.advance();
+        Ok(())
     }
 
     /// Turns the event record (and so [`Game::log`]) on or off; off saves
@@ -1259,6 +1356,49 @@ impl Game {
 mod tests {
     use super::*;
     use crate::ruleset::Haozi;
+
+    /// A table redealt after a finished hand is the table `Game::new`
+    /// deals for the same seed (every field, through `Debug`), and plays
+    /// the same hand.
+    #[test]
+    fn redeal_equals_a_new_game() {
+        let haozi = Ruleset {
+            haozi: Haozi::Single,
+            ..Ruleset::shanxi()
+        };
+        let presets = [
+            Ruleset::shanxi(),
+            haozi,
+            Ruleset::linxian(),
+            Ruleset::sichuan(),
+        ];
+        for rules in &presets {
+            let mut g = Game::new(rules, 0, None).unwrap();
+            for seed in 1..200u64 {
+                // Play with the first non-leaving legal action, so that
+                // claims and kongs happen, then redeal.
+                while !g.is_over() {
+                    let a = g
+                        .legal_actions()
+                        .iter()
+                        .find(|&a| a != Action::Leave)
+                        .unwrap();
+                    g.step(a).unwrap();
+                }
+                let dealer = (seed % 5 < 4).then_some((seed % 4) as u8);
+                g.redeal(seed, dealer).unwrap();
+                let mut fresh = Game::new(rules, seed, dealer).unwrap();
+                assert_eq!(format!("{g:?}"), format!("{fresh:?}"), "seed {seed}");
+                let mut other = g.clone();
+                while !other.is_over() {
+                    let a = other.legal_actions().iter().last().unwrap();
+                    other.step(a).unwrap();
+                    fresh.step(a).unwrap();
+                }
+                assert_eq!(other.log(), fresh.log());
+            }
+        }
+    }
 
     /// The kind sets kept in step by every count change equal the sets
     /// recomputed from the hands, after every step of many random hands
