@@ -839,17 +839,13 @@ impl Groups {
         e.rem[i]
     }
 
-    /// The needs of group `g` with one tile of each held kind removed, as
-    /// columns (the other columns are stale), for the counts of the last
+    /// The needs of group `g` with one tile of each held kind (`held`:
+    /// the kinds of `natural` held, as a mask) removed, as columns (the other columns are stale), for the counts of the last
     /// [`Groups::sync`].
     #[inline]
-    fn removed(&mut self, calc: &Calculator, natural: &Counts, g: usize) -> &Columns {
+    fn removed(&mut self, calc: &Calculator, natural: &Counts, g: usize, held: u64) -> &Columns {
         let (lo, len) = group_span(g);
-        // The held kinds as a mask: whether a kind is held is random data.
-        let mut held = 0u16;
-        for (i, &n) in natural[lo..lo + len].iter().enumerate() {
-            held |= u16::from(n > 0) << i;
-        }
+        let held = (held >> lo) as u16 & 0x1ff;
         let mut missing = held & !self.entries[g].rem_ok;
         while missing != 0 {
             let i = missing.trailing_zeros() as usize;
@@ -1584,12 +1580,14 @@ impl<'a> Ctx<'a> {
     /// once or twice only (no branch per kind).
     fn removal_deficiencies(&mut self, b: &Base) -> Removal {
         let mut out = [u8::MAX; KINDS];
+        let [p0, p1, p2] = Planes::new(&b.natural).0;
+        let held = p0 | p1 | p2;
         for (g, partner) in b.partner.iter().enumerate() {
             let (lo, len) = group_span(g);
-            if b.natural[lo..lo + len].iter().all(|&n| n == 0) {
+            if held & GROUP_KINDS[g] == 0 {
                 continue;
             }
-            let m = self.groups.removed(&self.calc, &b.natural, g);
+            let m = self.groups.removed(&self.calc, &b.natural, g, held);
             let acc = deficiencies(m, partner);
             out[lo..lo + len].copy_from_slice(&acc[..len]);
         }
@@ -1641,6 +1639,10 @@ impl<'a> Ctx<'a> {
         // wild ones (the decision below works on these masks rather than
         // on filtered passes over the candidates).
         let mut by_sh = [[0u64; 16]; 2];
+        // Bit `sh + 1`: some non-wild (wild) candidate, some safe one, has
+        // that shanten.
+        let mut levels = [0u16; 2];
+        let mut safe_levels = [0u16; 2];
         let keep = Keep::new(&c, self.family);
         let removal = self.removal_deficiencies(&b14);
         let mut m = discards;
@@ -1667,7 +1669,10 @@ impl<'a> Ctx<'a> {
             // ready.
             let sh = sh + i8::from(self.ting_required & (sh == 0));
             debug_assert!((-1..15).contains(&sh));
-            by_sh[usize::from(wild)][(sh + 1) as usize & 15] |= bit(k);
+            let level = (sh + 1) as usize & 15;
+            by_sh[usize::from(wild)][level] |= bit(k);
+            levels[usize::from(wild)] |= 1 << level;
+            safe_levels[usize::from(wild)] |= u16::from(danger >> k & 1 == 0) << level;
             slot[k] = n_cands as u8;
             cands[n_cands] = Cand {
                 tile: t,
@@ -1686,15 +1691,10 @@ impl<'a> Ctx<'a> {
             return None;
         }
         // Wild tiles only when nothing else may go.
-        let all_wild = by_sh[0].iter().all(|&m| m == 0);
+        let all_wild = levels[0] == 0;
         let eligible = &by_sh[usize::from(all_wild)];
-        // Bit `sh + 1`: some eligible candidate, some safe one, has that
-        // shanten.
-        let (mut levels, mut safe_levels) = (0u16, 0u16);
-        for (i, &m) in eligible.iter().enumerate() {
-            levels |= u16::from(m != 0) << i;
-            safe_levels |= u16::from(m & !danger != 0) << i;
-        }
+        let levels = levels[usize::from(all_wild)];
+        let safe_levels = safe_levels[usize::from(all_wild)];
         let min_sh = levels.trailing_zeros() as i8 - 1;
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
         let safe_min = (safe_levels != 0).then(|| safe_levels.trailing_zeros() as i8 - 1);
