@@ -117,8 +117,9 @@ pub fn shanten_counts(
 
 /// Shanten of many hands: `out[i]` = shanten of `counts[i]` with
 /// `n_melds[i]` melds (or `n_melds[0]` for every row when `n_melds` has
-/// length 1). `threads`: 0 = rayon's global pool, 1 = this thread,
-/// `k > 1` = a pool of `k` threads built for this call. The result does
+/// length 1). `threads`: 1 = this thread, 0 = one per core (rayon's
+/// global pool), `k > 1` = a pool of `k` threads kept for the process
+/// (as for [`crate::shape::is_win_batch`]). The result does
 /// not depend on `threads`. A bad row gives an error naming the first bad
 /// row; `out` is then unspecified.
 ///
@@ -152,27 +153,10 @@ pub fn shanten_batch(
         )));
     }
     let calc = Calculator::new(wilds, rules);
-    let run = |start: usize, rows: &[Counts], out: &mut [i8]| -> Option<usize> {
-        calc.batch_rows(start, rows, n_melds, out)
-    };
-    const CHUNK: usize = 4096;
-    let par = |out: &mut [i8]| -> Option<usize> {
-        use rayon::prelude::*;
-        out.par_chunks_mut(CHUNK)
-            .zip(counts.par_chunks(CHUNK))
-            .enumerate()
-            .filter_map(|(k, (o, c))| run(k * CHUNK, c, o))
-            .min()
-    };
-    let bad = match threads {
-        1 => run(0, counts, out),
-        0 => par(out),
-        k => rayon::ThreadPoolBuilder::new()
-            .num_threads(k)
-            .build()
-            .map_err(|e| Error::InvalidHand(format!("cannot start {k} threads: {e}")))?
-            .install(|| par(out)),
-    };
+    let bad =
+        crate::parallel::run_chunks(counts, out, threads, None, first_bad, |start, rows, out| {
+            calc.batch_rows(start, rows, n_melds, out)
+        })?;
     match bad {
         None => Ok(()),
         Some(i) => {
@@ -187,6 +171,14 @@ pub fn shanten_batch(
                 e.map(|e| e.to_string()).unwrap_or_default()
             )))
         }
+    }
+}
+
+/// The first of two bad rows (`None`: no bad row).
+fn first_bad(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        _ => a.or(b),
     }
 }
 

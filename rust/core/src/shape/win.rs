@@ -28,9 +28,9 @@
 use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SUIT_LEN};
 use super::ShapeRules;
 use crate::error::Error;
+use crate::parallel::run_chunks;
 use crate::tile::{Counts, KINDS};
 use crate::wildcard::Wildcards;
-use rayon::prelude::*;
 
 /// Bit `i` set for each thirteen-orphans kind.
 pub(crate) const ORPHAN_MASK: u64 =
@@ -452,33 +452,6 @@ pub(crate) fn check_batch(
     Ok(())
 }
 
-/// Runs `f(row_index_offset, counts_chunk, out_chunk)` over `threads`
-/// contiguous chunks (rayon's global pool when `threads > 1`) and returns
-/// whether `f` returned `true` for every chunk (every chunk runs either
-/// way). Each row's result depends on that row only, so the output never
-/// depends on the thread count.
-pub(crate) fn run_chunks<O: Send>(
-    counts: &[Counts],
-    out: &mut [O],
-    threads: usize,
-    f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync,
-) -> bool {
-    let threads = if threads == 0 {
-        rayon::current_num_threads()
-    } else {
-        threads
-    };
-    if threads <= 1 || counts.len() < 2 * 1024 {
-        return f(0, counts, out);
-    }
-    let chunk = counts.len().div_ceil(threads);
-    out.par_chunks_mut(chunk)
-        .zip(counts.par_chunks(chunk))
-        .enumerate()
-        .map(|(i, (o, c))| f(i * chunk, c, o))
-        .reduce(|| true, |a, b| a & b)
-}
-
 /// [`is_win`] over many hands: `out[i]` is whether `counts[i]` with
 /// `n_melds[i]` melds (or `n_melds[0]` for every hand when it has one
 /// entry) is a win.
@@ -486,9 +459,9 @@ pub(crate) fn run_chunks<O: Send>(
 /// Rows are checked like [`is_win`]: a row with a count above 4, more than
 /// 4 melds or the wrong number of tiles is `false` (it is not an error, so
 /// one bad row does not spoil a batch). Mismatched array lengths are an
-/// [`Error::InvalidHand`]. `threads` > 1 splits the rows into that many
-/// contiguous chunks on rayon's global pool; 0 means every core. The
-/// result never depends on `threads`.
+/// [`Error::InvalidHand`]. `threads`: 1 = this thread, 0 = one per core
+/// (rayon's global pool), `k` > 1 = a pool of `k` threads kept for the
+/// process. The result never depends on `threads`.
 ///
 /// ```
 /// use koudian_core::{shape::{is_win_batch, ShapeRules}, tile::{parse, counts_of}, Wildcards};
@@ -533,14 +506,21 @@ pub fn is_win_batch_checked(
 ) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "is_win_batch")?;
     let checker = Checker::new(wilds, rules);
-    Ok(run_chunks(counts, out, threads, |start, c, o| {
-        let m = if n_melds.len() == 1 {
-            n_melds
-        } else {
-            &n_melds[start..start + c.len()]
-        };
-        checker.check_rows(c, m, o)
-    }))
+    run_chunks(
+        counts,
+        out,
+        threads,
+        true,
+        |a, b| a & b,
+        |start, c, o| {
+            let m = if n_melds.len() == 1 {
+                n_melds
+            } else {
+                &n_melds[start..start + c.len()]
+            };
+            checker.check_rows(c, m, o)
+        },
+    )
 }
 
 const _: () = assert!(KINDS == 34);
