@@ -402,12 +402,14 @@ const RULE_SETS: [ShapeRules; 5] = [
     ShapeRules::ALL,
 ];
 
+/// A hand, its melds and its shanten under each of [`RULE_SETS`].
+type Row = (Counts, u8, Vec<i8>);
+
 /// Compares single calls with the reference on `hands` random hands, and
 /// the batch on the same hands (grouped by their wild kinds).
 fn compare_with_search(wild_kinds: usize, seed: u64, hands: usize) {
     let mut rng = Rng(seed);
-    let mut by_wilds: std::collections::BTreeMap<Vec<usize>, Vec<(Counts, u8, Vec<i8>)>> =
-        Default::default();
+    let mut by_wilds: std::collections::BTreeMap<Vec<usize>, Vec<Row>> = Default::default();
     for _ in 0..hands {
         let wk = random_wilds(&mut rng, wild_kinds);
         let (c, n_melds) = random_hand(&mut rng, &wk);
