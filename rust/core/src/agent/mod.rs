@@ -136,7 +136,7 @@ impl Agent for RandomAgent {
         const LEAVE: u64 = 1 << (N_LEAVE - 128);
         let [w0, w1, mut w2] = view.legal().0;
         let (c0, c1) = (w0.count_ones(), w1.count_ones());
-        if c0 + c1 + (w2 & !LEAVE).count_ones() > 0 {
+        if w0 | w1 | w2 & !LEAVE != 0 {
             w2 &= !LEAVE;
         }
         let n = c0 + c1 + w2.count_ones();

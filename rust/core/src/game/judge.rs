@@ -265,8 +265,14 @@ impl Judge {
         // Wild tiles and wild pairs from the kind sets: a kind held n
         // times is in the first n sets, and makes a pair per set 2 and 4.
         let wild = |i: usize| (sets.at_least[i] & self.wild_mask).count_ones() as i32;
-        let wild_pairs = wild(1) + wild(3);
-        let w = wild(0) + wild(2) + wild_pairs;
+        // Most rulesets have no wild kinds (a branch taken the same way
+        // for the whole hand): skip the four counts.
+        let (w, wild_pairs) = if self.wild_mask == 0 {
+            (0, 0)
+        } else {
+            let wild_pairs = wild(1) + wild(3);
+            (wild(0) + wild(2) + wild_pairs, wild_pairs)
+        };
         let present = sets.held() & !self.wild_mask;
         let single = sets.single() & !self.wild_mask;
         let held = sets.tiles - w;

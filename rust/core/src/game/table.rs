@@ -238,6 +238,7 @@ impl Game {
 
     /// The wall after the deal and the hands dealt from it: starting with
     /// the dealer, in turn order, 13 tiles each, then the dealer's 14th.
+    #[inline(always)]
     fn deal_hands(deal: &Deal) -> Result<(Wall, [Hand; 4]), Error> {
         let mut wall = deal.wall;
         let mut hands = [Hand::new([0; KINDS], &[])?; 4];
