@@ -62,8 +62,9 @@
 //! always gives the same action (the seed passed to [`Agent::reset`] is
 //! kept only for reporting). Between decisions it keeps only a cache of
 //! shape-table look-ups (each group's needs and their one-tile changes,
-//! keyed by the group's counts and the table variant), a pure function of
-//! its keys, so a fresh agent and a reused one decide alike. Decisions
+//! the latter transposed so that a whole group's variants are compared at
+//! once; keyed by the group's counts and the table variant), a pure
+//! function of its keys, so a fresh agent and a reused one decide alike. Decisions
 //! allocate nothing: shanten comes from the table-based calculator with
 //! one group re-looked-up per tile changed, waits from the counts-level
 //! [`waits_counts`].
@@ -607,8 +608,10 @@ struct GroupEntry {
 }
 
 /// Lanes [`ROW_LANE`] of the needs of up to 16 one-tile variants of a
-/// group, one column per variant: `0xff` in the columns of variants that
-/// do not exist (a fifth copy, kinds beyond the group).
+/// group, one column per variant. Only the columns a caller asked for are
+/// meaningful (the others hold `0xff` or values of earlier counts), so
+/// callers mask the results of [`deficiencies`] and [`improving`] with
+/// the kinds they asked for.
 #[derive(Clone, Copy)]
 struct Columns([[u8; 16]; 10]);
 
@@ -840,11 +843,12 @@ impl Groups {
     }
 
     /// The needs of group `g` with one tile of each held kind (`held`:
-    /// the kinds of `natural` held, as a mask) removed, as columns (the other columns are stale), for the counts of the last
+    /// the kinds of `natural` held, as a mask) removed, as columns (the
+    /// other columns are stale), for the counts of the last
     /// [`Groups::sync`].
     #[inline]
     fn removed(&mut self, calc: &Calculator, natural: &Counts, g: usize, held: u64) -> &Columns {
-        let (lo, len) = group_span(g);
+        let lo = group_span(g).0;
         let held = (held >> lo) as u16 & 0x1ff;
         let mut missing = held & !self.entries[g].rem_ok;
         while missing != 0 {
@@ -854,7 +858,7 @@ impl Groups {
         }
         let e = self.entry(natural, g);
         #[cfg(debug_assertions)]
-        for i in 0..len {
+        for i in 0..group_span(g).1 {
             if held >> i & 1 == 1 {
                 assert_eq!(e.rem_cols.get(i), needs_of(&e.rem[i]));
             }
