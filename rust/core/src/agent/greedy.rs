@@ -780,12 +780,24 @@ impl Groups {
     /// Group `g`'s counts of `natural` (honors padded with zeros).
     #[inline(always)]
     fn key(natural: &Counts, g: usize) -> [u8; 9] {
+        Groups::key_padded(&Groups::padded(natural), g)
+    }
+
+    /// `natural` followed by two zeros, so that every group's key is
+    /// nine counts from `9 g` on.
+    #[inline(always)]
+    fn padded(natural: &Counts) -> [u8; 36] {
+        let mut p = [0u8; 36];
+        p[..KINDS].copy_from_slice(natural);
+        p
+    }
+
+    /// [`Groups::key`] from [`Groups::padded`] counts, without a branch on
+    /// the group (the honors are a group like the suits here).
+    #[inline(always)]
+    fn key_padded(padded: &[u8; 36], g: usize) -> [u8; 9] {
         let mut key = [0u8; 9];
-        if g < 3 {
-            key.copy_from_slice(&natural[9 * g..9 * g + 9]);
-        } else {
-            key[..7].copy_from_slice(&natural[27..34]);
-        }
+        key.copy_from_slice(&padded[9 * g..9 * g + 9]);
         key
     }
 
@@ -794,8 +806,9 @@ impl Groups {
     /// [`Groups::swap`] answer for `natural` only.
     #[inline]
     fn sync(&mut self, calc: &Calculator, natural: &Counts) -> [Lanes; 4] {
+        let padded = Groups::padded(natural);
         std::array::from_fn(|g| {
-            let key = Groups::key(natural, g);
+            let key = Groups::key_padded(&padded, g);
             let e = &mut self.entries[g];
             if !e.valid || e.counts != key {
                 e.valid = true;
