@@ -573,7 +573,20 @@ impl Game {
         if !self.legal.contains(action) {
             return Err(self.refusal(action));
         }
-        self.apply(action, false);
+        match action {
+            // Most moves: reached without `apply`'s dispatch on the phase
+            // and the action (a discard is legal only on a turn).
+            Action::Discard(t) if matches!(self.phase, Phase::Turn { .. }) => {
+                let seat = self.to_act;
+                self.emit(Event::Act {
+                    seat,
+                    action,
+                    auto: false,
+                });
+                self.discard(seat, t, false);
+            }
+            _ => self.apply(action, false),
+        }
         self.advance();
         Ok(())
     }
@@ -1053,30 +1066,8 @@ impl Game {
             Phase::Turn {
                 drawn, replacement, ..
             } => match action {
-                Action::Discard(t) | Action::Ting(t) => {
-                    let face_down = matches!(action, Action::Ting(_));
-                    self.remove_one(s, t);
-                    self.discards[self.n_discards as usize] = Discard {
-                        seat,
-                        tile: t,
-                        face_down,
-                        claimed: false,
-                    };
-                    self.n_discards += 1;
-                    self.has_discarded[s] = true;
-                    self.ready_lb[s] = self.turn_lb.saturating_sub(1);
-                    if face_down {
-                        self.ting[s] = true;
-                    }
-                    if face_down || self.judge.is_wild(t) {
-                        self.phase = Phase::Draw {
-                            seat: next(seat),
-                            replacement: None,
-                        };
-                    } else {
-                        self.open_responses(seat, t, false);
-                    }
-                }
+                Action::Discard(t) => self.discard(seat, t, false),
+                Action::Ting(t) => self.discard(seat, t, true),
                 Action::ConcealedKong(t) => {
                     self.ready_lb[s] = i8::MIN;
                     self.set_count(s, t, 0);
@@ -1147,6 +1138,34 @@ impl Game {
                 self.queue.advance();
             }
             Phase::Over | Phase::Draw { .. } => {}
+        }
+    }
+
+    /// `seat` discards `t` on its turn, face up or (declaring ting) face
+    /// down.
+    #[inline]
+    fn discard(&mut self, seat: u8, t: Tile, face_down: bool) {
+        let s = seat as usize;
+        self.remove_one(s, t);
+        self.discards[self.n_discards as usize] = Discard {
+            seat,
+            tile: t,
+            face_down,
+            claimed: false,
+        };
+        self.n_discards += 1;
+        self.has_discarded[s] = true;
+        self.ready_lb[s] = self.turn_lb.saturating_sub(1);
+        if face_down {
+            self.ting[s] = true;
+        }
+        if face_down || self.judge.is_wild(t) {
+            self.phase = Phase::Draw {
+                seat: next(seat),
+                replacement: None,
+            };
+        } else {
+            self.open_responses(seat, t, false);
         }
     }
 
