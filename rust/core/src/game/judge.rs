@@ -344,10 +344,11 @@ impl Judge {
     }
 
     /// Whether the hand (14-type, the drawn tile included) may declare
-    /// ting discarding `k` face down.
-    /// The table asks only about a held kind of a complete-size hand, so
-    /// the checked entry point's validation is skipped; a test compares
-    /// the two on the table's hands.
+    /// ting discarding `k` face down, one kind at a time: the plain form
+    /// of [`Judge::declarable`], kept as its test reference. It skips the
+    /// checked entry point's validation (a held kind of a complete-size
+    /// hand); a test compares the two on the table's hands.
+    #[cfg(test)]
     pub(crate) fn can_declare(&self, hand: &Hand, k: Tile) -> bool {
         if !self.rules.ting_required || hand.concealed[k.index()] == 0 {
             return false;
@@ -367,6 +368,59 @@ impl Judge {
             &rest.all_counts(),
         );
         worth_ting(&w, &self.rules)
+    }
+
+    /// The kinds among `held` (kinds of the hand) whose face-down discard
+    /// declares ting: [`Judge::can_declare`] for each of them, with the
+    /// hand's group needs worked out once. A discard changes one group
+    /// (or, a wild tile, only the wild count), so each candidate's exact
+    /// shanten recomputes one group's needs instead of all four; the
+    /// value is the same as a fresh look-up of the hand without it (a
+    /// test compares the two on every turn of many table hands).
+    pub(crate) fn declarable(&self, hand: &Hand, held: u64) -> u64 {
+        if !self.rules.ting_required {
+            return 0;
+        }
+        let (mut natural, w) = self.wilds.split(&hand.concealed);
+        let groups = self.calc.lanes(&natural);
+        let n_melds = hand.n_melds();
+        let mut out = 0;
+        let mut rest = held;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let shanten = if self.wild_mask >> k & 1 == 1 {
+                self.calc
+                    .of_parts(&natural, &groups, w.saturating_sub(1), n_melds)
+            } else if natural[k] > 0 {
+                natural[k] -= 1;
+                let g = (k / 9).min(3);
+                let mut changed = groups;
+                changed.0[g] = self.calc.group_lanes(&natural, g);
+                let s = self.calc.of_parts(&natural, &changed, w, n_melds);
+                natural[k] += 1;
+                s
+            } else {
+                continue;
+            };
+            // A hand with waits is ready (shanten 0); finding the waits
+            // costs several times the look-up, so most discards stop here.
+            if shanten > 0 {
+                continue;
+            }
+            let mut after = *hand;
+            after.concealed[k] -= 1;
+            let waits = waits_unchecked(
+                &self.checker,
+                &after.concealed,
+                after.n_melds(),
+                &after.all_counts(),
+            );
+            if worth_ting(&waits, &self.rules) {
+                out |= 1 << k;
+            }
+        }
+        out
     }
 
     /// Sichuan 缺一门: whether the hand (concealed kinds `held`, melds,
