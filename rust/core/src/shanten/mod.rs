@@ -75,7 +75,7 @@ use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
 pub(crate) use table::combine;
-use table::{honors, suit_needs, to_needs, HonorTable, Lanes, Needs, P1};
+use table::{group_entries, honors, suit_needs, to_needs, unpack, HonorTable, Lanes, Needs, P1};
 
 /// The 13 kinds of thirteen orphans (幺九).
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
@@ -282,12 +282,7 @@ impl Calculator {
     /// [`Calculator::groups`] in the vector layout.
     #[inline(always)]
     pub(crate) fn lanes(&self, natural: &Counts) -> GroupLanes {
-        GroupLanes([
-            suit_needs(&natural[0..9], self.capped),
-            suit_needs(&natural[9..18], self.capped),
-            suit_needs(&natural[18..27], self.capped),
-            self.honors.needs(&natural[27..34]),
-        ])
+        GroupLanes(group_entries(natural, self.capped, self.honors).map(unpack))
     }
 
     /// [`Calculator::group`] in the vector layout.

@@ -320,7 +320,7 @@ static PAIR_LANES: LaneTable<1024> = {
 
 /// A packed entry in the lane layout: two vector loads and one add.
 #[inline(always)]
-fn unpack(e: u32) -> Lanes {
+pub(crate) fn unpack(e: u32) -> Lanes {
     let n0 = &N0_LANES.0[(e & 0xff) as usize];
     let d = &PAIR_LANES.0[((e >> 8) & 0x3ff) as usize];
     // Two 64-bit adds: INF + 0 stays INF, and a need plus its pair delta
