@@ -15,8 +15,8 @@
 //! (a test compares them on random rows of every shape option, wildcard
 //! count and meld count, with blocks cut short).
 
-use super::table::group_entries;
-use super::{seven_pairs_deficiency_of, size_check, thirteen_orphans_deficiency, Calculator};
+use super::table::{group_entries_kept, KEEP_ALL};
+use super::{seven_pairs_deficiency_of, size_check, thirteen_orphans_deficiency_of, Calculator};
 use crate::tile::Counts;
 
 /// Hands per block: one byte lane each in a 128-bit vector.
@@ -81,25 +81,23 @@ impl Calculator {
             if !ok {
                 return Some(j);
             }
-            let split;
-            let natural = if WILD {
-                split = self.wilds.split(c);
-                wild[j] = split.1;
-                &split.0
-            } else {
-                c
-            };
-            let e = group_entries(natural, self.capped, self.honors);
+            // The natural counts are `c & keep`, applied to the words
+            // as they are read rather than written out as a copy.
+            if WILD {
+                wild[j] = self.wild_kinds.iter().map(|&(k, m)| c[k] & m).sum();
+            }
+            let keep = if WILD { &self.keep } else { &KEEP_ALL };
+            let e = group_entries_kept(c, keep, self.capped, self.honors);
             for (g, e) in e.into_iter().enumerate() {
                 entries[g][j] = e;
             }
             if m == 0 {
                 let mut d = u8::MAX;
                 if self.rules.seven_pairs {
-                    d = d.min(seven_pairs_deficiency_of(natural, total - wild[j]));
+                    d = d.min(seven_pairs_deficiency_of(c, keep, total - wild[j]));
                 }
                 if self.rules.thirteen_orphans {
-                    d = d.min(thirteen_orphans_deficiency(natural));
+                    d = d.min(thirteen_orphans_deficiency_of(c, keep));
                 }
                 other[j] = d;
             }

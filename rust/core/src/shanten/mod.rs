@@ -75,7 +75,9 @@ use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
 pub(crate) use table::combine;
-use table::{group_entries, honors, suit_needs, to_needs, unpack, HonorTable, Lanes, Needs, P1};
+use table::{
+    group_entries, honors, suit_needs, to_needs, unpack, HonorTable, Lanes, Needs, KEEP_ALL, P1,
+};
 
 /// The 13 kinds of thirteen orphans (幺九).
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
@@ -235,6 +237,12 @@ pub(crate) struct Calculator {
     rules: ShapeRules,
     capped: bool,
     honors: &'static HonorTable,
+    /// 0 at the wild kinds, `0xff` elsewhere: the natural counts are
+    /// `counts & keep`.
+    keep: Counts,
+    /// The wild kinds as (kind, `0xff`), padded with (0, 0): the wild
+    /// tiles held are `Σ counts[kind] & mask`.
+    wild_kinds: [(usize, u8); 2],
 }
 
 /// The per-group needs of a hand's natural tiles (`[need[0..5][0],
@@ -257,6 +265,20 @@ impl Calculator {
             rules: *rules,
             capped,
             honors: honors(rules.wind_sets, capped),
+            keep: std::array::from_fn(|i| {
+                if wilds.kinds().any(|t| t.index() == i) {
+                    0
+                } else {
+                    0xff
+                }
+            }),
+            wild_kinds: {
+                let mut k = [(0, 0); 2];
+                for (slot, t) in k.iter_mut().zip(wilds.kinds()) {
+                    *slot = (t.index(), 0xff);
+                }
+                k
+            },
         }
     }
 
@@ -367,6 +389,16 @@ fn swar(c: &Counts) -> ([u64; 4], [u8; 2]) {
     (words, tail)
 }
 
+/// [`swar`] of `c & keep` (byte-wise).
+#[inline(always)]
+fn swar_kept(c: &Counts, keep: &Counts) -> ([u64; 4], [u8; 2]) {
+    let ((w, t), (kw, kt)) = (swar(c), swar(keep));
+    (
+        std::array::from_fn(|i| w[i] & kw[i]),
+        [t[0] & kt[0], t[1] & kt[1]],
+    )
+}
+
 const LOW: u64 = 0x0101_0101_0101_0101;
 
 /// High bit set in each byte of `x` that is above 4.
@@ -386,17 +418,18 @@ fn byte_sum(x: u64) -> usize {
 #[inline(always)]
 fn seven_pairs_deficiency(c: &Counts) -> u8 {
     let total: u32 = c.iter().map(|&n| n as u32).sum();
-    seven_pairs_deficiency_of(c, total as u8)
+    seven_pairs_deficiency_of(c, &KEEP_ALL, total as u8)
 }
 
-/// [`seven_pairs_deficiency`] of counts holding `total` tiles.
+/// [`seven_pairs_deficiency`] of `c & keep` (byte-wise), which holds
+/// `total` tiles.
 #[inline(always)]
-fn seven_pairs_deficiency_of(c: &Counts, total: u8) -> u8 {
+fn seven_pairs_deficiency_of(c: &Counts, keep: &Counts, total: u8) -> u8 {
     // A count is twice its pairs plus its odd copy, so only the odd copies
     // need counting: the low bit of every count, the four words' bits
     // placed side by side (bits 0-3 of each byte, the tail's at bit 4) and
     // counted at once.
-    let (words, tail) = swar(c);
+    let (words, tail) = swar_kept(c, keep);
     let mut odd = u64::from(tail[0] & 1) << 4 | u64::from(tail[1] & 1) << 12;
     for (k, x) in words.iter().enumerate() {
         odd |= (x & LOW) << k;
@@ -429,7 +462,13 @@ const ORPHAN_WORDS: [u64; 4] = {
 /// Fewest tiles thirteen orphans misses.
 #[inline(always)]
 fn thirteen_orphans_deficiency(c: &Counts) -> u8 {
-    let (words, tail) = swar(c);
+    thirteen_orphans_deficiency_of(c, &KEEP_ALL)
+}
+
+/// [`thirteen_orphans_deficiency`] of `c & keep` (byte-wise).
+#[inline(always)]
+fn thirteen_orphans_deficiency_of(c: &Counts, keep: &Counts) -> u8 {
+    let (words, tail) = swar_kept(c, keep);
     let mut kinds = u8::from(tail[0] > 0) + u8::from(tail[1] > 0);
     let mut pair = tail[0] > 1 || tail[1] > 1;
     for (x, m) in words.iter().zip(ORPHAN_WORDS) {

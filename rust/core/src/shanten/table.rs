@@ -132,10 +132,25 @@ fn index_of(hi: usize, lo: usize, s: usize) -> usize {
 /// pin, sou and honors.
 #[inline(always)]
 pub(crate) fn group_entries(c: &Counts, capped: bool, honors: &HonorTable) -> [u32; 4] {
+    group_entries_kept(c, &KEEP_ALL, capped, honors)
+}
+
+/// Every byte kept: the mask of a hand without wild kinds.
+pub(crate) const KEEP_ALL: Counts = [0xff; 34];
+
+/// [`group_entries`] of `c & keep` (byte-wise: `keep` is 0 at the wild
+/// kinds, `0xff` elsewhere), without writing the masked counts out.
+#[inline(always)]
+pub(crate) fn group_entries_kept(
+    c: &Counts,
+    keep: &Counts,
+    capped: bool,
+    honors: &HonorTable,
+) -> [u32; 4] {
     #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
-    let k = keys_ssse3(c);
+    let k = keys_ssse3(c, keep);
     #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
-    let k = keys_scalar(c);
+    let k = keys_scalar(&std::array::from_fn(|i| c[i] & keep[i]));
     let (words, _) = SUIT_TABLES.as_chunks::<4>();
     let base = if capped { 0 } else { N_KEYS };
     let suit = |g: usize| {
@@ -178,13 +193,18 @@ fn keys_scalar(c: &Counts) -> GroupKeys {
 /// indices and one honors key computed one after another.
 #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
 #[inline(always)]
-fn keys_ssse3(c: &Counts) -> GroupKeys {
+fn keys_ssse3(c: &Counts, keep: &Counts) -> GroupKeys {
     use std::arch::x86_64::*;
     // SAFETY: SSSE3 is enabled at compile time (the cfg above); the loads
-    // read c[0..16], c[2..18] and c[18..34], all inside the 34 counts, and
-    // the stores write 16-byte arrays.
+    // read bytes 0..16, 2..18 and 18..34 of 34-byte arrays, and the stores
+    // write 16-byte arrays.
     unsafe {
-        let load = |i: usize| _mm_loadu_si128(c[i..i + 16].as_ptr().cast());
+        let load = |i: usize| {
+            _mm_and_si128(
+                _mm_loadu_si128(c[i..i + 16].as_ptr().cast()),
+                _mm_loadu_si128(keep[i..i + 16].as_ptr().cast()),
+            )
+        };
         let (a, b, d) = (load(0), load(2), load(18));
         // Two halves of 8 bytes per vector: a suit's ranks 1-5 as
         // [0, r1, r2, r3, r4, r5, 0, 0]; the honors as [东 .. 中, 0].
@@ -666,8 +686,21 @@ mod tests {
             if next() % 8 == 0 {
                 c = std::array::from_fn(|_| (next() % 5) as u8);
             }
+            // A mask clearing two kinds, as wild kinds do.
+            let (w0, w1) = ((next() % 34) as usize, (next() % 34) as usize);
+            let keep: Counts = std::array::from_fn(|i| if i == w0 || i == w1 { 0 } else { 0xff });
+            let kept: Counts = std::array::from_fn(|i| c[i] & keep[i]);
             #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
-            assert_eq!(keys_ssse3(&c), keys_scalar(&c), "{c:?}");
+            {
+                assert_eq!(keys_ssse3(&c, &KEEP_ALL), keys_scalar(&c), "{c:?}");
+                assert_eq!(keys_ssse3(&c, &keep), keys_scalar(&kept), "{c:?} {keep:?}");
+            }
+            if c.iter().map(|&x| x as usize).sum::<usize>() <= 14 {
+                assert_eq!(
+                    group_entries_kept(&c, &keep, false, honors),
+                    group_entries_kept(&kept, &KEEP_ALL, false, honors)
+                );
+            }
             let k = keys_scalar(&c);
             for g in 0..3 {
                 let suit = &c[9 * g..9 * g + 9];
