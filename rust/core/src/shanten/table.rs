@@ -161,7 +161,7 @@ pub(crate) fn group_entries_kept(
 }
 
 /// The table keys of a hand's groups: per suit the base-5 parts and digit
-/// sum of [`suit_index`], and the honors key of [`HonorTable::entry`].
+/// sum of [`suit_index`], and the honors key of [`HonorTable::at`].
 #[derive(Debug, PartialEq)]
 struct GroupKeys {
     hi: [u32; 3],
