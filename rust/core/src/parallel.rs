@@ -83,6 +83,17 @@ pub(crate) fn run_chunks<O: Send, R: Send + Sync + Copy>(
     })
 }
 
+/// [`run_chunks`] for chunk functions that tell whether all their rows
+/// were valid: whether every row of every chunk was.
+pub(crate) fn run_checked_chunks<O: Send>(
+    counts: &[Counts],
+    out: &mut [O],
+    threads: usize,
+    f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync + Send,
+) -> Result<bool, Error> {
+    run_chunks(counts, out, threads, true, |a, b| a & b, f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@
 
 use crate::error::Error;
 use crate::hand::Hand;
-use crate::parallel::run_chunks;
+use crate::parallel::run_checked_chunks;
 use crate::shape::tables::{need0, need1, suit_neighbours, SuitIndex, POW5};
 use crate::shape::win::{check_batch, valid_size, Checker, ORPHAN_MASK};
 use crate::shape::ShapeRules;
@@ -260,33 +260,26 @@ pub fn waits_batch_checked<O: WaitRow>(
         )));
     }
     let checker = Checker::new(wilds, rules);
-    run_chunks(
-        counts,
-        out,
-        threads,
-        true,
-        |a, b| a & b,
-        |start, c, o| {
-            let mut ok = true;
-            for (j, (h, r)) in c.iter().zip(o.iter_mut()).enumerate() {
-                let i = start + j;
-                let m = if n_melds.len() == 1 {
-                    n_melds[0]
-                } else {
-                    n_melds[i]
-                } as usize;
-                let own = if held.is_empty() { h } else { &held[i] };
-                let valid = valid_size(h, m, 13);
-                ok &= valid;
-                *r = O::from_mask(if valid {
-                    waits_unchecked(&checker, h, m, own).mask
-                } else {
-                    0
-                });
-            }
-            ok
-        },
-    )
+    run_checked_chunks(counts, out, threads, |start, c, o| {
+        let mut ok = true;
+        for (j, (h, r)) in c.iter().zip(o.iter_mut()).enumerate() {
+            let i = start + j;
+            let m = if n_melds.len() == 1 {
+                n_melds[0]
+            } else {
+                n_melds[i]
+            } as usize;
+            let own = if held.is_empty() { h } else { &held[i] };
+            let valid = valid_size(h, m, 13);
+            ok &= valid;
+            *r = O::from_mask(if valid {
+                waits_unchecked(&checker, h, m, own).mask
+            } else {
+                0
+            });
+        }
+        ok
+    })
 }
 
 /// A batch's output row: the wait mask itself, or one `bool` per kind

@@ -28,7 +28,7 @@
 use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SUIT_LEN};
 use super::ShapeRules;
 use crate::error::Error;
-use crate::parallel::run_chunks;
+use crate::parallel::run_checked_chunks;
 use crate::tile::{Counts, KINDS};
 use crate::wildcard::Wildcards;
 
@@ -506,21 +506,14 @@ pub fn is_win_batch_checked(
 ) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "is_win_batch")?;
     let checker = Checker::new(wilds, rules);
-    run_chunks(
-        counts,
-        out,
-        threads,
-        true,
-        |a, b| a & b,
-        |start, c, o| {
-            let m = if n_melds.len() == 1 {
-                n_melds
-            } else {
-                &n_melds[start..start + c.len()]
-            };
-            checker.check_rows(c, m, o)
-        },
-    )
+    run_checked_chunks(counts, out, threads, |start, c, o| {
+        let m = if n_melds.len() == 1 {
+            n_melds
+        } else {
+            &n_melds[start..start + c.len()]
+        };
+        checker.check_rows(c, m, o)
+    })
 }
 
 const _: () = assert!(KINDS == 34);
