@@ -18,6 +18,8 @@ pub mod score;
 pub mod shanten;
 pub mod shape;
 pub mod simulate;
+#[cfg(test)]
+mod testing;
 pub mod tile;
 pub mod ting;
 pub mod waits;

@@ -1373,23 +1373,13 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ruleset::Haozi;
 
     /// A table redealt after a finished hand is the table `Game::new`
     /// deals for the same seed (every field, through `Debug`), and plays
     /// the same hand.
     #[test]
     fn redeal_equals_a_new_game() {
-        let haozi = Ruleset {
-            haozi: Haozi::Single,
-            ..Ruleset::shanxi()
-        };
-        let presets = [
-            Ruleset::shanxi(),
-            haozi,
-            Ruleset::linxian(),
-            Ruleset::sichuan(),
-        ];
+        let presets = crate::testing::presets();
         for rules in &presets {
             let mut g = Game::new(rules, 0, None).unwrap();
             for seed in 1..200u64 {
@@ -1423,17 +1413,8 @@ mod tests {
     /// (kongs, pongs, robbed kongs and the Linxian kong draw included).
     #[test]
     fn kind_sets_stay_in_step_with_the_hands() {
-        let haozi = Ruleset {
-            haozi: Haozi::Single,
-            ..Ruleset::shanxi()
-        };
-        let presets = [
-            Ruleset::shanxi(),
-            haozi,
-            Ruleset::linxian(),
-            Ruleset::sichuan(),
-        ];
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let presets = crate::testing::presets();
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         // Turns on which some discard declares ting, so that the
         // comparison below is not only over empty sets.
         let mut declaring = 0;
@@ -1492,12 +1473,7 @@ mod tests {
                                     | Action::AddedKong(_)
                             )
                         })
-                        .unwrap_or_else(|| {
-                            x ^= x << 13;
-                            x ^= x >> 7;
-                            x ^= x << 17;
-                            legal[(x % legal.len() as u64) as usize]
-                        });
+                        .unwrap_or_else(|| legal[(next() % legal.len() as u64) as usize]);
                     g.step(pick).unwrap();
                 }
                 for s in 0..4 {

@@ -327,13 +327,7 @@ mod tests {
     /// and on arbitrary 18-bit entries.
     #[test]
     fn lane_operations_match_the_portable_loops() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..20_000 {
             let a: [u8; 16] = std::array::from_fn(|_| (next() % 61) as u8);
             let b: [u8; 16] = std::array::from_fn(|_| (next() % 61) as u8);

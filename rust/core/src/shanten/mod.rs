@@ -519,13 +519,7 @@ mod tests {
     /// out of range) and meld numbers.
     #[test]
     fn size_ok_agrees_with_check() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         for _ in 0..300_000 {
             let mut c = [0u8; 34];
             let r = next();

@@ -170,6 +170,12 @@ struct GroupKeys {
     honors: u32,
 }
 
+/// Counts read as a base-5 number, the first count the highest digit.
+#[inline(always)]
+fn base5(d: &[u8]) -> u32 {
+    d.iter().fold(0u32, |k, &x| 5 * k + x as u32)
+}
+
 /// [`GroupKeys`] digit by digit (other targets, and the check of the
 /// vector version).
 #[cfg_attr(
@@ -177,7 +183,6 @@ struct GroupKeys {
     allow(dead_code)
 )]
 fn keys_scalar(c: &Counts) -> GroupKeys {
-    let base5 = |d: &[u8]| d.iter().fold(0u32, |k, &x| 5 * k + x as u32);
     let suit = |g: usize| &c[9 * g..9 * g + 9];
     GroupKeys {
         hi: std::array::from_fn(|g| base5(&suit(g)[..5])),
@@ -515,14 +520,7 @@ pub(crate) struct HonorTable(Box<[u32; HONOR_KEYS]>);
 impl HonorTable {
     #[inline(always)]
     pub(crate) fn needs(&self, c: &[u8]) -> Lanes {
-        let key =
-            (((((c[0] as usize * 5 + c[1] as usize) * 5 + c[2] as usize) * 5 + c[3] as usize) * 5
-                + c[4] as usize)
-                * 5
-                + c[5] as usize)
-                * 5
-                + c[6] as usize;
-        unpack(self.0[key])
+        unpack(self.at(base5(&c[..7])))
     }
 
     /// The packed entry of an honors key (the 7 counts in base 5, 东
@@ -668,13 +666,7 @@ mod tests {
     /// look-ups.
     #[test]
     fn group_keys_match_the_digit_by_digit_keys() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x2545_f491_4f6c_dd1du64);
         let honors = honors(false, true);
         for _ in 0..200_000 {
             let mut c = [0u8; 34];
@@ -683,7 +675,7 @@ mod tests {
                 let k = (next() % 34) as usize;
                 c[k] = (c[k] + 1).min(4);
             }
-            if next() % 8 == 0 {
+            if next().is_multiple_of(8) {
                 c = std::array::from_fn(|_| (next() % 5) as u8);
             }
             // A mask clearing two kinds, as wild kinds do.
@@ -726,13 +718,7 @@ mod tests {
     /// on real entries of the tables.
     #[test]
     fn combine_matches_the_portable_loops() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::testing::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let (words, _) = SUIT_TABLES.as_chunks::<4>();
         for i in 0..200_000 {
             let (a, b) = if i % 2 == 0 {
