@@ -2027,7 +2027,7 @@ mod tests {
     use crate::agent::RandomAgent;
     use crate::game::mix_seed;
     use crate::game::Prng;
-    use crate::ruleset::{Haozi, Ruleset};
+    use crate::ruleset::Ruleset;
     use crate::shanten::shanten_counts;
 
     fn random_hand(rng: &mut Prng, size: usize, kinds: usize) -> Counts {
@@ -2192,17 +2192,10 @@ mod tests {
     /// wildcards.
     #[test]
     fn optimized_agent_matches_the_reference_action_for_action() {
-        let presets = [
-            Ruleset::shanxi(),
-            Ruleset {
-                haozi: Haozi::Single,
-                ..Ruleset::shanxi()
-            },
-            Ruleset::linxian(),
-            Ruleset::sichuan(),
-            // Back to the first table variant with the same agents.
-            Ruleset::shanxi(),
-        ];
+        // The four presets, then back to the first table variant with the
+        // same agents.
+        let [a, b, c, d] = crate::testing::presets();
+        let presets = [a, b, c, d, Ruleset::shanxi()];
         // One set of optimized agents for every hand and preset, as in
         // `simulate`: what they keep between decisions must never leak
         // into another hand, game or table variant.
