@@ -105,6 +105,59 @@ pub struct GreedyAgent {
     /// Shape analysis kept between decisions (a pure function of the
     /// counts it is keyed by: it never changes a decision).
     groups: Box<Groups>,
+    /// The calculator and wild kinds of the last table variant (a pure
+    /// function of the wildcards and shape rules it is keyed by).
+    setup: Option<Box<Setup>>,
+}
+
+/// What depends only on the wildcards and the shape rules, kept between
+/// decisions: building the calculator costs more than a whole
+/// decision's look-ups of it.
+#[derive(Clone)]
+struct Setup {
+    wilds: Wildcards,
+    shape: ShapeRules,
+    calc: Calculator,
+    /// The wild kinds as a mask.
+    wild_mask: u64,
+}
+
+impl Setup {
+    fn new(wilds: Wildcards, shape: ShapeRules) -> Setup {
+        let mut wild_mask = 0u64;
+        for k in 0..KINDS {
+            wild_mask |= u64::from(wilds.is_wild(Tile::from_index_unchecked(k as u8))) << k;
+        }
+        Setup {
+            wilds,
+            shape,
+            calc: Calculator::new(&wilds, &shape),
+            wild_mask,
+        }
+    }
+
+    /// Makes `kept` the setup of `wilds` and `shape`.
+    #[inline]
+    fn refresh(kept: &mut Option<Box<Setup>>, wilds: Wildcards, shape: ShapeRules) -> &Setup {
+        match kept {
+            Some(s) if s.wilds == wilds && s.shape == shape => {}
+            _ => *kept = Some(Box::new(Setup::new(wilds, shape))),
+        }
+        let s = kept.as_deref().expect("set above");
+        debug_assert_eq!(s.calc.group_variant(), {
+            Calculator::new(&wilds, &shape).group_variant()
+        });
+        s
+    }
+}
+
+impl std::fmt::Debug for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("wilds", &self.wilds)
+            .field("shape", &self.shape)
+            .finish_non_exhaustive()
+    }
 }
 
 impl GreedyAgent {
@@ -113,6 +166,7 @@ impl GreedyAgent {
         GreedyAgent {
             seed,
             groups: Box::default(),
+            setup: None,
         }
     }
 
@@ -125,7 +179,7 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         let legal = view.legal();
-        let a = Ctx::new(view.game, view.seat, &mut self.groups).decide(legal);
+        let a = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup).decide(legal);
         if legal.contains(a) {
             return a;
         }
@@ -1054,7 +1108,11 @@ struct Ctx<'a> {
     hand: Hand,
     wilds: Wildcards,
     shape: ShapeRules,
-    calc: Calculator,
+    calc: &'a Calculator,
+    /// The wild kinds as a mask.
+    wild_mask: u64,
+    /// The void suit's kinds as a mask (0 outside Sichuan).
+    void_mask: u64,
     family: Family,
     ting_required: bool,
     min_self: u8,
@@ -1080,14 +1138,20 @@ fn bit(k: usize) -> u64 {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(game: &'a Game, seat: u8, groups: &'a mut Groups) -> Ctx<'a> {
+    fn new(
+        game: &'a Game,
+        seat: u8,
+        groups: &'a mut Groups,
+        setup: &'a mut Option<Box<Setup>>,
+    ) -> Ctx<'a> {
         let rules = game.rules();
         let wilds = game.wilds();
         let shape = ShapeRules::from(rules);
         let hand = *game.hand(seat);
         let (min_self, min_discard) = rules.point_rule.minimums();
-        let calc = Calculator::new(&wilds, &shape);
-        groups.prepare(&calc);
+        let setup = Setup::refresh(setup, wilds, shape);
+        let calc = &setup.calc;
+        groups.prepare(calc);
         let mut ctx = Ctx {
             game,
             groups,
@@ -1096,6 +1160,8 @@ impl<'a> Ctx<'a> {
             wilds,
             shape,
             calc,
+            wild_mask: setup.wild_mask,
+            void_mask: 0,
             family: rules.family,
             ting_required: rules.ting_required,
             min_self,
@@ -1105,6 +1171,7 @@ impl<'a> Ctx<'a> {
         };
         if rules.family == Family::Sichuan {
             ctx.void = ctx.void_suit();
+            ctx.void_mask = ctx.void.map_or(0, |s| GROUP_KINDS[s]);
         }
         ctx
     }
@@ -1126,7 +1193,11 @@ impl<'a> Ctx<'a> {
 
     #[inline]
     fn is_void(&self, k: usize) -> bool {
-        self.void == Some(k / 9) && k < 27
+        debug_assert_eq!(
+            self.void_mask >> k & 1 == 1,
+            self.void == Some(k / 9) && k < 27
+        );
+        self.void_mask >> k & 1 == 1
     }
 
     /// The counts the shape analysis sees: void-suit tiles left out.
@@ -1140,31 +1211,33 @@ impl<'a> Ctx<'a> {
 
     fn base(&mut self, c: &Counts, melds: usize) -> Base {
         let (natural, w) = self.wilds.split(&self.eff(c));
-        let groups = self.groups.sync(&self.calc, &natural);
+        let groups = self.groups.sync(self.calc, &natural);
         Base::from_groups(natural, w, melds, groups, &self.shape)
     }
 
     /// [`Base::shanten_without`] through the kept group needs.
     fn shanten_without(&mut self, b: &Base, k: usize) -> i8 {
         if self.is_wild(k) || b.natural[k] == 0 {
-            b.shanten_without(&self.calc, &self.wilds, k)
+            b.shanten_without(self.calc, &self.wilds, k)
         } else {
-            let x = self.groups.after(&self.calc, &b.natural, k);
+            let x = self.groups.after(self.calc, &b.natural, k);
             b.shanten_with(k, false, &x)
         }
     }
 
+    #[inline]
     fn is_wild(&self, k: usize) -> bool {
-        self.wilds.is_wild(Tile::from_index_unchecked(k as u8))
+        debug_assert_eq!(
+            self.wild_mask >> k & 1 == 1,
+            self.wilds.is_wild(Tile::from_index_unchecked(k as u8))
+        );
+        self.wild_mask >> k & 1 == 1
     }
 
     /// The wild kinds as a mask.
+    #[inline]
     fn wild_mask(&self) -> u64 {
-        let mut m = 0u64;
-        for k in 0..KINDS {
-            m |= u64::from(self.is_wild(k)) << k;
-        }
-        m
+        self.wild_mask
     }
 
     /// Copies of each kind the agent cannot see (its own tiles, face-up
@@ -1523,7 +1596,7 @@ impl<'a> Ctx<'a> {
         let gt = group_of(t);
         let natural_t = !x.wild && b14.natural[t] > 0;
         let (b, masks) = if natural_t {
-            let rem = self.groups.after(&self.calc, &b14.natural, t);
+            let rem = self.groups.after(self.calc, &b14.natural, t);
             (b14.without(t, &rem, x.d), masks.without(t, b14.natural[t]))
         } else {
             // A wild tile or a junk (void-suit) tile leaves the natural
@@ -1552,9 +1625,9 @@ impl<'a> Ctx<'a> {
             // at most 13 natural tiles then).
             let m = if natural_t && g == gt {
                 self.groups
-                    .swapped(&self.calc, &b14.natural, t, near & kinds)
+                    .swapped(self.calc, &b14.natural, t, near & kinds)
             } else {
-                self.groups.added(&self.calc, &b14.natural, g, near & kinds)
+                self.groups.added(self.calc, &b14.natural, g, near & kinds)
             };
             improves |= u64::from(improving(m, &b.partner[g], b.d)) << group_span(g).0;
         }
@@ -1604,7 +1677,7 @@ impl<'a> Ctx<'a> {
             if held & GROUP_KINDS[g] == 0 {
                 continue;
             }
-            let m = self.groups.removed(&self.calc, &b.natural, g, held);
+            let m = self.groups.removed(self.calc, &b.natural, g, held);
             let acc = deficiencies(m, partner);
             out[lo..lo + len].copy_from_slice(&acc[..len]);
         }
@@ -1675,12 +1748,12 @@ impl<'a> Ctx<'a> {
             let (d, sh) = if natural {
                 let d = removal.of(k, b14.natural[k]);
                 debug_assert_eq!(d, {
-                    let rem = self.groups.after(&self.calc, &b14.natural, k);
+                    let rem = self.groups.after(self.calc, &b14.natural, k);
                     b14.deficiency_with(k, false, &rem)
                 });
                 (d, Base::to_shanten(d, b14.w))
             } else {
-                (b14.d, b14.shanten_without(&self.calc, &self.wilds, k))
+                (b14.d, b14.shanten_without(self.calc, &self.wilds, k))
             };
             // A ready hand that cannot declare cannot win: one step from
             // ready.
@@ -1859,12 +1932,7 @@ impl<'a> Ctx<'a> {
                 (0x1ffu64 >> from << from) << (9 * k)
             };
         }
-        let mut wild = 0u64;
-        for k in 0..KINDS {
-            if self.is_wild(k) {
-                wild |= bit(k);
-            }
-        }
+        let wild = self.wild_mask;
         let mut honor_dead = 0u64;
         if !self.shape.wind_sets && self.wilds.is_empty() {
             let u = self.unseen();
@@ -2183,6 +2251,52 @@ mod tests {
                     assert_eq!(keep.of(k), keep_value(&c, k, family), "{c:?} {k}");
                 }
             }
+        }
+    }
+
+    /// The kept setup is rebuilt exactly when the wildcards or the shape
+    /// rules change, and always equals a fresh one (wild mask and
+    /// calculator answers).
+    #[test]
+    fn kept_setup_follows_the_table_variant() {
+        let mut rng = Prng::new(23);
+        let wilds = [
+            Wildcards::NONE,
+            Wildcards::new(&[Tile::RED]).unwrap(),
+            Wildcards::new(&[Tile::M1, Tile::new(13).unwrap()]).unwrap(),
+        ];
+        let shapes = [
+            ShapeRules::ALL,
+            ShapeRules::STANDARD_ONLY,
+            ShapeRules {
+                seven_pairs: true,
+                thirteen_orphans: true,
+                wind_sets: true,
+            },
+        ];
+        let mut kept = None;
+        for i in 0..300 {
+            let w = wilds[rng.below(3) as usize];
+            let sh = shapes[rng.below(3) as usize];
+            let setup = Setup::refresh(&mut kept, w, sh);
+            let fresh = Setup::new(w, sh);
+            assert_eq!((setup.wilds, setup.shape), (w, sh), "{i}");
+            assert_eq!(setup.wild_mask, fresh.wild_mask, "{i}");
+            for k in 0..KINDS {
+                let t = Tile::from_index_unchecked(k as u8);
+                assert_eq!(setup.wild_mask >> k & 1 == 1, w.is_wild(t));
+            }
+            assert_eq!(setup.calc.group_variant(), fresh.calc.group_variant());
+            let c = random_hand(&mut rng, 14, 34);
+            assert_eq!(
+                setup.calc.shanten(&c, 0),
+                fresh.calc.shanten(&c, 0),
+                "{c:?}"
+            );
+            assert_eq!(
+                setup.calc.shanten(&c, 0),
+                shanten_counts(&c, 0, &w, &sh).unwrap()
+            );
         }
     }
 
