@@ -75,7 +75,8 @@
 
 use super::{Agent, SeatView};
 use crate::error::Error;
-use crate::game::{Action, ActionMask, Game, Phase};
+use crate::game::table::MAX_DISCARDS;
+use crate::game::{Action, ActionMask, Discard, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
 use crate::shanten::Calculator;
@@ -108,6 +109,9 @@ pub struct GreedyAgent {
     /// The calculator and wild kinds of the last table variant (a pure
     /// function of the wildcards and shape rules it is keyed by).
     setup: Option<Box<Setup>>,
+    /// The discards tallied so far (checked byte for byte against the
+    /// table's before each use, so it never changes a decision).
+    pond: Box<Pond>,
 }
 
 /// What depends only on the wildcards and the shape rules, kept between
@@ -167,6 +171,7 @@ impl GreedyAgent {
             seed,
             groups: Box::default(),
             setup: None,
+            pond: Box::default(),
         }
     }
 
@@ -179,7 +184,14 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         let legal = view.legal();
-        let a = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup).decide(legal);
+        let a = Ctx::new(
+            view.game,
+            view.seat,
+            &mut self.groups,
+            &mut self.setup,
+            &mut self.pond,
+        )
+        .decide(legal);
         if legal.contains(a) {
             return a;
         }
@@ -1006,6 +1018,143 @@ impl Groups {
 }
 
 // ---------------------------------------------------------------------------
+// The discards, tallied once.
+
+// `Discard` is four one-byte fields in four bytes: it has no padding, so
+// its slices may be read as bytes ([`discard_bytes`]).
+const _: () = assert!(
+    std::mem::size_of::<Discard>() == 4
+        && std::mem::align_of::<Discard>() == 1
+        && std::mem::size_of::<Tile>() == 1
+);
+
+/// The bytes of `d`, so that two runs of discards compare as one `memcmp`
+/// (the derived `==` compares them one by one).
+#[inline]
+fn discard_bytes(d: &[Discard]) -> &[u8] {
+    // SAFETY: `Discard` holds four one-byte fields in four bytes (asserted
+    // above), so it has no padding and every byte of the slice is
+    // initialized; `u8` has alignment 1 and no invalid values; the result
+    // borrows `d` and covers exactly its `size_of_val(d)` bytes.
+    unsafe { std::slice::from_raw_parts(d.as_ptr().cast::<u8>(), std::mem::size_of_val(d)) }
+}
+
+/// The table's discards tallied for one seat, kept between decisions: the
+/// copies it has seen and the 包胡 pass state ([`Ctx::threat`]) after the
+/// first `n` discards, with those discards kept to prove them unchanged.
+///
+/// Before each use the kept discards are compared byte for byte with the
+/// start of the table's list (another seat, hand, game or branch of a
+/// cloned game differs, and everything is recounted), then only the new
+/// discards are tallied. The last discard is never kept, since it may
+/// still be claimed. So the tallies are a pure function of the list they
+/// are checked against; debug builds compare them with a fresh count.
+#[derive(Clone)]
+struct Pond {
+    /// The seat the tallies are for (`u8::MAX`: none yet).
+    seat: u8,
+    /// Discards tallied.
+    n: usize,
+    /// The discards tallied (`copy[..n]`).
+    copy: [Discard; MAX_DISCARDS],
+    /// Copies seen among them by `seat`: unclaimed, and face up or its own.
+    seen: Counts,
+    /// The [`Ctx::threat`] pass after them: seats declared so far, face-up
+    /// kinds discarded by each seat since the last declaration, kinds each
+    /// seat has let pass before that.
+    declared: u8,
+    by_seat: [u64; 4],
+    passed: [u64; 4],
+}
+
+const NO_DISCARD: Discard = Discard {
+    seat: 0,
+    tile: Tile::from_index_unchecked(0),
+    face_down: false,
+    claimed: false,
+};
+
+impl Default for Pond {
+    fn default() -> Pond {
+        Pond {
+            seat: u8::MAX,
+            n: 0,
+            copy: [NO_DISCARD; MAX_DISCARDS],
+            seen: [0; KINDS],
+            declared: 0,
+            by_seat: [0; 4],
+            passed: [0; 4],
+        }
+    }
+}
+
+impl std::fmt::Debug for Pond {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pond")
+            .field("seat", &self.seat)
+            .field("n", &self.n)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pond {
+    /// Brings the tallies to every discard of `all` but the last, for seat
+    /// `me` (recounting unless the kept discards start `all`).
+    #[inline]
+    fn sync(&mut self, all: &[Discard], me: u8) {
+        let n = self.n;
+        let kept = self.seat == me
+            && all.len() >= n
+            && discard_bytes(&all[..n]) == discard_bytes(&self.copy[..n]);
+        if !kept {
+            *self = Pond {
+                seat: me,
+                ..Pond::default()
+            };
+        }
+        let upto = all.len().saturating_sub(1).min(MAX_DISCARDS);
+        if upto > self.n {
+            let new = &all[self.n..upto];
+            for d in new {
+                self.seen[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
+                Pond::pass(&mut self.declared, &mut self.by_seat, &mut self.passed, d);
+            }
+            self.copy[self.n..upto].copy_from_slice(new);
+            self.n = upto;
+        }
+    }
+
+    /// One discard through the 包胡 pass: a face-down discard declares
+    /// its seat ([`Pond::flush`] first), a face-up one is gathered by
+    /// discarder.
+    #[inline(always)]
+    fn pass(declared: &mut u8, by_seat: &mut [u64; 4], passed: &mut [u64; 4], d: &Discard) {
+        if d.face_down {
+            Pond::flush(*declared, by_seat, passed);
+            *declared |= 1 << (d.seat & 3);
+        } else {
+            by_seat[(d.seat & 3) as usize] |= bit(d.tile.index());
+        }
+    }
+
+    /// Each declared seat has let pass the face-up discards gathered since
+    /// the last declaration of the other seats (whether a seat let a tile
+    /// pass is random data: no branch per discard).
+    #[inline]
+    fn flush(declared: u8, by_seat: &mut [u64; 4], passed: &mut [u64; 4]) {
+        for (o, p) in passed.iter_mut().enumerate() {
+            if declared >> o & 1 == 1 {
+                // Its own discards do not count.
+                for (s, &m) in by_seat.iter().enumerate() {
+                    *p |= if s == o { 0 } else { m };
+                }
+            }
+        }
+        *by_seat = [0; 4];
+    }
+}
+
+// ---------------------------------------------------------------------------
 // One decision.
 
 /// Allowed shanten cost of a safe discard over the best unsafe one while
@@ -1090,6 +1239,8 @@ impl Removal {
 }
 
 /// Public facts about the declared opponents, for the 包胡 defence.
+#[derive(Clone, Copy)]
+#[cfg_attr(any(test, debug_assertions), derive(Debug, PartialEq))]
 struct Threat {
     /// Declared opponents (never the agent itself).
     ting: [bool; 4],
@@ -1104,6 +1255,7 @@ struct Threat {
 struct Ctx<'a> {
     game: &'a Game,
     groups: &'a mut Groups,
+    pond: &'a mut Pond,
     seat: u8,
     hand: Hand,
     wilds: Wildcards,
@@ -1143,6 +1295,7 @@ impl<'a> Ctx<'a> {
         seat: u8,
         groups: &'a mut Groups,
         setup: &'a mut Option<Box<Setup>>,
+        pond: &'a mut Pond,
     ) -> Ctx<'a> {
         let rules = game.rules();
         let wilds = game.wilds();
@@ -1155,6 +1308,7 @@ impl<'a> Ctx<'a> {
         let mut ctx = Ctx {
             game,
             groups,
+            pond,
             seat,
             hand,
             wilds,
@@ -1249,8 +1403,44 @@ impl<'a> Ctx<'a> {
         }
         let g = self.game;
         let me = self.seat;
-        let hide = g.rules().hide_concealed_kong;
+        let all = g.discards();
+        self.pond.sync(all, me);
         let mut vis = self.hand.all_counts();
+        for (v, &p) in vis.iter_mut().zip(self.pond.seen.iter()) {
+            *v += p;
+        }
+        // The last discard (not kept: it may still be claimed).
+        for d in &all[self.pond.n..] {
+            vis[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
+        }
+        let u = self.unseen_from(vis);
+        #[cfg(debug_assertions)]
+        assert_eq!(u, self.unseen_plain());
+        self.unseen = Some(u);
+        u
+    }
+
+    /// [`Ctx::unseen`] with every discard counted afresh: its check in
+    /// debug builds and tests.
+    #[cfg(any(test, debug_assertions))]
+    fn unseen_plain(&self) -> Counts {
+        let g = self.game;
+        let me = self.seat;
+        let mut vis = self.hand.all_counts();
+        for d in g.discards() {
+            vis[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
+        }
+        self.unseen_from(vis)
+    }
+
+    /// The unseen counts from the copies seen in the agent's hand and the
+    /// discards (`vis`), adding the other seats' visible melds and the
+    /// face-up wall tiles.
+    #[inline]
+    fn unseen_from(&self, mut vis: Counts) -> Counts {
+        let g = self.game;
+        let me = self.seat;
+        let hide = g.rules().hide_concealed_kong;
         for s in (0..4u8).filter(|&s| s != me) {
             for tm in g.table_melds(s) {
                 if hide && tm.meld.kind == MeldKind::ConcealedKong {
@@ -1258,10 +1448,6 @@ impl<'a> Ctx<'a> {
                 }
                 vis[tm.meld.tile.index()] += tm.meld.kind.size();
             }
-        }
-        // Without a branch: whether a discard is seen is random data.
-        for d in g.discards() {
-            vis[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
         }
         let revealed = g.deal().revealed as usize;
         if revealed > 0 {
@@ -1278,7 +1464,6 @@ impl<'a> Ctx<'a> {
         for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
             *u = 4u8.saturating_sub(v);
         }
-        self.unseen = Some(u);
         u
     }
 
@@ -1856,7 +2041,7 @@ impl<'a> Ctx<'a> {
 
     /// Public facts about declared opponents, or `None` when no face-up
     /// discard of the agent can make it pay 包胡.
-    fn threat(&self) -> Option<Threat> {
+    fn threat(&mut self) -> Option<Threat> {
         if !self.ting_required || self.game.is_ting(self.seat) {
             return None;
         }
@@ -1883,33 +2068,36 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // Seats that have declared so far (bit per seat). Between two
-        // declarations (face-down discards, rare: a predictable branch)
-        // the face-up discards are gathered per discarder, then each
-        // declared seat has let pass those of the other seats (whether a
-        // seat let a tile pass is random data: no branch per discard).
-        let mut declared = 0u8;
-        let mut by_seat = [0u64; 4];
-        let flush = |th: &mut Threat, declared: u8, by_seat: &mut [u64; 4]| {
-            for (o, passed) in th.passed.iter_mut().enumerate() {
-                if declared >> o & 1 == 1 {
-                    // Its own discards do not count.
-                    for (s, &m) in by_seat.iter().enumerate() {
-                        *passed |= if s == o { 0 } else { m };
-                    }
-                }
-            }
-            *by_seat = [0; 4];
-        };
-        for d in self.game.discards() {
+        // The pass over the discards ([`Pond::pass`]) as kept, then the
+        // last discard and the final flush on copies.
+        let all = self.game.discards();
+        self.pond.sync(all, me);
+        let (mut declared, mut by_seat) = (self.pond.declared, self.pond.by_seat);
+        th.passed = self.pond.passed;
+        for d in &all[self.pond.n..] {
+            Pond::pass(&mut declared, &mut by_seat, &mut th.passed, d);
+        }
+        Pond::flush(declared, &mut by_seat, &mut th.passed);
+        #[cfg(debug_assertions)]
+        assert_eq!(Some(&th), Ctx::threat_passes(self.game, th).as_ref());
+        Some(th)
+    }
+
+    /// `th` with its passed kinds recomputed from every discard afresh:
+    /// the check of [`Ctx::threat`] in debug builds and tests.
+    #[cfg(any(test, debug_assertions))]
+    fn threat_passes(game: &Game, mut th: Threat) -> Option<Threat> {
+        let (mut declared, mut by_seat) = (0u8, [0u64; 4]);
+        th.passed = [0; 4];
+        for d in game.discards() {
             if d.face_down {
-                flush(&mut th, declared, &mut by_seat);
+                Pond::flush(declared, &mut by_seat, &mut th.passed);
                 declared |= 1 << (d.seat & 3);
                 continue;
             }
             by_seat[(d.seat & 3) as usize] |= bit(d.tile.index());
         }
-        flush(&mut th, declared, &mut by_seat);
+        Pond::flush(declared, &mut by_seat, &mut th.passed);
         Some(th)
     }
 
@@ -2298,6 +2486,64 @@ mod tests {
                 shanten_counts(&c, 0, &w, &sh).unwrap()
             );
         }
+    }
+
+    /// The kept discard tallies give the unseen counts and the 包胡 pass
+    /// state of a fresh count at every step of seeded hands, for every
+    /// seat, with one pond per seat (and one for all seats) shared by all
+    /// hands, presets and two branches of cloned games played
+    /// alternately.
+    #[test]
+    fn kept_pond_matches_a_fresh_count() {
+        let mut rng = Prng::new(29);
+        let (mut groups, mut setup) = (Groups::default(), None);
+        let mut ponds: [Pond; 5] = Default::default();
+        let mut checked = 0u64;
+        for (p, rules) in crate::testing::presets().iter().enumerate() {
+            for i in 0..60u64 {
+                let seed = mix_seed(p as u64 + 301, i);
+                let mut a = Game::new(rules, seed, None).unwrap();
+                let mut random = [0, 1, 2, 3].map(|s| RandomAgent::new(seed ^ s));
+                let mut branch: Option<Game> = None;
+                loop {
+                    let games: Vec<&mut Game> = match branch.as_mut() {
+                        Some(b) => vec![&mut a, b],
+                        None => vec![&mut a],
+                    };
+                    let mut live = false;
+                    for g in games {
+                        let Some(seat) = g.to_act() else { continue };
+                        live = true;
+                        for s in 0..4u8 {
+                            let mut fresh = Pond::default();
+                            let pond = if rng.below(8) == 0 {
+                                &mut ponds[4]
+                            } else {
+                                &mut ponds[s as usize]
+                            };
+                            let mut ctx = Ctx::new(g, s, &mut groups, &mut setup, pond);
+                            let (u, th) = (ctx.unseen(), ctx.threat());
+                            assert_eq!(u, ctx.unseen_plain(), "preset {p} hand {i}");
+                            let plain = th.and_then(|t| Ctx::threat_passes(g, t));
+                            assert_eq!(th, plain, "preset {p} hand {i}");
+                            let mut ctx = Ctx::new(g, s, &mut groups, &mut setup, &mut fresh);
+                            assert_eq!((ctx.unseen(), ctx.threat()), (u, th));
+                            checked += 1;
+                        }
+                        let act = random[(seat as usize + rng.below(2) as usize) & 3]
+                            .act(&SeatView::new(g, seat));
+                        g.step(act).unwrap();
+                    }
+                    if !live {
+                        break;
+                    }
+                    if branch.is_none() && rng.below(40) == 0 {
+                        branch = Some(a.clone());
+                    }
+                }
+            }
+        }
+        assert!(checked > 50_000, "{checked}");
     }
 
     /// The optimized agent takes exactly the action of the reference (the
