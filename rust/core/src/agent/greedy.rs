@@ -785,7 +785,50 @@ fn deficiencies_sse2(m: &Columns, p: &Lanes) -> [u8; 16] {
 struct Planes([u64; 3]);
 
 impl Planes {
+    #[inline]
     fn new(u: &Counts) -> Planes {
+        #[cfg(target_arch = "x86_64")]
+        let p = Planes::new_sse2(u);
+        #[cfg(not(target_arch = "x86_64"))]
+        let p = Planes::new_portable(u);
+        debug_assert_eq!(p.0, Planes::new_portable(u).0);
+        p
+    }
+
+    /// [`Planes::new`] with SSE2: bit `b` of every count moved to the top
+    /// of its byte (a 16-bit shift keeps each byte's own bit there), then
+    /// one byte mask per 16 counts.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn new_sse2(u: &Counts) -> Planes {
+        use std::arch::x86_64::*;
+        let mut padded = [0u8; 48];
+        padded[..KINDS].copy_from_slice(u);
+        let mut p = [0u64; 3];
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics
+        // are always available; the only memory accesses are unaligned
+        // 16-byte loads within the 48-byte `padded`.
+        unsafe {
+            for (w, chunk) in padded.chunks_exact(16).enumerate() {
+                let x = _mm_loadu_si128(chunk.as_ptr().cast());
+                let m = [
+                    _mm_movemask_epi8(_mm_slli_epi16::<7>(x)),
+                    _mm_movemask_epi8(_mm_slli_epi16::<6>(x)),
+                    _mm_movemask_epi8(_mm_slli_epi16::<5>(x)),
+                ];
+                for (plane, m) in p.iter_mut().zip(m) {
+                    *plane |= u64::from(m as u16) << (16 * w);
+                }
+            }
+        }
+        Planes(p)
+    }
+
+    /// [`Planes::new`] as word arithmetic (other targets, and the check of
+    /// the SSE2 form).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    #[inline(always)]
+    fn new_portable(u: &Counts) -> Planes {
         let mut p = [0u64; 3];
         // Eight counts at a time: bit `b` of each byte gathered into one
         // byte (the multiply moves byte `j`'s bit to bit `56 + j`).
@@ -803,6 +846,12 @@ impl Planes {
             (0..KINDS).all(|k| { (0..3).all(|b| (p[b] >> k & 1) as u8 == u[k] >> b & 1) })
         );
         Planes(p)
+    }
+
+    /// The kinds with a nonzero count.
+    #[inline(always)]
+    fn held(&self) -> u64 {
+        self.0[0] | self.0[1] | self.0[2]
     }
 
     /// The unseen copies of the kinds in `m`.
@@ -1168,49 +1217,35 @@ const UKEIRE_SHANTEN: i8 = 1;
 /// Ranks ting discards (smaller is better): wild, live, value, keep, index.
 type TingKey = (bool, u32, u32, u32, usize);
 
-/// One discard candidate and what it leaves.
-#[derive(Clone, Copy)]
-struct Cand {
-    tile: Tile,
-    sh: i8,
-    /// Deficiency after the discard (natural tiles only).
-    d: u8,
-    quality: u32,
-    keep: u32,
-    wild: bool,
-    junk: bool,
-    danger: bool,
+/// A discard candidate's sort key: smaller is a better discard. The
+/// order of the tuple (wild, shanten, not junk, fewer improving tiles,
+/// keep value, tile index), each field in its own bits of one integer (so
+/// that the best candidate is a branch-free minimum). The improving tiles
+/// start at 0 and are counted in later ([`with_quality`]).
+#[inline(always)]
+fn cand_key(wild: bool, sh: i8, junk: bool, keep: u32, k: usize) -> u64 {
+    // Bit 63 stays free (the pick of a safe tile uses it); the tile index
+    // is the low 6 bits.
+    debug_assert!(keep < 1 << 15 && k < 64);
+    u64::from(wild) << 62
+        | ((i16::from(sh) + 128) as u64) << 54
+        | u64::from(!junk) << 53
+        | u64::from(u32::MAX) << 21
+        | u64::from(keep) << 6
+        | k as u64
 }
 
-impl Cand {
-    /// A placeholder for unused slots.
-    const NONE: Cand = Cand {
-        tile: Tile::from_index_unchecked(0),
-        sh: 0,
-        d: 0,
-        quality: 0,
-        keep: 0,
-        wild: false,
-        junk: false,
-        danger: false,
-    };
+/// [`cand_key`] with `quality` improving tiles (the key had none).
+#[inline(always)]
+fn with_quality(key: u64, quality: u32) -> u64 {
+    debug_assert_eq!(key >> 21 & u64::from(u32::MAX), u64::from(u32::MAX));
+    key - (u64::from(quality) << 21)
+}
 
-    /// Sort key: smaller is a better discard. The order of the tuple
-    /// (wild, shanten, not junk, fewer improving tiles, keep value, tile
-    /// index), each field in its own bits of one integer (so that the best
-    /// candidate is a branch-free minimum).
-    #[inline]
-    fn key(&self) -> u64 {
-        // Bit 63 stays free (the pick of a safe tile uses it); the tile
-        // index is the low 6 bits.
-        debug_assert!(self.keep < 1 << 15);
-        u64::from(self.wild) << 62
-            | ((i16::from(self.sh) + 128) as u64) << 54
-            | u64::from(!self.junk) << 53
-            | u64::from(u32::MAX - self.quality) << 21
-            | u64::from(self.keep) << 6
-            | self.tile.index() as u64
-    }
+/// The shanten field of a [`cand_key`].
+#[inline(always)]
+fn key_shanten(key: u64) -> i8 {
+    ((key >> 54 & 0xff) as i16 - 128) as i8
 }
 
 /// The deficiencies after discarding one natural tile of each kind
@@ -1758,7 +1793,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// Live copies of the tiles that lower the shanten of the 13-type hand
-    /// left by discarding candidate `x` from the hand of `b14` (`masks`
+    /// left by discarding a tile of kind `t` (`wild` or not, leaving the
+    /// deficiency `d`) from the hand of `b14` (`masks`
     /// its counts). `near` holds the natural kinds worth trying (live,
     /// outside the void suit, near the hand), `wild_copies` the live
     /// copies of the wild kinds, `planes` the unseen counts.
@@ -1772,22 +1808,21 @@ impl<'a> Ctx<'a> {
         &mut self,
         b14: &Base,
         masks: &CountMasks,
-        x: &Cand,
+        (t, wild, d): (usize, bool, u8),
         near: u64,
         wild_copies: u32,
         planes: &Planes,
     ) -> u32 {
-        let t = x.tile.index();
         let gt = group_of(t);
-        let natural_t = !x.wild && b14.natural[t] > 0;
+        let natural_t = !wild && b14.natural[t] > 0;
         let (b, masks) = if natural_t {
             let rem = self.groups.after(self.calc, &b14.natural, t);
-            (b14.without(t, &rem, x.d), masks.without(t, b14.natural[t]))
+            (b14.without(t, &rem, d), masks.without(t, b14.natural[t]))
         } else {
             // A wild tile or a junk (void-suit) tile leaves the natural
             // analysis, hence the deficiency, unchanged.
             let mut b = *b14;
-            b.w -= u8::from(x.wild);
+            b.w -= u8::from(wild);
             (b, *masks)
         };
         let sh = b.shanten();
@@ -1848,15 +1883,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// The deficiency after discarding one copy of each natural kind held
-    /// in `b` (by kind; meaningless for the other kinds): per group, all
+    /// in `b` (`held`, as a mask; by kind; meaningless for the other
+    /// kinds): per group, all
     /// its kinds at once ([`deficiencies`] of the kept removal columns),
     /// then seven pairs and thirteen orphans from the tallies, which a
     /// removal changes by the count's parity and for orphan kinds held
     /// once or twice only (no branch per kind).
-    fn removal_deficiencies(&mut self, b: &Base) -> Removal {
+    fn removal_deficiencies(&mut self, b: &Base, held: u64) -> Removal {
+        debug_assert_eq!(held, Planes::new(&b.natural).held());
         let mut out = [u8::MAX; KINDS];
-        let [p0, p1, p2] = Planes::new(&b.natural).0;
-        let held = p0 | p1 | p2;
         for (g, partner) in b.partner.iter().enumerate() {
             let (lo, len) = group_span(g);
             if held & GROUP_KINDS[g] == 0 {
@@ -1906,70 +1941,89 @@ impl<'a> Ctx<'a> {
             Some(th) => self.danger_mask(th),
             None => 0,
         };
-        let mut cands = [Cand::NONE; KINDS];
-        let mut n_cands = 0;
-        // The slot in `cands` of each candidate kind.
-        let mut slot = [0u8; KINDS];
-        // By `shanten + 1`: the kinds of the non-wild candidates, of the
-        // wild ones (the decision below works on these masks rather than
-        // on filtered passes over the candidates).
-        let mut by_sh = [[0u64; 16]; 2];
-        // Bit `sh + 1`: some non-wild (wild) candidate, some safe one, has
-        // that shanten.
-        let mut levels = [0u16; 2];
-        let mut safe_levels = [0u16; 2];
-        let keep = Keep::new(&c, self.family);
-        let removal = self.removal_deficiencies(&b14);
-        let mut m = discards;
+        // The candidates: the legal discards held, the wild tiles only
+        // when nothing else may go (a wild key always loses to a natural
+        // one, so the others never count).
+        let natural = Planes::new(&b14.natural).held();
+        // The kinds held: the natural ones, and the wild and void-suit
+        // kinds that the analysis leaves out.
+        let mut held = natural;
+        let mut m = (self.wild_mask | self.void_mask) & discards;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
-            let t = Tile::from_index_unchecked(k as u8);
-            if c[k] == 0 {
-                continue;
-            }
-            let wild = self.is_wild(k);
-            let natural = !wild && b14.natural[k] > 0;
-            let (d, sh) = if natural {
+            held |= u64::from(c[k] > 0) << k;
+        }
+        debug_assert_eq!(held, Planes::new(&c).held() & (natural | discards));
+        let cands = discards & held;
+        if cands == 0 {
+            return None;
+        }
+        let all_wild = cands & !self.wild_mask == 0;
+        let cands = if all_wild {
+            cands
+        } else {
+            cands & !self.wild_mask
+        };
+        // Discarding a wild tile leaves one wild fewer and the natural
+        // tiles as they are; so does a junk (void-suit) tile, with the wild
+        // count unchanged.
+        let w = if all_wild {
+            b14.w.saturating_sub(1)
+        } else {
+            b14.w
+        };
+        // By `shanten + 1`: the candidates' kinds, and bit `sh + 1`: some
+        // candidate, some safe one, has that shanten (the decision below
+        // works on these masks rather than on filtered passes).
+        let mut by_sh = [0u64; 16];
+        let (mut levels, mut safe_levels) = (0u16, 0u16);
+        // Keys by kind, the deficiency each discard leaves, and the best
+        // key, and the best safe one (bit 63 set when there is none), as
+        // branch-free minimums.
+        let mut keys = [0u64; KINDS];
+        let mut left = [0u8; KINDS];
+        let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
+        let keep = Keep::new(&c, self.family);
+        let removal = self.removal_deficiencies(&b14, natural);
+        let mut m = cands;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let d = if natural >> k & 1 == 1 {
                 let d = removal.of(k, b14.natural[k]);
                 debug_assert_eq!(d, {
                     let rem = self.groups.after(self.calc, &b14.natural, k);
                     b14.deficiency_with(k, false, &rem)
                 });
-                (d, Base::to_shanten(d, b14.w))
+                d
             } else {
-                (b14.d, b14.shanten_without(self.calc, &self.wilds, k))
+                b14.d
             };
+            let sh = Base::to_shanten(d, w);
+            debug_assert_eq!(sh, {
+                if natural >> k & 1 == 1 {
+                    Base::to_shanten(d, b14.w)
+                } else {
+                    b14.shanten_without(self.calc, &self.wilds, k)
+                }
+            });
             // A ready hand that cannot declare cannot win: one step from
             // ready.
             let sh = sh + i8::from(self.ting_required & (sh == 0));
             debug_assert!((-1..15).contains(&sh));
             let level = (sh + 1) as usize & 15;
-            by_sh[usize::from(wild)][level] |= bit(k);
-            levels[usize::from(wild)] |= 1 << level;
-            safe_levels[usize::from(wild)] |= u16::from(danger >> k & 1 == 0) << level;
-            slot[k] = n_cands as u8;
-            cands[n_cands] = Cand {
-                tile: t,
-                sh,
-                d,
-                quality: 0,
-                keep: keep.checked(&c, k, self.family),
-                wild,
-                junk: self.is_void(k),
-                danger: danger >> k & 1 == 1,
-            };
-            n_cands += 1;
+            let unsafe_k = danger >> k & 1;
+            by_sh[level] |= bit(k);
+            levels |= 1 << level;
+            safe_levels |= ((unsafe_k ^ 1) as u16) << level;
+            let junk = self.void_mask >> k & 1 == 1;
+            let key = cand_key(all_wild, sh, junk, keep.checked(&c, k, self.family), k);
+            keys[k] = key;
+            left[k] = d;
+            best = best.min(key);
+            best_safe = best_safe.min(key | unsafe_k << 63);
         }
-        let cands = &mut cands[..n_cands];
-        if n_cands == 0 {
-            return None;
-        }
-        // Wild tiles only when nothing else may go.
-        let all_wild = levels[0] == 0;
-        let eligible = &by_sh[usize::from(all_wild)];
-        let levels = levels[usize::from(all_wild)];
-        let safe_levels = safe_levels[usize::from(all_wild)];
         let min_sh = levels.trailing_zeros() as i8 - 1;
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
         let safe_min = (safe_levels != 0).then(|| safe_levels.trailing_zeros() as i8 - 1);
@@ -1978,7 +2032,7 @@ impl<'a> Ctx<'a> {
             (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
             _ => min_sh,
         };
-        let tied = eligible[(target + 1) as usize & 15];
+        let tied = by_sh[(target + 1) as usize & 15];
         // Counting only splits ties: a lone candidate needs none.
         if tied.count_ones() > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
@@ -1987,18 +2041,15 @@ impl<'a> Ctx<'a> {
             // Kinds worth counting: unseen copies, outside the void suit;
             // the wild ones apart (they improve any incomplete hand).
             let wild = self.wild_mask();
-            let mut live = planes.0[0] | planes.0[1] | planes.0[2];
-            if let Some(s) = self.void {
-                live &= !GROUP_KINDS[s];
-            }
+            let live = (planes.0[0] | planes.0[1] | planes.0[2]) & !self.void_mask;
             let wild_copies = planes.copies(live & wild);
             let near = self.near(&b14.natural, b14.orphans) & live & !wild;
             let mut m = tied;
             while m != 0 {
                 let k = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let x = cands[slot[k] as usize];
-                cands[slot[k] as usize].quality = if x.sh == 0 {
+                // Every tied candidate has the shanten `target`.
+                let quality = if target == 0 {
                     let mut h = c;
                     h[k] -= 1;
                     let mut held = self.hand.all_counts();
@@ -2006,35 +2057,54 @@ impl<'a> Ctx<'a> {
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    self.ukeire(&b14, &masks, &x, near, wild_copies, &planes)
+                    let x = (k, all_wild, left[k]);
+                    self.ukeire(&b14, &masks, x, near, wild_copies, &planes)
                 };
+                // A key only decreases: the minimums stay minimums.
+                let key = with_quality(keys[k], quality);
+                keys[k] = key;
+                best = best.min(key);
+                best_safe = best_safe.min(key | (danger >> k & 1) << 63);
             }
         }
-        // The best candidate, and the best safe one (bit 63 set when there
-        // is none), as branch-free minimums of the keys.
-        let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
-        for x in cands.iter() {
-            let key = x.key();
-            best = best.min(key);
-            best_safe = best_safe.min(key | u64::from(x.danger) << 63);
+        #[cfg(debug_assertions)]
+        {
+            let mut m = cands;
+            let (mut b, mut bs) = (u64::MAX, u64::MAX);
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                b = b.min(keys[k]);
+                bs = bs.min(keys[k] | (danger >> k & 1) << 63);
+            }
+            assert_eq!((b, bs), (best, best_safe));
         }
-        let of_key = |key: u64| cands[slot[(key & 63) as usize] as usize];
-        let best = of_key(best);
-        if threat.is_none() || !best.danger {
-            return Some(best.tile);
+        let tile = |key: u64| Tile::from_index_unchecked((key & 63) as u8);
+        if threat.is_none() || danger >> (best & 63) & 1 == 0 {
+            return Some(tile(best));
         }
         if let Some(s) = safe_min {
             if (folding || s <= min_sh + SAFE_ALLOWANCE) && best_safe >> 63 == 0 {
-                return Some(of_key(best_safe).tile);
+                return Some(tile(best_safe));
             }
-            return Some(best.tile);
+            return Some(tile(best));
         }
-        // Everything is dangerous: shed the cheapest among the best shapes.
-        cands
-            .iter()
-            .filter(|x| x.wild == best.wild && x.sh == best.sh)
-            .min_by_key(|x| (x.tile.points(), x.key()))
-            .map(|x| x.tile)
+        // Everything is dangerous: shed the cheapest among the best shapes
+        // (every candidate is as wild as the best).
+        let best_sh = key_shanten(best);
+        let mut cheapest: Option<(u8, u64)> = None;
+        let mut m = cands;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if key_shanten(keys[k]) == best_sh {
+                let x = (tile(keys[k]).points(), keys[k]);
+                if cheapest.is_none_or(|c| x < c) {
+                    cheapest = Some(x);
+                }
+            }
+        }
+        cheapest.map(|(_, key)| tile(key))
     }
 
     // -- 包胡 defence.
@@ -2237,16 +2307,29 @@ const KEEP_TAIL: [[u32; KINDS]; 2] = {
 /// [`keep_value`] of every kind of one hand, without branches (the data
 /// is random, so tests on ranks mispredict often).
 struct Keep {
-    padded: [u8; 56],
+    /// The counts at [`PADDED`] slots (the rest 0; 8 bytes to spare for
+    /// the 8-byte loads of [`Keep::of`]).
+    padded: [u8; 64],
     tail: &'static [u32; KINDS],
 }
 
+/// The weights of a kind's count and its neighbours' (two ranks below,
+/// one below, itself, one above, two above) in [`keep_value`]'s
+/// connectedness, as the bytes of a multiplier: byte 4 of
+/// `counts × KEEP_WEIGHTS` is the weighted sum of bytes 0..5.
+const KEEP_WEIGHTS: u64 = 1 | 2 << 8 | 4 << 16 | 2 << 24 | 1 << 32;
+
 impl Keep {
     fn new(c: &Counts, family: Family) -> Keep {
-        let mut padded = [0u8; 56];
-        for (k, &n) in c.iter().enumerate() {
-            padded[PADDED[k]] = n;
+        let mut padded = [0u8; 64];
+        // Each suit's nine counts in a row, the honors three slots apart.
+        for s in 0..3 {
+            padded[2 + 11 * s..11 + 11 * s].copy_from_slice(&c[9 * s..9 * s + 9]);
         }
+        for (k, &n) in c.iter().enumerate().skip(27) {
+            padded[35 + 3 * (k - 27)] = n;
+        }
+        debug_assert!((0..KINDS).all(|k| padded[PADDED[k]] == c[k]));
         Keep {
             padded,
             tail: &KEEP_TAIL[usize::from(family == Family::Sichuan)],
@@ -2256,9 +2339,15 @@ impl Keep {
     /// [`keep_value`] of kind `k` (held).
     #[inline(always)]
     fn of(&self, k: usize) -> u32 {
-        let i = PADDED[k];
-        let p = |j: usize| self.padded[j] as u32;
-        let conn = 4 * (p(i) - 1) + 2 * (p(i - 1) + p(i + 1)) + p(i - 2) + p(i + 2);
+        // The five counts from two slots below, as the low bytes of one
+        // load; their weighted sum (at most 40, so no byte carries into
+        // the next) is byte 4 of one multiplication.
+        let i = (PADDED[k] - 2) & 63;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&self.padded[i.min(56)..i.min(56) + 8]);
+        let weighted = (u64::from_le_bytes(w).wrapping_mul(KEEP_WEIGHTS) >> 32) as u32 & 0xff;
+        // The kind's own count weighs 4 per copy beyond the first.
+        let conn = weighted - 4;
         conn * 16 + self.tail[k]
     }
 
@@ -2423,6 +2512,29 @@ mod tests {
                 assert_eq!(got[j], want, "{i} {j}");
                 assert_eq!(bits >> j & 1 == 1, want < d, "{i} {j}");
             }
+        }
+    }
+
+    /// The SSE2 bit planes equal the word-arithmetic ones and the counts'
+    /// bits, on counts and on arbitrary bytes.
+    #[test]
+    fn bit_planes_match_the_counts() {
+        let mut rng = Prng::new(31);
+        for i in 0..20_000 {
+            let c: Counts = if i % 2 == 0 {
+                random_hand(&mut rng, 1 + i % 40, 34)
+            } else {
+                std::array::from_fn(|_| rng.below(256) as u8)
+            };
+            let p = Planes::new(&c);
+            assert_eq!(p.0, Planes::new_portable(&c).0, "{c:?}");
+            for k in 0..KINDS {
+                for b in 0..3 {
+                    assert_eq!((p.0[b] >> k & 1) as u8, c[k] >> b & 1, "{c:?} {k} {b}");
+                }
+                assert_eq!(p.held() >> k & 1 == 1, c[k] & 7 != 0, "{c:?} {k}");
+            }
+            assert_eq!(p.0.iter().fold(0, |a, x| a | x) >> KINDS, 0);
         }
     }
 
