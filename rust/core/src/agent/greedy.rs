@@ -479,13 +479,14 @@ impl Base {
         b
     }
 
-    /// The base after removing one natural tile of kind `k` (held), whose
-    /// group's needs become `rem`, and whose deficiency is `d`: the same
-    /// as [`Base::from_groups`] on the smaller hand, with only the
-    /// products involving `k`'s group recomputed and the tallies updated
-    /// rather than recounted.
-    fn without(&self, k: usize, rem: &Lanes, d: u8) -> Base {
-        let mut b = *self;
+    /// Makes this the base after removing one natural tile of kind `k`
+    /// (held), whose group's needs become `rem`, and whose deficiency is
+    /// `d`: the same as [`Base::from_groups`] on the smaller hand, with
+    /// only the products involving `k`'s group recomputed and the tallies
+    /// updated rather than recounted (in place: a base is too large to
+    /// copy around cheaply).
+    fn remove(&mut self, k: usize, rem: &Lanes, d: u8) {
+        let b = self;
         let n = b.natural[k];
         let m = n - 1;
         b.natural[k] = m;
@@ -517,7 +518,6 @@ impl Base {
             b.orphan_pairs = b.orphan_pairs - u8::from(n > 1) + u8::from(m > 1);
         }
         b.d = d;
-        b
     }
 
     /// Fewest missing tiles with group `g` replaced by `x` and the given
@@ -1325,6 +1325,7 @@ fn bit(k: usize) -> u64 {
 }
 
 impl<'a> Ctx<'a> {
+    #[inline(always)]
     fn new(
         game: &'a Game,
         seat: u8,
@@ -1396,6 +1397,20 @@ impl<'a> Ctx<'a> {
             e[9 * s..9 * s + 9].fill(0);
         }
         e
+    }
+
+    /// The shanten of the hand `c` with `melds` melds, from the kept group
+    /// needs and two products (the shanten module's own formula).
+    fn shanten(&mut self, c: &Counts, melds: usize) -> i8 {
+        let (natural, w) = self.wilds.split(&self.eff(c));
+        let g = self.groups.sync(self.calc, &natural);
+        let (ab, cd) = (combine(&g[0], &g[1]), combine(&g[2], &g[3]));
+        let s = self.calc.of_halves(&natural, &ab, &cd, w, melds);
+        debug_assert_eq!(
+            s,
+            Base::from_groups(natural, w, melds, g, &self.shape).shanten()
+        );
+        s
     }
 
     fn base(&mut self, c: &Counts, melds: usize) -> Base {
@@ -1523,15 +1538,15 @@ impl<'a> Ctx<'a> {
             if ting {
                 return Action::Kong;
             }
-            let now = self.base(&c, n).shanten();
+            let now = self.shanten(&c, n);
             let mut after = c;
             after[k] -= 3;
-            if self.base(&after, n + 1).shanten() <= now {
+            if self.shanten(&after, n + 1) <= now {
                 return Action::Kong;
             }
         }
         if legal.contains(Action::Pong) && !ting && !self.is_void(k) {
-            let now = self.base(&c, n).shanten();
+            let now = self.shanten(&c, n);
             let mut after = c;
             after[k] -= 2;
             if self.best_discard_shanten(&after, n + 1) < now {
@@ -1671,7 +1686,7 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            if self.base(&after, melds).shanten() <= best {
+            if self.shanten(&after, melds) <= best {
                 return Some(*a);
             }
         }
@@ -1815,15 +1830,16 @@ impl<'a> Ctx<'a> {
     ) -> u32 {
         let gt = group_of(t);
         let natural_t = !wild && b14.natural[t] > 0;
-        let (b, masks) = if natural_t {
+        let mut b = *b14;
+        let masks = if natural_t {
             let rem = self.groups.after(self.calc, &b14.natural, t);
-            (b14.without(t, &rem, d), masks.without(t, b14.natural[t]))
+            b.remove(t, &rem, d);
+            masks.without(t, b14.natural[t])
         } else {
             // A wild tile or a junk (void-suit) tile leaves the natural
             // analysis, hence the deficiency, unchanged.
-            let mut b = *b14;
             b.w -= u8::from(wild);
-            (b, *masks)
+            *masks
         };
         let sh = b.shanten();
         if sh < 0 {
@@ -2656,6 +2672,54 @@ mod tests {
             }
         }
         assert!(checked > 50_000, "{checked}");
+    }
+
+    /// The shanten from two products of the kept group needs equals the
+    /// crate's shanten of the counts the agent analyses (void suit left
+    /// out), for every seat's hand and its pong and kong remainders, at
+    /// every step of seeded hands in every preset.
+    #[test]
+    fn two_product_shanten_matches_the_shanten_module() {
+        let (mut groups, mut setup, mut pond) = (Groups::default(), None, Pond::default());
+        let mut checked = 0u64;
+        for (p, rules) in crate::testing::presets().iter().enumerate() {
+            for i in 0..40u64 {
+                let seed = mix_seed(p as u64 + 401, i);
+                let mut g = Game::new(rules, seed, None).unwrap();
+                let mut random = RandomAgent::new(seed);
+                while let Some(seat) = g.to_act() {
+                    for s in 0..4u8 {
+                        let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup, &mut pond);
+                        let c = ctx.hand.concealed;
+                        let n = ctx.hand.n_melds();
+                        for k in (0..KINDS).filter(|&k| c[k] >= 2) {
+                            for (take, melds) in [(0, n), (2, n + 1), (3, n + 1)] {
+                                if c[k] < take || melds > 4 {
+                                    continue;
+                                }
+                                let mut h = c;
+                                h[k] -= take;
+                                let e = ctx.eff(&h);
+                                let got = ctx.shanten(&h, melds);
+                                // Fresh lookups, no kept needs.
+                                let calc = Calculator::new(&ctx.wilds, &ctx.shape);
+                                let fresh = Base::new(&calc, &ctx.wilds, &ctx.shape, &e, melds);
+                                assert_eq!(got, fresh.shanten(), "{h:?} {melds}");
+                                // The crate's shanten where the size is a hand's.
+                                if let Ok(want) = shanten_counts(&e, melds, &ctx.wilds, &ctx.shape)
+                                {
+                                    assert_eq!(got, want, "{h:?} {melds}");
+                                    checked += 1;
+                                }
+                            }
+                        }
+                    }
+                    let act = random.act(&SeatView::new(&g, seat));
+                    g.step(act).unwrap();
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     /// The optimized agent takes exactly the action of the reference (the
