@@ -334,6 +334,7 @@ const GROUP_KINDS: [u64; 4] = [0x1ff, 0x1ff << 9, 0x1ff << 18, 0x7f << 27];
 const LOW: u64 = 0x0101_0101_0101_0101;
 
 /// Sum of the bytes of `x` (the sum must fit a byte).
+#[cfg(any(test, debug_assertions))]
 #[inline(always)]
 fn byte_sum(x: u64) -> u8 {
     (x.wrapping_mul(LOW) >> 56) as u8
@@ -341,6 +342,7 @@ fn byte_sum(x: u64) -> u8 {
 
 /// `ORPHAN_BYTES[w]`: 0x01 in the bytes of word `w` (kinds `8w..8w + 8`)
 /// that are thirteen-orphans kinds.
+#[cfg(any(test, debug_assertions))]
 const ORPHAN_BYTES: [u64; 5] = {
     let mut t = [0u64; 5];
     let mut k = 0;
@@ -355,8 +357,9 @@ const ORPHAN_BYTES: [u64; 5] = {
 
 /// Seven-pairs and orphans tallies of natural counts (each at most 4),
 /// eight counts at a time: pairs (a 4-of-a-kind is two), single copies,
-/// orphan kinds held, orphan kinds held twice or more.
-#[inline(always)]
+/// orphan kinds held, orphan kinds held twice or more. The plain form of
+/// [`Planes::tallies`], its check in debug builds.
+#[cfg(any(test, debug_assertions))]
 fn tallies(c: &Counts) -> (u8, u8, u8, u8) {
     let (mut pairs, mut singles, mut ok, mut op) = (0u8, 0u8, 0u8, 0u8);
     for (w, m) in ORPHAN_BYTES.iter().enumerate() {
@@ -412,6 +415,8 @@ impl CountMasks {
 #[derive(Clone, Copy)]
 struct Base {
     natural: Counts,
+    /// The kinds of `natural` held, as a mask.
+    held: u64,
     w: u8,
     sets: usize,
     groups: [Lanes; 4],
@@ -458,10 +463,14 @@ impl Base {
             combine(&ab, &g[3]),
             combine(&ab, &g[2]),
         ];
-        let (pairs, singles, ok, op) = tallies(&natural);
+        let planes = Planes::new(&natural);
+        let (pairs, singles, ok, op) = planes.tallies();
+        #[cfg(debug_assertions)]
+        assert_eq!((pairs, singles, ok, op), tallies(&natural));
         let sets = 4 - melds.min(4);
         let mut b = Base {
             natural,
+            held: planes.held(),
             w,
             sets,
             groups: g,
@@ -511,6 +520,7 @@ impl Base {
             b.partner[5 - gk] = partner_of(&combine(&ab, &g[gk]), s);
             b.halves[1] = cd;
         }
+        b.held &= !(u64::from(m == 0) << k);
         b.pairs = b.pairs - (n >> 1) + (m >> 1);
         b.singles = b.singles - (n & 1) + (m & 1);
         if ORPHANS >> k & 1 == 1 {
@@ -852,6 +862,22 @@ impl Planes {
     #[inline(always)]
     fn held(&self) -> u64 {
         self.0[0] | self.0[1] | self.0[2]
+    }
+
+    /// [`tallies`] of counts of at most 4 from their planes: a count holds
+    /// a single when odd, one pair when 2 or 3 (bit 1), two when 4 (bit
+    /// 2).
+    #[inline(always)]
+    fn tallies(&self) -> (u8, u8, u8, u8) {
+        let [p0, p1, p2] = self.0;
+        let pairs = p1.count_ones() + 2 * p2.count_ones();
+        let twice = (p1 | p2) & ORPHANS;
+        (
+            pairs as u8,
+            p0.count_ones() as u8,
+            (self.held() & ORPHANS).count_ones() as u8,
+            twice.count_ones() as u8,
+        )
     }
 
     /// The unseen copies of the kinds in `m`.
@@ -1960,7 +1986,8 @@ impl<'a> Ctx<'a> {
         // The candidates: the legal discards held, the wild tiles only
         // when nothing else may go (a wild key always loses to a natural
         // one, so the others never count).
-        let natural = Planes::new(&b14.natural).held();
+        let natural = b14.held;
+        debug_assert_eq!(natural, Planes::new(&b14.natural).held());
         // The kinds held: the natural ones, and the wild and void-suit
         // kinds that the analysis leaves out.
         let mut held = natural;
@@ -2551,6 +2578,9 @@ mod tests {
                 assert_eq!(p.held() >> k & 1 == 1, c[k] & 7 != 0, "{c:?} {k}");
             }
             assert_eq!(p.0.iter().fold(0, |a, x| a | x) >> KINDS, 0);
+            if c.iter().all(|&n| n <= 4) {
+                assert_eq!(p.tallies(), tallies(&c), "{c:?}");
+            }
         }
     }
 
