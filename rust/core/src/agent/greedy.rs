@@ -475,7 +475,12 @@ impl Base {
             sets,
             groups: g,
             halves: [ab, cd],
-            partner: others.map(|o| partner_of(&o, sets)),
+            partner: [
+                partner_of(&others[0], sets),
+                partner_of(&others[1], sets),
+                partner_of(&others[2], sets),
+                partner_of(&others[3], sets),
+            ],
             pairs,
             singles,
             orphan_kinds: ok,
@@ -948,9 +953,9 @@ impl Groups {
     #[inline]
     fn sync(&mut self, calc: &Calculator, natural: &Counts) -> [Lanes; 4] {
         let padded = Groups::padded(natural);
-        std::array::from_fn(|g| {
+        let mut out = [[0u8; 16]; 4];
+        for (g, (e, out)) in self.entries.iter_mut().zip(out.iter_mut()).enumerate() {
             let key = Groups::key_padded(&padded, g);
-            let e = &mut self.entries[g];
             if !e.valid || e.counts != key {
                 e.valid = true;
                 e.counts = key;
@@ -962,8 +967,9 @@ impl Groups {
                 e.swap_ok = [0; 9];
             }
             debug_assert_eq!(needs_of(&e.lanes), needs_of(&calc.group_lanes(natural, g)));
-            e.lanes
-        })
+            *out = e.lanes;
+        }
+        out
     }
 
     /// The entry of group `g`, synchronized with `natural`.
@@ -1279,11 +1285,10 @@ fn key_shanten(key: u64) -> i8 {
 struct Removal {
     /// The standard shape's, by kind.
     standard: [u8; KINDS],
-    /// Seven pairs' after removing from an even count, an odd one.
-    seven: [u8; 2],
-    /// Thirteen orphans' after removing any other kind, an orphan held
-    /// once, an orphan held twice.
-    orphans: [u8; 3],
+    /// Seven pairs' and thirteen orphans' (the smaller) after removing
+    /// from a count of `n`: `special[5 * orphan + n]` (`orphan`: 1 for
+    /// the thirteen-orphans kinds).
+    special: [u8; 10],
 }
 
 impl Removal {
@@ -1291,11 +1296,8 @@ impl Removal {
     /// times.
     #[inline(always)]
     fn of(&self, k: usize, n: u8) -> u8 {
-        let orphan = (ORPHANS >> k & 1) as usize;
-        let class = orphan * (usize::from(n == 1) + 2 * usize::from(n == 2));
-        self.standard[k]
-            .min(self.seven[usize::from(n & 1)])
-            .min(self.orphans[class])
+        let i = 5 * (ORPHANS >> k & 1) as usize + n as usize;
+        self.standard[k].min(self.special[i.min(9)])
     }
 }
 
@@ -1965,10 +1967,16 @@ impl<'a> Ctx<'a> {
         } else {
             [u8::MAX; 3]
         };
+        // By count: the parity for seven pairs; for thirteen orphans an
+        // orphan held once or twice, else any other kind.
+        let special = std::array::from_fn(|i| {
+            let (orphan, n) = (i >= 5, i % 5);
+            let class = usize::from(orphan) * (usize::from(n == 1) + 2 * usize::from(n == 2));
+            seven[n & 1].min(orphans[class])
+        });
         Removal {
             standard: out,
-            seven,
-            orphans,
+            special,
         }
     }
 
