@@ -159,6 +159,11 @@ pub(crate) struct Judge {
     pub(crate) wilds: Wildcards,
     /// The wild kinds as a bit set.
     wild_mask: u64,
+    /// By melds count: seven pairs' and thirteen orphans' sizes in pairs
+    /// and in distinct orphans (7 and 13) where the rules enable them and
+    /// the hand has no melds, else a size no count reaches (so that the
+    /// ready bound's `size − held` never wins its minimum).
+    special_sizes: [[i32; 2]; 5],
     calc: Calculator,
     checker: Checker,
 }
@@ -175,12 +180,21 @@ impl std::fmt::Debug for Judge {
 
 impl Judge {
     pub(crate) fn new(rules: &Ruleset, wilds: Wildcards) -> Judge {
-        let shape = ShapeRules::from(rules);
+        Judge::with_shape(rules, wilds, ShapeRules::from(rules))
+    }
+
+    /// A judge for `rules` and `wilds` whose hand analysis uses `shape`
+    /// (the ruleset's own in [`Judge::new`]; others in tests).
+    fn with_shape(rules: &Ruleset, wilds: Wildcards, shape: ShapeRules) -> Judge {
         Judge {
             rules: rules.clone(),
             shape,
             wilds,
             wild_mask: wilds.kinds().fold(0, |m, t| m | 1 << t.index()),
+            special_sizes: std::array::from_fn(|n| {
+                let size = |on: bool, size: i32| if on && n == 0 { size } else { 100 };
+                [size(shape.seven_pairs, 7), size(shape.thirteen_orphans, 13)]
+            }),
             calc: Calculator::new(&wilds, &shape),
             checker: Checker::new(&wilds, &shape),
         }
@@ -313,19 +327,19 @@ impl Judge {
         // Isolated tiles each take a block of their own: the best split
         // (j blocks for them, the rest for the others) in a table.
         let isolated = self.isolated(present, single) as usize;
-        let mut missed = i32::from(MISSED[n_melds][isolated.min(14)][(held as usize).min(14)]);
-        if n_melds == 0 {
-            if self.shape.seven_pairs {
-                missed = missed.min(7 - pairs);
-            }
-            if self.shape.thirteen_orphans {
-                missed = missed.min(13 - (present & ORPHANS).count_ones() as i32);
-            }
-        }
-        // max(missed − w, 0) − 1 where that is 1 or more.
+        let missed = i32::from(MISSED[n_melds][isolated.min(14)][(held as usize).min(14)]);
+        // Seven pairs and thirteen orphans, where the rules and the melds
+        // allow them, without a branch on the melds count (which follows
+        // the random hands).
+        let [pair_shape, orphan_shape] = self.special_sizes[n_melds];
+        let missed = missed
+            .min(pair_shape - pairs)
+            .min(orphan_shape - (present & ORPHANS).count_ones() as i32);
+        // max(missed − w, 0) − 1 where that is 1 or more (at most 13: the
+        // table holds at most 14).
         let lb = missed - w - 1;
         if lb >= 1 {
-            return lb.min(i32::from(i8::MAX)) as i8;
+            return lb as i8;
         }
         self.shanten_bound(hand, sets, w as u8, pairs)
     }
@@ -676,7 +690,6 @@ mod tests {
     use super::*;
     use crate::hand::MeldKind;
     use crate::shanten::shanten_counts;
-    use crate::shanten::Calculator;
     use crate::shape::is_win;
     use crate::tile::KINDS;
 
@@ -754,12 +767,7 @@ mod tests {
             let wilds = wild_sets[(i / 3 % 3) as usize];
             let j = Judge::new(rules, wilds);
             for shape in [j.shape, ShapeRules::ALL, ShapeRules::STANDARD_ONLY] {
-                let j = Judge {
-                    shape,
-                    calc: Calculator::new(&wilds, &shape),
-                    checker: Checker::new(&wilds, &shape),
-                    ..j.clone()
-                };
+                let j = Judge::with_shape(rules, wilds, shape);
                 let n_melds = r.below(5) as usize;
                 let noise = r.below(14);
                 let h = hand(&mut r, n_melds, noise);
