@@ -1587,13 +1587,49 @@ impl<'a> Ctx<'a> {
     /// Lowest shanten over the non-wild discards of a 14-type hand.
     fn best_discard_shanten(&mut self, c: &Counts, melds: usize) -> i8 {
         let b = self.base(c, melds);
+        // The natural discards all at once (the shanten grows with the
+        // deficiency); a void-suit tile leaves the hand's deficiency, a
+        // wild one also one wild fewer.
+        let natural = b.held;
+        let removal = self.removal_deficiencies(&b, natural);
+        let mut d = u8::MAX;
+        let mut m = natural;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            d = d.min(removal.of(k, b.natural[k]));
+        }
+        let mut held = natural;
+        let mut m = self.wild_mask | self.void_mask;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            held |= u64::from(c[k] > 0) << k;
+        }
+        if held & !natural & !self.wild_mask != 0 {
+            d = d.min(b.d);
+        }
+        let s = if d != u8::MAX {
+            Base::to_shanten(d, b.w)
+        } else if held & self.wild_mask != 0 {
+            Base::to_shanten(b.d, b.w.saturating_sub(1))
+        } else {
+            i8::MAX
+        };
+        debug_assert_eq!(s, self.best_discard_shanten_plain(&b, c));
+        s
+    }
+
+    /// [`Ctx::best_discard_shanten`] one discard at a time: its check in
+    /// debug builds.
+    fn best_discard_shanten_plain(&mut self, b: &Base, c: &Counts) -> i8 {
         let mut best = i8::MAX;
         let mut any_wild = i8::MAX;
         for (k, &n) in c.iter().enumerate() {
             if n == 0 {
                 continue;
             }
-            let s = self.shanten_without(&b, k);
+            let s = self.shanten_without(b, k);
             if self.is_wild(k) {
                 any_wild = any_wild.min(s);
             } else {
@@ -1933,6 +1969,7 @@ impl<'a> Ctx<'a> {
     /// then seven pairs and thirteen orphans from the tallies, which a
     /// removal changes by the count's parity and for orphan kinds held
     /// once or twice only (no branch per kind).
+    #[inline(always)]
     fn removal_deficiencies(&mut self, b: &Base, held: u64) -> Removal {
         debug_assert_eq!(held, Planes::new(&b.natural).held());
         let mut out = [u8::MAX; KINDS];
