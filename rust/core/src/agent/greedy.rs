@@ -2120,7 +2120,13 @@ impl<'a> Ctx<'a> {
             (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
             _ => min_sh,
         };
-        let tied = by_sh[(target + 1) as usize & 15];
+        let mut tied = by_sh[(target + 1) as usize & 15];
+        // A junk (void-suit) key beats every other of its shanten whatever
+        // the counts: without a threat (only the best key matters then)
+        // the others need no counting.
+        if threat.is_none() && tied & self.void_mask != 0 {
+            tied &= self.void_mask;
+        }
         // Counting only splits ties: a lone candidate needs none.
         if tied.count_ones() > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
             let unseen = self.unseen();
