@@ -126,7 +126,7 @@ impl KindSets {
 const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F << 27;
 
 /// `MISSED[melds][isolated][held]`: the fewest tiles the standard shape
-/// misses, by the isolated-tile count of [`Judge::ready_bound`], for a
+/// misses, by the isolated-tile count of [`Judge::ready_bound_sets`], for a
 /// hand with `melds` melds (at most 4) and `held` natural concealed tiles
 /// of which `isolated` are isolated (both at most 14): the concealed size
 /// `14 − 3 × melds` less the places [`Judge::isolated_filled`] can fill.
@@ -305,7 +305,8 @@ impl Judge {
         self.ready_bound_sets(hand, &KindSets::of(&hand.concealed))
     }
 
-    /// [`Judge::ready_bound`] with the hand's kind sets already known.
+    /// `Judge::ready_bound` (its test-build wrapper) with the hand's kind
+    /// sets already known.
     #[inline(always)]
     pub(crate) fn ready_bound_sets(&self, hand: &Hand, sets: &KindSets) -> i8 {
         // Wild tiles and wild pairs from the kind sets: a kind held n
@@ -484,14 +485,15 @@ impl Judge {
     }
 
     /// The kinds among `held` (kinds of the hand) whose face-down discard
-    /// declares ting: [`Judge::can_declare`] for each of them, with the
-    /// hand's group needs and their two products worked out once. A
-    /// discard changes one group (or, a wild tile, only the wild count),
-    /// so each candidate's exact shanten recomputes one group's needs and
-    /// one product, and its special shapes from the kind sets after the
-    /// discard; the value is the same as a fresh look-up of the hand
-    /// without it (a test compares the two on every turn of many table
-    /// hands, another on many random hands with and without wild tiles).
+    /// declares ting: `Judge::can_declare` (kept in test builds) for each
+    /// of them, with the hand's group needs and their two products worked
+    /// out once. A discard changes one group (or, a wild tile, only the
+    /// wild count), so each candidate's exact shanten recomputes one
+    /// group's needs and one product, and its special shapes from the kind
+    /// sets after the discard; the value is the same as a fresh look-up of
+    /// the hand without it (a test compares the two on every turn of many
+    /// table hands, another on many random hands with and without wild
+    /// tiles).
     pub(crate) fn declarable(&self, hand: &Hand, held: u64) -> u64 {
         if !self.rules.ting_required {
             return 0;

@@ -378,9 +378,10 @@ impl Calculator {
 /// sets` with `A_g = min_m need_g[m][0] − λ m` and `B_g = min_m
 /// need_g[m][1] − λ m` (one group holds the pair). The best of `λ = 1`
 /// and `λ = 2` (prices 0 and 3 add nothing on table hands) equals the
-/// exact term on about 99% of self-play hands at a third of the cost of
-/// the two products. Clamped to `0..=255` (the exact term saturates
-/// there too), so it never exceeds [`Calculator::standard_deficiency`].
+/// exact term on about 99% of self-play hands, for about 65 instructions
+/// against about 160 for the two products and their minimum. Clamped to
+/// `0..=255` (the exact term saturates there too), so it never exceeds
+/// [`standard_missing`] of the products.
 #[inline(always)]
 pub(crate) fn standard_bound(l: &[Lanes; 4], sets: usize) -> u8 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
