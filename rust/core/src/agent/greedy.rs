@@ -727,6 +727,37 @@ impl Columns {
 /// once), as bits. `d` must be at least 1.
 #[inline(always)]
 fn improving(m: &Columns, p: &Lanes, d: u8) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    let bits = improving_sse2(m, p, d);
+    #[cfg(not(target_arch = "x86_64"))]
+    let bits = improving_portable(m, p, d);
+    debug_assert_eq!(bits, improving_portable(m, p, d));
+    bits
+}
+
+/// [`improving`] with SSE2: the deficiencies below `d` are those equal to
+/// their minimum with `d - 1`, one byte mask.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn improving_sse2(m: &Columns, p: &Lanes, d: u8) -> u16 {
+    use std::arch::x86_64::*;
+    debug_assert!(d >= 1);
+    let acc = deficiencies(m, p);
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
+    // always available; the only memory access is an unaligned 16-byte
+    // load of `acc`.
+    unsafe {
+        let a = _mm_loadu_si128(acc.as_ptr().cast());
+        let below = _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8((d - 1) as i8)), a);
+        _mm_movemask_epi8(below) as u16
+    }
+}
+
+/// [`improving`] as word arithmetic (other targets, and the check of the
+/// SSE2 form).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn improving_portable(m: &Columns, p: &Lanes, d: u8) -> u16 {
     debug_assert!(d >= 1);
     let acc = deficiencies(m, p);
     // Every byte is now at most 0x7f: adding 0x80 - d sets a byte's high
