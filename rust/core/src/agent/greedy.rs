@@ -271,12 +271,75 @@ fn lanes_of(n: &[u8; 10]) -> Lanes {
 /// partner hold `u8::MAX`.
 #[inline(always)]
 fn partner_of(o: &Lanes, s: usize) -> Lanes {
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    let r = partner_of_ssse3(o, s);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+    let r = partner_of_portable(o, s);
+    debug_assert_eq!(r, partner_of_portable(o, s));
+    r
+}
+
+/// [`partner_of`] as one byte shuffle (SSSE3, part of the x86-64-v2
+/// level the crate's builds target) and an or.
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+#[inline(always)]
+fn partner_of_ssse3(o: &Lanes, s: usize) -> Lanes {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 16];
+    // SAFETY: SSSE3 is enabled for this build (the `cfg` above), so the
+    // intrinsics are available; the only memory accesses are unaligned
+    // 16-byte loads of `[u8; 16]` and `u128` values and one unaligned
+    // 16-byte store to `out`.
+    unsafe {
+        let x = _mm_loadu_si128(o.as_ptr().cast());
+        let shuffle = _mm_loadu_si128((&PARTNER_SHUFFLE[s.min(4)] as *const u128).cast());
+        let mask = _mm_loadu_si128((&PARTNER_MASK[s.min(4)] as *const u128).cast());
+        let r = _mm_or_si128(_mm_shuffle_epi8(x, shuffle), mask);
+        _mm_storeu_si128(out.as_mut_ptr().cast(), r);
+    }
+    out
+}
+
+/// [`partner_of`] as 128-bit integer arithmetic (builds without SSSE3,
+/// and the check of the shuffle).
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "ssse3"),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn partner_of_portable(o: &Lanes, s: usize) -> Lanes {
     // Lane `i` takes lane `P + s - i` (pair half: `s - (i - P)`): the lanes
     // reversed, then moved down by `7 - s`, as one 128-bit shift.
     const _: () = assert!(P == 8);
     let r = u128::from_le_bytes(*o).swap_bytes() >> (8 * (7 - s));
     (r | PARTNER_MASK[s]).to_le_bytes()
 }
+
+/// `PARTNER_SHUFFLE[s]`: the source lane of each lane of [`partner_of`]
+/// (`P + s - i` for the lanes with a partner, else 0x80: zero, which the
+/// mask then fills), as a byte-shuffle control.
+#[cfg_attr(
+    not(all(target_arch = "x86_64", target_feature = "ssse3")),
+    allow(dead_code)
+)]
+const PARTNER_SHUFFLE: [u128; 5] = {
+    let mut t = [0u128; 5];
+    let mut s = 0;
+    while s < 5 {
+        let mut i = 0;
+        while i < 16 {
+            let src = if i % 8 <= s {
+                (P + s - i) as u128
+            } else {
+                0x80
+            };
+            t[s] |= src << (8 * i);
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+};
 
 /// `PARTNER_MASK[s]`: the lanes without a partner in a hand of `s` sets
 /// (set counts above `s` in both halves), all ones.
@@ -2649,6 +2712,27 @@ mod tests {
                 let want = standard(&p, &x).min(0x7f);
                 assert_eq!(got[j], want, "{i} {j}");
                 assert_eq!(bits >> j & 1 == 1, want < d, "{i} {j}");
+            }
+        }
+    }
+
+    /// The shuffled partner lanes equal the 128-bit shift on every set
+    /// count and arbitrary lanes.
+    #[test]
+    fn partner_lanes_match_the_shift() {
+        let mut rng = Prng::new(37);
+        for i in 0..20_000 {
+            let o: Lanes = std::array::from_fn(|_| rng.below(256) as u8);
+            let s = i % 5;
+            let got = partner_of(&o, s);
+            assert_eq!(got, partner_of_portable(&o, s));
+            for (lane, &x) in got.iter().enumerate() {
+                let want = if lane % 8 <= s {
+                    o[P + s - lane]
+                } else {
+                    u8::MAX
+                };
+                assert_eq!(x, want, "{o:?} {s} {lane}");
             }
         }
     }
