@@ -531,29 +531,41 @@ impl Base {
         #[cfg(debug_assertions)]
         assert_eq!((pairs, singles, ok, op), tallies(&natural));
         let sets = 4 - melds.min(4);
-        let mut b = Base {
+        let partner = [
+            partner_of(&others[0], sets),
+            partner_of(&others[1], sets),
+            partner_of(&others[2], sets),
+            partner_of(&others[3], sets),
+        ];
+        let (seven, orphans) = (
+            melds == 0 && rules.seven_pairs,
+            melds == 0 && rules.thirteen_orphans,
+        );
+        // [`Base::deficiency`] of group 3 as it is (the base is built last,
+        // in place).
+        let mut d = standard(&partner[3], &g[3]);
+        if seven {
+            d = d.min(seven_pairs_missing(pairs, singles));
+        }
+        if orphans {
+            d = d.min(14 - ok - u8::from(op > 0));
+        }
+        Base {
             natural,
             held: planes.held(),
             w,
             sets,
             groups: g,
             halves: [ab, cd],
-            partner: [
-                partner_of(&others[0], sets),
-                partner_of(&others[1], sets),
-                partner_of(&others[2], sets),
-                partner_of(&others[3], sets),
-            ],
+            partner,
             pairs,
             singles,
             orphan_kinds: ok,
             orphan_pairs: op,
-            seven: melds == 0 && rules.seven_pairs,
-            orphans: melds == 0 && rules.thirteen_orphans,
-            d: 0,
-        };
-        b.d = b.deficiency(3, &g[3], pairs, singles, ok, op);
-        b
+            seven,
+            orphans,
+            d,
+        }
     }
 
     /// Makes this the base after removing one natural tile of kind `k`
@@ -1454,6 +1466,22 @@ fn kinds_from(legal: &ActionMask, base: usize) -> u64 {
     (w >> (base % 64)) as u64 & ((1u64 << KINDS) - 1)
 }
 
+/// 缺一门: the suit with the fewest tiles among those without a meld
+/// (ties: the lower suit).
+fn void_suit(hand: &Hand) -> Option<usize> {
+    let mut best: Option<(u8, usize)> = None;
+    for s in 0..3 {
+        if hand.melds().iter().any(|m| m.tile.index() / 9 == s) {
+            continue;
+        }
+        let n: u8 = hand.concealed[9 * s..9 * s + 9].iter().sum();
+        if best.is_none_or(|(b, _)| n < b) {
+            best = Some((n, s));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
 #[inline]
 fn bit(k: usize) -> u64 {
     1u64 << k
@@ -1476,7 +1504,12 @@ impl<'a> Ctx<'a> {
         let setup = Setup::refresh(setup, wilds, shape);
         let calc = &setup.calc;
         groups.prepare(calc);
-        let mut ctx = Ctx {
+        let void = if rules.family == Family::Sichuan {
+            void_suit(&hand)
+        } else {
+            None
+        };
+        Ctx {
             game,
             groups,
             pond,
@@ -1486,34 +1519,14 @@ impl<'a> Ctx<'a> {
             shape,
             calc,
             wild_mask: setup.wild_mask,
-            void_mask: 0,
+            void_mask: void.map_or(0, |s| GROUP_KINDS[s]),
             family: rules.family,
             ting_required: rules.ting_required,
             min_self,
             min_discard,
-            void: None,
+            void,
             unseen: None,
-        };
-        if rules.family == Family::Sichuan {
-            ctx.void = ctx.void_suit();
-            ctx.void_mask = ctx.void.map_or(0, |s| GROUP_KINDS[s]);
         }
-        ctx
-    }
-
-    /// 缺一门: the suit with the fewest tiles among those without a meld.
-    fn void_suit(&self) -> Option<usize> {
-        let mut best: Option<(u8, usize)> = None;
-        for s in 0..3 {
-            if self.hand.melds().iter().any(|m| m.tile.index() / 9 == s) {
-                continue;
-            }
-            let n: u8 = self.hand.concealed[9 * s..9 * s + 9].iter().sum();
-            if best.is_none_or(|(b, _)| n < b) {
-                best = Some((n, s));
-            }
-        }
-        best.map(|(_, s)| s)
     }
 
     #[inline]
