@@ -1454,6 +1454,9 @@ struct Ctx<'a> {
     /// Sichuan: the suit to clear (缺一门).
     void: Option<usize>,
     unseen: Option<Counts>,
+    /// Whether the pond has been brought up to the table's discards in
+    /// this decision (they do not change during one).
+    pond_synced: bool,
 }
 
 /// The kinds of the legal actions of one per-kind family (discards,
@@ -1526,6 +1529,7 @@ impl<'a> Ctx<'a> {
             min_discard,
             void,
             unseen: None,
+            pond_synced: false,
         }
     }
 
@@ -1602,7 +1606,7 @@ impl<'a> Ctx<'a> {
         let g = self.game;
         let me = self.seat;
         let all = g.discards();
-        self.pond.sync(all, me);
+        self.sync_pond();
         let mut vis = self.hand.all_counts();
         for (v, &p) in vis.iter_mut().zip(self.pond.seen.iter()) {
             *v += p;
@@ -1616,6 +1620,16 @@ impl<'a> Ctx<'a> {
         assert_eq!(u, self.unseen_plain());
         self.unseen = Some(u);
         u
+    }
+
+    /// Brings the pond up to the table's discards, once per decision.
+    #[inline]
+    fn sync_pond(&mut self) {
+        if !self.pond_synced {
+            self.pond.sync(self.game.discards(), self.seat);
+            self.pond_synced = true;
+        }
+        debug_assert!(self.pond.seat == self.seat);
     }
 
     /// [`Ctx::unseen`] with every discard counted afresh: its check in
@@ -2355,7 +2369,7 @@ impl<'a> Ctx<'a> {
         // The pass over the discards ([`Pond::pass`]) as kept, then the
         // last discard and the final flush on copies.
         let all = self.game.discards();
-        self.pond.sync(all, me);
+        self.sync_pond();
         let (mut declared, mut by_seat) = (self.pond.declared, self.pond.by_seat);
         th.passed = self.pond.passed;
         for d in &all[self.pond.n..] {
