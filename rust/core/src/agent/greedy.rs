@@ -60,14 +60,20 @@
 //! The agent uses no randomness and no memory of past decisions: every tie
 //! is broken by a fixed order, ending with the tile index, so the same view
 //! always gives the same action (the seed passed to [`Agent::reset`] is
-//! kept only for reporting). Between decisions it keeps only a cache of
-//! shape-table look-ups (each group's needs and their one-tile changes,
-//! the latter transposed so that a whole group's variants are compared at
-//! once; keyed by the group's counts and the table variant), a pure
-//! function of its keys, so a fresh agent and a reused one decide alike. Decisions
-//! allocate nothing: shanten comes from the table-based calculator with
-//! one group re-looked-up per tile changed, waits from the counts-level
-//! [`waits_counts`].
+//! kept only for reporting). Between decisions it keeps only caches that
+//! are pure functions of what they are checked against, so a fresh agent
+//! and a reused one decide alike: shape-table look-ups (each group's needs
+//! and their one-tile changes, the latter transposed so that a whole
+//! group's variants are compared at once; keyed by the group's counts and
+//! the table variant), the shanten calculator and the wild kinds (keyed by
+//! the wildcards and the shape rules), and the tallies of the discards
+//! (the copies seen and the 包胡 pass state), kept with a copy of the
+//! discards they count, which must equal the start of the table's list
+//! byte for byte (else everything is recounted: another seat, hand, game,
+//! or a branch of a cloned game); the last discard, which may still be
+//! claimed, is never kept. Decisions allocate nothing: shanten comes from
+//! the table-based calculator with one group re-looked-up per tile
+//! changed, waits from the counts-level [`waits_counts`].
 //!
 //! It reads only public information through its [`SeatView`]: its own
 //! tiles, face-up discards, visible melds, the ting declarations and the
