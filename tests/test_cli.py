@@ -75,7 +75,13 @@ def test_bench_runs_on_a_few_hands(capsys: pytest.CaptureFixture[str]) -> None:
     for task in ("is_win (0 wild)", "waits (2 wild)", "shanten (1 wild)"):
         assert task in out
     assert "threads=2" in out
-    assert out.count("Rust core batch") == 9  # 3 tasks x 0/1/2 wild kinds
+    # 3 tasks x 0/1/2 wild kinds, plus the host ceiling of each task
+    assert out.count("Rust core batch, timed in Rust") == 9
+    assert out.count("Rust core batch, 2 calls at once") == 3
+    scaling = out.split("thread scaling (same run):")[1].splitlines()[1:]
+    assert len(scaling) == 9
+    assert all("threads=2 / threads=1:" in line for line in scaling)
+    assert sum("host ceiling" in line for line in scaling) == 3
 
 
 def test_core_timing_runs_the_batch_and_refuses_unknown_tasks() -> None:
@@ -86,6 +92,9 @@ def test_core_timing_runs_the_batch_and_refuses_unknown_tasks() -> None:
     counts = make_counts(2000, size=14)
     assert 0.0 < _core._time_batch("is_win", counts, wildcards=(31,)) < 5.0
     assert _core._time_batch("shanten", make_counts(500, size=13)) > 0.0
+    assert _core._time_batch("waits", make_counts(500, size=13), copies=2) > 0.0
+    with pytest.raises(ValueError, match="copies must be"):
+        _core._time_batch("is_win", counts, copies=0)
     with pytest.raises(ValueError, match="task must be"):
         _core._time_batch("riichi", counts)
     bad = np.zeros((3, 34), dtype=np.int64)

@@ -25,6 +25,9 @@ __all__ = [
     "tiles_of",
 ]
 
+#: The method of the host-ceiling case: two one-thread core calls at once.
+HOST_PAIR = "Rust core batch, 2 calls at once"
+
 #: Wild kinds used by the wildcard benchmarks (白, and 白 + 中).
 WILDS: dict[int, tuple[int, ...]] = {0: (), 1: (31,), 2: (31, 33)}
 
@@ -123,7 +126,7 @@ class Measurement:
     def row(self, baseline: float | None) -> str:
         ratio = f"{self.rate / baseline:7.2f}x" if baseline else "        "
         return (
-            f"{self.task:<16} {self.engine:<10} {self.method:<31} "
+            f"{self.task:<16} {self.engine:<10} {self.method:<33} "
             f"{self.rate / 1e6:9.3f} M/s {ratio}"
         )
 
@@ -258,6 +261,13 @@ def run_bench(
                 return _Timed(koudian._core._time_batch(t, c, wildcards=ws))
 
             cases.append((label, "koudian", "Rust core batch, timed in Rust", core, n))
+            if w == 0:
+                # The host's ceiling for threads=2 in this run: two
+                # independent one-thread calls at once.
+                def pair(t: str = task, c: Any = counts) -> object:
+                    return _Timed(koudian._core._time_batch(t, c, copies=2))
+
+                cases.append((label, "koudian", HOST_PAIR, pair, 2 * n))
         if peers:
             cases.extend(
                 (f"{task} (0 wild)", e, m, f, k) for (_, e, m, f, k) in _peer_cases(task, counts)
@@ -295,8 +305,8 @@ def report(results: list[Measurement]) -> str:
     """A table; ratios are against riichienv's per-call rate on the same
     task and hands when measured, else koudian's single calls."""
     lines = [
-        f"{'task':<16} {'engine':<10} {'method':<31} {'rate':>13} {'ratio':>8}",
-        "-" * 83,
+        f"{'task':<16} {'engine':<10} {'method':<33} {'rate':>13} {'ratio':>8}",
+        "-" * 85,
     ]
     base_by_task: dict[str, float] = {}
     for m in results:
@@ -315,4 +325,29 @@ def report(results: list[Measurement]) -> str:
                 None,
             )
         lines.append(m.row(base))
+    lines.extend(_scaling(results))
     return "\n".join(lines)
+
+
+def _scaling(results: list[Measurement]) -> list[str]:
+    """The thread-scaling lines: each task's ``threads=2`` rate over its
+    ``threads=1`` rate, beside the host's ceiling measured in the same run
+    (two independent one-thread core calls at once over one such call)."""
+    rate = {(m.task, m.method): m.rate for m in results if m.engine == "koudian"}
+    out: list[str] = []
+    for m in results:
+        if m.engine != "koudian" or m.method != "numpy batch, threads=2":
+            continue
+        one = rate.get((m.task, "numpy batch, threads=1"))
+        if not one:
+            continue
+        line = f"{m.task:<16} threads=2 / threads=1: {m.rate / one:5.2f}x"
+        core = rate.get((m.task, "Rust core batch, timed in Rust"))
+        pair = rate.get((m.task, HOST_PAIR))
+        if core and pair:
+            line += f"   (host ceiling, 2 calls at once / 1 call: {pair / core:5.2f}x)"
+        out.append(line)
+    if out:
+        out.insert(0, "")
+        out.insert(1, "thread scaling (same run):")
+    return out

@@ -337,10 +337,13 @@ def _time_batch(
     *,
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
+    copies: int = 1,
 ) -> float:
     """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
     ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
-    inside Rust: the "Rust core" line of ``koudian bench``."""
+    inside Rust: the "Rust core" line of ``koudian bench``. With
+    ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
+    host's ceiling for ``threads=k``), timed until the last ends."""
 
 # -- discards and ting (报听) --------------------------------------------
 

@@ -1,5 +1,6 @@
 //! Threads for the batch functions (`is_win_batch`, `waits_batch`,
-//! `shanten_batch`): how their `threads` argument is honoured.
+//! `shanten_batch`) and for [`crate::simulate::simulate`]: how their
+//! `threads` argument is honoured.
 //!
 //! * `threads = 1`: the calling thread, no pool.
 //! * `threads = 0`: rayon's global pool (one thread per core).
@@ -7,11 +8,14 @@
 //!   call that asks for `k` and kept for the process (starting threads on
 //!   every call would cost more than a small batch).
 //!
-//! The rows are cut into chunks of at least [`MIN_CHUNK`] rows, about eight
-//! per thread, which the pool's threads take as they become free: a thread
-//! slowed by other work on the machine hands its share to the others
-//! instead of holding the whole call back. Every row's result depends on
-//! that row only, so the output never depends on the thread count.
+//! The rows are cut into chunks of [`MIN_CHUNK`] to [`MAX_CHUNK`] rows,
+//! about eight per thread for mid-sized batches, which the pool's threads
+//! take as they become free: a thread slowed by other work on the machine
+//! (or woken late: waking an idle virtual CPU can take milliseconds) hands
+//! its share to the others instead of holding the whole call back, and the
+//! last chunk, which one thread finishes alone, is short. Every row's
+//! result depends on that row only, so the output never depends on the
+//! thread count.
 
 use crate::error::Error;
 use crate::tile::Counts;
@@ -23,12 +27,59 @@ use std::sync::Mutex;
 /// of work for the lightest batch, far above rayon's cost per task).
 pub(crate) const MIN_CHUNK: usize = 4096;
 
-/// Chunks per thread: enough for the threads to even out their shares.
+/// Most rows in a chunk: a fraction of a millisecond for the lightest batch
+/// and about a millisecond for the heaviest, so that the threads finish
+/// within that of each other (with 2 threads on 10^6 rows, eight chunks
+/// per thread left one thread alone for up to 2 ms of a 16 ms call).
+pub(crate) const MAX_CHUNK: usize = 16384;
+
+/// Chunks per thread at least: enough for the threads to even out their
+/// shares.
 const CHUNKS_PER_THREAD: usize = 8;
 
 /// The pools started so far, by thread count (leaked: they live as long as
 /// the process, like rayon's global pool).
 static POOLS: Mutex<Vec<(usize, &'static ThreadPool)>> = Mutex::new(Vec::new());
+
+/// Where work asked to run on `threads` threads runs.
+#[derive(Clone, Copy)]
+pub(crate) enum Workers {
+    /// The calling thread (`threads = 1`).
+    Caller,
+    /// Rayon's global pool (`threads = 0`).
+    Global,
+    /// A kept pool of exactly that many threads (`threads > 1`).
+    Pool(&'static ThreadPool),
+}
+
+impl Workers {
+    /// The workers for a `threads` argument (see the [module docs](self)).
+    pub(crate) fn new(threads: usize) -> Result<Workers, Error> {
+        Ok(match threads {
+            0 => Workers::Global,
+            1 => Workers::Caller,
+            k => Workers::Pool(pool(k)?),
+        })
+    }
+
+    /// How many threads share the work.
+    pub(crate) fn width(self) -> usize {
+        match self {
+            Workers::Caller => 1,
+            Workers::Global => rayon::current_num_threads(),
+            Workers::Pool(p) => p.current_num_threads(),
+        }
+    }
+
+    /// Runs `f` where its rayon parallel iterators use these workers (for
+    /// [`Workers::Caller`], callers run a sequential path instead).
+    pub(crate) fn install<R: Send>(self, f: impl FnOnce() -> R + Send) -> R {
+        match self {
+            Workers::Pool(p) => p.install(f),
+            Workers::Caller | Workers::Global => f(),
+        }
+    }
+}
 
 /// The pool of exactly `threads` threads (`threads` > 1).
 fn pool(threads: usize) -> Result<&'static ThreadPool, Error> {
@@ -63,24 +114,21 @@ pub(crate) fn run_chunks<O: Send, R: Send + Sync + Copy>(
     if threads == 1 || n < 2 * MIN_CHUNK {
         return Ok(f(0, counts, out));
     }
-    let pool = if threads == 0 {
-        None
-    } else {
-        Some(pool(threads)?)
-    };
-    let width = pool.map_or_else(rayon::current_num_threads, |p| p.current_num_threads());
-    let chunk = n.div_ceil(width * CHUNKS_PER_THREAD).max(MIN_CHUNK);
-    let mut run = move || {
+    let workers = Workers::new(threads)?;
+    let chunk = chunk_rows(n, workers.width());
+    Ok(workers.install(move || {
         out.par_chunks_mut(chunk)
             .zip(counts.par_chunks(chunk))
             .enumerate()
             .map(|(i, (o, c))| f(i * chunk, c, o))
             .reduce(|| identity, &combine)
-    };
-    Ok(match pool {
-        Some(p) => p.install(run),
-        None => run(),
-    })
+    }))
+}
+
+/// Rows per chunk for `n` rows on `width` threads.
+fn chunk_rows(n: usize, width: usize) -> usize {
+    n.div_ceil(width * CHUNKS_PER_THREAD)
+        .clamp(MIN_CHUNK, MAX_CHUNK)
 }
 
 /// [`run_chunks`] for chunk functions that tell whether all their rows
@@ -126,6 +174,21 @@ mod tests {
                     out.iter().enumerate().all(|(i, &v)| v == i),
                     "{n} {threads}"
                 );
+            }
+        }
+    }
+
+    /// Chunks stay between the bounds and give every thread several.
+    #[test]
+    fn chunk_sizes() {
+        assert_eq!(chunk_rows(100_000, 2), 6250);
+        assert_eq!(chunk_rows(10_000, 2), MIN_CHUNK);
+        assert_eq!(chunk_rows(1_000_000, 2), MAX_CHUNK);
+        for n in [2 * MIN_CHUNK, 50_000, 100_000, 1 << 20, 10_000_000] {
+            for width in [2, 3, 8] {
+                let c = chunk_rows(n, width);
+                assert!((MIN_CHUNK..=MAX_CHUNK).contains(&c));
+                assert!(n.div_ceil(c) >= 2.min(width), "{n} {width}");
             }
         }
     }

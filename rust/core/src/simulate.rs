@@ -9,8 +9,12 @@
 use crate::agent::{Agent, SeatView};
 use crate::error::Error;
 use crate::game::{mix_seed, EndKind, Game};
+use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use rayon::prelude::*;
+
+/// One worker's agents and table.
+type Worker = ([Box<dyn Agent>; 4], Option<Game>);
 
 /// What one simulated hand produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,7 +96,9 @@ fn play_out(
     Ok((decisions, fault))
 }
 
-/// Plays `hands` one-hand games on `threads` threads (0: all cores).
+/// Plays `hands` one-hand games on `threads` threads (0: all cores; 1: the
+/// calling thread; `k > 1`: a pool of `k` threads kept for the process, as
+/// for the batch functions such as [`crate::shape::is_win_batch`]).
 /// `make(seat)` builds the agent of a seat; it is called once per seat per
 /// worker and the agent is reset before every hand.
 ///
@@ -113,50 +119,45 @@ where
     F: Fn(usize) -> Box<dyn Agent> + Sync,
 {
     rules.validate()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::InvalidRuleset(format!("cannot start {threads} threads: {e}")))?;
-    pool.install(|| {
-        (0..hands)
-            .into_par_iter()
-            .map_init(
-                // Each worker keeps its agents and one table, redealt for
-                // every hand (the same hand `Game::new` would deal).
-                || -> ([Box<dyn Agent>; 4], Option<Game>) {
-                    ([make(0), make(1), make(2), make(3)], None)
-                },
-                |(agents, table), i| {
-                    let game_seed = mix_seed(seed, i);
-                    let dealer = Some((i % 4) as u8);
-                    let g = match table {
-                        Some(g) => {
-                            g.redeal(game_seed, dealer)?;
-                            g
-                        }
-                        None => {
-                            let mut g = Game::new(rules, game_seed, dealer)?;
-                            g.set_recording(false);
-                            table.insert(g)
-                        }
-                    };
-                    let (decisions, agent_fault) = play_out(g, game_seed, agents)?;
-                    let r = g
-                        .result()
-                        .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
-                    Ok(HandSummary {
-                        kind: r.kind,
-                        winners: r.winners,
-                        self_draw: r.self_draw,
-                        from: r.from,
-                        dealer: r.dealer,
-                        ting: r.ting,
-                        deltas: r.deltas,
-                        decisions,
-                        agent_fault,
-                    })
-                },
-            )
-            .collect()
-    })
+    let workers = Workers::new(threads)?;
+    // Each worker keeps its agents and one table, redealt for every hand
+    // (the same hand `Game::new` would deal).
+    let init = || -> Worker { ([make(0), make(1), make(2), make(3)], None) };
+    let one = |(agents, table): &mut Worker, i: u64| -> Result<HandSummary, Error> {
+        let game_seed = mix_seed(seed, i);
+        let dealer = Some((i % 4) as u8);
+        let g = match table {
+            Some(g) => {
+                g.redeal(game_seed, dealer)?;
+                g
+            }
+            None => {
+                let mut g = Game::new(rules, game_seed, dealer)?;
+                g.set_recording(false);
+                table.insert(g)
+            }
+        };
+        let (decisions, agent_fault) = play_out(g, game_seed, agents)?;
+        let r = g
+            .result()
+            .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
+        Ok(HandSummary {
+            kind: r.kind,
+            winners: r.winners,
+            self_draw: r.self_draw,
+            from: r.from,
+            dealer: r.dealer,
+            ting: r.ting,
+            deltas: r.deltas,
+            decisions,
+            agent_fault,
+        })
+    };
+    match workers {
+        Workers::Caller => {
+            let mut w = init();
+            (0..hands).map(|i| one(&mut w, i)).collect()
+        }
+        _ => workers.install(|| (0..hands).into_par_iter().map_init(init, one).collect()),
+    }
 }
