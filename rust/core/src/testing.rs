@@ -1,7 +1,9 @@
-//! Helpers shared by the crate's unit tests: a seeded generator and the
-//! four table presets.
+//! Helpers shared by the crate's unit tests: a seeded generator, the
+//! four table presets and three wildcard sets.
 
 use crate::ruleset::{Haozi, Ruleset};
+use crate::tile::Tile;
+use crate::wildcard::Wildcards;
 
 /// A xorshift64 generator from `seed` (not 0): fast, seeded, and good
 /// enough to draw test inputs.
@@ -26,5 +28,15 @@ pub(crate) fn presets() -> [Ruleset; 4] {
         },
         Ruleset::linxian(),
         Ruleset::sichuan(),
+    ]
+}
+
+/// No wild kind, one (中, an honor), and two (1m and 6p: suited kinds in
+/// two suits).
+pub(crate) fn wild_sets() -> [Wildcards; 3] {
+    [
+        Wildcards::NONE,
+        Wildcards::new(&[Tile::RED]).expect("one wild kind"),
+        Wildcards::new(&[Tile::M1, Tile::from_index_unchecked(14)]).expect("two wild kinds"),
     ]
 }

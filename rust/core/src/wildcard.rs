@@ -62,6 +62,12 @@ impl Wildcards {
         self.kinds[0] == Some(t) || self.kinds[1] == Some(t)
     }
 
+    /// The wild kinds as a bit set (bit `i` for kind index `i`).
+    #[inline]
+    pub(crate) fn mask(&self) -> u64 {
+        self.kinds().fold(0, |m, t| m | 1 << t.index())
+    }
+
     /// Splits concealed counts into natural counts and the number of wild
     /// tiles held.
     #[inline]

@@ -85,7 +85,7 @@ use crate::game::table::MAX_DISCARDS;
 use crate::game::{Action, ActionMask, Discard, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
-use crate::shanten::Calculator;
+use crate::shanten::{partner_lanes, Calculator};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::waits::{waits_counts, Waits};
@@ -134,15 +134,11 @@ struct Setup {
 
 impl Setup {
     fn new(wilds: Wildcards, shape: ShapeRules) -> Setup {
-        let mut wild_mask = 0u64;
-        for k in 0..KINDS {
-            wild_mask |= u64::from(wilds.is_wild(Tile::from_index_unchecked(k as u8))) << k;
-        }
         Setup {
             wilds,
             shape,
             calc: Calculator::new(&wilds, &shape),
-            wild_mask,
+            wild_mask: wilds.mask(),
         }
     }
 
@@ -270,103 +266,8 @@ fn lanes_of(n: &[u8; 10]) -> Lanes {
     l
 }
 
-/// `o` (the product of three groups) lined up against the fourth group's
-/// needs for a hand of `s` sets and a pair: lane `k` of the result pairs
-/// with the group's lane `k`, so that the standard deficiency is one
-/// lane-wise saturating sum and minimum ([`standard`]). Lanes without a
-/// partner hold `u8::MAX`.
-#[inline(always)]
-fn partner_of(o: &Lanes, s: usize) -> Lanes {
-    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
-    let r = partner_of_ssse3(o, s);
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
-    let r = partner_of_portable(o, s);
-    debug_assert_eq!(r, partner_of_portable(o, s));
-    r
-}
-
-/// [`partner_of`] as one byte shuffle (SSSE3, part of the x86-64-v2
-/// level the crate's builds target) and an or.
-#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
-#[inline(always)]
-fn partner_of_ssse3(o: &Lanes, s: usize) -> Lanes {
-    use std::arch::x86_64::*;
-    let mut out = [0u8; 16];
-    // SAFETY: SSSE3 is enabled for this build (the `cfg` above), so the
-    // intrinsics are available; the only memory accesses are unaligned
-    // 16-byte loads of `[u8; 16]` and `u128` values and one unaligned
-    // 16-byte store to `out`.
-    unsafe {
-        let x = _mm_loadu_si128(o.as_ptr().cast());
-        let shuffle = _mm_loadu_si128((&PARTNER_SHUFFLE[s.min(4)] as *const u128).cast());
-        let mask = _mm_loadu_si128((&PARTNER_MASK[s.min(4)] as *const u128).cast());
-        let r = _mm_or_si128(_mm_shuffle_epi8(x, shuffle), mask);
-        _mm_storeu_si128(out.as_mut_ptr().cast(), r);
-    }
-    out
-}
-
-/// [`partner_of`] as 128-bit integer arithmetic (builds without SSSE3,
-/// and the check of the shuffle).
-#[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "ssse3"),
-    allow(dead_code)
-)]
-#[inline(always)]
-fn partner_of_portable(o: &Lanes, s: usize) -> Lanes {
-    // Lane `i` takes lane `P + s - i` (pair half: `s - (i - P)`): the lanes
-    // reversed, then moved down by `7 - s`, as one 128-bit shift.
-    const _: () = assert!(P == 8);
-    let r = u128::from_le_bytes(*o).swap_bytes() >> (8 * (7 - s));
-    (r | PARTNER_MASK[s]).to_le_bytes()
-}
-
-/// `PARTNER_SHUFFLE[s]`: the source lane of each lane of [`partner_of`]
-/// (`P + s - i` for the lanes with a partner, else 0x80: zero, which the
-/// mask then fills), as a byte-shuffle control.
-#[cfg_attr(
-    not(all(target_arch = "x86_64", target_feature = "ssse3")),
-    allow(dead_code)
-)]
-const PARTNER_SHUFFLE: [u128; 5] = {
-    let mut t = [0u128; 5];
-    let mut s = 0;
-    while s < 5 {
-        let mut i = 0;
-        while i < 16 {
-            let src = if i % 8 <= s {
-                (P + s - i) as u128
-            } else {
-                0x80
-            };
-            t[s] |= src << (8 * i);
-            i += 1;
-        }
-        s += 1;
-    }
-    t
-};
-
-/// `PARTNER_MASK[s]`: the lanes without a partner in a hand of `s` sets
-/// (set counts above `s` in both halves), all ones.
-const PARTNER_MASK: [u128; 5] = {
-    let mut t = [0u128; 5];
-    let mut s = 0;
-    while s < 5 {
-        let mut i = 0;
-        while i < 16 {
-            if i % 8 > s {
-                t[s] |= 0xff << (8 * i);
-            }
-            i += 1;
-        }
-        s += 1;
-    }
-    t
-};
-
 /// Fewest tiles the standard shape misses, from a group's needs and its
-/// [`partner_of`] lanes.
+/// [`partner_lanes`] lanes.
 #[inline(always)]
 fn standard(p: &Lanes, x: &Lanes) -> u8 {
     let mut d = u8::MAX;
@@ -492,7 +393,7 @@ struct Base {
     /// Min-plus products of groups 0 × 1 and 2 × 3.
     halves: [Lanes; 2],
     /// The min-plus product of the three groups other than `g`, lined up
-    /// for [`standard`] ([`partner_of`]).
+    /// for [`standard`] ([`partner_lanes`]).
     partner: [Lanes; 4],
     pairs: u8,
     singles: u8,
@@ -538,10 +439,10 @@ impl Base {
         assert_eq!((pairs, singles, ok, op), tallies(&natural));
         let sets = 4 - melds.min(4);
         let partner = [
-            partner_of(&others[0], sets),
-            partner_of(&others[1], sets),
-            partner_of(&others[2], sets),
-            partner_of(&others[3], sets),
+            partner_lanes(&others[0], sets),
+            partner_lanes(&others[1], sets),
+            partner_lanes(&others[2], sets),
+            partner_lanes(&others[3], sets),
         ];
         let (seven, orphans) = (
             melds == 0 && rules.seven_pairs,
@@ -594,16 +495,16 @@ impl Base {
         if gk < 2 {
             let ab = combine(&g[0], &g[1]);
             let cd = b.halves[1];
-            b.partner[1 - gk] = partner_of(&combine(&g[gk], &cd), s);
-            b.partner[2] = partner_of(&combine(&ab, &g[3]), s);
-            b.partner[3] = partner_of(&combine(&ab, &g[2]), s);
+            b.partner[1 - gk] = partner_lanes(&combine(&g[gk], &cd), s);
+            b.partner[2] = partner_lanes(&combine(&ab, &g[3]), s);
+            b.partner[3] = partner_lanes(&combine(&ab, &g[2]), s);
             b.halves[0] = ab;
         } else {
             let ab = b.halves[0];
             let cd = combine(&g[2], &g[3]);
-            b.partner[0] = partner_of(&combine(&g[1], &cd), s);
-            b.partner[1] = partner_of(&combine(&g[0], &cd), s);
-            b.partner[5 - gk] = partner_of(&combine(&ab, &g[gk]), s);
+            b.partner[0] = partner_lanes(&combine(&g[1], &cd), s);
+            b.partner[1] = partner_lanes(&combine(&g[0], &cd), s);
+            b.partner[5 - gk] = partner_lanes(&combine(&ab, &g[gk]), s);
             b.halves[1] = cd;
         }
         b.held &= !(u64::from(m == 0) << k);
@@ -803,7 +704,7 @@ impl Columns {
     }
 }
 
-/// The columns `i` of `m` whose needs, against a [`partner_of`] product
+/// The columns `i` of `m` whose needs, against a [`partner_lanes`] product
 /// `p`, give a deficiency below `d` ([`standard`] for 16 variants at
 /// once), as bits. `d` must be at least 1.
 #[inline(always)]
@@ -856,7 +757,7 @@ fn improving_portable(m: &Columns, p: &Lanes, d: u8) -> u16 {
     bits
 }
 
-/// [`standard`] of every column of `m` against the [`partner_of`] product
+/// [`standard`] of every column of `m` against the [`partner_lanes`] product
 /// `p`, each capped at 0x7f.
 #[inline(always)]
 fn deficiencies(m: &Columns, p: &Lanes) -> [u8; 16] {
@@ -2745,27 +2646,6 @@ mod tests {
                 let want = standard(&p, &x).min(0x7f);
                 assert_eq!(got[j], want, "{i} {j}");
                 assert_eq!(bits >> j & 1 == 1, want < d, "{i} {j}");
-            }
-        }
-    }
-
-    /// The shuffled partner lanes equal the 128-bit shift on every set
-    /// count and arbitrary lanes.
-    #[test]
-    fn partner_lanes_match_the_shift() {
-        let mut rng = Prng::new(37);
-        for i in 0..20_000 {
-            let o: Lanes = std::array::from_fn(|_| rng.below(256) as u8);
-            let s = i % 5;
-            let got = partner_of(&o, s);
-            assert_eq!(got, partner_of_portable(&o, s));
-            for (lane, &x) in got.iter().enumerate() {
-                let want = if lane % 8 <= s {
-                    o[P + s - lane]
-                } else {
-                    u8::MAX
-                };
-                assert_eq!(x, want, "{o:?} {s} {lane}");
             }
         }
     }

@@ -190,7 +190,7 @@ impl Judge {
             rules: rules.clone(),
             shape,
             wilds,
-            wild_mask: wilds.kinds().fold(0, |m, t| m | 1 << t.index()),
+            wild_mask: wilds.mask(),
             special_sizes: std::array::from_fn(|n| {
                 let size = |on: bool, size: i32| if on && n == 0 { size } else { 100 };
                 [size(shape.seven_pairs, 7), size(shape.thirteen_orphans, 13)]
@@ -758,11 +758,7 @@ mod tests {
     fn ready_bound_is_a_lower_bound_and_exact_when_ready_and_isolated_tiles_never_win() {
         let mut r = Rng(12345);
         let presets = [Ruleset::shanxi(), Ruleset::linxian(), Ruleset::sichuan()];
-        let wild_sets = [
-            Wildcards::NONE,
-            Wildcards::new(&[Tile::RED]).unwrap(),
-            Wildcards::new(&[Tile::M1, Tile::from_index_unchecked(14)]).unwrap(),
-        ];
+        let wild_sets = crate::testing::wild_sets();
         let mut bound_exact = 0;
         for i in 0..60_000u64 {
             let rules = &presets[(i % 3) as usize];
@@ -852,11 +848,7 @@ mod tests {
     fn declarable_equals_can_declare_kind_by_kind() {
         let mut r = Rng(777);
         let presets = [Ruleset::shanxi(), Ruleset::linxian()];
-        let wild_sets = [
-            Wildcards::NONE,
-            Wildcards::new(&[Tile::RED]).unwrap(),
-            Wildcards::new(&[Tile::M1, Tile::from_index_unchecked(14)]).unwrap(),
-        ];
+        let wild_sets = crate::testing::wild_sets();
         let mut declaring = 0;
         for i in 0..30_000u64 {
             let rules = &presets[(i % 2) as usize];

@@ -492,24 +492,25 @@ pub(crate) fn standard_missing(ab: &Lanes, cd: &Lanes, n_melds: usize) -> u8 {
     standard_of_halves_wide(ab, cd, 4usize.saturating_sub(n_melds))
 }
 
-/// [`standard_of_halves`] with the lanes of `cd` reversed by one shuffle,
-/// added to `ab` with saturation and reduced by a horizontal minimum
-/// (SSE4.1, part of the x86-64-v2 level the release builds target); the
-/// plain loop elsewhere. Equal values: `min(a + b, 255)` is the saturated
-/// byte sum (a test compares the two on every set count).
+/// [`standard_of_halves`] with `cd` lined up against `ab` by
+/// [`partner_lanes`], added to `ab` with saturation and reduced by a
+/// horizontal minimum (SSE4.1, part of the x86-64-v2 level the release
+/// builds target); the plain loop elsewhere. Equal values: `min(a + b,
+/// 255)` is the saturated byte sum (a test compares the two on every set
+/// count).
 #[inline(always)]
 fn standard_of_halves_wide(ab: &Lanes, cd: &Lanes, sets: usize) -> u8 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
     {
         use std::arch::x86_64::*;
-        let sets = sets.min(4);
+        let partner = partner_lanes(cd, sets);
         // SAFETY: SSE4.1 (and so SSSE3 and SSE2) is enabled at compile
-        // time (the cfg above); the loads and the store are of 16-byte
-        // arrays.
+        // time (the cfg above); the loads are of 16-byte arrays.
         unsafe {
             let load = |v: &Lanes| _mm_loadu_si128(v.as_ptr().cast());
-            let rev = _mm_shuffle_epi8(load(cd), load(&REVERSE[sets]));
-            let sums = _mm_or_si128(_mm_adds_epu8(load(ab), rev), load(&UNUSED[sets]));
+            // Lanes without a partner are 0xff in `partner`, so their
+            // saturated sums are too.
+            let sums = _mm_adds_epu8(load(ab), load(&partner));
             let half = _mm_min_epu8(sums, _mm_srli_si128::<8>(sums));
             let min = _mm_minpos_epu16(_mm_cvtepu8_epi16(half));
             _mm_cvtsi128_si32(min) as u8
@@ -521,12 +522,63 @@ fn standard_of_halves_wide(ab: &Lanes, cd: &Lanes, sets: usize) -> u8 {
     }
 }
 
+/// `cd` (needs of `m` sets in lane `m`, with the pair in lane `P1 + m`)
+/// lined up against another half's needs for a hand of `sets` sets and a
+/// pair: lane `k` gets `cd[P1 + sets − k]` and lane `P1 + k` gets
+/// `cd[sets − k]` (`k ≤ sets`), so that lane by lane the two halves list
+/// every split of the sets and the pair; the other lanes are 0xff. One
+/// byte shuffle and an or with SSSE3 (part of the x86-64-v2 level the
+/// release builds target), a 128-bit shift elsewhere.
+#[inline(always)]
+pub(crate) fn partner_lanes(cd: &Lanes, sets: usize) -> Lanes {
+    let sets = sets.min(4);
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    let r = partner_lanes_ssse3(cd, sets);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+    let r = partner_lanes_portable(cd, sets);
+    debug_assert_eq!(r, partner_lanes_portable(cd, sets));
+    r
+}
+
+/// [`partner_lanes`] as one byte shuffle and an or (`sets` ≤ 4).
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+#[inline(always)]
+fn partner_lanes_ssse3(cd: &Lanes, sets: usize) -> Lanes {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 16];
+    // SAFETY: SSSE3 (and so SSE2) is enabled at compile time (the cfg
+    // above); the loads and the store are of 16-byte arrays.
+    unsafe {
+        let load = |v: &Lanes| _mm_loadu_si128(v.as_ptr().cast());
+        let r = _mm_or_si128(
+            _mm_shuffle_epi8(load(cd), load(&REVERSE[sets])),
+            load(&UNUSED[sets]),
+        );
+        _mm_storeu_si128(out.as_mut_ptr().cast(), r);
+    }
+    out
+}
+
+/// [`partner_lanes`] as 128-bit integer arithmetic (builds without SSSE3,
+/// and the check of the shuffle; `sets` ≤ 4): the lanes reversed, then
+/// moved down by `7 − sets`.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "ssse3"),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn partner_lanes_portable(cd: &Lanes, sets: usize) -> Lanes {
+    const _: () = assert!(P1 == 8);
+    let r = u128::from_le_bytes(*cd).swap_bytes() >> (8 * (7 - sets));
+    (r | u128::from_le_bytes(UNUSED[sets])).to_le_bytes()
+}
+
 /// `REVERSE[s]`: the shuffle putting `cd[P1 + s − k]` in lane `k` and
 /// `cd[s − k]` in lane `P1 + k` (`k ≤ s`), so that lane by lane `ab +
 /// shuffled cd` lists the splits of `s` sets and one pair; other lanes
 /// get 0 (and [`UNUSED`]).
 #[cfg_attr(
-    not(all(target_arch = "x86_64", target_feature = "sse4.1")),
+    not(all(target_arch = "x86_64", target_feature = "ssse3")),
     allow(dead_code)
 )]
 static REVERSE: [Lanes; 5] = {
@@ -545,10 +597,6 @@ static REVERSE: [Lanes; 5] = {
 };
 
 /// `UNUSED[s]`: `0xff` in the lanes that [`REVERSE`]`[s]` leaves empty.
-#[cfg_attr(
-    not(all(target_arch = "x86_64", target_feature = "sse4.1")),
-    allow(dead_code)
-)]
 static UNUSED: [Lanes; 5] = {
     let mut t = [[0xffu8; 16]; 5];
     let mut s = 0;
@@ -749,6 +797,27 @@ mod tests {
         }
     }
 
+    /// The partner lanes (shuffle or shift) follow their definition on
+    /// every set count and arbitrary lanes.
+    #[test]
+    fn partner_lanes_match_the_shift() {
+        let mut next = crate::testing::xorshift(37);
+        for i in 0..20_000 {
+            let o: Lanes = std::array::from_fn(|_| next() as u8);
+            let s = i % 5;
+            let got = partner_lanes(&o, s);
+            assert_eq!(got, partner_lanes_portable(&o, s));
+            for (lane, &x) in got.iter().enumerate() {
+                let want = if lane % 8 <= s {
+                    o[P1 + s - lane]
+                } else {
+                    u8::MAX
+                };
+                assert_eq!(x, want, "{o:?} {s} {lane}");
+            }
+        }
+    }
+
     /// The table question's single-hand parts on random hands of every
     /// size, with and without wild kinds: the masked group needs equal
     /// those of the split counts, the shuffled final minimum equals the
@@ -757,15 +826,7 @@ mod tests {
     #[test]
     fn standard_bound_and_the_wide_minimum_agree_with_the_plain_forms() {
         let mut next = crate::testing::xorshift(0x51f1_5eed_0bad_cafe);
-        let wild_sets = [
-            Wildcards::NONE,
-            Wildcards::new(&[crate::tile::Tile::RED]).unwrap(),
-            Wildcards::new(&[
-                crate::tile::Tile::M1,
-                crate::tile::Tile::from_index_unchecked(14),
-            ])
-            .unwrap(),
-        ];
+        let wild_sets = crate::testing::wild_sets();
         let (mut exact, mut total) = (0, 0);
         for i in 0..200_000u64 {
             let wilds = wild_sets[(i % 3) as usize];
