@@ -45,6 +45,20 @@ def test_simulate_is_deterministic_across_threads_and_chunks(preset: str) -> Non
     assert not np.array_equal(other.deltas, runs[0].deltas)
 
 
+def test_default_chunks_follow_the_measured_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``chunk`` left out, the native calls grow to about
+    ``_CHUNK_SECONDS`` each; the games are the same whatever the cut."""
+    from koudian import simulation
+
+    monkeypatch.setattr(simulation, "_FIRST_CHUNK", 40)
+    monkeypatch.setattr(simulation, "_CHUNK_SECONDS", 0.01)
+    sizes: list[int] = []
+    cut = koudian.simulate("shanxi", ["random"] * 4, 3000, seed=3, threads=2, progress=sizes.append)
+    assert sum(sizes) == 3000 and sizes[0] == 40 and len(sizes) > 2
+    assert max(sizes) > 40
+    same(cut, koudian.simulate("shanxi", ["random"] * 4, 3000, seed=3, threads=1, chunk=3000))
+
+
 @pytest.mark.parametrize("preset", ["shanxi", "shanxi-double-haozi", "linxian", "sichuan"])
 def test_native_simulate_equals_the_python_driven_loop(preset: str) -> None:
     names = ["random"] * 4

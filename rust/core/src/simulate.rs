@@ -12,9 +12,10 @@ use crate::game::{mix_seed, EndKind, Game};
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// One worker's agents and table.
-type Worker = ([Box<dyn Agent>; 4], Option<Game>);
+type Worker = (Result<[Box<dyn Agent>; 4], Error>, Option<Game>);
 
 /// What one simulated hand produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -118,12 +119,57 @@ pub fn simulate<F>(
 where
     F: Fn(usize) -> Box<dyn Agent> + Sync,
 {
+    simulate_with(
+        rules,
+        0..hands,
+        seed,
+        threads,
+        |s| Ok(make(s)),
+        |_, summary| summary,
+    )
+}
+
+/// [`simulate`] of the games `games` of the run (game `i` dealt from
+/// `mix_seed(seed, i)`, so that a long run can be played in parts), with
+/// fallible agent construction and a caller's record of each finished hand:
+/// `summarize(game, summary)` sees the finished table (its settlement, its
+/// winners' hand values) beside the [`HandSummary`]. The records come back
+/// in game order, whatever the thread count.
+///
+/// ```
+/// use koudian_core::agent::builtin;
+/// use koudian_core::simulate::simulate_with;
+/// use koudian_core::Ruleset;
+/// let payments = simulate_with(&Ruleset::shanxi(), 100..120, 1, 2, |_| builtin("random", 0), |g, _| {
+///     g.settlement().map_or(0, |s| s.payments.len())
+/// })
+/// .unwrap();
+/// assert_eq!(payments.len(), 20);
+/// assert!(simulate_with(&Ruleset::shanxi(), 0..1, 1, 1, |_| builtin("clever", 0), |_, s| s).is_err());
+/// ```
+pub fn simulate_with<T, F, S>(
+    rules: &Ruleset,
+    games: Range<u64>,
+    seed: u64,
+    threads: usize,
+    make: F,
+    summarize: S,
+) -> Result<Vec<T>, Error>
+where
+    T: Send,
+    F: Fn(usize) -> Result<Box<dyn Agent>, Error> + Sync,
+    S: Fn(&Game, HandSummary) -> T + Sync,
+{
     rules.validate()?;
     let workers = Workers::new(threads)?;
     // Each worker keeps its agents and one table, redealt for every hand
     // (the same hand `Game::new` would deal).
-    let init = || -> Worker { ([make(0), make(1), make(2), make(3)], None) };
-    let one = |(agents, table): &mut Worker, i: u64| -> Result<HandSummary, Error> {
+    let init = || -> Worker {
+        let agents = (|| Ok([make(0)?, make(1)?, make(2)?, make(3)?]))();
+        (agents, None)
+    };
+    let one = |(agents, table): &mut Worker, i: u64| -> Result<T, Error> {
+        let agents = agents.as_mut().map_err(|e| e.clone())?;
         let game_seed = mix_seed(seed, i);
         let dealer = Some((i % 4) as u8);
         let g = match table {
@@ -141,7 +187,7 @@ where
         let r = g
             .result()
             .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
-        Ok(HandSummary {
+        let summary = HandSummary {
             kind: r.kind,
             winners: r.winners,
             self_draw: r.self_draw,
@@ -151,13 +197,58 @@ where
             deltas: r.deltas,
             decisions,
             agent_fault,
-        })
+        };
+        Ok(summarize(g, summary))
     };
     match workers {
         Workers::Caller => {
             let mut w = init();
-            (0..hands).map(|i| one(&mut w, i)).collect()
+            games.map(|i| one(&mut w, i)).collect()
         }
-        _ => workers.install(|| (0..hands).into_par_iter().map_init(init, one).collect()),
+        _ => workers.install(|| games.into_par_iter().map_init(init, one).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::builtin;
+
+    /// A part of a run is the same games as that part of the whole run,
+    /// on any number of threads, and `summarize` sees each finished table.
+    #[test]
+    fn a_range_of_games_matches_the_whole_run() {
+        let rules = Ruleset::shanxi();
+        let whole = simulate(&rules, 60, 8, 1, |s| builtin("random", s as u64).unwrap()).unwrap();
+        for threads in [1, 2] {
+            let part = simulate_with(
+                &rules,
+                25..60,
+                8,
+                threads,
+                |_| builtin("random", 0),
+                |g, s| {
+                    let settled = g.settlement().map_or([0; 4], |x| x.deltas);
+                    assert_eq!(settled, s.deltas);
+                    s
+                },
+            )
+            .unwrap();
+            assert_eq!(part, whole[25..]);
+        }
+    }
+
+    /// An agent that cannot be built is an error, not a panic.
+    #[test]
+    fn a_failing_agent_constructor_is_an_error() {
+        let r = simulate_with(
+            &Ruleset::shanxi(),
+            0..50,
+            1,
+            2,
+            |_| builtin("nobody", 0),
+            |_, s| s,
+        );
+        assert!(matches!(r, Err(Error::InvalidRuleset(_))));
     }
 }

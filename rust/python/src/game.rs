@@ -18,9 +18,9 @@ use koudian_core::game::{
     Observation, Pending, N_ACTIONS,
 };
 use koudian_core::score::{PaymentReason, Settlement};
-use koudian_core::simulate::play_hand;
+use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
 use koudian_core::tile::{self, Tile, KINDS};
-use koudian_core::{Error, Ruleset};
+use koudian_core::Error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -1147,24 +1147,40 @@ fn check_agents(names: &[String]) -> PyResult<()> {
     agents_of(names, 0).map(|_| ()).map_err(to_py)
 }
 
-/// Per-hand numbers of a native run, in game order.
-#[derive(Default)]
-struct Columns {
-    kind: Vec<u8>,
-    winners: Vec<bool>,
-    self_draw: Vec<bool>,
-    from: Vec<i8>,
-    dealer: Vec<u8>,
-    ting: Vec<bool>,
-    deltas: Vec<i64>,
-    baohu: Vec<i64>,
-    decisions: Vec<u32>,
-    faults: Vec<bool>,
-    patterns: std::collections::BTreeMap<String, u64>,
+/// One simulated hand as `simulate_native` reports it.
+struct Row {
+    summary: HandSummary,
+    baohu: [i64; 4],
+    /// Each winner's distinct pattern names (Chinese, English).
+    patterns: Vec<(&'static str, &'static str)>,
 }
 
-/// The distinct patterns of each winner of a finished hand, as
-/// `"中文 english"` names.
+fn row(g: &Game, summary: HandSummary) -> Row {
+    let mut baohu = [0i64; 4];
+    if let Some(s) = g.settlement() {
+        for p in &s.payments {
+            if matches!(p.reason, PaymentReason::WinCovered { .. }) {
+                baohu[p.payer as usize] += p.amount;
+            }
+        }
+    }
+    let mut patterns = Vec::new();
+    for (_, v) in g.win_values() {
+        let first = patterns.len();
+        for p in &v.patterns {
+            let name = (p.chinese(), p.english());
+            if !patterns[first..].contains(&name) {
+                patterns.push(name);
+            }
+        }
+    }
+    Row {
+        summary,
+        baohu,
+        patterns,
+    }
+}
+
 fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
     g.win_values()
         .into_iter()
@@ -1190,52 +1206,6 @@ fn end_code(k: EndKind) -> u8 {
     }
 }
 
-fn run_range(
-    rules: &Ruleset,
-    names: &[String],
-    seed: u64,
-    range: std::ops::Range<u64>,
-) -> Result<Columns, Error> {
-    let mut agents = agents_of(names, 0)?;
-    let mut c = Columns::default();
-    for i in range {
-        let (g, decisions, fault) = play_hand(
-            rules,
-            koudian_core::game::mix_seed(seed, i),
-            Some((i % 4) as u8),
-            &mut agents,
-            false,
-        )?;
-        let r = g
-            .result()
-            .ok_or_else(|| Error::IllegalAction("a hand did not finish".into()))?;
-        c.kind.push(end_code(r.kind));
-        c.winners.extend_from_slice(&r.winners);
-        c.self_draw.push(r.self_draw);
-        c.from.push(r.from.map_or(-1, |s| s as i8));
-        c.dealer.push(r.dealer);
-        c.ting.extend_from_slice(&r.ting);
-        c.deltas.extend_from_slice(&r.deltas);
-        let mut baohu = [0i64; 4];
-        if let Some(s) = g.settlement() {
-            for p in &s.payments {
-                if matches!(p.reason, PaymentReason::WinCovered { .. }) {
-                    baohu[p.payer as usize] += p.amount;
-                }
-            }
-        }
-        c.baohu.extend_from_slice(&baohu);
-        c.decisions.push(decisions);
-        c.faults.push(fault);
-        for (_, names) in win_patterns(&g) {
-            for n in names {
-                *c.patterns.entry(n).or_insert(0) += 1;
-            }
-        }
-    }
-    Ok(c)
-}
-
 fn arr2<'py, T: numpy::Element + Copy>(
     py: Python<'py>,
     v: Vec<T>,
@@ -1247,8 +1217,9 @@ fn arr2<'py, T: numpy::Element + Copy>(
 /// Native self-play of games `start .. start + hands` of the run with
 /// master seed `seed` (game `i`: seed `mix_seed(seed, i)`, dealer `i % 4`,
 /// agents reset with `mix_seed(game seed, 1 + seat)`), on `threads`
-/// threads (0: all cores) with the GIL released. The games are split in
-/// contiguous blocks and joined in order, so the result never depends on
+/// threads (0: all cores) with the GIL released: the core's
+/// `simulate_with`, whose threads take games as they become free and
+/// whose results come back in game order, so the result never depends on
 /// `threads`. Returns a dict of numpy arrays, one row per game.
 #[pyfunction]
 #[pyo3(signature = (rules, agents, hands, *, seed = 0, threads = 0, start = 0))]
@@ -1266,63 +1237,51 @@ fn simulate_native<'py>(
     let end = start
         .checked_add(hands)
         .ok_or_else(|| crate::errors::RulesetError::new_err("start + hands overflows"))?;
-    let threads = if threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        threads
-    };
-    let t = (threads as u64).clamp(1, hands.max(1));
-    let parts: Vec<Result<Columns, Error>> = py.detach(|| {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..t)
-                .map(|k| {
-                    let lo = start + hands * k / t;
-                    let hi = start + hands * (k + 1) / t;
-                    let (r, agents) = (&r, &agents);
-                    scope.spawn(move || run_range(r, agents, seed, lo..hi))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::IllegalAction("a worker thread panicked".into()))
-                    })
-                })
-                .collect()
+    let rows = py
+        .detach(|| {
+            simulate_with(
+                &r,
+                start..end,
+                seed,
+                threads,
+                |s| builtin(&agents[s], 0),
+                row,
+            )
         })
-    });
-    let mut all = Columns::default();
-    for p in parts {
-        let p = p.map_err(to_py)?;
-        all.kind.extend(p.kind);
-        all.winners.extend(p.winners);
-        all.self_draw.extend(p.self_draw);
-        all.from.extend(p.from);
-        all.dealer.extend(p.dealer);
-        all.ting.extend(p.ting);
-        all.deltas.extend(p.deltas);
-        all.baohu.extend(p.baohu);
-        all.decisions.extend(p.decisions);
-        all.faults.extend(p.faults);
-        for (k, v) in p.patterns {
-            *all.patterns.entry(k).or_insert(0) += v;
-        }
+        .map_err(to_py)?;
+    let n = rows.len();
+    let sums = || rows.iter().map(|x| &x.summary);
+    let kind: Vec<u8> = sums().map(|s| end_code(s.kind)).collect();
+    let winners: Vec<bool> = sums().flat_map(|s| s.winners).collect();
+    let self_draw: Vec<bool> = sums().map(|s| s.self_draw).collect();
+    let from: Vec<i8> = sums().map(|s| s.from.map_or(-1, |f| f as i8)).collect();
+    let dealer: Vec<u8> = sums().map(|s| s.dealer).collect();
+    let ting: Vec<bool> = sums().flat_map(|s| s.ting).collect();
+    let deltas: Vec<i64> = sums().flat_map(|s| s.deltas).collect();
+    let baohu: Vec<i64> = rows.iter().flat_map(|x| x.baohu).collect();
+    let decisions: Vec<u32> = sums().map(|s| s.decisions).collect();
+    let faults: Vec<bool> = sums().map(|s| s.agent_fault).collect();
+    let mut tally = std::collections::HashMap::<(&str, &str), u64>::new();
+    for name in rows.iter().flat_map(|x| &x.patterns) {
+        *tally.entry(*name).or_insert(0) += 1;
     }
-    let n = all.kind.len();
-    debug_assert_eq!(n as u64, end - start);
+    let mut patterns: Vec<(String, u64)> = tally
+        .into_iter()
+        .map(|((zh, en), count)| (format!("{zh} {en}"), count))
+        .collect();
+    patterns.sort();
     let d = PyDict::new(py);
-    d.set_item("kind", PyArray1::from_vec(py, all.kind))?;
-    d.set_item("winners", arr2(py, all.winners, n)?)?;
-    d.set_item("self_draw", PyArray1::from_vec(py, all.self_draw))?;
-    d.set_item("from_seat", PyArray1::from_vec(py, all.from))?;
-    d.set_item("dealer", PyArray1::from_vec(py, all.dealer))?;
-    d.set_item("ting", arr2(py, all.ting, n)?)?;
-    d.set_item("deltas", arr2(py, all.deltas, n)?)?;
-    d.set_item("baohu", arr2(py, all.baohu, n)?)?;
-    d.set_item("decisions", PyArray1::from_vec(py, all.decisions))?;
-    d.set_item("faults", PyArray1::from_vec(py, all.faults))?;
-    d.set_item("patterns", all.patterns.into_iter().collect::<Vec<_>>())?;
+    d.set_item("kind", PyArray1::from_vec(py, kind))?;
+    d.set_item("winners", arr2(py, winners, n)?)?;
+    d.set_item("self_draw", PyArray1::from_vec(py, self_draw))?;
+    d.set_item("from_seat", PyArray1::from_vec(py, from))?;
+    d.set_item("dealer", PyArray1::from_vec(py, dealer))?;
+    d.set_item("ting", arr2(py, ting, n)?)?;
+    d.set_item("deltas", arr2(py, deltas, n)?)?;
+    d.set_item("baohu", arr2(py, baohu, n)?)?;
+    d.set_item("decisions", PyArray1::from_vec(py, decisions))?;
+    d.set_item("faults", PyArray1::from_vec(py, faults))?;
+    d.set_item("patterns", patterns)?;
     Ok(d)
 }
 
