@@ -85,7 +85,7 @@ use crate::game::table::MAX_DISCARDS;
 use crate::game::{Action, ActionMask, Discard, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
-use crate::shanten::{partner_lanes, Calculator};
+use crate::shanten::{group_pos, partner_lanes, Calculator, POS_STEP};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::waits::{waits_counts, Waits};
@@ -658,6 +658,9 @@ struct GroupEntry {
     valid: bool,
     counts: [u8; 9],
     lanes: Lanes,
+    /// The table position of `counts` ([`group_pos`]): a one-tile
+    /// change's needs are one add of [`POS_STEP`] and a look-up away.
+    pos: u64,
     /// One tile of kind `i` removed, as needs, and in `rem_kept` the used
     /// lanes that stay (the others rise by one); both valid when bit `i`
     /// of `rem_ok` is set.
@@ -987,6 +990,13 @@ fn same_key(a: &[u8; 9], b: &[u8; 9]) -> bool {
     same
 }
 
+/// The change of a [`group_pos`] of group `g` when one tile of its kind
+/// `i` is added.
+#[inline(always)]
+fn pos_step(g: usize, i: usize) -> u64 {
+    POS_STEP[usize::from(g == 3)][i]
+}
+
 /// First kind and number of kinds of group `g`.
 #[inline(always)]
 fn group_span(g: usize) -> (usize, usize) {
@@ -1044,7 +1054,8 @@ impl Groups {
             if !e.valid || !same_key(&e.counts, &key) {
                 e.valid = true;
                 e.counts = key;
-                e.lanes = calc.group_lanes_of(g, &key);
+                e.pos = group_pos(g, &key);
+                e.lanes = calc.lanes_at(g, e.pos);
                 // Columns are filled as they are asked for; the others
                 // keep stale values, which callers mask out.
                 e.rem_ok = 0;
@@ -1073,9 +1084,7 @@ impl Groups {
         let i = k - group_span(g).0;
         let e = self.entry(natural, g);
         if e.rem_ok >> i & 1 == 0 {
-            let mut key = e.counts;
-            key[i] -= 1;
-            let rem = calc.group_lanes_of(g, &key);
+            let rem = calc.lanes_at(g, e.pos - pos_step(g, i));
             debug_one_step(&e.lanes, &rem, false);
             e.rem[i] = rem;
             e.rem_kept.0[i] = USED_LANES & !lanes_below(&e.lanes, &rem);
@@ -1133,9 +1142,7 @@ impl Groups {
             while missing != 0 {
                 let i = missing.trailing_zeros() as usize;
                 missing &= missing - 1;
-                let mut key = e.counts;
-                key[i] += 1;
-                let add = calc.group_lanes_of(g, &key);
+                let add = calc.lanes_at(g, e.pos + pos_step(g, i));
                 debug_one_step(&e.lanes, &add, true);
                 e.add.0[i] = lanes_below(&add, &e.lanes);
             }
@@ -1167,8 +1174,7 @@ impl Groups {
         let mut missing = need & !e.swap_ok[i];
         if missing != 0 {
             e.swap_ok[i] |= missing;
-            let mut key = e.counts;
-            key[i] -= 1;
+            let pos = e.pos - pos_step(g, i);
             let rem = e.rem[i];
             while missing != 0 {
                 let j = missing.trailing_zeros() as usize;
@@ -1177,10 +1183,7 @@ impl Groups {
                 let add = if j == i {
                     e.lanes
                 } else {
-                    key[j] += 1;
-                    let add = calc.group_lanes_of(g, &key);
-                    key[j] -= 1;
-                    add
+                    calc.lanes_at(g, pos + pos_step(g, j))
                 };
                 debug_one_step(&rem, &add, true);
                 e.swap[i].0[j] = lanes_below(&add, &rem);
@@ -2108,6 +2111,12 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let tight = tight_lanes(&b.groups[g], partner, standard_d);
+            // A best allocation that leaves the group unused (lane 0,
+            // need 0 with or without a tile) survives every removal: no
+            // look-ups.
+            if tight & 1 != 0 {
+                continue;
+            }
             let kept = self.groups.removed(self.calc, &b.natural, g, held);
             raises |= (u64::from(!hitting(kept, tight)) << group_span(g).0) & hg;
         }
@@ -2736,6 +2745,55 @@ mod tests {
                         for &l in &ROW_LANE {
                             assert!(x[l] <= y[l] && y[l] <= x[l] + 1, "{key:?} - {j}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Table positions: the needs at a group's position are its needs,
+    /// and a one-tile change moves the position by its step, for every
+    /// table variant, on random groups of suits and honors.
+    #[test]
+    fn table_positions_step_like_the_counts() {
+        let mut rng = Prng::new(37);
+        let wind = ShapeRules {
+            wind_sets: true,
+            ..ShapeRules::ALL
+        };
+        let red = Wildcards::new(&[Tile::RED]).unwrap();
+        for (wilds, rules) in [
+            (Wildcards::NONE, ShapeRules::ALL),
+            (Wildcards::NONE, wind),
+            (red, ShapeRules::ALL),
+            (red, wind),
+        ] {
+            let calc = Calculator::new(&wilds, &rules);
+            for i in 0..20_000 {
+                let g = i % 4;
+                let (_, len) = group_span(g);
+                let mut key = [0u8; 9];
+                let size = rng.below(15) as usize;
+                let mut n = 0;
+                while n < size {
+                    let j = rng.below(len as u32) as usize;
+                    if key[j] < 4 {
+                        key[j] += 1;
+                        n += 1;
+                    }
+                }
+                let pos = group_pos(g, &key);
+                assert_eq!(calc.lanes_at(g, pos), calc.group_lanes_of(g, &key));
+                for j in 0..len {
+                    let mut k = key;
+                    if key[j] < 4 && size < 14 {
+                        k[j] += 1;
+                        assert_eq!(pos + pos_step(g, j), group_pos(g, &k), "{key:?} + {j}");
+                        k[j] -= 1;
+                    }
+                    if key[j] > 0 {
+                        k[j] -= 1;
+                        assert_eq!(pos - pos_step(g, j), group_pos(g, &k), "{key:?} - {j}");
                     }
                 }
             }

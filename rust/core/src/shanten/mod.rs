@@ -74,7 +74,7 @@ use crate::hand::Hand;
 use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
-pub(crate) use table::combine;
+pub(crate) use table::{combine, group_pos, POS_STEP};
 use table::{
     group_entries, group_entries_kept, honors, suit_needs, to_needs, unpack, HonorTable, Lanes,
     Needs, KEEP_ALL, P1,
@@ -751,13 +751,21 @@ impl Calculator {
     /// counts (`counts[..9]` for a suit, `counts[..7]` for the honors), in
     /// the vector layout: a one-tile change looks up without copying the
     /// whole hand.
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn group_lanes_of(&self, g: usize, counts: &[u8; 9]) -> Lanes {
         if g < 3 {
             suit_needs(counts, self.capped)
         } else {
             self.honors.needs(&counts[..7])
         }
+    }
+
+    /// [`Calculator::group_lanes_of`] at a position from
+    /// [`table::group_pos`], moved by [`table::POS_STEP`] for one-tile
+    /// changes.
+    #[inline(always)]
+    pub(crate) fn lanes_at(&self, g: usize, pos: u64) -> Lanes {
+        table::lanes_at(g, pos, self.capped, self.honors)
     }
 
     /// Everything besides the counts that the group needs depend on (the

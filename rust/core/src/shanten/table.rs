@@ -388,6 +388,52 @@ pub(crate) fn suit_entry(c: &[u8], capped: bool) -> u32 {
     u32::from_le_bytes(words[i])
 }
 
+/// A group's table position in one word, so that a one-tile change is one
+/// add of [`POS_STEP`] (the greedy agent's one-tile variants): for a suit
+/// the base-5 parts of [`suit_index`] (ranks 1-5 in bits 0-19, ranks 6-9
+/// in bits 20-39) and the digit sum of ranks 1-5 (bits 40-47); for the
+/// honors (`g` = 3) their key (bits 0-19).
+pub(crate) fn group_pos(g: usize, c: &[u8; 9]) -> u64 {
+    if g < 3 {
+        let s: u64 = c[..5].iter().map(|&x| u64::from(x)).sum();
+        u64::from(base5(&c[..5])) | u64::from(base5(&c[5..])) << 20 | s << 40
+    } else {
+        u64::from(base5(&c[..7]))
+    }
+}
+
+/// `POS_STEP[honors][i]`: the change of a [`group_pos`] when one tile of
+/// the group's kind `i` is added.
+pub(crate) static POS_STEP: [[u64; 9]; 2] = {
+    let mut t = [[0u64; 9]; 2];
+    let mut i = 0;
+    while i < 9 {
+        t[0][i] = if i < 5 {
+            5u64.pow(4 - i as u32) | 1 << 40
+        } else {
+            5u64.pow(8 - i as u32) << 20
+        };
+        if i < 7 {
+            t[1][i] = 5u64.pow(6 - i as u32);
+        }
+        i += 1;
+    }
+    t
+};
+
+/// The needs of group `g` at the [`group_pos`] `pos`.
+#[inline(always)]
+pub(crate) fn lanes_at(g: usize, pos: u64, capped: bool, honors: &HonorTable) -> Lanes {
+    if g < 3 {
+        let (words, _) = SUIT_TABLES.as_chunks::<4>();
+        let (hi, lo, s) = (pos & 0xf_ffff, pos >> 20 & 0xf_ffff, pos >> 40);
+        let i = index_of(hi as usize, lo as usize, s as usize) + if capped { 0 } else { N_KEYS };
+        unpack(u32::from_le_bytes(words[i]))
+    } else {
+        unpack(honors.at(pos as u32))
+    }
+}
+
 /// `SHIFT_MASK[k]`: lanes that a shift by `k` leaves without a value (the
 /// first `k` lanes of each half, and the padding).
 const SHIFT_MASK: [Lanes; 5] = {
