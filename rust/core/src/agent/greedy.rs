@@ -480,14 +480,13 @@ impl Base {
     /// `d`: the same as [`Base::from_groups`] on the smaller hand, with
     /// only the products involving `k`'s group recomputed and the tallies
     /// updated rather than recounted (in place: a base is too large to
-    /// copy around cheaply).
+    /// copy around cheaply). The agent computes the products it needs
+    /// itself ([`Ctx::ukeire`]); this is their check in debug builds.
+    #[cfg(any(test, debug_assertions))]
     fn remove(&mut self, k: usize, rem: &Lanes, d: u8) {
+        self.remove_counts(k, rem, d);
         let b = self;
-        let n = b.natural[k];
-        let m = n - 1;
-        b.natural[k] = m;
         let gk = group_of(k);
-        b.groups[gk] = *rem;
         let g = &b.groups;
         let s = b.sets;
         // The partner of group `gk` does not involve it: it stays. The
@@ -507,6 +506,18 @@ impl Base {
             b.partner[5 - gk] = partner_lanes(&combine(&ab, &g[gk]), s);
             b.halves[1] = cd;
         }
+    }
+
+    /// [`Base::remove`] but for the products: the counts, the needs of
+    /// `k`'s group, the tallies and the deficiency only (the halves and
+    /// the partners of the other groups are left stale).
+    #[inline(always)]
+    fn remove_counts(&mut self, k: usize, rem: &Lanes, d: u8) {
+        let b = self;
+        let n = b.natural[k];
+        let m = n - 1;
+        b.natural[k] = m;
+        b.groups[group_of(k)] = *rem;
         b.held &= !(u64::from(m == 0) << k);
         b.pairs = b.pairs - (n >> 1) + (m >> 1);
         b.singles = b.singles - (n & 1) + (m & 1);
@@ -675,6 +686,18 @@ struct GroupEntry {
     /// lowers, entry `j` (bit `j` of `swap_ok[i]`).
     swap: [Slots; 9],
     swap_ok: [u16; 9],
+}
+
+impl GroupEntry {
+    /// Looks up the needs of group `g` (this entry's) with one tile of
+    /// its kind `i` removed, and the lanes that stay.
+    #[inline(always)]
+    fn fill_removal(&mut self, calc: &Calculator, g: usize, i: usize) {
+        let rem = calc.lanes_at(g, self.pos - pos_step(g, i));
+        debug_one_step(&self.lanes, &rem, false);
+        self.rem[i] = rem;
+        self.rem_kept.0[i] = USED_LANES & !lanes_below(&self.lanes, &rem);
+    }
 }
 
 /// Lane masks of up to 16 one-tile variants of a group, one per variant
@@ -1084,10 +1107,7 @@ impl Groups {
         let i = k - group_span(g).0;
         let e = self.entry(natural, g);
         if e.rem_ok >> i & 1 == 0 {
-            let rem = calc.lanes_at(g, e.pos - pos_step(g, i));
-            debug_one_step(&e.lanes, &rem, false);
-            e.rem[i] = rem;
-            e.rem_kept.0[i] = USED_LANES & !lanes_below(&e.lanes, &rem);
+            e.fill_removal(calc, g, i);
             e.rem_ok |= 1 << i;
         }
         debug_assert_eq!(needs_of(&e.rem[i]), {
@@ -1106,16 +1126,20 @@ impl Groups {
     fn removed(&mut self, calc: &Calculator, natural: &Counts, g: usize, held: u64) -> &Slots {
         let lo = group_span(g).0;
         let held = (held >> lo) as u16 & 0x1ff;
-        let mut missing = held & !self.entries[g].rem_ok;
+        let e = self.entry(natural, g);
+        let mut missing = held & !e.rem_ok;
+        e.rem_ok |= missing;
         while missing != 0 {
             let i = missing.trailing_zeros() as usize;
             missing &= missing - 1;
-            self.after(calc, natural, lo + i);
+            e.fill_removal(calc, g, i);
         }
-        let e = self.entry(natural, g);
         #[cfg(debug_assertions)]
         for i in 0..group_span(g).1 {
             if held >> i & 1 == 1 {
+                let mut c = *natural;
+                c[lo + i] -= 1;
+                assert_eq!(needs_of(&e.rem[i]), needs_of(&calc.group_lanes(&c, g)));
                 let stay = ROW_LANE
                     .iter()
                     .fold(0u16, |m, &l| m | u16::from(e.rem[i][l] == e.lanes[l]) << l);
@@ -2019,7 +2043,7 @@ impl<'a> Ctx<'a> {
         let mut b = *b14;
         let masks = if natural_t {
             let rem = self.groups.after(self.calc, &b14.natural, t);
-            b.remove(t, &rem, d);
+            b.remove_counts(t, &rem, d);
             masks.without(t, b14.natural[t])
         } else {
             // A wild tile or a junk (void-suit) tile leaves the natural
@@ -2038,6 +2062,45 @@ impl<'a> Ctx<'a> {
         let special = b.special_improvers(&masks);
         let near = near & !masks.by_count[4];
         let mut improves = special;
+        // The partners of the groups other than `gt` change with it; they
+        // are computed as in [`Base::from_groups`], but only for halves
+        // with kinds to try (not for a Sichuan hand's void suit and
+        // honors, nor for a hand without honors); the others stay stale.
+        if natural_t {
+            let s = b.sets;
+            let g = &b.groups;
+            let p = &mut b.partner;
+            // As in [`Base::remove`], constant indices per half.
+            if gt < 2 {
+                if near & GROUP_KINDS[1 - gt] != 0 {
+                    p[1 - gt] = partner_lanes(&combine(&g[gt], &b14.halves[1]), s);
+                }
+                if near & (GROUP_KINDS[2] | GROUP_KINDS[3]) != 0 {
+                    let ab = combine(&g[0], &g[1]);
+                    p[2] = partner_lanes(&combine(&ab, &g[3]), s);
+                    p[3] = partner_lanes(&combine(&ab, &g[2]), s);
+                }
+            } else {
+                if near & (GROUP_KINDS[0] | GROUP_KINDS[1]) != 0 {
+                    let cd = combine(&g[2], &g[3]);
+                    p[0] = partner_lanes(&combine(&g[1], &cd), s);
+                    p[1] = partner_lanes(&combine(&g[0], &cd), s);
+                }
+                if near & GROUP_KINDS[5 - gt] != 0 {
+                    p[5 - gt] = partner_lanes(&combine(&b14.halves[0], &g[gt]), s);
+                }
+            }
+            #[cfg(debug_assertions)]
+            {
+                let mut full = *b14;
+                full.remove(t, &b.groups[gt], d);
+                for (g, kinds) in GROUP_KINDS.iter().enumerate() {
+                    if near & kinds != 0 {
+                        assert_eq!(b.partner[g], full.partner[g]);
+                    }
+                }
+            }
+        }
         for (g, kinds) in GROUP_KINDS.iter().enumerate() {
             let want = near & kinds;
             if want == 0 {
