@@ -425,32 +425,83 @@ impl Base {
         g: [Lanes; 4],
         rules: &ShapeRules,
     ) -> Base {
+        Base::with_partners(natural, w, melds, g, rules, true)
+    }
+
+    /// [`Base::from_groups`] with the partners of every group (`every`),
+    /// or only of those the agent may ask for: the groups holding natural
+    /// tiles (a kind that may lower the shanten is near a tile held, so
+    /// in the same group), every group when thirteen orphans is possible
+    /// (whose kinds are in every group). The others are left "impossible"
+    /// (a Sichuan hand's honors and cleared void suit, a hand without
+    /// honors).
+    #[inline(always)]
+    fn with_partners(
+        natural: Counts,
+        w: u8,
+        melds: usize,
+        g: [Lanes; 4],
+        rules: &ShapeRules,
+        every: bool,
+    ) -> Base {
         let ab = combine(&g[0], &g[1]);
         let cd = combine(&g[2], &g[3]);
-        let others = [
-            combine(&g[1], &cd),
-            combine(&g[0], &cd),
-            combine(&ab, &g[3]),
-            combine(&ab, &g[2]),
-        ];
         let planes = Planes::new(&natural);
+        let held = planes.held();
         let (pairs, singles, ok, op) = planes.tallies();
         #[cfg(debug_assertions)]
         assert_eq!((pairs, singles, ok, op), tallies(&natural));
         let sets = 4 - melds.min(4);
-        let partner = [
-            partner_lanes(&others[0], sets),
-            partner_lanes(&others[1], sets),
-            partner_lanes(&others[2], sets),
-            partner_lanes(&others[3], sets),
-        ];
         let (seven, orphans) = (
             melds == 0 && rules.seven_pairs,
             melds == 0 && rules.thirteen_orphans,
         );
-        // [`Base::deficiency`] of group 3 as it is (the base is built last,
-        // in place).
-        let mut d = standard(&partner[3], &g[3]);
+        let every = every | orphans;
+        // The group the deficiency is read from always gets its partner:
+        // the last one holding tiles (the honors when none does).
+        let last = if held == 0 {
+            3
+        } else {
+            (63 - held.leading_zeros() as usize) / 9
+        };
+        debug_assert!(held == 0 || held >> (9 * last) != 0 && held >> (9 * last + 9) == 0);
+        let needed = |i: usize| every | (held & GROUP_KINDS[i] != 0) | (i == last);
+        let partner = if (0..4).all(needed) {
+            // The usual case, straight-line.
+            [
+                partner_lanes(&combine(&g[1], &cd), sets),
+                partner_lanes(&combine(&g[0], &cd), sets),
+                partner_lanes(&combine(&ab, &g[3]), sets),
+                partner_lanes(&combine(&ab, &g[2]), sets),
+            ]
+        } else {
+            const STALE: Lanes = [0xff; 16];
+            [
+                if needed(0) {
+                    partner_lanes(&combine(&g[1], &cd), sets)
+                } else {
+                    STALE
+                },
+                if needed(1) {
+                    partner_lanes(&combine(&g[0], &cd), sets)
+                } else {
+                    STALE
+                },
+                if needed(2) {
+                    partner_lanes(&combine(&ab, &g[3]), sets)
+                } else {
+                    STALE
+                },
+                if needed(3) {
+                    partner_lanes(&combine(&ab, &g[2]), sets)
+                } else {
+                    STALE
+                },
+            ]
+        };
+        // [`Base::deficiency`] of that group as it is (the base is built
+        // last, in place).
+        let mut d = standard(&partner[last], &g[last]);
         if seven {
             d = d.min(seven_pairs_missing(pairs, singles));
         }
@@ -459,7 +510,7 @@ impl Base {
         }
         Base {
             natural,
-            held: planes.held(),
+            held,
             w,
             sets,
             groups: g,
@@ -1579,7 +1630,7 @@ impl<'a> Ctx<'a> {
     fn base(&mut self, c: &Counts, melds: usize) -> Base {
         let (natural, w) = self.wilds.split(&self.eff(c));
         let groups = self.groups.sync(self.calc, &natural);
-        Base::from_groups(natural, w, melds, groups, &self.shape)
+        Base::with_partners(natural, w, melds, groups, &self.shape, false)
     }
 
     /// [`Base::shanten_without`] through the kept group needs.
@@ -2166,7 +2217,11 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     fn removal_deficiencies(&mut self, b: &Base, held: u64) -> Removal {
         debug_assert_eq!(held, Planes::new(&b.natural).held());
-        let standard_d = standard(&b.partner[3], &b.groups[3]);
+        // Read from a group with a partner ([`Base::with_partners`]): the
+        // first holding tiles, the honors when none does.
+        let g0 = (held.trailing_zeros() as usize / 9).min(3);
+        let standard_d = standard(&b.partner[g0], &b.groups[g0]);
+        debug_assert!(held == 0 || held & GROUP_KINDS[g0] != 0);
         let mut raises = 0u64;
         for (g, partner) in b.partner.iter().enumerate() {
             let hg = held & GROUP_KINDS[g];
@@ -2861,6 +2916,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A base built with the partners of the held groups only has the
+    /// deficiency and those partners of the full build (every partner
+    /// when thirteen orphans is possible), and "impossible" lanes in the
+    /// others, on hands missing whole groups.
+    #[test]
+    fn held_group_partners_match_the_full_build() {
+        let mut rng = Prng::new(41);
+        let calc = Calculator::new(&Wildcards::NONE, &ShapeRules::ALL);
+        let mut skipped = 0;
+        for i in 0..20_000 {
+            let melds = i % 3;
+            let rules = if i % 2 == 0 {
+                ShapeRules::ALL
+            } else {
+                ShapeRules::STANDARD_ONLY
+            };
+            // Some hands in the first one, two or three groups only.
+            let kinds = [34, 27, 18, 9, 12][i % 5];
+            let c = random_hand(&mut rng, 14 - 3 * melds, kinds);
+            let (natural, w) = Wildcards::NONE.split(&c);
+            let g = calc.lanes(&natural).0;
+            let full = Base::with_partners(natural, w, melds, g, &rules, true);
+            let lazy = Base::with_partners(natural, w, melds, g, &rules, false);
+            assert_eq!(lazy.d, full.d, "{c:?}");
+            for (k, m) in GROUP_KINDS.iter().enumerate() {
+                if full.orphans || full.held & m != 0 {
+                    assert_eq!(lazy.partner[k], full.partner[k], "{c:?} {k}");
+                } else if lazy.partner[k] != full.partner[k] {
+                    assert_eq!(lazy.partner[k], [0xff; 16]);
+                    skipped += 1;
+                }
+            }
+        }
+        assert!(skipped > 1000, "{skipped}");
     }
 
     /// The lane-mask kernels (SSE2 where built) equal their plain loops on
