@@ -115,6 +115,10 @@ pub struct Game {
     /// of a walk over the melds (whose count varies from seat to seat, a
     /// branch that was mispredicted about 24 times a hand).
     pongs: [u64; 4],
+    /// Each seat's melded kinds (any meld), kept with its melds: with its
+    /// held kinds, the suits it holds (Sichuan 缺一门) without a walk over
+    /// the melds.
+    meld_kinds: [u64; 4],
     ready_lb: [i8; 4],
     turn_lb: i8,
     pub(crate) kongs: u8,
@@ -206,6 +210,7 @@ impl Game {
             pass_turn: [false; 4],
             no_kong: [0; 4],
             pongs: [0; 4],
+            meld_kinds: [0; 4],
             ready_lb: [i8::MIN; 4],
             turn_lb: i8::MIN,
             kongs: 0,
@@ -240,17 +245,25 @@ impl Game {
     /// the dealer, in turn order, 13 tiles each, then the dealer's 14th.
     #[inline(always)]
     fn deal_hands(deal: &Deal) -> Result<(Wall, [Hand; 4]), Error> {
-        let mut wall = deal.wall;
+        const DEALT: usize = 4 * 13 + 1;
         let mut hands = [Hand::new([0; KINDS], &[])?; 4];
-        for i in 0..4 {
-            let seat = (deal.dealer as usize + i) % 4;
-            for _ in 0..13 {
-                let t = wall.draw_front();
-                hands[seat].concealed[t.index()] += 1;
+        let Some(dealt) = deal.wall.undrawn().get(..DEALT) else {
+            return Err(Error::InvalidTiles(format!(
+                "the deal's wall has {} undrawn tiles, fewer than the {DEALT} dealt",
+                deal.wall.remaining()
+            )));
+        };
+        // The first 52 tiles as four runs of 13 (a slice per seat, no
+        // draw one by one), then the dealer's 14th.
+        for (i, run) in dealt[..52].chunks_exact(13).enumerate() {
+            let counts = &mut hands[(deal.dealer as usize + i) & 3].concealed;
+            for t in run {
+                counts[t.index()] += 1;
             }
         }
-        let t = wall.draw_front();
-        hands[deal.dealer as usize].concealed[t.index()] += 1;
+        hands[(deal.dealer & 3) as usize].concealed[dealt[52].index()] += 1;
+        let mut wall = deal.wall;
+        wall.skip_front(DEALT);
         Ok((wall, hands))
     }
 
@@ -281,6 +294,7 @@ impl Game {
             pass_turn,
             no_kong,
             pongs,
+            meld_kinds,
             ready_lb,
             turn_lb,
             kongs,
@@ -316,6 +330,7 @@ impl Game {
         *pass_turn = [false; 4];
         *no_kong = [0; 4];
         *pongs = [0; 4];
+        *meld_kinds = [0; 4];
         *ready_lb = [i8::MIN; 4];
         *turn_lb = i8::MIN;
         *kongs = 0;
@@ -690,16 +705,22 @@ impl Game {
     /// ends.
     fn advance(&mut self) {
         loop {
-            match self.phase {
+            let (seat, drawn, last_live, after_claim) = match self.phase {
                 Phase::Over => return,
-                Phase::Draw { seat, replacement } => self.draw(seat, replacement),
-                Phase::Turn { .. } => {
-                    if let Some(auto) = self.turn_legal() {
-                        self.apply(auto, true);
-                    } else {
-                        return;
-                    }
-                }
+                // The usual step: a draw, then that turn's legal actions
+                // straight from the drawn tile, without going round the
+                // loop to read back the phase just set.
+                Phase::Draw { seat, replacement } => match self.draw(seat, replacement) {
+                    Some((drawn, last_live)) => (seat, Some(drawn), last_live, false),
+                    None => continue,
+                },
+                Phase::Turn {
+                    seat,
+                    drawn,
+                    last_live,
+                    after_claim,
+                    ..
+                } => (seat, drawn, last_live, after_claim),
                 Phase::Respond { .. } => {
                     if self.queue.done() {
                         self.resolve();
@@ -708,15 +729,26 @@ impl Game {
                     } else {
                         return;
                     }
+                    continue;
                 }
+            };
+            if let Some(auto) = self.turn_legal_of(seat, drawn, last_live, after_claim) {
+                self.apply(auto, true);
+            } else {
+                return;
             }
         }
     }
 
-    fn draw(&mut self, seat: u8, replacement: Option<MeldKind>) {
+    /// `seat` draws (a replacement tile for a kong of kind
+    /// `replacement`): its turn begins, and the tile and whether it was
+    /// the last live one are returned; or the wall is exhausted and the
+    /// hand is over (`None`).
+    #[inline(always)]
+    fn draw(&mut self, seat: u8, replacement: Option<MeldKind>) -> Option<(Tile, bool)> {
         if self.live_tiles() == 0 {
             self.finish_other(EndKind::Exhausted, None);
-            return;
+            return None;
         }
         let t = if replacement.is_some() && self.rules.kong_draw == KongDraw::Tail {
             self.wall.draw_back()
@@ -742,6 +774,7 @@ impl Game {
             last_live,
             after_claim: false,
         };
+        Some((t, last_live))
     }
 
     fn must_win(&self, seat: u8) -> bool {
@@ -749,47 +782,65 @@ impl Game {
             || (self.rules.family == Family::Sichuan && self.live_tiles() <= 4)
     }
 
-    /// Computes the legal actions of the turn; returns an action to take
-    /// automatically when the seat has no real choice.
-    fn turn_legal(&mut self) -> Option<Action> {
-        let Phase::Turn {
-            seat,
-            drawn,
-            last_live,
-            after_claim,
-            ..
-        } = self.phase
-        else {
-            return None;
-        };
-        let s = seat as usize;
+    /// Computes the legal actions of the turn (the phase's fields:
+    /// `seat`, `drawn`, `last_live`, `after_claim`); returns an action to
+    /// take automatically when the seat has no real choice.
+    #[inline(always)]
+    fn turn_legal_of(
+        &mut self,
+        seat: u8,
+        drawn: Option<Tile>,
+        last_live: bool,
+        after_claim: bool,
+    ) -> Option<Action> {
+        let s = (seat & 3) as usize;
         let ting = self.ting[s];
-        let mut m = ActionMask::EMPTY;
         let linxian = self.rules.family == Family::Linxian;
         self.to_act = seat;
+        // Sichuan 缺一门 from the kept kind sets first: most hands hold
+        // every suit (the judge's own test walks the melds).
         let can_win = !after_claim
+            && (self.rules.family != Family::Sichuan || self.lacks_a_suit(s, 0))
             && self
                 .judge
                 .may_win_self(&self.hands[s], &self.sets[s], drawn, ting);
+        // The mask's three words as locals (a mask written through a
+        // variable index lives in memory): Discard(t) is bit t of the
+        // first word, Ting(t) bit 34 + t across the first two, Win, Pass
+        // and Leave bits of the last.
+        let last = |a: Action| 1u64 << (a.index() - 128);
+        let (mut w0, mut w1, mut w2) = (0u64, 0u64, 0u64);
         if can_win {
-            m.insert(Action::Win);
+            w2 |= last(Action::Win);
         }
         if last_live {
-            m.insert(Action::Pass);
-        } else if after_claim {
-            self.push_discards(&mut m, seat);
+            w2 |= last(Action::Pass);
         } else {
-            self.push_kongs(&mut m, seat, drawn);
-            match (ting, drawn) {
-                (true, Some(d)) => m.insert(Action::Discard(d)),
-                _ => self.push_discards(&mut m, seat),
+            if !after_claim {
+                let k = self.turn_kongs(seat, drawn);
+                w0 |= k.0[0];
+                w1 |= k.0[1];
+                w2 |= k.0[2];
+            }
+            match (ting && !after_claim, drawn) {
+                (true, Some(d)) => w0 |= bit(d),
+                _ => {
+                    // The held kinds as a bit set are the discards.
+                    w0 |= self.sets[s].held();
+                    if self.ting_possible(seat) {
+                        let kinds = self.ting_kinds(seat);
+                        let first = Action::Ting(Tile::from_index_unchecked(0)).index();
+                        w0 |= kinds << first;
+                        w1 |= kinds >> (64 - first);
+                    }
+                }
             }
         }
-        let only = m;
+        let only = ActionMask([w0, w1, w2]);
         if linxian {
-            m.insert(Action::Leave);
+            w2 |= last(Action::Leave);
         }
-        self.legal = m;
+        self.legal = ActionMask([w0, w1, w2]);
         if can_win && self.must_win(seat) {
             return Some(Action::Win);
         }
@@ -822,43 +873,54 @@ impl Game {
         lb <= 0
     }
 
-    /// Adds the seat's discards, and its ting declarations when it may
-    /// declare.
-    #[inline(always)]
-    fn push_discards(&mut self, m: &mut ActionMask, seat: u8) {
-        // Discard(t) has dense index t.index(): the held kinds as a bit set
-        // are the discards.
-        m.0[0] |= self.sets[seat as usize].held();
-        if self.ting_possible(seat) {
-            self.push_tings(m, seat);
-        }
-    }
-
+    /// The kinds whose face-down discard declares ting (the seat may be
+    /// ready).
     #[inline(never)]
-    fn push_tings(&self, m: &mut ActionMask, seat: u8) {
-        let s = seat as usize;
-        let kinds = self.judge.declarable(&self.hands[s], self.sets[s].held());
-        // Ting(t) has dense index 34 + t.index(): the kinds straddle the
-        // first two mask words.
-        let first = Action::Ting(Tile::from_index_unchecked(0)).index();
-        m.0[0] |= kinds << first;
-        m.0[1] |= kinds >> (64 - first);
+    fn ting_kinds(&self, seat: u8) -> u64 {
+        let s = (seat & 3) as usize;
+        self.judge.declarable(&self.hands[s], self.sets[s].held())
     }
 
-    fn push_kongs(&self, m: &mut ActionMask, seat: u8, drawn: Option<Tile>) {
-        let s = seat as usize;
-        let hand = &self.hands[s];
-        let ting = self.ting[s];
-        // After ting only the drawn kind may be konged.
-        let allowed = if ting { drawn.map_or(0, bit) } else { !0 };
+    /// The seat's kong actions on its turn, `drawn` the tile it drew.
+    #[inline(always)]
+    fn turn_kongs(&self, seat: u8, drawn: Option<Tile>) -> ActionMask {
+        let s = (seat & 3) as usize;
         // Kinds held 4 times (concealed kongs) and ponged kinds with the
         // 4th tile in hand (added kongs, unless forfeited): the usual hand
-        // has neither, and one test skips both loops.
-        let fours = self.sets[s].four() & allowed;
-        let added = self.pongs[s] & self.sets[s].held() & !self.no_kong[s] & allowed;
-        if fours | added == 0 || !self.kong_room() {
-            return;
+        // has neither, and one test skips the rest.
+        let fours = self.sets[s].four();
+        let added = self.pongs[s] & self.sets[s].held() & !self.no_kong[s];
+        if fours | added == 0 {
+            return ActionMask::EMPTY;
         }
+        self.kong_choices(s, drawn, fours, added)
+    }
+
+    /// [`Game::turn_kongs`] with candidates: after ting only the drawn
+    /// kind may be konged, and a kong needs a live tile to replace it.
+    #[cold]
+    #[inline(never)]
+    fn kong_choices(&self, s: usize, drawn: Option<Tile>, fours: u64, added: u64) -> ActionMask {
+        let allowed = if self.ting[s] {
+            drawn.map_or(0, bit)
+        } else {
+            !0
+        };
+        let (fours, added) = (fours & allowed, added & allowed);
+        if fours | added == 0 || !self.kong_room() {
+            return ActionMask::EMPTY;
+        }
+        self.kong_actions(s, fours, added)
+    }
+
+    /// The kongs of seat `s` among the candidate kinds `fours` (held four
+    /// times) and `added` (ponged, the fourth in hand): after ting, only
+    /// those that keep the waits.
+    #[inline(always)]
+    fn kong_actions(&self, s: usize, fours: u64, added: u64) -> ActionMask {
+        let mut m = ActionMask::EMPTY;
+        let hand = &self.hands[s];
+        let ting = self.ting[s];
         let mut rest = fours;
         while rest != 0 {
             let k = rest.trailing_zeros() as usize;
@@ -895,6 +957,7 @@ impl Game {
                 m.insert(Action::AddedKong(t));
             }
         }
+        m
     }
 
     /// What `seat` may answer to `tile` from `from`: a [`Claim`] set.
@@ -980,7 +1043,53 @@ impl Game {
             };
             return;
         }
+        // Sichuan: a seat may answer only holding two of the tile (pong,
+        // kong) or, to win, missing a suit with the tile added (缺一门)
+        // and not locked by a declined win; most random hands hold all
+        // three suits, so most discards reach nobody (what `ask` would
+        // find, seat by seat, at several times the cost).
+        if self.rules.family == Family::Sichuan && !rob {
+            self.sichuan_responses(from, tile);
+            return;
+        }
         self.ask(from, tile, rob);
+    }
+
+    /// Opens the answers to a face-up Sichuan discard.
+    #[inline(never)]
+    fn sichuan_responses(&mut self, from: u8, tile: Tile) {
+        if self.nobody_answers(from, tile) {
+            self.phase = Phase::Draw {
+                seat: next(from),
+                replacement: None,
+            };
+        } else {
+            self.ask(from, tile, false);
+        }
+    }
+
+    /// Whether seat `s`'s held and melded kinds, with `extra`, lack a
+    /// suit (Sichuan 缺一门).
+    #[inline(always)]
+    fn lacks_a_suit(&self, s: usize, extra: u64) -> bool {
+        const SUIT: u64 = 0x1FF;
+        let kinds = self.sets[s].held() | self.meld_kinds[s] | extra;
+        (kinds & SUIT == 0) | (kinds & SUIT << 9 == 0) | (kinds & SUIT << 18 == 0)
+    }
+
+    /// Sichuan: whether no seat but `from` may answer its discard `tile`
+    /// (every [`Game::options`] empty), from the kind sets alone: a
+    /// necessary condition of each option is missing for every seat.
+    #[inline]
+    fn nobody_answers(&self, from: u8, tile: Tile) -> bool {
+        let b = bit(tile);
+        let mut any = 0;
+        for i in 1..4 {
+            let s = ((from + i) & 3) as usize;
+            let may_win = self.lacks_a_suit(s, b) & !self.pass_turn[s];
+            any |= u64::from(may_win) | self.sets[s].two() & b;
+        }
+        any == 0
     }
 
     /// Builds the queue of seats to ask about `tile`.
@@ -1171,6 +1280,7 @@ impl Game {
         let i = self.hands[s].n_melds();
         if self.hands[s].push_meld(meld).is_ok() {
             self.meld_from[s][i] = from;
+            self.meld_kinds[s] |= bit(meld.tile);
             if meld.kind == MeldKind::Pong {
                 self.pongs[s] |= bit(meld.tile);
             }
@@ -1408,6 +1518,52 @@ mod tests {
         }
     }
 
+    /// Sichuan's shortcut for a discard nobody may answer agrees with the
+    /// seat-by-seat options: whenever it says nobody, every other seat's
+    /// options are empty, on every tile at every step of many hands
+    /// (melds, kongs and declined wins included); and it does say so on
+    /// most discards, while some other discards do have answers.
+    #[test]
+    fn sichuan_nobody_answers_only_when_no_seat_has_an_option() {
+        let rules = Ruleset::sichuan();
+        let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
+        let (mut nobody, mut answered) = (0usize, 0usize);
+        for seed in 0..300 {
+            let mut g = Game::new(&rules, seed, None).unwrap();
+            while !g.is_over() {
+                if let Phase::Turn { seat: from, .. } = g.phase {
+                    for t in Tile::all().take(27) {
+                        let quiet = g.nobody_answers(from, t);
+                        let any = (1..4).any(|i| !g.options((from + i) & 3, t, false).is_empty());
+                        assert!(!(quiet && any), "seed {seed}: {t} from seat {from}");
+                        nobody += usize::from(quiet);
+                        answered += usize::from(any);
+                    }
+                }
+                let mut legal: Vec<Action> = g.legal_actions().iter().collect();
+                // Claims and kongs whenever offered, so that melds happen.
+                let pick = legal
+                    .iter()
+                    .copied()
+                    .find(|a| {
+                        matches!(
+                            a,
+                            Action::Pong
+                                | Action::Kong
+                                | Action::ConcealedKong(_)
+                                | Action::AddedKong(_)
+                        )
+                    })
+                    .unwrap_or_else(|| {
+                        legal.retain(|&a| a != Action::Leave);
+                        legal[(next() % legal.len() as u64) as usize]
+                    });
+                g.step(pick).unwrap();
+            }
+        }
+        assert!(nobody > 100_000 && answered > 10_000, "{nobody} {answered}");
+    }
+
     /// The kind sets kept in step by every count change equal the sets
     /// recomputed from the hands, after every step of many random hands
     /// (kongs, pongs, robbed kongs and the Linxian kong draw included).
@@ -1430,6 +1586,8 @@ mod tests {
                             .filter(|m| m.kind == MeldKind::Pong)
                             .fold(0, |p, m| p | bit(m.tile));
                         assert_eq!(g.pongs[s], pongs);
+                        let melded = g.hands[s].melds().iter().fold(0, |k, m| k | bit(m.tile));
+                        assert_eq!(g.meld_kinds[s], melded);
                     }
                     if let (Phase::Turn { seat, .. }, true) = (g.phase, seed < 40) {
                         // The judge's unchecked ting question agrees with
