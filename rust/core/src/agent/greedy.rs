@@ -63,8 +63,9 @@
 //! kept only for reporting). Between decisions it keeps only caches that
 //! are pure functions of what they are checked against, so a fresh agent
 //! and a reused one decide alike: shape-table look-ups (each group's needs
-//! and their one-tile changes, the latter transposed so that a whole
-//! group's variants are compared at once; keyed by the group's counts and
+//! and their one-tile changes, the latter as the need lanes each change
+//! moves, so that a whole group's variants are tested at once against the
+//! lanes a best split of the hand uses; keyed by the group's counts and
 //! the table variant), the shanten calculator and the wild kinds (keyed by
 //! the wildcards and the shape rules), and the tallies of the discards
 //! (the copies seen and the 包胡 pass state), kept with a copy of the
@@ -1117,7 +1118,7 @@ impl Groups {
 
     /// Makes the entries those of the natural counts `natural` and returns
     /// every group's needs (inlined: it is most of a base's work). Until
-    /// the next call, [`Groups::after`] and [`Groups::swap`] answer for
+    /// the next call, [`Groups::after`] and [`Groups::swapped`] answer for
     /// `natural` only.
     #[inline(always)]
     fn sync(&mut self, calc: &Calculator, natural: &Counts) -> [Lanes; 4] {
@@ -1130,8 +1131,8 @@ impl Groups {
                 e.counts = key;
                 e.pos = group_pos(g, &key);
                 e.lanes = calc.lanes_at(g, e.pos);
-                // Columns are filled as they are asked for; the others
-                // keep stale values, which callers mask out.
+                // One-tile changes are looked up as they are asked for;
+                // the others keep stale values, which callers mask out.
                 e.rem_ok = 0;
                 e.add_ok = 0;
                 e.swap_ok = [0; 9];

@@ -760,9 +760,9 @@ impl Calculator {
         }
     }
 
-    /// [`Calculator::group_lanes_of`] at a position from
-    /// [`table::group_pos`], moved by [`table::POS_STEP`] for one-tile
-    /// changes.
+    /// The needs of group `g` (0-2 suits, 3 honors) in the vector layout,
+    /// at a position from [`table::group_pos`] (moved by
+    /// [`table::POS_STEP`] for one-tile changes).
     #[inline(always)]
     pub(crate) fn lanes_at(&self, g: usize, pos: u64) -> Lanes {
         table::lanes_at(g, pos, self.capped, self.honors)
