@@ -1483,6 +1483,132 @@ impl Removal {
     }
 }
 
+/// `ORPHAN_FIVE[k]`: 5 for the thirteen-orphans kinds, else 0 (the
+/// class offset of [`Removal::special`]), padded to 48 bytes.
+const ORPHAN_FIVE: [u8; 48] = {
+    let mut t = [0u8; 48];
+    let mut k = 0;
+    while k < KINDS {
+        if ORPHANS >> k & 1 == 1 {
+            t[k] = 5;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// The shanten level (`shanten + 1`, a ready hand that cannot declare
+/// counting as one step from ready) after discarding one natural tile
+/// of each kind, by kind ([`Removal::of`] with the count held, then the
+/// wild tiles `w`); meaningless for the kinds not held, 0 past the last
+/// kind.
+#[inline(always)]
+fn removal_levels(r: &Removal, natural: &Counts, w: u8, ting_required: bool) -> [u8; 48] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    let lv = removal_levels_ssse3(r, natural, w, ting_required);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+    let lv = removal_levels_portable(r, natural, w, ting_required);
+    debug_assert_eq!(lv, removal_levels_portable(r, natural, w, ting_required));
+    lv
+}
+
+/// [`removal_levels`] kind by kind (builds without SSSE3, and the check
+/// of the vector form).
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "ssse3"),
+    allow(dead_code)
+)]
+fn removal_levels_portable(r: &Removal, natural: &Counts, w: u8, ting_required: bool) -> [u8; 48] {
+    let mut lv = [0u8; 48];
+    for (k, (l, &n)) in lv.iter_mut().zip(natural.iter()).enumerate() {
+        let q = r.of(k, n).saturating_sub(w);
+        *l = q + u8::from(ting_required & (q == 1));
+    }
+    lv
+}
+
+/// [`removal_levels`] 16 kinds at a time: the raising kinds' bits spread
+/// to bytes, the seven-pairs and orphans class looked up by one byte
+/// shuffle (SSSE3, part of the x86-64-v2 level the release builds
+/// target).
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+#[inline(always)]
+fn removal_levels_ssse3(r: &Removal, natural: &Counts, w: u8, ting_required: bool) -> [u8; 48] {
+    use std::arch::x86_64::*;
+    let mut padded = [0u8; 48];
+    padded[..KINDS].copy_from_slice(natural);
+    let mut special = [0u8; 16];
+    special[..10].copy_from_slice(&r.special);
+    let mut out = [0u8; 48];
+    // SAFETY: SSSE3 (and so SSE2) is enabled at compile time (the cfg
+    // above); the loads and stores are of 16-byte chunks within 16- and
+    // 48-byte arrays.
+    unsafe {
+        let table = _mm_loadu_si128(special.as_ptr().cast());
+        let standard = _mm_set1_epi8(r.standard as i8);
+        let wv = _mm_set1_epi8(w as i8);
+        let one = _mm_set1_epi8(1);
+        let tr = _mm_set1_epi8(i8::from(ting_required));
+        let bit_of = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+        let spread = _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+        for c in 0..3 {
+            let n = _mm_loadu_si128(padded[16 * c..].as_ptr().cast());
+            let idx = _mm_add_epi8(n, _mm_loadu_si128(ORPHAN_FIVE[16 * c..].as_ptr().cast()));
+            let special = _mm_shuffle_epi8(table, idx);
+            let bits = _mm_set1_epi16((r.raises >> (16 * c)) as u16 as i16);
+            let bits = _mm_and_si128(_mm_shuffle_epi8(bits, spread), bit_of);
+            let raised = _mm_and_si128(_mm_cmpeq_epi8(bits, bit_of), one);
+            let d = _mm_min_epu8(_mm_add_epi8(standard, raised), special);
+            let q = _mm_subs_epu8(d, wv);
+            let lv = _mm_add_epi8(q, _mm_and_si128(_mm_cmpeq_epi8(q, one), tr));
+            _mm_storeu_si128(out[16 * c..].as_mut_ptr().cast(), lv);
+        }
+    }
+    out[KINDS..].fill(0);
+    out
+}
+
+/// The kinds whose byte in `lv` ([`removal_levels`]) is `level`, as a
+/// mask.
+#[inline(always)]
+fn kinds_at_level(lv: &[u8; 48], level: u8) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    let m = kinds_at_level_sse2(lv, level);
+    #[cfg(not(target_arch = "x86_64"))]
+    let m = kinds_at_level_portable(lv, level);
+    debug_assert_eq!(m, kinds_at_level_portable(lv, level));
+    m
+}
+
+/// [`kinds_at_level`] kind by kind (other targets, and the check of the
+/// SSE2 form).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn kinds_at_level_portable(lv: &[u8; 48], level: u8) -> u64 {
+    let mut m = 0u64;
+    for (k, &l) in lv.iter().enumerate().take(KINDS) {
+        m |= u64::from(l == level) << k;
+    }
+    m
+}
+
+/// [`kinds_at_level`] with SSE2: one compare and byte mask per 16 kinds.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn kinds_at_level_sse2(lv: &[u8; 48], level: u8) -> u64 {
+    use std::arch::x86_64::*;
+    let mut m = 0u64;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
+    // always available; the loads are of 16-byte chunks of `lv`.
+    unsafe {
+        let l = _mm_set1_epi8(level as i8);
+        for c in 0..3 {
+            let x = _mm_loadu_si128(lv[16 * c..].as_ptr().cast());
+            m |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(x, l)) as u16) << (16 * c);
+        }
+    }
+    m & ((1u64 << KINDS) - 1)
+}
+
 /// Public facts about the declared opponents, for the 包胡 defence.
 #[derive(Clone, Copy)]
 #[cfg_attr(any(test, debug_assertions), derive(Debug, PartialEq))]
@@ -2324,55 +2450,93 @@ impl<'a> Ctx<'a> {
         // works on these masks rather than on filtered passes).
         let mut by_sh = [0u64; 16];
         let (mut levels, mut safe_levels) = (0u16, 0u16);
-        // Keys by kind, the deficiency each discard leaves, and the best
-        // key, and the best safe one (bit 63 set when there is none), as
-        // branch-free minimums.
-        let mut keys = [0u64; KINDS];
-        let mut left = [0u8; KINDS];
-        let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
         let keep = Keep::new(&c, self.family);
         let removal = self.removal_deficiencies(&b14, natural);
-        let mut m = cands;
-        while m != 0 {
-            let k = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let d = if natural >> k & 1 == 1 {
-                let d = removal.of(k, b14.natural[k]);
-                debug_assert_eq!(d, {
-                    let rem = self.groups.after(self.calc, &b14.natural, k);
-                    b14.deficiency_with(k, false, &rem)
-                });
-                d
-            } else {
-                b14.d
-            };
-            let sh = Base::to_shanten(d, w);
-            debug_assert_eq!(sh, {
-                if natural >> k & 1 == 1 {
-                    Base::to_shanten(d, b14.w)
-                } else {
-                    b14.shanten_without(self.calc, &self.wilds, k)
-                }
-            });
+        // The candidates sorted into shanten levels (`shanten + 1`) by
+        // masks, not kind by kind: the natural discards' levels as bytes
+        // ([`removal_levels`]), gathered by one compare per level present;
+        // a wild or void-suit discard leaves the hand's deficiency.
+        let level_of = |d: u8| {
+            let q = d.saturating_sub(w);
             // A ready hand that cannot declare cannot win: one step from
             // ready.
-            let sh = sh + i8::from(self.ting_required & (sh == 0));
-            debug_assert!((-1..15).contains(&sh));
-            let level = (sh + 1) as usize & 15;
-            let unsafe_k = danger >> k & 1;
-            by_sh[level] |= bit(k);
-            levels |= 1 << level;
-            safe_levels |= ((unsafe_k ^ 1) as u16) << level;
-            let junk = self.void_mask >> k & 1 == 1;
-            let key = cand_key(all_wild, sh, junk, keep.checked(&c, k, self.family), k);
-            keys[k] = key;
-            left[k] = d;
-            best = best.min(key);
-            best_safe = best_safe.min(key | unsafe_k << 63);
+            q + u8::from(self.ting_required & (q == 1))
+        };
+        let lv = removal_levels(&removal, &b14.natural, w, self.ting_required);
+        let mut place = |m: u64, level: u8| {
+            debug_assert!(level < 16);
+            let level = usize::from(level & 15);
+            by_sh[level] |= m;
+            levels |= u16::from(m != 0) << level;
+            safe_levels |= u16::from(m & !danger != 0) << level;
+        };
+        let mut rest = cands & natural;
+        while rest != 0 {
+            let level = lv[rest.trailing_zeros() as usize];
+            let m = rest & kinds_at_level(&lv, level);
+            rest &= !m;
+            place(m, level);
         }
+        place(cands & !natural, level_of(b14.d));
         let min_sh = levels.trailing_zeros() as i8 - 1;
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
         let safe_min = (safe_levels != 0).then(|| safe_levels.trailing_zeros() as i8 - 1);
+        // Keys by kind, and the best key, and the best safe one (bit 63
+        // set when there is none), as branch-free minimums; only at the
+        // lowest shanten and the lowest safe one, where the minimums and
+        // the counted ties are (a higher shanten makes a larger key).
+        let min_level = (min_sh + 1) as usize & 15;
+        let safe_sh = safe_min.unwrap_or(min_sh);
+        let at_min = by_sh[min_level];
+        let mut keys = [0u64; KINDS];
+        let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
+        let mut m = at_min | by_sh[(safe_sh + 1) as usize & 15];
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let sh = if at_min >> k & 1 == 1 {
+                min_sh
+            } else {
+                safe_sh
+            };
+            let junk = self.void_mask >> k & 1 == 1;
+            let key = cand_key(all_wild, sh, junk, keep.checked(&c, k, self.family), k);
+            keys[k] = key;
+            best = best.min(key);
+            best_safe = best_safe.min(key | (danger >> k & 1) << 63);
+        }
+        // The plain pass, kind by kind, in debug builds: the same levels
+        // and keys.
+        #[cfg(debug_assertions)]
+        let mut plain_keys = {
+            let mut plain = [0u64; KINDS];
+            let (mut by, mut lvls, mut sl) = ([0u64; 16], 0u16, 0u16);
+            let mut m = cands;
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let sh = if natural >> k & 1 == 1 {
+                    let rem = self.groups.after(self.calc, &b14.natural, k);
+                    let d = b14.deficiency_with(k, false, &rem);
+                    assert_eq!(d, removal.of(k, b14.natural[k]));
+                    Base::to_shanten(d, b14.w)
+                } else {
+                    b14.shanten_without(self.calc, &self.wilds, k)
+                };
+                let sh = sh + i8::from(self.ting_required & (sh == 0));
+                let level = (sh + 1) as usize & 15;
+                by[level] |= bit(k);
+                lvls |= 1 << level;
+                sl |= u16::from(danger >> k & 1 == 0) << level;
+                let junk = self.void_mask >> k & 1 == 1;
+                plain[k] = cand_key(all_wild, sh, junk, keep_value(&c, k, self.family), k);
+                if (at_min | by_sh[(safe_sh + 1) as usize & 15]) >> k & 1 == 1 {
+                    assert_eq!(plain[k], keys[k]);
+                }
+            }
+            assert_eq!((by, lvls, sl), (by_sh, levels, safe_levels));
+            plain
+        };
         // Which shanten level deserves the tile counting.
         let target = match (threat.is_some(), safe_min) {
             (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
@@ -2409,14 +2573,22 @@ impl<'a> Ctx<'a> {
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    let x = (k, all_wild, left[k]);
-                    self.ukeire(&b14, &masks, x, near, wild_copies, &planes)
+                    let d = if natural >> k & 1 == 1 {
+                        removal.of(k, b14.natural[k])
+                    } else {
+                        b14.d
+                    };
+                    self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes)
                 };
                 // A key only decreases: the minimums stay minimums.
                 let key = with_quality(keys[k], quality);
                 keys[k] = key;
                 best = best.min(key);
                 best_safe = best_safe.min(key | (danger >> k & 1) << 63);
+                #[cfg(debug_assertions)]
+                {
+                    plain_keys[k] = with_quality(plain_keys[k], quality);
+                }
             }
         }
         #[cfg(debug_assertions)]
@@ -2426,8 +2598,8 @@ impl<'a> Ctx<'a> {
             while m != 0 {
                 let k = m.trailing_zeros() as usize;
                 m &= m - 1;
-                b = b.min(keys[k]);
-                bs = bs.min(keys[k] | (danger >> k & 1) << 63);
+                b = b.min(plain_keys[k]);
+                bs = bs.min(plain_keys[k] | (danger >> k & 1) << 63);
             }
             assert_eq!((b, bs), (best, best_safe));
         }
@@ -2443,17 +2615,16 @@ impl<'a> Ctx<'a> {
         }
         // Everything is dangerous: shed the cheapest among the best shapes
         // (every candidate is as wild as the best).
-        let best_sh = key_shanten(best);
+        // (The best key has the lowest shanten: its kinds are keyed.)
+        debug_assert_eq!(key_shanten(best), min_sh);
         let mut cheapest: Option<(u8, u64)> = None;
-        let mut m = cands;
+        let mut m = at_min;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
-            if key_shanten(keys[k]) == best_sh {
-                let x = (tile(keys[k]).points(), keys[k]);
-                if cheapest.is_none_or(|c| x < c) {
-                    cheapest = Some(x);
-                }
+            let x = (tile(keys[k]).points(), keys[k]);
+            if cheapest.is_none_or(|c| x < c) {
+                cheapest = Some(x);
             }
         }
         cheapest.map(|(_, key)| tile(key))
@@ -2953,6 +3124,40 @@ mod tests {
             }
         }
         assert!(skipped > 1000, "{skipped}");
+    }
+
+    /// The discard levels by kind (SSSE3 where built) equal the plain loop
+    /// and [`Removal::of`] kind by kind, and the kinds at a level (SSE2)
+    /// the plain loop, on random removal tallies and counts.
+    #[test]
+    fn level_kernels_match_the_plain_loops() {
+        let mut rng = Prng::new(43);
+        for i in 0..50_000 {
+            let r = Removal {
+                standard: rng.below(12) as u8,
+                raises: u64::from(rng.below(u32::MAX)) << 32 | u64::from(rng.below(u32::MAX)),
+                special: std::array::from_fn(|_| rng.below(16) as u8),
+            };
+            let c = random_hand(&mut rng, 14, 34);
+            let (w, tr) = (rng.below(4) as u8, i % 2 == 0);
+            let lv = removal_levels(&r, &c, w, tr);
+            assert_eq!(lv, removal_levels_portable(&r, &c, w, tr));
+            #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+            assert_eq!(removal_levels_ssse3(&r, &c, w, tr), lv);
+            for k in 0..KINDS {
+                let q = r.of(k, c[k]).saturating_sub(w);
+                assert_eq!(lv[k], q + u8::from(tr && q == 1), "{k}");
+            }
+            assert!(lv[KINDS..].iter().all(|&x| x == 0));
+            let level = lv[rng.below(KINDS as u32) as usize];
+            let m = kinds_at_level(&lv, level);
+            assert_eq!(m, kinds_at_level_portable(&lv, level));
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(kinds_at_level_sse2(&lv, level), m);
+            for (k, &l) in lv.iter().enumerate().take(KINDS) {
+                assert_eq!(m >> k & 1 == 1, l == level);
+            }
+        }
     }
 
     /// The lane-mask kernels (SSE2 where built) equal their plain loops on
