@@ -315,7 +315,12 @@ impl Game {
             record: _,
             events,
         } = self;
-        *judge = Judge::new(rules, deal.wilds);
+        // The judge depends only on the ruleset and the wild kinds: kept
+        // when the new deal has the same wild kinds (always, without
+        // wildcards).
+        if judge.wilds != deal.wilds {
+            *judge = Judge::new(rules, deal.wilds);
+        }
         *old_deal = deal;
         *old_seed = Some(seed);
         *wall = new_wall;
