@@ -1628,6 +1628,15 @@ mod tests {
                         assert_eq!(g.pongs[s], pongs);
                         let melded = g.hands[s].melds().iter().fold(0, |k, m| k | bit(m.tile));
                         assert_eq!(g.meld_kinds[s], melded);
+                        // 缺一门 from the kept sets, against the hand's
+                        // kinds counted afresh, with and without a tile.
+                        for extra in [0, 1 << (seed % 34)] {
+                            let kinds = Tile::all()
+                                .filter(|t| g.hands[s].all_counts()[t.index()] > 0)
+                                .fold(extra, |k, t| k | bit(t));
+                            let lacks = (0..3).any(|suit| kinds >> (9 * suit) & 0x1FF == 0);
+                            assert_eq!(g.lacks_a_suit(s, extra), lacks);
+                        }
                     }
                     if let (Phase::Turn { seat, .. }, true) = (g.phase, seed < 40) {
                         // The judge's unchecked ting question agrees with
