@@ -2,26 +2,36 @@
 //! `shanten_batch`) and for [`crate::simulate::simulate`]: how their
 //! `threads` argument is honoured.
 //!
-//! * `threads = 1`: the calling thread, no pool.
-//! * `threads = 0`: rayon's global pool (one thread per core).
-//! * `threads = k > 1`: a pool of exactly `k` threads, started on the first
-//!   call that asks for `k` and kept for the process (starting threads on
-//!   every call would cost more than a small batch).
+//! * `threads = 1`: the calling thread alone.
+//! * `threads = 0`: one thread per core.
+//! * `threads = k > 1`: exactly `k` threads.
 //!
-//! The rows are cut into chunks of [`MIN_CHUNK`] to [`MAX_CHUNK`] rows,
-//! about eight per thread for mid-sized batches, which the pool's threads
-//! take as they become free: a thread slowed by other work on the machine
-//! (or woken late: waking an idle virtual CPU can take milliseconds) hands
-//! its share to the others instead of holding the whole call back, and the
-//! last chunk, which one thread finishes alone, is short. Every row's
+//! Threads are started on the first call that asks for them and kept for
+//! the process (starting threads on every call would cost more than a
+//! small batch).
+//!
+//! A batch runs on the calling thread and `k - 1` kept helper threads (a
+//! crew per helper count; [`run_chunks`]). The rows are cut into chunks of
+//! [`MIN_CHUNK`] to [`MAX_CHUNK`] rows, about eight per thread for
+//! mid-sized batches, which the threads claim as they become free. The
+//! caller starts at once and the helpers join as they wake: waking an idle
+//! virtual CPU can take milliseconds, and handing the whole batch to a
+//! pool (as rayon's `install` does) paid that for the first worker, again
+//! for the second, and once more to wake the caller at the end. A thread
+//! slowed by other work on the machine hands its share to the others, and
+//! the last chunk, which one thread finishes alone, is short. Every row's
 //! result depends on that row only, so the output never depends on the
 //! thread count.
+//!
+//! Self-play ([`crate::simulate::simulate`]: long runs of uneven games)
+//! uses rayon pools of exactly `k` threads ([`Workers`]).
 
 use crate::error::Error;
 use crate::tile::Counts;
-use rayon::prelude::*;
 use rayon::ThreadPool;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// Fewest rows in a chunk handed to a thread (a few tens of microseconds
 /// of work for the lightest batch, far above rayon's cost per task).
@@ -62,15 +72,6 @@ impl Workers {
         })
     }
 
-    /// How many threads share the work.
-    pub(crate) fn width(self) -> usize {
-        match self {
-            Workers::Caller => 1,
-            Workers::Global => rayon::current_num_threads(),
-            Workers::Pool(p) => p.current_num_threads(),
-        }
-    }
-
     /// Runs `f` where its rayon parallel iterators use these workers (for
     /// [`Workers::Caller`], callers run a sequential path instead).
     pub(crate) fn install<R: Send>(self, f: impl FnOnce() -> R + Send) -> R {
@@ -100,30 +101,269 @@ fn pool(threads: usize) -> Result<&'static ThreadPool, Error> {
 
 /// Runs `f(first_row, counts_chunk, out_chunk)` over contiguous chunks of
 /// the rows with `threads` threads (see the [module docs](self)) and
-/// folds the chunks' results with `combine` (associative; `identity` is
-/// its neutral value). Every chunk runs.
-pub(crate) fn run_chunks<O: Send, R: Send + Sync + Copy>(
+/// folds the chunks' results with `combine` (associative and commutative:
+/// the chunks finish in any order; `identity` is its neutral value). Every
+/// chunk runs.
+pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
     counts: &[Counts],
     out: &mut [O],
     threads: usize,
     identity: R,
-    combine: impl Fn(R, R) -> R + Sync + Send,
-    f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync + Send,
+    combine: impl Fn(R, R) -> R + Sync,
+    f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync,
 ) -> Result<R, Error> {
     let n = counts.len();
-    if threads == 1 || n < 2 * MIN_CHUNK {
+    let helpers = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |k| k.get()) - 1,
+        k => k - 1,
+    };
+    if helpers == 0 || n < 2 * MIN_CHUNK {
         return Ok(f(0, counts, out));
     }
-    let workers = Workers::new(threads)?;
-    let chunk = chunk_rows(n, workers.width());
-    Ok(workers.install(move || {
-        out.par_chunks_mut(chunk)
-            .zip(counts.par_chunks(chunk))
-            .enumerate()
-            .map(|(i, (o, c))| f(i * chunk, c, o))
-            .reduce(|| identity, &combine)
-    }))
+    let crew = crew(helpers)?;
+    let chunk = chunk_rows(n, helpers + 1);
+    let job = Job {
+        counts,
+        out: OutPtr(out.as_mut_ptr()),
+        n,
+        chunk,
+        next: AtomicUsize::new(0),
+        identity,
+        combine: &combine,
+        f: &f,
+        helped: Mutex::new(identity),
+        failed: AtomicBool::new(false),
+    };
+    // `out` stays borrowed until `crew.run` returns, after the last helper
+    // has left the job; the chunks are disjoint.
+    let r = crew.run(&job);
+    if job.failed.load(Ordering::Acquire) {
+        panic!("a koudian helper thread panicked in a batch");
+    }
+    let helped = *job.helped.lock().unwrap_or_else(|e| e.into_inner());
+    Ok(combine(r, helped))
 }
+
+/// The output rows of a [`Job`], written chunk by chunk from several
+/// threads.
+struct OutPtr<O>(*mut O);
+
+// SAFETY: the pointer is only turned into slices of disjoint chunks, each
+// claimed by exactly one thread (`Job::next`), while the caller's `&mut`
+// borrow of the rows is held; `O: Send` lets the rows be written from
+// another thread.
+unsafe impl<O: Send> Sync for OutPtr<O> {}
+
+/// One batch shared by the calling thread and its helpers.
+struct Job<'a, O, R, C, F> {
+    counts: &'a [Counts],
+    out: OutPtr<O>,
+    n: usize,
+    chunk: usize,
+    /// The next chunk to claim.
+    next: AtomicUsize,
+    identity: R,
+    combine: &'a C,
+    f: &'a F,
+    /// The helpers' results, folded.
+    helped: Mutex<R>,
+    failed: AtomicBool,
+}
+
+impl<O, R, C, F> Job<'_, O, R, C, F>
+where
+    O: Send,
+    R: Send + Copy,
+    C: Fn(R, R) -> R + Sync,
+    F: Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+{
+    /// Claims and runs chunks until none is left; the fold of their results.
+    fn work(&self) -> R {
+        let mut acc = self.identity;
+        loop {
+            let lo = self
+                .next
+                .fetch_add(1, Ordering::Relaxed)
+                .saturating_mul(self.chunk);
+            if lo >= self.n {
+                return acc;
+            }
+            let hi = (lo + self.chunk).min(self.n);
+            // SAFETY: `lo..hi` lies within the `n` output rows and no other
+            // thread claims it (see `OutPtr`).
+            let out = unsafe { std::slice::from_raw_parts_mut(self.out.0.add(lo), hi - lo) };
+            acc = (self.combine)(acc, (self.f)(lo, &self.counts[lo..hi], out));
+        }
+    }
+
+    /// A helper's share: its chunks' results folded into `helped`; a panic
+    /// is recorded for the caller instead of killing the helper.
+    ///
+    /// # Safety
+    /// `p` points to a live `Self` (guaranteed by [`Crew::run`] while the
+    /// helper is registered in the job).
+    unsafe fn help(p: *const ()) {
+        // SAFETY: see above.
+        let job = unsafe { &*(p as *const Self) };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.work())) {
+            Ok(r) => {
+                let mut h = job.helped.lock().unwrap_or_else(|e| e.into_inner());
+                *h = (job.combine)(*h, r);
+            }
+            Err(_) => job.failed.store(true, Ordering::Release),
+        }
+    }
+}
+
+/// A type-erased [`Job`] as the helpers see it.
+#[derive(Clone, Copy)]
+struct JobRef {
+    data: *const (),
+    help: unsafe fn(*const ()),
+}
+
+// SAFETY: a `JobRef` is only followed by a helper registered in the job
+// (`Crew::run` keeps the job alive until every registered helper has left),
+// and the job itself is `Sync`.
+unsafe impl Send for JobRef {}
+
+/// Kept helper threads that join a calling thread on its batch.
+///
+/// The caller starts on its chunks at once; helpers join as they wake, and
+/// the caller waits only for the chunks already claimed, never for a
+/// helper that has not woken yet (waking an idle virtual CPU can take
+/// milliseconds).
+struct Crew {
+    state: Mutex<CrewState>,
+    /// A job was posted.
+    posted: Condvar,
+    /// The last registered helper left the job.
+    left: Condvar,
+    /// Helpers registered in the current job.
+    active: AtomicUsize,
+    /// A caller is using the crew (another caller runs alone meanwhile).
+    busy: AtomicBool,
+}
+
+struct CrewState {
+    job: Option<JobRef>,
+    /// Bumped on every post, so that a helper joins each job once.
+    generation: u64,
+}
+
+/// The crews started so far, by helper count (leaked: they live as long as
+/// the process).
+static CREWS: Mutex<Vec<(usize, &'static Crew)>> = Mutex::new(Vec::new());
+
+/// The crew of exactly `helpers` helper threads.
+fn crew(helpers: usize) -> Result<&'static Crew, Error> {
+    let mut crews = CREWS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, c)) = crews.iter().find(|(k, _)| *k == helpers) {
+        return Ok(c);
+    }
+    let c: &'static Crew = Box::leak(Box::new(Crew {
+        state: Mutex::new(CrewState {
+            job: None,
+            generation: 0,
+        }),
+        posted: Condvar::new(),
+        left: Condvar::new(),
+        active: AtomicUsize::new(0),
+        busy: AtomicBool::new(false),
+    }));
+    for i in 0..helpers {
+        std::thread::Builder::new()
+            .name(format!("koudian-helper-{i}"))
+            .spawn(move || c.serve())
+            .map_err(|e| {
+                Error::InvalidHand(format!("cannot start {helpers} helper threads: {e}"))
+            })?;
+    }
+    crews.push((helpers, c));
+    Ok(c)
+}
+
+impl Crew {
+    /// A helper's life: join each posted job once, while it is posted.
+    fn serve(&self) {
+        let mut seen = 0;
+        loop {
+            let job = {
+                let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    match st.job {
+                        Some(j) if st.generation != seen => {
+                            seen = st.generation;
+                            // Registered under the lock, so that the caller,
+                            // which withdraws the job under it, waits for us.
+                            self.active.fetch_add(1, Ordering::Relaxed);
+                            break j;
+                        }
+                        _ => st = self.posted.wait(st).unwrap_or_else(|e| e.into_inner()),
+                    }
+                }
+            };
+            // SAFETY: registered above; the caller keeps the job alive until
+            // `active` drops back to zero.
+            unsafe { (job.help)(job.data) };
+            if self.active.fetch_sub(1, Ordering::Release) == 1 {
+                let _st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                self.left.notify_all();
+            }
+        }
+    }
+
+    /// Runs `job` on the calling thread with whichever helpers join it;
+    /// returns the caller's share of the results once every helper has
+    /// left the job.
+    fn run<O, R, C, F>(&self, job: &Job<'_, O, R, C, F>) -> R
+    where
+        O: Send,
+        R: Send + Copy,
+        C: Fn(R, R) -> R + Sync,
+        F: Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+    {
+        if self.busy.swap(true, Ordering::Acquire) {
+            // Another thread's batch has the crew: this one runs alone.
+            return job.work();
+        }
+        {
+            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.job = Some(JobRef {
+                data: job as *const Job<'_, O, R, C, F> as *const (),
+                help: Job::<O, R, C, F>::help,
+            });
+            st.generation += 1;
+            self.posted.notify_all();
+        }
+        // A panic must not leave the job posted on an unwound stack: the
+        // caller withdraws it and waits for the helpers first.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.work()));
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.job = None;
+        // The helpers still in the job are finishing their last chunk (a
+        // millisecond at most): spin rather than sleep, since waking this
+        // thread again could take longer than the chunk.
+        drop(st);
+        let start = Instant::now();
+        while self.active.load(Ordering::Acquire) != 0 && start.elapsed() < SPIN {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while self.active.load(Ordering::Acquire) != 0 {
+            st = self.left.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(st);
+        self.busy.store(false, Ordering::Release);
+        r.unwrap_or_else(|p| std::panic::resume_unwind(p))
+    }
+}
+
+/// How long the caller spins on its helpers' last chunks before sleeping:
+/// about the time of the largest chunk.
+const SPIN: Duration = Duration::from_millis(2);
 
 /// Rows per chunk for `n` rows on `width` threads.
 fn chunk_rows(n: usize, width: usize) -> usize {
@@ -191,6 +431,78 @@ mod tests {
                 assert!(n.div_ceil(c) >= 2.min(width), "{n} {width}");
             }
         }
+    }
+
+    /// Callers sharing a crew at the same time each get their own rows
+    /// (one of them runs alone while the other has the crew).
+    #[test]
+    fn concurrent_callers_get_their_own_rows() {
+        let n = 20 * MIN_CHUNK + 7;
+        std::thread::scope(|scope| {
+            for t in 0..4u8 {
+                scope.spawn(move || {
+                    let counts: Vec<Counts> = (0..n).map(|i| [(i % 7) as u8 + t; 34]).collect();
+                    for _ in 0..20 {
+                        let mut out = vec![0u8; n];
+                        let sum = run_chunks(
+                            &counts,
+                            &mut out,
+                            2,
+                            0u64,
+                            |a, b| a + b,
+                            |_, c, o| {
+                                for (row, slot) in c.iter().zip(o.iter_mut()) {
+                                    *slot = row[0] * 2;
+                                }
+                                c.iter().map(|r| u64::from(r[0])).sum()
+                            },
+                        )
+                        .unwrap();
+                        assert!(out.iter().zip(&counts).all(|(&o, c)| o == c[0] * 2));
+                        assert_eq!(sum, counts.iter().map(|r| u64::from(r[0])).sum::<u64>());
+                    }
+                });
+            }
+        });
+    }
+
+    /// A panic in a chunk reaches the caller (whichever thread ran the
+    /// chunk), and the crew serves the next batch.
+    #[test]
+    fn a_panicking_chunk_panics_the_caller_and_the_crew_survives() {
+        let n = 16 * MIN_CHUNK;
+        let counts: Vec<Counts> = (0..n).map(|i| [(i % 200) as u8; 34]).collect();
+        for _ in 0..10 {
+            let r = std::panic::catch_unwind(|| {
+                let mut out = vec![0u8; n];
+                run_chunks(
+                    &counts,
+                    &mut out,
+                    2,
+                    (),
+                    |_, _| (),
+                    |start, _, _| {
+                        assert!(start < 5 * MIN_CHUNK, "deliberate panic");
+                    },
+                )
+            });
+            assert!(r.is_err());
+        }
+        let mut out = vec![0usize; n];
+        run_chunks(
+            &counts,
+            &mut out,
+            2,
+            (),
+            |_, _| (),
+            |start, c, o| {
+                for (j, slot) in o.iter_mut().enumerate().take(c.len()) {
+                    *slot = start + j;
+                }
+            },
+        )
+        .unwrap();
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i));
     }
 
     /// A pool is started once per thread count and reused.
