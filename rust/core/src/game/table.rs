@@ -1489,6 +1489,22 @@ impl Game {
 mod tests {
     use super::*;
 
+    /// A legal action that claims or kongs whenever it may (so that melds
+    /// happen often), else a random one other than leaving.
+    fn meld_seeking_pick(g: &Game, next: &mut impl FnMut() -> u64) -> Action {
+        let mut legal: Vec<Action> = g.legal_actions().iter().collect();
+        if legal.len() > 1 {
+            legal.retain(|&a| a != Action::Leave);
+        }
+        let claim = legal.iter().copied().find(|a| {
+            matches!(
+                a,
+                Action::Pong | Action::Kong | Action::ConcealedKong(_) | Action::AddedKong(_)
+            )
+        });
+        claim.unwrap_or_else(|| legal[(next() % legal.len() as u64) as usize])
+    }
+
     /// A table redealt after a finished hand is the table `Game::new`
     /// deals for the same seed (every field, through `Debug`), and plays
     /// the same hand.
@@ -1580,25 +1596,7 @@ mod tests {
                         answered += usize::from(any);
                     }
                 }
-                let mut legal: Vec<Action> = g.legal_actions().iter().collect();
-                // Claims and kongs whenever offered, so that melds happen.
-                let pick = legal
-                    .iter()
-                    .copied()
-                    .find(|a| {
-                        matches!(
-                            a,
-                            Action::Pong
-                                | Action::Kong
-                                | Action::ConcealedKong(_)
-                                | Action::AddedKong(_)
-                        )
-                    })
-                    .unwrap_or_else(|| {
-                        legal.retain(|&a| a != Action::Leave);
-                        legal[(next() % legal.len() as u64) as usize]
-                    });
-                g.step(pick).unwrap();
+                g.step(meld_seeking_pick(&g, &mut next)).unwrap();
             }
         }
         assert!(nobody > 100_000 && answered > 10_000, "{nobody} {answered}");
@@ -1663,25 +1661,7 @@ mod tests {
                             );
                         }
                     }
-                    let mut legal: Vec<Action> = g.legal_actions().iter().collect();
-                    if legal.len() > 1 {
-                        legal.retain(|&a| a != Action::Leave);
-                    }
-                    // Prefer claims and kongs so that melds happen often.
-                    let pick = legal
-                        .iter()
-                        .copied()
-                        .find(|a| {
-                            matches!(
-                                a,
-                                Action::Pong
-                                    | Action::Kong
-                                    | Action::ConcealedKong(_)
-                                    | Action::AddedKong(_)
-                            )
-                        })
-                        .unwrap_or_else(|| legal[(next() % legal.len() as u64) as usize]);
-                    g.step(pick).unwrap();
+                    g.step(meld_seeking_pick(&g, &mut next)).unwrap();
                 }
                 for s in 0..4 {
                     assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
