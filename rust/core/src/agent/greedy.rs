@@ -241,12 +241,104 @@ type Lanes = [u8; 16];
 /// Lane of `need[0][1]`.
 const P: usize = crate::shanten::PAIR_LANE;
 
-/// Min-plus product of two groups' needs (at most 4 sets, one pair),
-/// through the shanten module's byte-vector product (every group's
-/// `need[0][0]` is 0 and all needs are finite, which it relies on).
+/// Min-plus product of two groups' needs (at most 4 sets, one pair): the
+/// shanten module's byte-vector product ([`crate::shanten::combine`], the
+/// portable form and the debug check), in SSSE3 where the release builds
+/// have it. Like it, it relies on every `need[0][0]` being 0 and all
+/// needs finite (below 0x80); the unused lanes of its inputs must be at
+/// least 0x80 (the table's "impossible", kept by products), as they are
+/// for every group's needs and product the agent builds.
 #[inline(always)]
 fn combine(a: &Lanes, b: &Lanes) -> Lanes {
-    crate::shanten::combine(a, b)
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+    let r = combine_ssse3(a, b);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+    let r = crate::shanten::combine(a, b);
+    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3", debug_assertions))]
+    assert_eq!(r, crate::shanten::combine(a, b));
+    r
+}
+
+/// `BROADCAST[k]`: the byte shuffle filling every lane with lane `k`.
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+static BROADCAST: [Lanes; 13] = {
+    let mut t = [[0u8; 16]; 13];
+    let mut k = 0;
+    while k < 13 {
+        t[k] = [k as u8; 16];
+        k += 1;
+    }
+    t
+};
+
+/// The unused lanes of a product's needs (5-7, `P + 5`-15).
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+const UNUSED_LANES: Lanes = {
+    let mut t = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        if i % P > 4 {
+            t[i] = 0xff;
+        }
+        i += 1;
+    }
+    t
+};
+
+/// 0xff in lane 4 only.
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+const LANE_4: Lanes = {
+    let mut t = [0u8; 16];
+    t[4] = 0xff;
+    t
+};
+
+/// [`combine`] in SSSE3: each of `a`'s needs broadcast by one byte
+/// shuffle, `b` moved up by one `palignr` that shifts in "impossible"
+/// (0xff) rather than zeros, so no per-step masks: a sum that crosses
+/// from `b`'s unused lanes 5-7 into its pair half is at least 0x80, above
+/// every real need (lane 4, which crosses at the last step, is masked
+/// there), and the unused lanes of the result are `b`'s own, as
+/// in the shanten module's form (a test and debug builds compare the
+/// two).
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+#[inline(always)]
+fn combine_ssse3(a: &Lanes, b: &Lanes) -> Lanes {
+    use std::arch::x86_64::*;
+    const _: () = assert!(P == 8);
+    let mut out = [0u8; 16];
+    // SAFETY: SSSE3 (and so SSE2) is enabled at compile time (the cfg
+    // above); the loads and the store are of 16-byte arrays.
+    unsafe {
+        let load = |v: &Lanes| _mm_loadu_si128(v.as_ptr().cast());
+        let (av, bv) = (load(a), load(b));
+        let ones = _mm_set1_epi8(-1);
+        // b's pair-free half in the pair half, "impossible" below.
+        let b_up = _mm_or_si128(_mm_slli_si128::<8>(bv), _mm_set_epi64x(0, -1));
+        let at = |k: usize| _mm_shuffle_epi8(av, load(&BROADCAST[k]));
+        // a[0] is 0: the first pair-free term is b itself.
+        let mut r = _mm_min_epu8(bv, _mm_adds_epu8(b_up, at(P)));
+        macro_rules! step {
+            ($k:literal, $s:literal) => {{
+                let c0 = _mm_adds_epu8(_mm_alignr_epi8::<$s>(bv, ones), at($k));
+                let c1 = _mm_adds_epu8(_mm_alignr_epi8::<$s>(b_up, ones), at(P + $k));
+                r = _mm_min_epu8(r, _mm_min_epu8(c0, c1));
+            }};
+        }
+        step!(1, 15);
+        step!(2, 14);
+        step!(3, 13);
+        // Moved up by 4, b's `need[4][0]` (lane 4) reaches lane `P`: made
+        // "impossible" there.
+        let bv4 = _mm_or_si128(bv, load(&LANE_4));
+        let c0 = _mm_adds_epu8(_mm_alignr_epi8::<12>(bv4, ones), at(4));
+        let c1 = _mm_adds_epu8(_mm_alignr_epi8::<12>(b_up, ones), at(P + 4));
+        r = _mm_min_epu8(r, _mm_min_epu8(c0, c1));
+        // The unused lanes as b's.
+        let r = _mm_min_epu8(_mm_or_si128(r, load(&UNUSED_LANES)), bv);
+        _mm_storeu_si128(out.as_mut_ptr().cast(), r);
+    }
+    out
 }
 
 /// The used lanes of a group's needs: `[need[0..5][0], need[0..5][1]]`.
@@ -1485,6 +1577,7 @@ impl Removal {
 
 /// `ORPHAN_FIVE[k]`: 5 for the thirteen-orphans kinds, else 0 (the
 /// class offset of [`Removal::special`]), padded to 48 bytes.
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
 const ORPHAN_FIVE: [u8; 48] = {
     let mut t = [0u8; 48];
     let mut k = 0;
@@ -3157,6 +3250,58 @@ mod tests {
             for (k, &l) in lv.iter().enumerate().take(KINDS) {
                 assert_eq!(m >> k & 1 == 1, l == level);
             }
+        }
+    }
+
+    /// The agent's min-plus product (SSSE3 where built) equals the shanten
+    /// module's, every lane, on the group needs of random hands and their
+    /// products (as the agent chains them), and on arbitrary needs within
+    /// its preconditions (`need[0][0]` 0, needs below 0x80, unused lanes
+    /// at least 0x80).
+    #[test]
+    fn agent_products_match_the_shanten_module() {
+        let mut rng = Prng::new(23);
+        let check = |a: &Lanes, b: &Lanes| {
+            let want = crate::shanten::combine(a, b);
+            assert_eq!(combine(a, b), want, "{a:?} {b:?}");
+            #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+            assert_eq!(combine_ssse3(a, b), want, "{a:?} {b:?}");
+            want
+        };
+        let setups = [
+            (Wildcards::NONE, ShapeRules::ALL),
+            (Wildcards::new(&[Tile::RED]).unwrap(), ShapeRules::ALL),
+            (Wildcards::NONE, ShapeRules::STANDARD_ONLY),
+        ];
+        for (wilds, shape) in setups {
+            let calc = Calculator::new(&wilds, &shape);
+            for _ in 0..4_000 {
+                let size = [1, 4, 7, 10, 13, 14][rng.below(6) as usize];
+                let c = random_hand(&mut rng, size, KINDS);
+                let g = calc.lanes(&wilds.split(&c).0).0;
+                for x in &g {
+                    for y in &g {
+                        let xy = check(x, y);
+                        for z in &g {
+                            check(&xy, z);
+                            check(z, &xy);
+                        }
+                    }
+                }
+            }
+        }
+        for _ in 0..100_000 {
+            let needs = |rng: &mut Prng| -> Lanes {
+                std::array::from_fn(|i| match i {
+                    0 => 0,
+                    _ if i % P > 4 => 0x80 + rng.below(0x80) as u8,
+                    _ => {
+                        let top = if rng.below(4) == 0 { 0x80 } else { 12 };
+                        rng.below(top) as u8
+                    }
+                })
+            };
+            check(&needs(&mut rng), &needs(&mut rng));
         }
     }
 
