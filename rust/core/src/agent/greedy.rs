@@ -2582,22 +2582,14 @@ impl<'a> Ctx<'a> {
         let safe_sh = safe_min.unwrap_or(min_sh);
         let at_min = by_sh[min_level];
         let mut keys = [0u64; KINDS];
-        let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
-        let mut m = at_min | by_sh[(safe_sh + 1) as usize & 15];
-        while m != 0 {
-            let k = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let sh = if at_min >> k & 1 == 1 {
-                min_sh
-            } else {
-                safe_sh
-            };
-            let junk = self.void_mask >> k & 1 == 1;
-            let key = cand_key(all_wild, sh, junk, keep.checked(&c, k, self.family), k);
-            keys[k] = key;
-            best = best.min(key);
-            best_safe = best_safe.min(key | (danger >> k & 1) << 63);
-        }
+        let (mut best, mut best_safe) = level_keys(
+            &mut keys,
+            &keep,
+            (at_min, by_sh[(safe_sh + 1) as usize & 15]),
+            (min_sh, safe_sh),
+            (all_wild, self.void_mask, danger),
+            (&c, self.family),
+        );
         // The plain pass, kind by kind, in debug builds: the same levels
         // and keys.
         #[cfg(debug_assertions)]
@@ -2901,6 +2893,50 @@ const PADDED: [usize; KINDS] = {
     t
 };
 
+/// The keys ([`cand_key`]) of the candidates in `at_min` (shanten
+/// `min_sh`) and `at_safe` (the others at `safe_sh`) into `keys`, and the
+/// least key and the least safe one (bit 63 set for the kinds of
+/// `danger`); the kinds of `void` are junk. The same keys as
+/// [`cand_key`] kind by kind (checked in debug builds), with the bits of
+/// each level computed once and picked by a look-up rather than
+/// recomputed from the shanten for every kind.
+#[inline(always)]
+fn level_keys(
+    keys: &mut [u64; KINDS],
+    keep: &Keep,
+    (at_min, at_safe): (u64, u64),
+    (min_sh, safe_sh): (i8, i8),
+    (all_wild, void, danger): (bool, u64, u64),
+    (c, family): (&Counts, Family),
+) -> (u64, u64) {
+    // The bits a key's shanten and wildness set, per level (a junk key
+    // lacks bit 53, which `cand_key` sets for the others).
+    let high = |sh: i8| cand_key(all_wild, sh, true, 0, 0);
+    // Indexed by "at the lowest shanten".
+    let h = [high(safe_sh), high(min_sh)];
+    let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
+    let mut m = at_min | at_safe;
+    while m != 0 {
+        let k = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let h = h[(at_min >> k & 1) as usize];
+        let key =
+            h | (!void >> k & 1) << 53 | u64::from(keep.checked(c, k, family)) << 6 | k as u64;
+        debug_assert_eq!(key, {
+            let sh = if at_min >> k & 1 == 1 {
+                min_sh
+            } else {
+                safe_sh
+            };
+            cand_key(all_wild, sh, void >> k & 1 == 1, keep.of(k), k)
+        });
+        keys[k] = key;
+        best = best.min(key);
+        best_safe = best_safe.min(key | (danger >> k & 1) << 63);
+    }
+    (best, best_safe)
+}
+
 /// `KEEP_TAIL[sichuan][k]`: the tie-break after connectedness in
 /// [`keep_value`] (points, or centrality in Sichuan).
 const KEEP_TAIL: [[u32; KINDS]; 2] = {
@@ -2923,9 +2959,10 @@ const KEEP_TAIL: [[u32; KINDS]; 2] = {
 /// [`keep_value`] of every kind of one hand, without branches (the data
 /// is random, so tests on ranks mispredict often).
 struct Keep {
-    /// The counts at [`PADDED`] slots (the rest 0; 8 bytes to spare for
-    /// the 8-byte loads of [`Keep::of`]).
-    padded: [u8; 64],
+    /// The counts at [`PADDED`] slots (the rest 0; 8 bytes to spare past
+    /// any 6-bit index for the 8-byte loads of [`Keep::of`], so they need
+    /// no bounds check).
+    padded: [u8; 72],
     tail: &'static [u32; KINDS],
 }
 
@@ -2937,7 +2974,7 @@ const KEEP_WEIGHTS: u64 = 1 | 2 << 8 | 4 << 16 | 2 << 24 | 1 << 32;
 
 impl Keep {
     fn new(c: &Counts, family: Family) -> Keep {
-        let mut padded = [0u8; 64];
+        let mut padded = [0u8; 72];
         // Each suit's nine counts in a row, the honors three slots apart.
         for s in 0..3 {
             padded[2 + 11 * s..11 + 11 * s].copy_from_slice(&c[9 * s..9 * s + 9]);
@@ -2960,7 +2997,7 @@ impl Keep {
         // the next) is byte 4 of one multiplication.
         let i = (PADDED[k] - 2) & 63;
         let mut w = [0u8; 8];
-        w.copy_from_slice(&self.padded[i.min(56)..i.min(56) + 8]);
+        w.copy_from_slice(&self.padded[i..i + 8]);
         let weighted = (u64::from_le_bytes(w).wrapping_mul(KEEP_WEIGHTS) >> 32) as u32 & 0xff;
         // The kind's own count weighs 4 per copy beyond the first.
         let conn = weighted - 4;
@@ -3434,6 +3471,62 @@ mod tests {
                 for k in (0..KINDS).filter(|&k| c[k] > 0) {
                     assert_eq!(keep.of(k), keep_value(&c, k, family), "{c:?} {k}");
                 }
+            }
+        }
+    }
+
+    /// The keys of two shanten levels at once equal [`cand_key`] kind by
+    /// kind with [`keep_value`], and so do their minimums (with and
+    /// without the danger bit).
+    #[test]
+    fn level_keys_match_the_plain_keys() {
+        let mut rng = Prng::new(41);
+        let held_mask = |c: &Counts| {
+            (0..KINDS)
+                .filter(|&k| c[k] > 0)
+                .fold(0u64, |m, k| m | bit(k))
+        };
+        for i in 0..20_000 {
+            let c = random_hand(&mut rng, 14, if i % 2 == 0 { 34 } else { 18 });
+            let held = held_mask(&c);
+            let pick = |rng: &mut Prng| {
+                held & (u64::from(rng.below(u32::MAX)) << 32 | u64::from(rng.below(u32::MAX)))
+            };
+            let at_min = pick(&mut rng);
+            let at_safe = pick(&mut rng) & !at_min;
+            let (void, danger) = (pick(&mut rng), pick(&mut rng));
+            let min_sh = rng.below(4) as i8 - 1;
+            let safe_sh = min_sh + rng.below(3) as i8;
+            let all_wild = rng.below(4) == 0;
+            for family in [Family::Shanxi, Family::Sichuan] {
+                let keep = Keep::new(&c, family);
+                let mut keys = [0u64; KINDS];
+                let got = level_keys(
+                    &mut keys,
+                    &keep,
+                    (at_min, at_safe),
+                    (min_sh, safe_sh),
+                    (all_wild, void, danger),
+                    (&c, family),
+                );
+                let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
+                for (k, &key) in keys.iter().enumerate() {
+                    if (at_min | at_safe) >> k & 1 == 0 {
+                        assert_eq!(key, 0);
+                        continue;
+                    }
+                    let sh = if at_min >> k & 1 == 1 {
+                        min_sh
+                    } else {
+                        safe_sh
+                    };
+                    let junk = void >> k & 1 == 1;
+                    let want = cand_key(all_wild, sh, junk, keep_value(&c, k, family), k);
+                    assert_eq!(key, want, "{c:?} {k}");
+                    best = best.min(want);
+                    best_safe = best_safe.min(want | (danger >> k & 1) << 63);
+                }
+                assert_eq!(got, (best, best_safe));
             }
         }
     }
