@@ -3116,6 +3116,38 @@ mod tests {
         }
     }
 
+    /// The four shape-table variants: without and with wildcards (a
+    /// fifth copy allowed), each without and with 风嘴子 wind sets.
+    fn table_variants() -> [(Wildcards, ShapeRules); 4] {
+        let wind = ShapeRules {
+            wind_sets: true,
+            ..ShapeRules::ALL
+        };
+        let red = Wildcards::new(&[Tile::RED]).unwrap();
+        [
+            (Wildcards::NONE, ShapeRules::ALL),
+            (Wildcards::NONE, wind),
+            (red, ShapeRules::ALL),
+            (red, wind),
+        ]
+    }
+
+    /// A random group key of `len` kinds holding 0 to `most` tiles, at
+    /// most four of a kind.
+    fn random_group(rng: &mut Prng, len: usize, most: u32) -> [u8; 9] {
+        let mut key = [0u8; 9];
+        let size = rng.below(most + 1);
+        let mut n = 0;
+        while n < size {
+            let j = rng.below(len as u32) as usize;
+            if key[j] < 4 {
+                key[j] += 1;
+                n += 1;
+            }
+        }
+        key
+    }
+
     /// A group's needs with one tile added or removed move by at most
     /// one per lane, down or up (what the lane masks of [`GroupEntry`]
     /// rely on), for every table variant, on random groups of suits and
@@ -3123,31 +3155,12 @@ mod tests {
     #[test]
     fn one_tile_changes_move_needs_by_one() {
         let mut rng = Prng::new(23);
-        let wind = ShapeRules {
-            wind_sets: true,
-            ..ShapeRules::ALL
-        };
-        let red = Wildcards::new(&[Tile::RED]).unwrap();
-        for (wilds, rules) in [
-            (Wildcards::NONE, ShapeRules::ALL),
-            (Wildcards::NONE, wind),
-            (red, ShapeRules::ALL),
-            (red, wind),
-        ] {
+        for (wilds, rules) in table_variants() {
             let calc = Calculator::new(&wilds, &rules);
             for i in 0..20_000 {
                 let g = i % 4;
                 let (_, len) = group_span(g);
-                let mut key = [0u8; 9];
-                let size = rng.below(14) as usize;
-                let mut n = 0;
-                while n < size {
-                    let j = rng.below(len as u32) as usize;
-                    if key[j] < 4 {
-                        key[j] += 1;
-                        n += 1;
-                    }
-                }
+                let key = random_group(&mut rng, len, 13);
                 let x = calc.group_lanes_of(g, &key);
                 for j in 0..len {
                     let mut k = key;
@@ -3177,36 +3190,17 @@ mod tests {
     #[test]
     fn table_positions_step_like_the_counts() {
         let mut rng = Prng::new(37);
-        let wind = ShapeRules {
-            wind_sets: true,
-            ..ShapeRules::ALL
-        };
-        let red = Wildcards::new(&[Tile::RED]).unwrap();
-        for (wilds, rules) in [
-            (Wildcards::NONE, ShapeRules::ALL),
-            (Wildcards::NONE, wind),
-            (red, ShapeRules::ALL),
-            (red, wind),
-        ] {
+        for (wilds, rules) in table_variants() {
             let calc = Calculator::new(&wilds, &rules);
             for i in 0..20_000 {
                 let g = i % 4;
                 let (_, len) = group_span(g);
-                let mut key = [0u8; 9];
-                let size = rng.below(15) as usize;
-                let mut n = 0;
-                while n < size {
-                    let j = rng.below(len as u32) as usize;
-                    if key[j] < 4 {
-                        key[j] += 1;
-                        n += 1;
-                    }
-                }
+                let key = random_group(&mut rng, len, 14);
                 let pos = group_pos(g, &key);
                 assert_eq!(calc.lanes_at(g, pos), calc.group_lanes_of(g, &key));
                 for j in 0..len {
                     let mut k = key;
-                    if key[j] < 4 && size < 14 {
+                    if key[j] < 4 && key.iter().sum::<u8>() < 14 {
                         k[j] += 1;
                         assert_eq!(pos + pos_step(g, j), group_pos(g, &k), "{key:?} + {j}");
                         k[j] -= 1;
@@ -3389,13 +3383,8 @@ mod tests {
     #[test]
     fn tight_lanes_decide_like_standard() {
         let mut rng = Prng::new(29);
-        let wind = ShapeRules {
-            wind_sets: true,
-            ..ShapeRules::ALL
-        };
-        let red = Wildcards::new(&[Tile::RED]).unwrap();
         let (mut lowered, mut raised) = (0, 0);
-        for (wilds, rules) in [(Wildcards::NONE, ShapeRules::ALL), (red, wind)] {
+        for (wilds, rules) in [table_variants()[0], table_variants()[3]] {
             let calc = Calculator::new(&wilds, &rules);
             for i in 0..6000 {
                 let melds = i % 3;
