@@ -13,6 +13,8 @@ ratio is against a baseline measured on the same machine and load.
   agent behind the ``Agent`` protocol, via ``koudian.play``);
 * native: ``koudian._core.simulate_native`` (no Python per step), one
   thread and all threads, random and greedy agents;
+* simulate: ``koudian.simulate`` on 1 and 2 threads for every preset with
+  random agents, greedy ×4 and the README's job (greedy + 3 random);
 * env: PettingZoo AEC steps/s with random masked actions.
 """
 
@@ -104,6 +106,37 @@ def test_native_hands(benchmark: Any, agent: str, threads: int) -> None:
     def play() -> tuple[int, int]:
         r = simulate_native("shanxi", [agent] * 4, n, seed=1, threads=threads)
         return n, int(r["decisions"].sum())
+
+    _run(benchmark, play)
+
+
+@pytest.mark.parametrize("threads", [1, 2], ids=["1-thread", "2-threads"])
+@pytest.mark.parametrize(
+    ("preset", "agents", "n"),
+    [
+        ("shanxi", "random,random,random,random", 100_000),
+        ("shanxi-haozi", "random,random,random,random", 100_000),
+        ("linxian", "random,random,random,random", 100_000),
+        ("sichuan", "random,random,random,random", 100_000),
+        ("shanxi", "greedy,greedy,greedy,greedy", 12_000),
+        ("shanxi", "greedy,random,random,random", 40_000),
+    ],
+    ids=[
+        "random-shanxi",
+        "random-haozi",
+        "random-linxian",
+        "random-sichuan",
+        "greedy",
+        "readme-job",
+    ],
+)
+def test_simulate_hands(benchmark: Any, preset: str, agents: str, n: int, threads: int) -> None:
+    """``koudian.simulate`` as users (and ``koudian simulate``) call it:
+    issue 6's native self-play targets on 2 threads."""
+
+    def play() -> tuple[int, int]:
+        r = koudian.simulate(preset, agents.split(","), n, seed=1, threads=threads)
+        return n, int(r.decisions.sum())
 
     _run(benchmark, play)
 
