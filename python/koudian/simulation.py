@@ -9,9 +9,9 @@ When every agent is a built-in of the Rust core (``"random"``,
 ``"greedy"``), the games are played entirely in Rust
 (``koudian._core.simulate_native``: the GIL released, each of ``threads``
 threads taking the next games as it becomes free, the results joined in
-game order, so they never depend on ``threads``). With any Python or external agent the same games
-are driven from Python one decision at a time; with built-in agents both
-paths play identical games.
+game order, so they never depend on ``threads``). With any Python or
+external agent the same games are driven from Python one decision at a
+time; with built-in agents both paths play identical games.
 
     >>> import koudian
     >>> r = koudian.simulate("shanxi", ["random"] * 4, hands=200, seed=1)
@@ -353,17 +353,19 @@ def simulate(
     if native and not all_native:
         raise RulesetError("native=True needs built-in agents only")
     use_native = all_native if native is None else native
+    if chunk is not None:
+        chunk = max(1, chunk)
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
     faults: list[Fault] = []
     if use_native:
         native_names = [n for n in names if n is not None]
-        for part in _native_chunks(r, native_names, hands, seed, threads, chunk and max(1, chunk)):
+        for part in _native_chunks(r, native_names, hands, seed, threads, chunk):
             parts.append(part)
             if progress is not None:
                 progress(int(part["kind"].shape[0]))
         if log is not None:
-            step = max(1, chunk or _FIRST_CHUNK)
+            step = chunk or _FIRST_CHUNK
             for start in range(0, hands, step):
                 n = min(step, hands - start)
                 for text in simulate_logs(r, native_names, n, seed=seed, start=start):

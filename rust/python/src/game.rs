@@ -17,7 +17,7 @@ use koudian_core::game::{
     replay as core_replay, Action, ActionMask, Deal, EndKind, Game, HandResult, Match, MatchLength,
     Observation, Pending, N_ACTIONS,
 };
-use koudian_core::score::{PaymentReason, Settlement};
+use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
 use koudian_core::tile::{self, Tile, KINDS};
 use koudian_core::Error;
@@ -1164,16 +1164,11 @@ fn row(g: &Game, summary: HandSummary) -> Row {
             }
         }
     }
-    let mut patterns = Vec::new();
-    for (_, v) in g.win_values() {
-        let first = patterns.len();
-        for p in &v.patterns {
-            let name = (p.chinese(), p.english());
-            if !patterns[first..].contains(&name) {
-                patterns.push(name);
-            }
-        }
-    }
+    let patterns = g
+        .win_values()
+        .iter()
+        .flat_map(|(_, v)| pattern_names(v))
+        .collect();
     Row {
         summary,
         baohu,
@@ -1181,18 +1176,29 @@ fn row(g: &Game, summary: HandSummary) -> Row {
     }
 }
 
+/// The distinct pattern names (Chinese, English) of one winner's hand,
+/// sorted.
+fn pattern_names(v: &HandValue) -> Vec<(&'static str, &'static str)> {
+    let mut names: Vec<_> = v
+        .patterns
+        .iter()
+        .map(|p| (p.chinese(), p.english()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The distinct patterns of each winner of a finished hand, as
+/// `"中文 english"` names.
 fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
     g.win_values()
-        .into_iter()
+        .iter()
         .map(|(seat, v)| {
-            let mut names: Vec<String> = v
-                .patterns
-                .iter()
-                .map(|p| format!("{} {}", p.chinese(), p.english()))
-                .collect();
-            names.sort();
-            names.dedup();
-            (seat, names)
+            let names = pattern_names(v)
+                .into_iter()
+                .map(|(zh, en)| format!("{zh} {en}"));
+            (*seat, names.collect())
         })
         .collect()
 }
