@@ -254,13 +254,7 @@ mod tests {
     /// with and without bits past the first word (Leave among them).
     #[test]
     fn choose_picks_what_the_general_pick_picks() {
-        let mut z = 0x0123_4567_89AB_CDEFu64;
-        let mut next = || {
-            z ^= z << 13;
-            z ^= z >> 7;
-            z ^= z << 17;
-            z
-        };
+        let mut next = crate::testing::xorshift(0x0123_4567_89AB_CDEF);
         let (mut fast, mut plain) = (RandomAgent::new(3), RandomAgent::new(3));
         let mut shortcut = 0;
         for i in 0..200_000u32 {
@@ -286,11 +280,9 @@ mod tests {
 
     #[test]
     fn select_finds_the_rth_set_bit() {
-        let mut z = 0x1234_5678_9ABC_DEF0u64;
+        let mut next = crate::testing::xorshift(0x1234_5678_9ABC_DEF0);
         for i in 0..20_000u32 {
-            z ^= z << 13;
-            z ^= z >> 7;
-            z ^= z << 17;
+            let z = next();
             // Sparse and dense words, and every rank of each.
             let x = match i % 3 {
                 0 => z,
