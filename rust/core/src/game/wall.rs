@@ -67,10 +67,12 @@ impl Prng {
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         let steps = items.len().saturating_sub(1);
         if steps > MAX_TILES {
-            for i in (1..items.len()).rev() {
-                let j = self.below(i as u32 + 1) as usize;
-                items.swap(i, j);
-            }
+            // Longer than any wall: every word from the generator.
+            let none = ArrayWords {
+                words: [0; MAX_TILES],
+                len: 0,
+            };
+            self.shuffle_from(items, steps, &none, 0);
             return;
         }
         // Each step takes one word of the stream, and only a rejection
@@ -104,7 +106,9 @@ impl Prng {
     }
 
     /// Fisher-Yates steps `i` down to 1 of [`Prng::shuffle`], the words
-    /// taken from `words` from its `next`-th on, then from the generator.
+    /// taken from `words` from its `next`-th on, then from the generator
+    /// (a rejection among the words read ahead, or a slice longer than a
+    /// wall).
     #[cold]
     #[inline(never)]
     fn shuffle_from<T>(&mut self, items: &mut [T], i: usize, words: &ArrayWords, next: usize) {
