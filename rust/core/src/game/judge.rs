@@ -571,7 +571,7 @@ impl Judge {
             .melds()
             .iter()
             .fold(held | extra, |k, m| k | 1 << m.tile.index());
-        (0..3).any(|s| kinds >> (9 * s) & 0x1FF == 0)
+        misses_a_suit(kinds)
     }
 
     /// May this hand (14-type, kind sets `sets`) win by self-draw,
@@ -685,6 +685,14 @@ impl Judge {
         let _ = h.push_meld(meld);
         h
     }
+}
+
+/// Sichuan 缺一门 on a kind set (bit `i` for kind index `i`): whether it
+/// holds no kind of some suit.
+#[inline(always)]
+pub(super) fn misses_a_suit(kinds: u64) -> bool {
+    const SUIT: u64 = 0x1FF;
+    (kinds & SUIT == 0) | (kinds & SUIT << 9 == 0) | (kinds & SUIT << 18 == 0)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
-use super::judge::{Judge, KindSets};
+use super::judge::{misses_a_suit, Judge, KindSets};
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
@@ -1077,9 +1077,7 @@ impl Game {
     /// suit (Sichuan 缺一门).
     #[inline(always)]
     fn lacks_a_suit(&self, s: usize, extra: u64) -> bool {
-        const SUIT: u64 = 0x1FF;
-        let kinds = self.sets[s].held() | self.meld_kinds[s] | extra;
-        (kinds & SUIT == 0) | (kinds & SUIT << 9 == 0) | (kinds & SUIT << 18 == 0)
+        misses_a_suit(self.sets[s].held() | self.meld_kinds[s] | extra)
     }
 
     /// Sichuan: whether no seat but `from` may answer its discard `tile`
