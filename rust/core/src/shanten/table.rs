@@ -383,7 +383,14 @@ pub(crate) fn suit_needs(c: &[u8], capped: bool) -> Lanes {
 /// `8 + 2m..10 + 2m` (`need[0][0]` is 0).
 #[inline(always)]
 pub(crate) fn suit_entry(c: &[u8], capped: bool) -> u32 {
-    let i = suit_index(c) + if capped { 0 } else { N_KEYS };
+    entry_at(suit_index(c), capped)
+}
+
+/// The packed entry of the suit with table index `i` in the capped or
+/// uncapped table.
+#[inline(always)]
+fn entry_at(i: usize, capped: bool) -> u32 {
+    let i = i + if capped { 0 } else { N_KEYS };
     let (words, _) = SUIT_TABLES.as_chunks::<4>();
     u32::from_le_bytes(words[i])
 }
@@ -425,10 +432,11 @@ pub(crate) static POS_STEP: [[u64; 9]; 2] = {
 #[inline(always)]
 pub(crate) fn lanes_at(g: usize, pos: u64, capped: bool, honors: &HonorTable) -> Lanes {
     if g < 3 {
-        let (words, _) = SUIT_TABLES.as_chunks::<4>();
         let (hi, lo, s) = (pos & 0xf_ffff, pos >> 20 & 0xf_ffff, pos >> 40);
-        let i = index_of(hi as usize, lo as usize, s as usize) + if capped { 0 } else { N_KEYS };
-        unpack(u32::from_le_bytes(words[i]))
+        unpack(entry_at(
+            index_of(hi as usize, lo as usize, s as usize),
+            capped,
+        ))
     } else {
         unpack(honors.at(pos as u32))
     }
