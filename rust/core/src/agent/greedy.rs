@@ -2581,15 +2581,16 @@ impl<'a> Ctx<'a> {
         let min_level = (min_sh + 1) as usize & 15;
         let safe_sh = safe_min.unwrap_or(min_sh);
         let at_min = by_sh[min_level];
-        let mut keys = [0u64; KINDS];
         let (mut best, mut best_safe) = level_keys(
-            &mut keys,
             &keep,
             (at_min, by_sh[(safe_sh + 1) as usize & 15]),
             (min_sh, safe_sh),
             (all_wild, self.void_mask, danger),
-            (&c, self.family),
         );
+        // The key of kind `k` at shanten `sh` before counting (as
+        // [`cand_key`]).
+        let void = self.void_mask;
+        let key_at = |sh: i8, k: usize| keep.key(cand_key(all_wild, sh, true, 0, 0), void, k);
         // The plain pass, kind by kind, in debug builds: the same levels
         // and keys.
         #[cfg(debug_assertions)]
@@ -2616,7 +2617,7 @@ impl<'a> Ctx<'a> {
                 let junk = self.void_mask >> k & 1 == 1;
                 plain[k] = cand_key(all_wild, sh, junk, keep_value(&c, k, self.family), k);
                 if (at_min | by_sh[(safe_sh + 1) as usize & 15]) >> k & 1 == 1 {
-                    assert_eq!(plain[k], keys[k]);
+                    assert_eq!(plain[k], key_at(sh, k));
                 }
             }
             assert_eq!((by, lvls, sl), (by_sh, levels, safe_levels));
@@ -2635,7 +2636,11 @@ impl<'a> Ctx<'a> {
             tied &= self.void_mask;
         }
         // Counting only splits ties: a lone candidate needs none.
-        if tied.count_ones() > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
+        let counted = tied.count_ones() > 1 && (0..=UKEIRE_SHANTEN).contains(&target);
+        // The least (points, key) among the counted candidates, for the
+        // case where all of them are dangerous.
+        let mut cheapest_counted: Option<(u8, u64)> = None;
+        if counted {
             let unseen = self.unseen();
             let masks = CountMasks::new(&b14.natural);
             let planes = Planes::new(&unseen);
@@ -2666,10 +2671,15 @@ impl<'a> Ctx<'a> {
                     self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes)
                 };
                 // A key only decreases: the minimums stay minimums.
-                let key = with_quality(keys[k], quality);
-                keys[k] = key;
+                let key = with_quality(key_at(target, k), quality);
                 best = best.min(key);
                 best_safe = best_safe.min(key | (danger >> k & 1) << 63);
+                if threat.is_some() {
+                    let x = (Tile::from_index_unchecked(k as u8).points(), key);
+                    if cheapest_counted.is_none_or(|c| x < c) {
+                        cheapest_counted = Some(x);
+                    }
+                }
                 #[cfg(debug_assertions)]
                 {
                     plain_keys[k] = with_quality(plain_keys[k], quality);
@@ -2702,12 +2712,27 @@ impl<'a> Ctx<'a> {
         // (every candidate is as wild as the best).
         // (The best key has the lowest shanten: its kinds are keyed.)
         debug_assert_eq!(key_shanten(best), min_sh);
+        // With a threat and no safe level the counted candidates (if any)
+        // are those at the lowest shanten, already ranked above.
+        if counted {
+            debug_assert_eq!(tied, at_min);
+            #[cfg(debug_assertions)]
+            {
+                let plain = (0..KINDS)
+                    .filter(|&k| at_min >> k & 1 == 1)
+                    .map(|k| (tile(plain_keys[k]).points(), plain_keys[k]))
+                    .min();
+                assert_eq!(plain, cheapest_counted);
+            }
+            return cheapest_counted.map(|(_, key)| tile(key));
+        }
         let mut cheapest: Option<(u8, u64)> = None;
         let mut m = at_min;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
-            let x = (tile(keys[k]).points(), keys[k]);
+            let key = key_at(min_sh, k);
+            let x = (tile(key).points(), key);
             if cheapest.is_none_or(|c| x < c) {
                 cheapest = Some(x);
             }
@@ -2875,62 +2900,31 @@ fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
     conn * 16 + tail
 }
 
-/// `PADDED[k]`: the slot of kind `k` in [`Keep`]'s padded counts: each
-/// suit's ranks in a row, two empty slots before and after every suit and
-/// every honor, so that neighbours within two ranks are read without
-/// bounds tests.
-const PADDED: [usize; KINDS] = {
-    let mut t = [0usize; KINDS];
-    let mut k = 0;
-    while k < KINDS {
-        t[k] = if k < 27 {
-            2 + 11 * (k / 9) + k % 9
-        } else {
-            35 + 3 * (k - 27)
-        };
-        k += 1;
-    }
-    t
-};
-
 /// The keys ([`cand_key`]) of the candidates in `at_min` (shanten
-/// `min_sh`) and `at_safe` (the others at `safe_sh`) into `keys`, and the
-/// least key and the least safe one (bit 63 set for the kinds of
-/// `danger`); the kinds of `void` are junk. The same keys as
-/// [`cand_key`] kind by kind (checked in debug builds), with the bits of
-/// each level computed once and picked by a look-up rather than
-/// recomputed from the shanten for every kind.
+/// `min_sh`) and `at_safe` (the others at `safe_sh`): the least key and
+/// the least safe one (bit 63 set for the kinds of `danger`); the kinds
+/// of `void` are junk. The same keys as [`cand_key`] kind by kind
+/// (checked in debug builds and by `level_keys_match_the_plain_keys`),
+/// with the bits of each level computed once and picked by a look-up,
+/// and the low bits (keep value and tile index) read from [`Keep`].
 #[inline(always)]
 fn level_keys(
-    keys: &mut [u64; KINDS],
     keep: &Keep,
     (at_min, at_safe): (u64, u64),
     (min_sh, safe_sh): (i8, i8),
     (all_wild, void, danger): (bool, u64, u64),
-    (c, family): (&Counts, Family),
 ) -> (u64, u64) {
     // The bits a key's shanten and wildness set, per level (a junk key
-    // lacks bit 53, which `cand_key` sets for the others).
+    // lacks bit 53, which `cand_key` sets for the others); indexed by "at
+    // the lowest shanten".
     let high = |sh: i8| cand_key(all_wild, sh, true, 0, 0);
-    // Indexed by "at the lowest shanten".
     let h = [high(safe_sh), high(min_sh)];
     let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
     let mut m = at_min | at_safe;
     while m != 0 {
         let k = m.trailing_zeros() as usize;
         m &= m - 1;
-        let h = h[(at_min >> k & 1) as usize];
-        let key =
-            h | (!void >> k & 1) << 53 | u64::from(keep.checked(c, k, family)) << 6 | k as u64;
-        debug_assert_eq!(key, {
-            let sh = if at_min >> k & 1 == 1 {
-                min_sh
-            } else {
-                safe_sh
-            };
-            cand_key(all_wild, sh, void >> k & 1 == 1, keep.of(k), k)
-        });
-        keys[k] = key;
+        let key = keep.key(h[(at_min >> k & 1) as usize], void, k);
         best = best.min(key);
         best_safe = best_safe.min(key | (danger >> k & 1) << 63);
     }
@@ -2938,70 +2932,162 @@ fn level_keys(
 }
 
 /// `KEEP_TAIL[sichuan][k]`: the tie-break after connectedness in
-/// [`keep_value`] (points, or centrality in Sichuan).
-const KEEP_TAIL: [[u32; KINDS]; 2] = {
-    let mut t = [[0u32; KINDS]; 2];
+/// [`keep_value`] (points, or centrality in Sichuan) shifted above the
+/// tile index, with the index: the low bits of a [`cand_key`] but for
+/// the connectedness (16-bit lanes for [`Keep::new`]).
+const KEEP_TAIL: [[u16; 48]; 2] = {
+    let mut t = [[0u16; 48]; 2];
     let mut k = 0;
     while k < KINDS {
         let tile = Tile::from_index_unchecked(k as u8);
-        t[0][k] = tile.points() as u32;
-        t[1][k] = if k < 27 {
+        let points = tile.points() as u16;
+        let centre = if k < 27 {
             let r = tile.rank() as i32;
-            (4 - if r > 5 { r - 5 } else { 5 - r }) as u32
+            (4 - if r > 5 { r - 5 } else { 5 - r }) as u16
         } else {
             0
         };
+        t[0][k] = points << 6 | k as u16;
+        t[1][k] = centre << 6 | k as u16;
         k += 1;
     }
     t
 };
 
-/// [`keep_value`] of every kind of one hand, without branches (the data
-/// is random, so tests on ranks mispredict often).
+/// `KEEP_NEAR[d]` (`d` = 0..4 for the offsets −2, −1, +1, +2): 0xff for
+/// the kinds whose neighbour at that offset is in the same suit (honors
+/// have none), so that shifted count vectors add up only same-suit
+/// neighbours.
+const KEEP_NEAR: [[u8; 48]; 4] = {
+    let mut t = [[0u8; 48]; 4];
+    let offsets = [-2i32, -1, 1, 2];
+    let mut d = 0;
+    while d < 4 {
+        let mut k = 0;
+        while k < 27 {
+            let r = (k % 9) as i32 + offsets[d];
+            if r >= 0 && r < 9 {
+                t[d][k] = 0xff;
+            }
+            k += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
+/// [`keep_value`] of every kind of one hand, computed for all kinds at
+/// once (16 at a time with SSE2) and kept as the low 16 bits of a
+/// [`cand_key`]: `keep << 6 | k`. (A keep value is at most 36 × 16 + 10,
+/// so it fits 10 bits.)
 struct Keep {
-    /// The counts at [`PADDED`] slots (the rest 0; 8 bytes to spare past
-    /// any 6-bit index for the 8-byte loads of [`Keep::of`], so they need
-    /// no bounds check).
-    padded: [u8; 72],
-    tail: &'static [u32; KINDS],
+    /// `keep_value(k) << 6 | k` for the kinds held (meaningless for the
+    /// others; 64 entries so that a 6-bit index needs no bounds check).
+    low: [u16; 64],
 }
 
-/// The weights of a kind's count and its neighbours' (two ranks below,
-/// one below, itself, one above, two above) in [`keep_value`]'s
-/// connectedness, as the bytes of a multiplier: byte 4 of
-/// `counts × KEEP_WEIGHTS` is the weighted sum of bytes 0..5.
-const KEEP_WEIGHTS: u64 = 1 | 2 << 8 | 4 << 16 | 2 << 24 | 1 << 32;
-
 impl Keep {
+    #[inline(always)]
     fn new(c: &Counts, family: Family) -> Keep {
-        let mut padded = [0u8; 72];
-        // Each suit's nine counts in a row, the honors three slots apart.
-        for s in 0..3 {
-            padded[2 + 11 * s..11 + 11 * s].copy_from_slice(&c[9 * s..9 * s + 9]);
+        let tail = &KEEP_TAIL[usize::from(family == Family::Sichuan)];
+        #[cfg(target_arch = "x86_64")]
+        let k = Keep::new_sse2(c, tail);
+        #[cfg(not(target_arch = "x86_64"))]
+        let k = Keep::new_portable(c, tail);
+        #[cfg(debug_assertions)]
+        {
+            let plain = Keep::new_portable(c, tail);
+            for k2 in (0..KINDS).filter(|&x| c[x] > 0) {
+                assert_eq!(k.low[k2], plain.low[k2]);
+                assert_eq!(u32::from(k.low[k2] >> 6), keep_value(c, k2, family));
+            }
         }
-        for (k, &n) in c.iter().enumerate().skip(27) {
-            padded[35 + 3 * (k - 27)] = n;
+        k
+    }
+
+    /// [`Keep::new`] kind by kind (other targets, and the check of the
+    /// SSE2 form).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn new_portable(c: &Counts, tail: &[u16; 48]) -> Keep {
+        let mut low = [0u16; 64];
+        for (k, l) in low.iter_mut().enumerate().take(KINDS) {
+            let at = |d: usize, j: i32| {
+                let j = k as i32 + j;
+                if KEEP_NEAR[d][k] != 0 {
+                    u16::from(c[j as usize])
+                } else {
+                    0
+                }
+            };
+            let w = at(0, -2) + 2 * at(1, -1) + 4 * u16::from(c[k]) + 2 * at(2, 1) + at(3, 2);
+            *l = (w.wrapping_sub(4) << 10).wrapping_add(tail[k]);
         }
-        debug_assert!((0..KINDS).all(|k| padded[PADDED[k]] == c[k]));
-        Keep {
-            padded,
-            tail: &KEEP_TAIL[usize::from(family == Family::Sichuan)],
+        Keep { low }
+    }
+
+    /// [`Keep::new`] with SSE2: the counts and their same-suit neighbours
+    /// as five shifted, masked byte vectors, weighted and summed (at most
+    /// 40 per byte), then widened to 16 bits and put above the tails.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn new_sse2(c: &Counts, tail: &[u16; 48]) -> Keep {
+        use std::arch::x86_64::*;
+        // Two zeros before the counts and enough after them for the
+        // loads at offsets 0..=4 of three 16-byte chunks.
+        let mut buf = [0u8; 56];
+        buf[2..2 + KINDS].copy_from_slice(c);
+        let mut low = [0u16; 64];
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics
+        // are always available; every load is of 16 bytes at offsets up
+        // to 16 × 2 + 4 + 16 = 52 of the 56-byte `buf`, or within the
+        // 48-byte mask rows and tails, and the stores are within the
+        // 64-entry `low`.
+        unsafe {
+            let load = |p: *const u8| _mm_loadu_si128(p.cast());
+            let four = _mm_set1_epi8(4);
+            let zero = _mm_setzero_si128();
+            for ch in 0..3 {
+                let at = |o: usize| load(buf.as_ptr().add(16 * ch + o));
+                let near = |d: usize, o: usize| {
+                    _mm_and_si128(at(o), load(KEEP_NEAR[d].as_ptr().add(16 * ch)))
+                };
+                let outer = _mm_add_epi8(near(0, 0), near(3, 4));
+                let inner = _mm_add_epi8(near(1, 1), near(2, 3));
+                let own = at(2);
+                let own2 = _mm_add_epi8(own, own);
+                let w = _mm_add_epi8(
+                    outer,
+                    _mm_add_epi8(_mm_add_epi8(inner, own2), _mm_add_epi8(inner, own2)),
+                );
+                let conn = _mm_sub_epi8(w, four);
+                for half in 0..2 {
+                    let wide = if half == 0 {
+                        _mm_unpacklo_epi8(conn, zero)
+                    } else {
+                        _mm_unpackhi_epi8(conn, zero)
+                    };
+                    let i = 16 * ch + 8 * half;
+                    let t = _mm_loadu_si128(tail.as_ptr().add(i).cast());
+                    let v = _mm_add_epi16(_mm_slli_epi16::<10>(wide), t);
+                    _mm_storeu_si128(low.as_mut_ptr().add(i).cast(), v);
+                }
+            }
         }
+        Keep { low }
     }
 
     /// [`keep_value`] of kind `k` (held).
     #[inline(always)]
     fn of(&self, k: usize) -> u32 {
-        // The five counts from two slots below, as the low bytes of one
-        // load; their weighted sum (at most 40, so no byte carries into
-        // the next) is byte 4 of one multiplication.
-        let i = (PADDED[k] - 2) & 63;
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&self.padded[i..i + 8]);
-        let weighted = (u64::from_le_bytes(w).wrapping_mul(KEEP_WEIGHTS) >> 32) as u32 & 0xff;
-        // The kind's own count weighs 4 per copy beyond the first.
-        let conn = weighted - 4;
-        conn * 16 + self.tail[k]
+        u32::from(self.low[k & 63] >> 6)
+    }
+
+    /// The [`cand_key`] of kind `k` (held) from the bits its level sets
+    /// for a junk key (`high`) and the junk kinds (`void`).
+    #[inline(always)]
+    fn key(&self, high: u64, void: u64, k: usize) -> u64 {
+        // The non-junk kinds also have bit 53.
+        high | (!void >> k & 1) << 53 | u64::from(self.low[k & 63])
     }
 
     /// [`Keep::of`] checked against [`keep_value`] in debug builds.
@@ -3489,21 +3575,14 @@ mod tests {
             let all_wild = rng.below(4) == 0;
             for family in [Family::Shanxi, Family::Sichuan] {
                 let keep = Keep::new(&c, family);
-                let mut keys = [0u64; KINDS];
                 let got = level_keys(
-                    &mut keys,
                     &keep,
                     (at_min, at_safe),
                     (min_sh, safe_sh),
                     (all_wild, void, danger),
-                    (&c, family),
                 );
                 let (mut best, mut best_safe) = (u64::MAX, u64::MAX);
-                for (k, &key) in keys.iter().enumerate() {
-                    if (at_min | at_safe) >> k & 1 == 0 {
-                        assert_eq!(key, 0);
-                        continue;
-                    }
+                for k in (0..KINDS).filter(|&k| (at_min | at_safe) >> k & 1 == 1) {
                     let sh = if at_min >> k & 1 == 1 {
                         min_sh
                     } else {
@@ -3511,6 +3590,7 @@ mod tests {
                     };
                     let junk = void >> k & 1 == 1;
                     let want = cand_key(all_wild, sh, junk, keep_value(&c, k, family), k);
+                    let key = keep.key(cand_key(all_wild, sh, true, 0, 0), void, k);
                     assert_eq!(key, want, "{c:?} {k}");
                     best = best.min(want);
                     best_safe = best_safe.min(want | (danger >> k & 1) << 63);
