@@ -2388,12 +2388,14 @@ impl<'a> Ctx<'a> {
             // Outside the discarded tile's group a kind's change is that
             // of the 14-tile hand's group with it added (that group holds
             // at most 13 natural tiles then).
-            let m = if natural_t && g == gt {
-                self.groups.swapped(self.calc, &b14.natural, t, want)
+            let lo = group_span(g).0;
+            let (m, want) = if natural_t && g == gt {
+                let want = self.swap_candidates(b14, t, tight, want);
+                (self.groups.swapped(self.calc, &b14.natural, t, want), want)
             } else {
-                self.groups.added(self.calc, &b14.natural, g, want)
+                (self.groups.added(self.calc, &b14.natural, g, want), want)
             };
-            improves |= u64::from(hitting(m, tight)) << group_span(g).0;
+            improves |= (u64::from(hitting(m, tight)) << lo) & want;
         }
         // A wild tile improves any hand not yet complete.
         let total = wild_copies + planes.copies(near & improves);
@@ -2403,6 +2405,34 @@ impl<'a> Ctx<'a> {
             self.ukeire_exact(&b, (near, wild_live), &self.unseen.unwrap_or([0; KINDS]))
         });
         total
+    }
+
+    /// The kinds of `want` (kinds of the group of `t`, held at most 3
+    /// times once `t` is removed) that may lower a lane of `tight` (lanes
+    /// of that group's needs without `t`) when swapped in for `t`, so that
+    /// only they need a look-up ([`Groups::swapped`]).
+    ///
+    /// A tile added never raises a need and a tile removed never lowers
+    /// one, by one at most. So when every tight lane is one that removing
+    /// `t` left as it was (always so when the removal does not raise the
+    /// deficiency: a raised lane cannot be tight then), a kind lowers a
+    /// tight lane of the group without `t` only if it lowers that lane of
+    /// the group as it is (its [`Groups::added`] lanes, which the other
+    /// candidates of the group share), and `t` itself, which restores the
+    /// group, lowers only raised lanes. Otherwise, or when the group holds
+    /// every natural tile (the tables stop at 14 tiles a group), all of
+    /// `want`.
+    #[inline(always)]
+    fn swap_candidates(&mut self, b14: &Base, t: usize, tight: u16, want: u64) -> u64 {
+        let g = group_of(t);
+        let (lo, i) = (group_span(g).0, t - group_span(g).0);
+        let kept = self.groups.entry(&b14.natural, g).rem_kept.0[i];
+        if tight & !kept != 0 || b14.held & !GROUP_KINDS[g] == 0 {
+            return want;
+        }
+        let others = want & !bit(t);
+        let add = self.groups.added(self.calc, &b14.natural, g, others);
+        others & u64::from(hitting(add, tight)) << lo
     }
 
     /// [`Ctx::ukeire`] the plain way, each hand with one tile added
