@@ -712,13 +712,24 @@ impl Base {
         self.shanten_with(k, add, &self.group_after(calc, k, add))
     }
 
-    /// The deficiency after adding (`add`) or removing one natural tile of
-    /// kind `k`, whose group's needs become `x`.
-    #[inline]
-    fn deficiency_with(&self, k: usize, add: bool, x: &Lanes) -> u8 {
+    /// The seven-pairs and orphans tallies: pairs, singles, orphan kinds
+    /// held, orphan kinds held twice or more.
+    #[inline(always)]
+    fn tallies(&self) -> (u8, u8, u8, u8) {
+        (
+            self.pairs,
+            self.singles,
+            self.orphan_kinds,
+            self.orphan_pairs,
+        )
+    }
+
+    /// [`Base::tallies`] after adding (`add`) or removing one natural tile
+    /// of kind `k` (the count must stay within 0..=4).
+    #[inline(always)]
+    fn tallies_with(&self, k: usize, add: bool) -> (u8, u8, u8, u8) {
         let n = self.natural[k];
         let m = if add { n + 1 } else { n - 1 };
-        let g = group_of(k);
         let pairs = self.pairs - (n >> 1) + (m >> 1);
         let singles = self.singles - (n & 1) + (m & 1);
         let (mut ok, mut op) = (self.orphan_kinds, self.orphan_pairs);
@@ -726,7 +737,15 @@ impl Base {
             ok = ok - u8::from(n > 0) + u8::from(m > 0);
             op = op - u8::from(n > 1) + u8::from(m > 1);
         }
-        self.deficiency(g, x, pairs, singles, ok, op)
+        (pairs, singles, ok, op)
+    }
+
+    /// The deficiency after adding (`add`) or removing one natural tile of
+    /// kind `k`, whose group's needs become `x`.
+    #[inline]
+    fn deficiency_with(&self, k: usize, add: bool, x: &Lanes) -> u8 {
+        let (pairs, singles, ok, op) = self.tallies_with(k, add);
+        self.deficiency(group_of(k), x, pairs, singles, ok, op)
     }
 
     /// [`Base::shanten_natural`] with the changed group's needs given.
@@ -740,24 +759,35 @@ impl Base {
     /// pairs or thirteen orphans alone.
     #[inline]
     fn special_improvers(&self, masks: &CountMasks) -> u64 {
+        self.special_improvers_with(self.tallies(), self.d, masks)
+    }
+
+    /// [`Base::special_improvers`] of a hand of the same shape rules with
+    /// the given tallies ([`Base::tallies`]) and deficiency `d`.
+    #[inline(always)]
+    fn special_improvers_with(
+        &self,
+        (pairs, singles, ok, op): (u8, u8, u8, u8),
+        d: u8,
+        masks: &CountMasks,
+    ) -> u64 {
         let [m0, m1, m2, m3, _] = masks.by_count;
         let mut s = 0u64;
         if self.seven {
             // An odd count makes a pair, an even one a single.
-            let odd = seven_pairs_missing(self.pairs + 1, self.singles.saturating_sub(1));
-            if odd < self.d {
+            let odd = seven_pairs_missing(pairs + 1, singles.saturating_sub(1));
+            if odd < d {
                 s |= m1 | m3;
             }
-            if seven_pairs_missing(self.pairs, self.singles + 1) < self.d {
+            if seven_pairs_missing(pairs, singles + 1) < d {
                 s |= m0 | m2;
             }
         }
         if self.orphans {
-            let (ok, op) = (self.orphan_kinds, self.orphan_pairs);
-            if 14u8.saturating_sub(ok + 1 + u8::from(op > 0)) < self.d {
+            if 14u8.saturating_sub(ok + 1 + u8::from(op > 0)) < d {
                 s |= ORPHANS & m0;
             }
-            if 14 - ok - 1 < self.d {
+            if 14 - ok - 1 < d {
                 s |= ORPHANS & m1;
             }
         }
@@ -2300,6 +2330,7 @@ impl<'a> Ctx<'a> {
     /// [`Groups`], and [`hitting`] compares all of them with the lanes
     /// tight against the other groups' product, so there is no branch per
     /// kind on random data.
+    #[inline(always)]
     fn ukeire(
         &mut self,
         b14: &Base,
@@ -2405,6 +2436,86 @@ impl<'a> Ctx<'a> {
             self.ukeire_exact(&b, (near, wild_live), &self.unseen.unwrap_or([0; KINDS]))
         });
         total
+    }
+
+    /// The kinds of `near` that lower the standard shape's deficiency of
+    /// the 14 tiles of `b14` (`masks` its counts) through their group's
+    /// tight lanes (all of a group's kinds when the group holds every
+    /// natural tile: the tables stop at 14 tiles a group).
+    ///
+    /// A kind outside the group of a discard that leaves the deficiency
+    /// as it was improves the 13 tiles left only if it is one of these:
+    /// the other groups' product only grows by the discard (by one at
+    /// most, lane by lane), so a lane tight for the 13 tiles is tight for
+    /// the 14 ([`Ctx::ukeire_bound`]).
+    fn improvers_14(&mut self, b14: &Base, masks: &CountMasks, near: u64) -> u64 {
+        let near = near & !masks.by_count[4];
+        let mut u = 0u64;
+        for (g, kinds) in GROUP_KINDS.iter().enumerate() {
+            let want = near & kinds;
+            if want == 0 {
+                continue;
+            }
+            if b14.held & !kinds == 0 {
+                u |= want;
+                continue;
+            }
+            let x = &b14.groups[g];
+            let tight = tight_lanes(x, &b14.partner[g], b14.d) & !zero_lanes(x);
+            if tight == 0 {
+                continue;
+            }
+            let m = self.groups.added(self.calc, &b14.natural, g, want);
+            u |= (u64::from(hitting(m, tight)) << group_span(g).0) & want;
+        }
+        u
+    }
+
+    /// An upper bound on [`Ctx::ukeire`] with the same arguments (`u14`:
+    /// [`Ctx::improvers_14`] of `near`), without the other groups'
+    /// products: when the discard leaves the deficiency as it was, the
+    /// kinds that may improve are the special shapes' improvers, outside
+    /// the discarded tile's group those that improve the 14 tiles, and
+    /// in its group the swap candidates ([`Ctx::swap_candidates`]: the
+    /// group's partner does not change); otherwise no bound (`u32::MAX`).
+    fn ukeire_bound(
+        &mut self,
+        b14: &Base,
+        masks: &CountMasks,
+        (t, wild, d): (usize, bool, u8),
+        (near, u14): (u64, u64),
+        wild_copies: u32,
+        planes: &Planes,
+    ) -> u32 {
+        if d != b14.d {
+            return u32::MAX;
+        }
+        if Base::to_shanten(d, b14.w - u8::from(wild)) < 0 {
+            return 0;
+        }
+        let gt = group_of(t);
+        let natural_t = !wild && b14.natural[t] > 0;
+        let (masks, tallies) = if natural_t {
+            (masks.without(t, b14.natural[t]), b14.tallies_with(t, false))
+        } else {
+            (*masks, b14.tallies())
+        };
+        let near = near & !masks.by_count[4];
+        let mut cand = b14.special_improvers_with(tallies, d, &masks) | u14 & !GROUP_KINDS[gt];
+        let want = near & GROUP_KINDS[gt];
+        if want != 0 {
+            if natural_t {
+                let rem = self.groups.after(self.calc, &b14.natural, t);
+                let tight = tight_lanes(&rem, &b14.partner[gt], d) & !zero_lanes(&rem);
+                if tight != 0 {
+                    cand |= self.swap_candidates(b14, t, tight, want);
+                }
+            } else {
+                // The natural tiles are those of the 14.
+                cand |= u14 & GROUP_KINDS[gt];
+            }
+        }
+        wild_copies + planes.copies(near & cand)
     }
 
     /// The kinds of `want` (kinds of the group of `t`, held at most 3
@@ -2680,7 +2791,71 @@ impl<'a> Ctx<'a> {
             let live = (planes.0[0] | planes.0[1] | planes.0[2]) & !self.void_mask;
             let wild_copies = planes.copies(live & wild);
             let near = self.near(&b14.natural, b14.orphans) & live & !wild;
-            let mut m = tied;
+            // Without a threat only the best key matters: candidates are
+            // counted in the order of the best key their count could give
+            // ([`Ctx::ukeire_bound`]), until no bound can beat the best key
+            // found. Debug builds count every candidate, and check that the
+            // bounds hold and that the best key is the same.
+            let prune = threat.is_none() && target != 0;
+            let mut m = if prune { 0 } else { tied };
+            if prune {
+                let u14 = self.improvers_14(&b14, &masks, near);
+                // At most 14 (the kinds of 14 tiles).
+                let mut bounds = [u64::MAX; 16];
+                let mut nb = 0;
+                let mut t = tied;
+                while t != 0 {
+                    let k = t.trailing_zeros() as usize;
+                    t &= t - 1;
+                    let d = if natural >> k & 1 == 1 {
+                        removal.of(k, b14.natural[k])
+                    } else {
+                        b14.d
+                    };
+                    let ub = self.ukeire_bound(
+                        &b14,
+                        &masks,
+                        (k, all_wild, d),
+                        (near, u14),
+                        wild_copies,
+                        &planes,
+                    );
+                    bounds[nb] = with_quality(key_at(target, k), ub);
+                    nb += 1;
+                    #[cfg(debug_assertions)]
+                    {
+                        let exact =
+                            self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
+                        assert!(exact <= ub, "bound {ub} < {exact} for {k}");
+                    }
+                }
+                loop {
+                    let (i, bound) = bounds[..nb]
+                        .iter()
+                        .enumerate()
+                        .fold((0, u64::MAX), |a, (i, &b)| if b < a.1 { (i, b) } else { a });
+                    if bound >= best {
+                        break;
+                    }
+                    bounds[i] = u64::MAX;
+                    let k = (bound & 63) as usize;
+                    let d = if natural >> k & 1 == 1 {
+                        removal.of(k, b14.natural[k])
+                    } else {
+                        b14.d
+                    };
+                    let quality =
+                        self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
+                    let key = with_quality(key_at(target, k), quality);
+                    best = best.min(key);
+                    best_safe = best_safe.min(key);
+                }
+                // The full count, in debug builds (for the checks below).
+                #[cfg(debug_assertions)]
+                {
+                    m = tied;
+                }
+            }
             while m != 0 {
                 let k = m.trailing_zeros() as usize;
                 m &= m - 1;
@@ -2702,6 +2877,14 @@ impl<'a> Ctx<'a> {
                 };
                 // A key only decreases: the minimums stay minimums.
                 let key = with_quality(key_at(target, k), quality);
+                #[cfg(debug_assertions)]
+                {
+                    plain_keys[k] = with_quality(plain_keys[k], quality);
+                    if prune {
+                        // Counted above (or bounded away).
+                        continue;
+                    }
+                }
                 best = best.min(key);
                 best_safe = best_safe.min(key | (danger >> k & 1) << 63);
                 if threat.is_some() {
@@ -2709,10 +2892,6 @@ impl<'a> Ctx<'a> {
                     if cheapest_counted.is_none_or(|c| x < c) {
                         cheapest_counted = Some(x);
                     }
-                }
-                #[cfg(debug_assertions)]
-                {
-                    plain_keys[k] = with_quality(plain_keys[k], quality);
                 }
             }
         }
