@@ -2440,17 +2440,18 @@ impl<'a> Ctx<'a> {
 
     /// The kinds of `near` that lower the standard shape's deficiency of
     /// the 14 tiles of `b14` (`masks` its counts) through their group's
-    /// tight lanes (all of a group's kinds when the group holds every
-    /// natural tile: the tables stop at 14 tiles a group).
+    /// tight lanes, and whether that is exact: a group that holds every
+    /// natural tile (the tables stop at 14 tiles a group) gives all its
+    /// kinds of `near` instead.
     ///
     /// A kind outside the group of a discard that leaves the deficiency
     /// as it was improves the 13 tiles left only if it is one of these:
     /// the other groups' product only grows by the discard (by one at
     /// most, lane by lane), so a lane tight for the 13 tiles is tight for
     /// the 14 ([`Ctx::ukeire_bound`]).
-    fn improvers_14(&mut self, b14: &Base, masks: &CountMasks, near: u64) -> u64 {
+    fn improvers_14(&mut self, b14: &Base, masks: &CountMasks, near: u64) -> (u64, bool) {
         let near = near & !masks.by_count[4];
-        let mut u = 0u64;
+        let (mut u, mut exact) = (0u64, true);
         for (g, kinds) in GROUP_KINDS.iter().enumerate() {
             let want = near & kinds;
             if want == 0 {
@@ -2458,6 +2459,7 @@ impl<'a> Ctx<'a> {
             }
             if b14.held & !kinds == 0 {
                 u |= want;
+                exact = false;
                 continue;
             }
             let x = &b14.groups[g];
@@ -2468,30 +2470,38 @@ impl<'a> Ctx<'a> {
             let m = self.groups.added(self.calc, &b14.natural, g, want);
             u |= (u64::from(hitting(m, tight)) << group_span(g).0) & want;
         }
-        u
+        (u, exact)
     }
 
     /// An upper bound on [`Ctx::ukeire`] with the same arguments (`u14`:
-    /// [`Ctx::improvers_14`] of `near`), without the other groups'
-    /// products: when the discard leaves the deficiency as it was, the
-    /// kinds that may improve are the special shapes' improvers, outside
-    /// the discarded tile's group those that improve the 14 tiles, and
-    /// in its group the swap candidates ([`Ctx::swap_candidates`]: the
-    /// group's partner does not change); otherwise no bound (`u32::MAX`).
+    /// [`Ctx::improvers_14`] of `near`), and whether it is exact, without
+    /// the other groups' products.
+    ///
+    /// When the discard leaves the deficiency as it was, the kinds that
+    /// may improve are the special shapes' improvers, outside the
+    /// discarded tile's group those that improve the 14 tiles, and in its
+    /// group the swap candidates ([`Ctx::swap_candidates`]: the group's
+    /// partner does not change); otherwise there is no bound
+    /// (`u32::MAX`). The bound is the count itself when, moreover, the
+    /// discard keeps every lane of its group that is tight for the 14
+    /// tiles (or is a wild or junk tile: the natural tiles stay): every
+    /// best allocation of the 14 tiles then survives, so the other groups'
+    /// tight lanes are those of the 14 tiles, and the swap candidates are
+    /// looked up.
     fn ukeire_bound(
         &mut self,
         b14: &Base,
         masks: &CountMasks,
         (t, wild, d): (usize, bool, u8),
-        (near, u14): (u64, u64),
+        (near, (u14, u14_exact)): (u64, (u64, bool)),
         wild_copies: u32,
         planes: &Planes,
-    ) -> u32 {
+    ) -> (u32, bool) {
         if d != b14.d {
-            return u32::MAX;
+            return (u32::MAX, false);
         }
         if Base::to_shanten(d, b14.w - u8::from(wild)) < 0 {
-            return 0;
+            return (0, true);
         }
         let gt = group_of(t);
         let natural_t = !wild && b14.natural[t] > 0;
@@ -2503,19 +2513,29 @@ impl<'a> Ctx<'a> {
         let near = near & !masks.by_count[4];
         let mut cand = b14.special_improvers_with(tallies, d, &masks) | u14 & !GROUP_KINDS[gt];
         let want = near & GROUP_KINDS[gt];
-        if want != 0 {
-            if natural_t {
-                let rem = self.groups.after(self.calc, &b14.natural, t);
-                let tight = tight_lanes(&rem, &b14.partner[gt], d) & !zero_lanes(&rem);
-                if tight != 0 {
-                    cand |= self.swap_candidates(b14, t, tight, want);
-                }
-            } else {
-                // The natural tiles are those of the 14.
-                cand |= u14 & GROUP_KINDS[gt];
+        let exact = if natural_t {
+            let rem = self.groups.after(self.calc, &b14.natural, t);
+            let i = t - group_span(gt).0;
+            let kept = self.groups.entry(&b14.natural, gt).rem_kept.0[i];
+            let (x, p) = (&b14.groups[gt], &b14.partner[gt]);
+            let exact = tight_lanes(x, p, d) & !kept == 0;
+            let tight = tight_lanes(&rem, p, d) & !zero_lanes(&rem);
+            if want != 0 && tight != 0 {
+                let swaps = self.swap_candidates(b14, t, tight, want);
+                cand |= if exact {
+                    let m = self.groups.swapped(self.calc, &b14.natural, t, swaps);
+                    swaps & u64::from(hitting(m, tight)) << group_span(gt).0
+                } else {
+                    swaps
+                };
             }
-        }
-        wild_copies + planes.copies(near & cand)
+            exact
+        } else {
+            // The natural tiles are those of the 14.
+            cand |= u14 & GROUP_KINDS[gt];
+            u14_exact
+        };
+        (wild_copies + planes.copies(near & cand), exact)
     }
 
     /// The kinds of `want` (kinds of the group of `t`, held at most 3
@@ -2812,7 +2832,7 @@ impl<'a> Ctx<'a> {
                     } else {
                         b14.d
                     };
-                    let ub = self.ukeire_bound(
+                    let (ub, exact) = self.ukeire_bound(
                         &b14,
                         &masks,
                         (k, all_wild, d),
@@ -2820,13 +2840,21 @@ impl<'a> Ctx<'a> {
                         wild_copies,
                         &planes,
                     );
-                    bounds[nb] = with_quality(key_at(target, k), ub);
-                    nb += 1;
                     #[cfg(debug_assertions)]
                     {
-                        let exact =
+                        let count =
                             self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
-                        assert!(exact <= ub, "bound {ub} < {exact} for {k}");
+                        assert!(count <= ub, "bound {ub} < {count} for {k}");
+                        assert!(!exact || count == ub, "inexact {ub} > {count} for {k}");
+                    }
+                    let key = with_quality(key_at(target, k), ub);
+                    if exact {
+                        // Counted already.
+                        best = best.min(key);
+                        best_safe = best_safe.min(key);
+                    } else {
+                        bounds[nb] = key;
+                        nb += 1;
                     }
                 }
                 loop {
