@@ -2811,12 +2811,16 @@ impl<'a> Ctx<'a> {
             let live = (planes.0[0] | planes.0[1] | planes.0[2]) & !self.void_mask;
             let wild_copies = planes.copies(live & wild);
             let near = self.near(&b14.natural, b14.orphans) & live & !wild;
-            // Without a threat only the best key matters: candidates are
-            // counted in the order of the best key their count could give
-            // ([`Ctx::ukeire_bound`]), until no bound can beat the best key
-            // found. Debug builds count every candidate, and check that the
-            // bounds hold and that the best key is the same.
-            let prune = threat.is_none() && target != 0;
+            // Only the best key, the best safe one and (when no candidate
+            // is safe) the cheapest matter: candidates are taken in the
+            // order of the best key their count could give
+            // ([`Ctx::ukeire_bound`], which may be the count itself), and
+            // counted only when that bound can still beat one of these
+            // (which only decrease). Debug builds count every candidate,
+            // and check that the bounds hold and that the results are the
+            // same.
+            let prune = target != 0;
+            let no_safe = threat.is_some() && safe_min.is_none();
             let mut m = if prune { 0 } else { tied };
             if prune {
                 let u14 = self.improvers_14(&b14, &masks, near);
@@ -2851,7 +2855,11 @@ impl<'a> Ctx<'a> {
                     if exact {
                         // Counted already.
                         best = best.min(key);
-                        best_safe = best_safe.min(key);
+                        best_safe = best_safe.min(key | (danger >> k & 1) << 63);
+                        let points = Tile::from_index_unchecked(k as u8).points();
+                        if no_safe && cheapest_counted.is_none_or(|c| (points, key) < c) {
+                            cheapest_counted = Some((points, key));
+                        }
                     } else {
                         bounds[nb] = key;
                         nb += 1;
@@ -2862,11 +2870,18 @@ impl<'a> Ctx<'a> {
                         .iter()
                         .enumerate()
                         .fold((0, u64::MAX), |a, (i, &b)| if b < a.1 { (i, b) } else { a });
-                    if bound >= best {
+                    if bound == u64::MAX {
                         break;
                     }
                     bounds[i] = u64::MAX;
                     let k = (bound & 63) as usize;
+                    let points = Tile::from_index_unchecked(k as u8).points();
+                    let may_win = bound < best
+                        || bound | (danger >> k & 1) << 63 < best_safe
+                        || no_safe && cheapest_counted.is_none_or(|c| (points, bound) < c);
+                    if !may_win {
+                        continue;
+                    }
                     let d = if natural >> k & 1 == 1 {
                         removal.of(k, b14.natural[k])
                     } else {
@@ -2876,7 +2891,10 @@ impl<'a> Ctx<'a> {
                         self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
                     let key = with_quality(key_at(target, k), quality);
                     best = best.min(key);
-                    best_safe = best_safe.min(key);
+                    best_safe = best_safe.min(key | (danger >> k & 1) << 63);
+                    if no_safe && cheapest_counted.is_none_or(|c| (points, key) < c) {
+                        cheapest_counted = Some((points, key));
+                    }
                 }
                 // The full count, in debug builds (for the checks below).
                 #[cfg(debug_assertions)]
