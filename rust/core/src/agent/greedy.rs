@@ -2023,16 +2023,38 @@ impl<'a> Ctx<'a> {
             let now = self.shanten(&c, n);
             let mut after = c;
             after[k] -= 2;
-            if self.best_discard_shanten(&after, n + 1) < now {
+            if self.best_discard_shanten_below(&after, n + 1, now) {
                 return Action::Pong;
             }
         }
         Action::Pass
     }
 
+    /// Whether [`Ctx::best_discard_shanten`] is below `cut`: not when the
+    /// 14-type hand itself is not (a discard never lowers the shanten: a
+    /// tile less never lowers a need, a wild tile less is one wild fewer),
+    /// which needs no discard analysis.
+    fn best_discard_shanten_below(&mut self, c: &Counts, melds: usize, cut: i8) -> bool {
+        let b = self.base(c, melds);
+        if b.shanten() >= cut {
+            debug_assert!(self.best_discard_shanten_of(&b, c) >= b.shanten());
+            return false;
+        }
+        self.best_discard_shanten_of(&b, c) < cut
+    }
+
     /// Lowest shanten over the non-wild discards of a 14-type hand.
     fn best_discard_shanten(&mut self, c: &Counts, melds: usize) -> i8 {
         let b = self.base(c, melds);
+        self.best_discard_shanten_of(&b, c)
+    }
+
+    /// [`Ctx::best_discard_shanten`] of the hand `c`, whose base is `b`.
+    #[inline(always)]
+    fn best_discard_shanten_of(&mut self, b: &Base, c: &Counts) -> i8 {
+        // A local copy (fewer instructions than reading through the
+        // reference across the `&mut self` calls below).
+        let b = *b;
         // The natural discards all at once (the shanten grows with the
         // deficiency); a void-suit tile leaves the hand's deficiency, a
         // wild one also one wild fewer.
