@@ -2620,11 +2620,7 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     fn removal_deficiencies(&mut self, b: &Base, held: u64) -> Removal {
         debug_assert_eq!(held, Planes::new(&b.natural).held());
-        // Read from a group with a partner ([`Base::with_partners`]): the
-        // first holding tiles, the honors when none does.
-        let g0 = (held.trailing_zeros() as usize / 9).min(3);
-        let standard_d = standard(&b.partner[g0], &b.groups[g0]);
-        debug_assert!(held == 0 || held & GROUP_KINDS[g0] != 0);
+        let standard_d = Ctx::standard_of(b);
         let mut raises = 0u64;
         for (g, partner) in b.partner.iter().enumerate() {
             let hg = held & GROUP_KINDS[g];
@@ -2641,6 +2637,27 @@ impl<'a> Ctx<'a> {
             let kept = self.groups.removed(self.calc, &b.natural, g, held);
             raises |= (u64::from(!hitting(kept, tight)) << group_span(g).0) & hg;
         }
+        Removal {
+            standard: standard_d,
+            raises,
+            special: Ctx::removal_special(b),
+        }
+    }
+
+    /// The standard shape's deficiency of `b`, read from a group with a
+    /// partner ([`Base::with_partners`]): the first holding tiles, the
+    /// honors when none does.
+    #[inline(always)]
+    fn standard_of(b: &Base) -> u8 {
+        let held = b.held;
+        let g0 = (held.trailing_zeros() as usize / 9).min(3);
+        debug_assert!(held == 0 || held & GROUP_KINDS[g0] != 0);
+        standard(&b.partner[g0], &b.groups[g0])
+    }
+
+    /// [`Removal::special`] of `b`.
+    #[inline(always)]
+    fn removal_special(b: &Base) -> [u8; 10] {
         let (p, sg) = (b.pairs, b.singles);
         // By parity: an even count loses a pair and leaves a single, an
         // odd one loses a single (each only used when such a count exists).
@@ -2665,21 +2682,90 @@ impl<'a> Ctx<'a> {
         };
         // By count: the parity for seven pairs; for thirteen orphans an
         // orphan held once or twice, else any other kind.
-        let special = std::array::from_fn(|i| {
+        std::array::from_fn(|i| {
             let (orphan, n) = (i >= 5, i % 5);
             let class = usize::from(orphan) * (usize::from(n == 1) + 2 * usize::from(n == 2));
             seven[n & 1].min(orphans[class])
-        });
-        Removal {
+        })
+    }
+
+    /// The best discard among `cands` (natural or junk kinds held) of the
+    /// hand of `b` (`keep` its keep values) when every discard is at
+    /// least two from ready and there is no threat, so that no tiles are
+    /// counted: the least key among the candidates at the lowest level
+    /// (`shanten + 1`, `w` wild tiles).
+    ///
+    /// A discard never lowers the deficiency and raises it by one at most,
+    /// so the levels are `lowest` (the hand's own) and the next one: the
+    /// candidates are tried in the order of their keys within a level
+    /// (junk first, then keep value and index), each removal worked out
+    /// alone as in [`Ctx::removal_deficiencies`], and the first at
+    /// `lowest` is the best; when none is, the first of all. Far from
+    /// ready the first candidates are mostly loose tiles that do not raise
+    /// the deficiency, so most of the hand needs no removal look-ups.
+    fn first_at_lowest(
+        &mut self,
+        b: &Base,
+        keep: &Keep,
+        cands: u64,
+        (lowest, w): (u8, u8),
+    ) -> Tile {
+        let standard_d = Ctx::standard_of(b);
+        let mut removal = Removal {
             standard: standard_d,
-            raises,
-            special,
+            raises: 0,
+            special: Ctx::removal_special(b),
+        };
+        // The order within a level: junk (bit 16 clear) first.
+        let void = self.void_mask;
+        let order = |k: usize| u32::from(void >> k & 1 == 0) << 16 | u32::from(keep.low[k & 63]);
+        let mut first = None;
+        let mut rest = cands;
+        while rest != 0 {
+            let (mut k, mut o) = (0, u32::MAX);
+            let mut m = rest;
+            while m != 0 {
+                let j = m.trailing_zeros() as usize;
+                m &= m - 1;
+                if order(j) < o {
+                    (k, o) = (j, order(j));
+                }
+            }
+            rest &= !bit(k);
+            first = first.or(Some(k));
+            let d = if b.held >> k & 1 == 1 {
+                let g = group_of(k);
+                let tight = tight_lanes(&b.groups[g], &b.partner[g], standard_d);
+                // As in [`Ctx::removal_deficiencies`].
+                let raises = tight & 1 == 0 && {
+                    self.groups.after(self.calc, &b.natural, k);
+                    let e = self.groups.entry(&b.natural, g);
+                    e.rem_kept.0[k - group_span(g).0] & tight == 0
+                };
+                removal.raises = u64::from(raises) << k;
+                removal.of(k, b.natural[k])
+            } else {
+                // A junk tile leaves the analysis as it is.
+                b.d
+            };
+            let q = d.saturating_sub(w);
+            if q + u8::from(self.ting_required & (q == 1)) == lowest {
+                return Tile::from_index_unchecked(k as u8);
+            }
         }
+        Tile::from_index_unchecked(first.unwrap_or(0) as u8)
     }
 
     /// The best face-up discard (`discards`: the kinds of the legal
     /// discards).
     fn best_discard(&mut self, discards: u64) -> Option<Tile> {
+        self.best_discard_with(discards, true)
+    }
+
+    /// [`Ctx::best_discard`], with the shortcut far from ready
+    /// ([`Ctx::first_at_lowest`]) or without it (its check in debug
+    /// builds).
+    fn best_discard_with(&mut self, discards: u64, shortcut: bool) -> Option<Tile> {
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
         let b14 = self.base(&c, n);
@@ -2727,17 +2813,26 @@ impl<'a> Ctx<'a> {
         let mut by_sh = [0u64; 16];
         let (mut levels, mut safe_levels) = (0u16, 0u16);
         let keep = Keep::new(&c, self.family);
+        let ting_required = self.ting_required;
+        let level_of = |d: u8| {
+            let q = d.saturating_sub(w);
+            // A ready hand that cannot declare cannot win: one step from
+            // ready.
+            q + u8::from(ting_required & (q == 1))
+        };
+        // Two or more from ready whatever goes, and no threat: no tiles
+        // are counted, the lowest level's least key is the answer.
+        let lowest = level_of(b14.d);
+        if shortcut && threat.is_none() && !all_wild && lowest > UKEIRE_SHANTEN as u8 + 1 {
+            let t = self.first_at_lowest(&b14, &keep, cands, (lowest, w));
+            debug_assert_eq!(Some(t), self.best_discard_with(discards, false));
+            return Some(t);
+        }
         let removal = self.removal_deficiencies(&b14, natural);
         // The candidates sorted into shanten levels (`shanten + 1`) by
         // masks, not kind by kind: the natural discards' levels as bytes
         // ([`removal_levels`]), gathered by one compare per level present;
         // a wild or void-suit discard leaves the hand's deficiency.
-        let level_of = |d: u8| {
-            let q = d.saturating_sub(w);
-            // A ready hand that cannot declare cannot win: one step from
-            // ready.
-            q + u8::from(self.ting_required & (q == 1))
-        };
         let lv = removal_levels(&removal, &b14.natural, w, self.ting_required);
         let mut place = |m: u64, level: u8| {
             debug_assert!(level < 16);
