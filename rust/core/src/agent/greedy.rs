@@ -2820,13 +2820,22 @@ impl<'a> Ctx<'a> {
             // ready.
             q + u8::from(ting_required & (q == 1))
         };
-        // Two or more from ready whatever goes, and no threat: no tiles
-        // are counted, the lowest level's least key is the answer.
+        // Two or more from ready whatever goes: no tiles are counted, the
+        // lowest level's least key is the answer, or with a threat, when
+        // that is dangerous, the least safe key (folding: safe at any
+        // cost). When nothing is safe, the full pass sheds the cheapest.
         let lowest = level_of(b14.d);
-        if shortcut && threat.is_none() && !all_wild && lowest > UKEIRE_SHANTEN as u8 + 1 {
-            let t = self.first_at_lowest(&b14, &keep, cands, (lowest, w));
-            debug_assert_eq!(Some(t), self.best_discard_with(discards, false));
-            return Some(t);
+        if shortcut && !all_wild && lowest > UKEIRE_SHANTEN as u8 + 1 {
+            let mut t = Some(self.first_at_lowest(&b14, &keep, cands, (lowest, w)));
+            if t.is_some_and(|k| danger >> k.index() & 1 == 1) {
+                debug_assert!(threat.is_some() && lowest > FOLD_SHANTEN as u8);
+                let safe = cands & !danger;
+                t = (safe != 0).then(|| self.first_at_lowest(&b14, &keep, safe, (lowest, w)));
+            }
+            if t.is_some() {
+                debug_assert_eq!(t, self.best_discard_with(discards, false));
+                return t;
+            }
         }
         let removal = self.removal_deficiencies(&b14, natural);
         // The candidates sorted into shanten levels (`shanten + 1`) by
