@@ -486,8 +486,14 @@ struct Base {
     /// Min-plus products of groups 0 × 1 and 2 × 3.
     halves: [Lanes; 2],
     /// The min-plus product of the three groups other than `g`, lined up
-    /// for [`standard`] ([`partner_lanes`]).
+    /// for [`standard`] ([`partner_lanes`]); only for the groups of
+    /// `filled` (the others "impossible").
     partner: [Lanes; 4],
+    /// The groups whose partner is computed, as bits.
+    filled: u8,
+    /// The standard shape's deficiency (`d` is the least of it and the
+    /// special shapes').
+    standard: u8,
     pairs: u8,
     singles: u8,
     orphan_kinds: u8,
@@ -522,12 +528,7 @@ impl Base {
     }
 
     /// [`Base::from_groups`] with the partners of every group (`every`),
-    /// or only of those the agent may ask for: the groups holding natural
-    /// tiles (a kind that may lower the shanten is near a tile held, so
-    /// in the same group), every group when thirteen orphans is possible
-    /// (whose kinds are in every group). The others are left "impossible"
-    /// (a Sichuan hand's honors and cleared void suit, a hand without
-    /// honors).
+    /// or only of those the agent may ask for ([`Base::fill_partners`]).
     #[inline(always)]
     fn with_partners(
         natural: Counts,
@@ -536,6 +537,22 @@ impl Base {
         g: [Lanes; 4],
         rules: &ShapeRules,
         every: bool,
+    ) -> Base {
+        let mut b = Base::without_partners(natural, w, melds, g, rules);
+        b.fill_partners(every);
+        b
+    }
+
+    /// A base with no partner computed yet (they are the costly part: a
+    /// decision far from ready asks for one or two), its deficiency from
+    /// the two halves.
+    #[inline(always)]
+    fn without_partners(
+        natural: Counts,
+        w: u8,
+        melds: usize,
+        g: [Lanes; 4],
+        rules: &ShapeRules,
     ) -> Base {
         let ab = combine(&g[0], &g[1]);
         let cd = combine(&g[2], &g[3]);
@@ -549,58 +566,15 @@ impl Base {
             melds == 0 && rules.seven_pairs,
             melds == 0 && rules.thirteen_orphans,
         );
-        let every = every | orphans;
-        // The group the deficiency is read from always gets its partner:
-        // the last one holding tiles (the honors when none does).
-        let last = if held == 0 {
-            3
-        } else {
-            (63 - held.leading_zeros() as usize) / 9
-        };
-        debug_assert!(held == 0 || held >> (9 * last) != 0 && held >> (9 * last + 9) == 0);
-        let needed = |i: usize| every | (held & GROUP_KINDS[i] != 0) | (i == last);
-        let partner = if (0..4).all(needed) {
-            // The usual case, straight-line.
-            [
-                partner_lanes(&combine(&g[1], &cd), sets),
-                partner_lanes(&combine(&g[0], &cd), sets),
-                partner_lanes(&combine(&ab, &g[3]), sets),
-                partner_lanes(&combine(&ab, &g[2]), sets),
-            ]
-        } else {
-            const STALE: Lanes = [0xff; 16];
-            [
-                if needed(0) {
-                    partner_lanes(&combine(&g[1], &cd), sets)
-                } else {
-                    STALE
-                },
-                if needed(1) {
-                    partner_lanes(&combine(&g[0], &cd), sets)
-                } else {
-                    STALE
-                },
-                if needed(2) {
-                    partner_lanes(&combine(&ab, &g[3]), sets)
-                } else {
-                    STALE
-                },
-                if needed(3) {
-                    partner_lanes(&combine(&ab, &g[2]), sets)
-                } else {
-                    STALE
-                },
-            ]
-        };
-        // [`Base::deficiency`] of that group as it is (the base is built
-        // last, in place).
-        let mut d = standard(&partner[last], &g[last]);
+        let standard = crate::shanten::standard_missing(&ab, &cd, melds);
+        let mut d = standard;
         if seven {
             d = d.min(seven_pairs_missing(pairs, singles));
         }
         if orphans {
             d = d.min(14 - ok - u8::from(op > 0));
         }
+        const STALE: Lanes = [0xff; 16];
         Base {
             natural,
             held,
@@ -608,7 +582,9 @@ impl Base {
             sets,
             groups: g,
             halves: [ab, cd],
-            partner,
+            partner: [STALE; 4],
+            filled: 0,
+            standard,
             pairs,
             singles,
             orphan_kinds: ok,
@@ -617,6 +593,55 @@ impl Base {
             orphans,
             d,
         }
+    }
+
+    /// Computes the partners of every group (`every`), or of those the
+    /// agent may ask for: the groups holding natural tiles (a kind that
+    /// may lower the shanten is near a tile held, so in the same group),
+    /// every group when thirteen orphans is possible (whose kinds are in
+    /// every group). The others stay "impossible" (a Sichuan hand's
+    /// honors and cleared void suit, a hand without honors).
+    #[inline(always)]
+    fn fill_partners(&mut self, every: bool) {
+        let every = every | self.orphans;
+        let held = self.held;
+        let needed = |i: usize| every | (held & GROUP_KINDS[i] != 0);
+        if (0..4).all(needed) {
+            // The usual case, straight-line.
+            let (g, [ab, cd], s) = (&self.groups, &self.halves, self.sets);
+            self.partner = [
+                partner_lanes(&combine(&g[1], cd), s),
+                partner_lanes(&combine(&g[0], cd), s),
+                partner_lanes(&combine(ab, &g[3]), s),
+                partner_lanes(&combine(ab, &g[2]), s),
+            ];
+            self.filled = 0xf;
+        } else {
+            for g in (0..4).filter(|&i| needed(i)) {
+                self.fill_partner(g);
+            }
+        }
+        #[cfg(debug_assertions)]
+        for g in (0..4).filter(|&i| self.filled >> i & 1 == 1) {
+            assert_eq!(standard(&self.partner[g], &self.groups[g]), self.standard);
+        }
+    }
+
+    /// Computes the partner of group `g` (if not yet).
+    #[inline(always)]
+    fn fill_partner(&mut self, g: usize) {
+        if self.filled >> g & 1 == 1 {
+            return;
+        }
+        let (gr, [ab, cd], s) = (&self.groups, &self.halves, self.sets);
+        self.partner[g] = match g {
+            0 => partner_lanes(&combine(&gr[1], cd), s),
+            1 => partner_lanes(&combine(&gr[0], cd), s),
+            2 => partner_lanes(&combine(ab, &gr[3]), s),
+            _ => partner_lanes(&combine(ab, &gr[2]), s),
+        };
+        self.filled |= 1 << g;
+        debug_assert_eq!(standard(&self.partner[g], &self.groups[g]), self.standard);
     }
 
     /// Makes this the base after removing one natural tile of kind `k`
@@ -2620,13 +2645,14 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     fn removal_deficiencies(&mut self, b: &Base, held: u64) -> Removal {
         debug_assert_eq!(held, Planes::new(&b.natural).held());
-        let standard_d = Ctx::standard_of(b);
+        let standard_d = b.standard;
         let mut raises = 0u64;
         for (g, partner) in b.partner.iter().enumerate() {
             let hg = held & GROUP_KINDS[g];
             if hg == 0 {
                 continue;
             }
+            debug_assert!(b.filled >> g & 1 == 1);
             let tight = tight_lanes(&b.groups[g], partner, standard_d);
             // A best allocation that leaves the group unused (lane 0,
             // need 0 with or without a tile) survives every removal: no
@@ -2642,17 +2668,6 @@ impl<'a> Ctx<'a> {
             raises,
             special: Ctx::removal_special(b),
         }
-    }
-
-    /// The standard shape's deficiency of `b`, read from a group with a
-    /// partner ([`Base::with_partners`]): the first holding tiles, the
-    /// honors when none does.
-    #[inline(always)]
-    fn standard_of(b: &Base) -> u8 {
-        let held = b.held;
-        let g0 = (held.trailing_zeros() as usize / 9).min(3);
-        debug_assert!(held == 0 || held & GROUP_KINDS[g0] != 0);
-        standard(&b.partner[g0], &b.groups[g0])
     }
 
     /// [`Removal::special`] of `b`.
@@ -2705,12 +2720,12 @@ impl<'a> Ctx<'a> {
     /// the deficiency, so most of the hand needs no removal look-ups.
     fn first_at_lowest(
         &mut self,
-        b: &Base,
+        b: &mut Base,
         keep: &Keep,
         cands: u64,
         (lowest, w): (u8, u8),
     ) -> Tile {
-        let standard_d = Ctx::standard_of(b);
+        let standard_d = b.standard;
         let mut removal = Removal {
             standard: standard_d,
             raises: 0,
@@ -2735,6 +2750,7 @@ impl<'a> Ctx<'a> {
             first = first.or(Some(k));
             let d = if b.held >> k & 1 == 1 {
                 let g = group_of(k);
+                b.fill_partner(g);
                 let tight = tight_lanes(&b.groups[g], &b.partner[g], standard_d);
                 // As in [`Ctx::removal_deficiencies`].
                 let raises = tight & 1 == 0 && {
@@ -2768,7 +2784,12 @@ impl<'a> Ctx<'a> {
     fn best_discard_with(&mut self, discards: u64, shortcut: bool) -> Option<Tile> {
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
-        let b14 = self.base(&c, n);
+        // The partners as they are asked for (far from ready, one or two).
+        let mut b14 = {
+            let (natural, w) = self.wilds.split(&self.eff(&c));
+            let groups = self.groups.sync(self.calc, &natural);
+            Base::without_partners(natural, w, n, groups, &self.shape)
+        };
         let threat = self.threat();
         let danger = match &threat {
             Some(th) => self.danger_mask(th),
@@ -2826,17 +2847,19 @@ impl<'a> Ctx<'a> {
         // cost). When nothing is safe, the full pass sheds the cheapest.
         let lowest = level_of(b14.d);
         if shortcut && !all_wild && lowest > UKEIRE_SHANTEN as u8 + 1 {
-            let mut t = Some(self.first_at_lowest(&b14, &keep, cands, (lowest, w)));
+            let mut t = Some(self.first_at_lowest(&mut b14, &keep, cands, (lowest, w)));
             if t.is_some_and(|k| danger >> k.index() & 1 == 1) {
                 debug_assert!(threat.is_some() && lowest > FOLD_SHANTEN as u8);
                 let safe = cands & !danger;
-                t = (safe != 0).then(|| self.first_at_lowest(&b14, &keep, safe, (lowest, w)));
+                t = (safe != 0).then(|| self.first_at_lowest(&mut b14, &keep, safe, (lowest, w)));
             }
             if t.is_some() {
                 debug_assert_eq!(t, self.best_discard_with(discards, false));
                 return t;
             }
         }
+        b14.fill_partners(false);
+        let b14 = b14;
         let removal = self.removal_deficiencies(&b14, natural);
         // The candidates sorted into shanten levels (`shanten + 1`) by
         // masks, not kind by kind: the natural discards' levels as bytes
