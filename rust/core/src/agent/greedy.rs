@@ -76,6 +76,18 @@
 //! the table-based calculator with one group re-looked-up per tile
 //! changed, waits from the counts-level [`waits_counts`].
 //!
+//! Within a decision, work that cannot change the action is skipped, each
+//! shortcut exact (proved in its doc comment from the shape tables'
+//! monotonicity: a tile added never raises a need, one removed never
+//! lowers one, by one at most) and compared with the full computation in
+//! debug builds: far from ready the candidates are tried in key order
+//! and the first at the hand's own level wins, with the other groups'
+//! products computed only for the groups tried; improving tiles are
+//! counted only for candidates whose upper bound can still win, and
+//! without the other groups' products when the discard keeps every best
+//! split of the hand; a pong that does not lower the 14-type hand's own
+//! shanten needs no discard analysis.
+//!
 //! It reads only public information through its [`SeatView`]: its own
 //! tiles, face-up discards, visible melds, the ting declarations and the
 //! face-up wall indicators.
@@ -2009,10 +2021,13 @@ impl<'a> Ctx<'a> {
             }
         }
         let kinds = g.rules().tile_total() / 4;
+        // Every kind at once (a fixed-length loop the compiler vectorizes),
+        // then the kinds not in play cleared.
         let mut u = [0u8; KINDS];
-        for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
+        for (u, &v) in u.iter_mut().zip(vis.iter()) {
             *u = 4u8.saturating_sub(v);
         }
+        u[kinds.min(KINDS)..].fill(0);
         u
     }
 
