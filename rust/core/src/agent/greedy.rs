@@ -2752,15 +2752,31 @@ impl<'a> Ctx<'a> {
         let mut first = None;
         let mut rest = cands;
         while rest != 0 {
-            let (mut k, mut o) = (0, u32::MAX);
-            let mut m = rest;
-            while m != 0 {
-                let j = m.trailing_zeros() as usize;
-                m &= m - 1;
-                if order(j) < o {
-                    (k, o) = (j, order(j));
+            let k = if first.is_none() {
+                // The first pick, which is mostly the answer, at once: the
+                // least keep key among the junk candidates if any, else
+                // among all.
+                let junk = rest & void;
+                keep.least(if junk != 0 { junk } else { rest })
+            } else {
+                let (mut k, mut o) = (0, u32::MAX);
+                let mut m = rest;
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if order(j) < o {
+                        (k, o) = (j, order(j));
+                    }
                 }
-            }
+                k
+            };
+            debug_assert_eq!(
+                k,
+                (0..KINDS)
+                    .filter(|&j| rest >> j & 1 == 1)
+                    .min_by_key(|&j| order(j))
+                    .unwrap_or(0)
+            );
             rest &= !bit(k);
             first = first.or(Some(k));
             let d = if b.held >> k & 1 == 1 {
@@ -3495,6 +3511,58 @@ impl Keep {
         Keep { low }
     }
 
+    /// The kind of `m` (kinds held, not empty) with the least keep key
+    /// (keep value, then index).
+    #[inline(always)]
+    fn least(&self, m: u64) -> usize {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+        let k = self.least_sse41(m);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+        let k = self.least_portable(m);
+        debug_assert_eq!(k, self.least_portable(m));
+        k
+    }
+
+    /// [`Keep::least`] kind by kind (builds without SSE4.1, and the check
+    /// of the vector form).
+    #[cfg_attr(
+        all(target_arch = "x86_64", target_feature = "sse4.1"),
+        allow(dead_code)
+    )]
+    fn least_portable(&self, m: u64) -> usize {
+        (0..KINDS)
+            .filter(|&k| m >> k & 1 == 1)
+            .map(|k| self.low[k])
+            .min()
+            .map_or(0, |l| usize::from(l & 63))
+    }
+
+    /// [`Keep::least`] eight kinds at a time: the kinds outside `m` made
+    /// 0xffff by a mask spread from its bits, an unsigned minimum, and one
+    /// horizontal minimum (SSE4.1, part of the x86-64-v2 level the
+    /// release builds target); the index is the key's low 6 bits.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    #[inline(always)]
+    fn least_sse41(&self, m: u64) -> usize {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE4.1 (and so SSE2) is enabled at compile time (the
+        // cfg above); the loads are of 16-byte chunks of the 128-byte
+        // `low`.
+        unsafe {
+            let bit_of = _mm_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128);
+            let mut acc = _mm_set1_epi16(-1);
+            for c in 0..5 {
+                let v = _mm_loadu_si128(self.low.as_ptr().add(8 * c).cast());
+                let bits = _mm_set1_epi16((m >> (8 * c)) as u8 as i16);
+                let sel = _mm_cmpeq_epi16(_mm_and_si128(bits, bit_of), bit_of);
+                // Not selected: all ones.
+                let v = _mm_or_si128(v, _mm_andnot_si128(sel, _mm_set1_epi16(-1)));
+                acc = _mm_min_epu16(acc, v);
+            }
+            (_mm_cvtsi128_si32(_mm_minpos_epu16(acc)) & 63) as usize
+        }
+    }
+
     /// [`keep_value`] of kind `k` (held).
     #[inline(always)]
     fn of(&self, k: usize) -> u32 {
@@ -3965,6 +4033,19 @@ mod tests {
                 for k in (0..KINDS).filter(|&k| c[k] > 0) {
                     assert_eq!(keep.of(k), keep_value(&c, k, family), "{c:?} {k}");
                 }
+                // The least keep key of a set of held kinds (value, then
+                // index), vector and plain.
+                let held = (0..KINDS)
+                    .filter(|&k| c[k] > 0)
+                    .fold(0u64, |m, k| m | bit(k));
+                let m =
+                    held & (u64::from(rng.below(u32::MAX)) << 32 | u64::from(rng.below(u32::MAX)));
+                let m = if m == 0 { held } else { m };
+                let want = (0..KINDS)
+                    .filter(|&k| m >> k & 1 == 1)
+                    .min_by_key(|&k| (keep_value(&c, k, family), k));
+                assert_eq!(Some(keep.least(m)), want, "{c:?} {m:x}");
+                assert_eq!(keep.least_portable(m), keep.least(m));
             }
         }
     }
