@@ -639,8 +639,10 @@ impl Base {
         }
     }
 
-    /// Computes the partner of group `g` (if not yet).
-    #[inline(always)]
+    /// Computes the partner of group `g` (if not yet). Not inlined: in a
+    /// loop the compiler would hoist the four groups' product set-ups out
+    /// of it, for the one or two partners asked for.
+    #[inline(never)]
     fn fill_partner(&mut self, g: usize) {
         if self.filled >> g & 1 == 1 {
             return;
