@@ -2077,11 +2077,22 @@ impl<'a> Ctx<'a> {
     /// tile less never lowers a need, a wild tile less is one wild fewer),
     /// which needs no discard analysis.
     fn best_discard_shanten_below(&mut self, c: &Counts, melds: usize, cut: i8) -> bool {
-        let b = self.base(c, melds);
+        // The partners only when the discards are analysed.
+        let mut b = {
+            let (natural, w) = self.wilds.split(&self.eff(c));
+            let groups = self.groups.sync(self.calc, &natural);
+            Base::without_partners(natural, w, melds, groups, &self.shape)
+        };
         if b.shanten() >= cut {
-            debug_assert!(self.best_discard_shanten_of(&b, c) >= b.shanten());
+            #[cfg(debug_assertions)]
+            {
+                let mut full = b;
+                full.fill_partners(false);
+                assert!(self.best_discard_shanten_of(&full, c) >= b.shanten());
+            }
             return false;
         }
+        b.fill_partners(false);
         self.best_discard_shanten_of(&b, c) < cut
     }
 
