@@ -1022,17 +1022,24 @@ impl Game {
         // Otherwise only one seat can: four copies exist and the discarder
         // held one; it may pong, or kong holding three.
         if self.rules.ting_required && !rob && self.ting == [false; 4] {
-            let holds_two =
-                |i: u8| (self.sets[((from + i) & 3) as usize].two() >> tile.index() & 1) as u8;
-            let (a, b, c) = (holds_two(1), holds_two(2), holds_two(3));
-            if a | b | c == 0 {
+            // Whether another seat holds two: the four seats' sets at once.
+            // The discarder may hold two itself (it held three), but then
+            // the others hold at most one between them (four copies), so
+            // its own bit is masked off without losing an answer.
+            let two = |s: usize| self.sets[s].two();
+            let others = (two(0) | two(1) | two(2) | two(3)) & !two(from as usize);
+            if others & bit(tile) == 0 {
                 self.phase = Phase::Draw {
                     seat: next(from),
                     replacement: None,
                 };
                 return;
             }
-            // At most one of a, b, c is set: the seat that is.
+            let holds_two =
+                |i: u8| (self.sets[((from + i) & 3) as usize].two() >> tile.index() & 1) as u8;
+            let (a, b, c) = (holds_two(1), holds_two(2), holds_two(3));
+            // Exactly one of a, b, c is set: the seat that is.
+            debug_assert_eq!(a + b + c, 1);
             let seat = (from + a + 2 * b + 3 * c) & 3;
             let mut o = Claim::PONG;
             if self.hands[seat as usize].concealed[tile.index()] == 3 && self.kong_room() {
