@@ -484,8 +484,9 @@ impl Judge {
         worth_ting(&w, &self.rules)
     }
 
-    /// The kinds among `held` (kinds of the hand) whose face-down discard
-    /// declares ting: `Judge::can_declare` (kept in test builds) for each
+    /// The kinds of the hand (kind sets `sets`, kept by the table, so not
+    /// gathered again from the counts) whose face-down discard declares
+    /// ting: `Judge::can_declare` (kept in test builds) for each
     /// of them, with the hand's group needs and their two products worked
     /// out once. A discard changes one group (or, a wild tile, only the
     /// wild count), so each candidate's exact shanten recomputes one
@@ -494,18 +495,19 @@ impl Judge {
     /// the hand without it (a test compares the two on every turn of many
     /// table hands, another on many random hands with and without wild
     /// tiles).
-    pub(crate) fn declarable(&self, hand: &Hand, held: u64) -> u64 {
+    pub(crate) fn declarable(&self, hand: &Hand, sets: &KindSets) -> u64 {
         if !self.rules.ting_required {
             return 0;
         }
+        debug_assert_eq!(*sets, KindSets::of(&hand.concealed));
         let (mut natural, w) = self.wilds.split(&hand.concealed);
         let groups = self.calc.lanes(&natural);
         let (ab, cd) = halves(&groups);
         let n_melds = hand.n_melds();
-        let sets = KindSets::of(&hand.concealed);
+        let sets = *sets;
         let pairs = sets.pairs - self.wild_pairs(&sets);
         let mut out = 0;
-        let mut rest = held;
+        let mut rest = sets.held();
         while rest != 0 {
             let k = rest.trailing_zeros() as usize;
             rest &= rest - 1;
@@ -865,14 +867,14 @@ mod tests {
             let n_melds = r.below(5) as usize;
             let noise = r.below(4);
             let h = hand(&mut r, n_melds, noise);
-            let held = KindSets::of(&h.concealed).held();
+            let sets = KindSets::of(&h.concealed);
             let mut kinds = 0u64;
             for t in Tile::all() {
                 if j.can_declare(&h, t) {
                     kinds |= 1 << t.index();
                 }
             }
-            assert_eq!(j.declarable(&h, held), kinds, "{h:?} {wilds:?}");
+            assert_eq!(j.declarable(&h, &sets), kinds, "{h:?} {wilds:?}");
             declaring += usize::from(kinds != 0);
         }
         assert!(declaring > 3_000, "only {declaring} hands could declare");

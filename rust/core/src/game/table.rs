@@ -883,7 +883,7 @@ impl Game {
     #[inline(never)]
     fn ting_kinds(&self, seat: u8) -> u64 {
         let s = (seat & 3) as usize;
-        self.judge.declarable(&self.hands[s], self.sets[s].held())
+        self.judge.declarable(&self.hands[s], &self.sets[s])
     }
 
     /// The seat's kong actions on its turn, `drawn` the tile it drew.
@@ -1652,7 +1652,7 @@ mod tests {
                             }
                         }
                         assert_eq!(
-                            g.judge.declarable(&hand, g.sets[seat as usize].held()),
+                            g.judge.declarable(&hand, &g.sets[seat as usize]),
                             kinds,
                             "{hand:?}"
                         );
