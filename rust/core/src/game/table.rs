@@ -124,7 +124,6 @@ pub struct Game {
     pub(crate) kongs: u8,
     any_claim: bool,
     has_discarded: [bool; 4],
-    draws: [u8; 4],
     pub(crate) phase: Phase,
     pub(crate) queue: Queue,
     to_act: u8,
@@ -216,7 +215,6 @@ impl Game {
             kongs: 0,
             any_claim: false,
             has_discarded: [false; 4],
-            draws: [0; 4],
             phase: Phase::Turn {
                 seat: deal.dealer,
                 drawn: None,
@@ -300,7 +298,6 @@ impl Game {
             kongs,
             any_claim,
             has_discarded,
-            draws,
             phase,
             queue,
             to_act,
@@ -341,7 +338,6 @@ impl Game {
         *kongs = 0;
         *any_claim = false;
         *has_discarded = [false; 4];
-        *draws = [0; 4];
         *phase = Phase::Turn {
             seat: deal.dealer,
             drawn: None,
@@ -763,9 +759,6 @@ impl Game {
         let s = seat as usize;
         self.add_one(s, t);
         self.pass_turn[s] = false;
-        if replacement.is_none() {
-            self.draws[s] = self.draws[s].saturating_add(1);
-        }
         self.emit(Event::Draw {
             seat,
             tile: t,
@@ -1426,7 +1419,10 @@ impl Game {
         r.earthly = seat != dealer
             && !self.any_claim
             && if self_draw {
-                replacement.is_none() && self.draws[s] == 1 && !self.has_discarded[s]
+                // A seat's first ordinary draw is the only one before it
+                // first discards: every other turn it draws on ends with a
+                // discard, a kong (whose draws are replacements) or the end.
+                replacement.is_none() && !self.has_discarded[s]
             } else {
                 !robbed && from == Some(dealer) && self.n_discards == 1
             };
@@ -1542,6 +1538,79 @@ mod tests {
                 assert_eq!(other.log(), fresh.log());
             }
         }
+    }
+
+    /// 地胡 by self-draw is a non-dealer's win on its first ordinary draw,
+    /// before any discard of its own and any claim: the table reads it
+    /// off "has not discarded yet" (its only ordinary draw before a first
+    /// discard is the first). Checked on an arranged hand, then against
+    /// the draws counted in the log on every self-drawn win of many
+    /// random hands.
+    #[test]
+    fn earthly_self_draw_is_a_first_draw_before_any_discard() {
+        let rules = Ruleset::sichuan();
+        let deal = Deal::arranged(
+            &rules,
+            [
+                "123456789p12345s",
+                "1112223334445m",
+                "666777888p9996s",
+                "66677788899m12s",
+            ],
+            "5m",
+            "",
+            0,
+            None,
+        )
+        .unwrap();
+        let mut g = Game::from_deal(&rules, deal).unwrap();
+        g.step(Action::Discard(Tile::new(17).unwrap())).unwrap();
+        assert!(g.legal_actions().contains(Action::Win), "{:?}", g.phase());
+        g.step(Action::Win).unwrap();
+        let r = *g.result().unwrap();
+        assert!(r.self_draw && r.winners[1] && r.earthly, "{r:?}");
+
+        let mut next = crate::testing::xorshift(0x5DEE_CE66_D1CE_4E5B);
+        let (mut wins, mut earthly) = (0, 0);
+        for rules in &crate::testing::presets() {
+            for seed in 0..6000 {
+                let mut g = Game::new(rules, seed, None).unwrap();
+                while !g.is_over() {
+                    g.step(meld_seeking_pick(&g, &mut next)).unwrap();
+                }
+                let r = *g.result().unwrap();
+                if !(r.kind == EndKind::Win && r.self_draw) {
+                    continue;
+                }
+                let w = r.winners.iter().position(|&x| x).unwrap() as u8;
+                let mut draws = 0;
+                let mut discarded = false;
+                for e in g.events() {
+                    match *e {
+                        Event::Draw {
+                            seat,
+                            replacement: false,
+                            ..
+                        } if seat == w => draws += 1,
+                        Event::Act {
+                            seat,
+                            action: Action::Discard(_) | Action::Ting(_),
+                            ..
+                        } if seat == w => discarded = true,
+                        _ => {}
+                    }
+                }
+                let plain = w != r.dealer
+                    && !g.any_claim
+                    && r.replacement.is_none()
+                    && draws == 1
+                    && !discarded;
+                assert_eq!(r.earthly, plain, "{r:?}");
+                wins += 1;
+                earthly += usize::from(plain);
+            }
+        }
+        assert!(wins > 300, "{wins} {earthly}");
     }
 
     /// `step`'s one-bit test of a discard accepts exactly the discards of
