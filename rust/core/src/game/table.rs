@@ -122,6 +122,9 @@ pub struct Game {
     ready_lb: [i8; 4],
     turn_lb: i8,
     pub(crate) kongs: u8,
+    /// The live tiles ([`Game::live_tiles`]), kept with the draws and the
+    /// kongs: each draw's exhaustion test is one load.
+    live: u8,
     any_claim: bool,
     has_discarded: [bool; 4],
     pub(crate) phase: Phase,
@@ -213,6 +216,9 @@ impl Game {
             ready_lb: [i8::MIN; 4],
             turn_lb: i8::MIN,
             kongs: 0,
+            live: wall
+                .remaining()
+                .saturating_sub(usize::from(rules.wall_reserve.0)) as u8,
             any_claim: false,
             has_discarded: [false; 4],
             phase: Phase::Turn {
@@ -296,6 +302,7 @@ impl Game {
             ready_lb,
             turn_lb,
             kongs,
+            live,
             any_claim,
             has_discarded,
             phase,
@@ -336,6 +343,9 @@ impl Game {
         *ready_lb = [i8::MIN; 4];
         *turn_lb = i8::MIN;
         *kongs = 0;
+        *live = new_wall
+            .remaining()
+            .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
         *any_claim = false;
         *has_discarded = [false; 4];
         *phase = Phase::Turn {
@@ -543,7 +553,19 @@ impl Game {
     pub fn live_tiles(&self) -> usize {
         let reserve = self.rules.wall_reserve.0 as usize
             + self.rules.wall_reserve.1 as usize * self.kongs as usize;
-        self.wall.remaining().saturating_sub(reserve)
+        debug_assert_eq!(
+            usize::from(self.live),
+            self.wall.remaining().saturating_sub(reserve)
+        );
+        usize::from(self.live)
+    }
+
+    /// A kong is made: one more replacement tile is reserved (the live
+    /// count stays `remaining − reserve`, at least 0).
+    fn count_kong(&mut self) {
+        self.kongs += 1;
+        self.live = self.live.saturating_sub(self.rules.wall_reserve.1);
+        debug_assert_eq!(usize::from(self.live), self.live_tiles());
     }
 
     /// Whether `seat` may still win on a discard (no 过胡 lock; with
@@ -557,11 +579,10 @@ impl Game {
         }
     }
 
-    /// Whether a kong made now leaves a live tile to replace it.
+    /// Whether a kong made now leaves a live tile to replace it: the wall
+    /// holds more than the reserve with one more kong.
     fn kong_room(&self) -> bool {
-        let reserve = self.rules.wall_reserve.0 as usize
-            + self.rules.wall_reserve.1 as usize * (self.kongs as usize + 1);
-        self.wall.remaining() > reserve
+        self.live_tiles() > usize::from(self.rules.wall_reserve.1)
     }
 
     fn emit(&mut self, e: Event) {
@@ -747,10 +768,11 @@ impl Game {
     /// hand is over (`None`).
     #[inline(always)]
     fn draw(&mut self, seat: u8, replacement: Option<MeldKind>) -> Option<(Tile, bool)> {
-        if self.live_tiles() == 0 {
+        if self.live == 0 {
             self.finish_other(EndKind::Exhausted, None);
             return None;
         }
+        self.live -= 1;
         let t = if replacement.is_some() && self.rules.kong_draw == KongDraw::Tail {
             self.wall.draw_back()
         } else {
@@ -764,7 +786,7 @@ impl Game {
             tile: t,
             replacement: replacement.is_some(),
         });
-        let last_live = self.rules.family == Family::Linxian && self.live_tiles() == 0;
+        let last_live = self.rules.family == Family::Linxian && self.live == 0;
         self.phase = Phase::Turn {
             seat,
             drawn: Some(t),
@@ -1182,7 +1204,7 @@ impl Game {
                     self.ready_lb[s] = i8::MIN;
                     self.set_count(s, t, 0);
                     self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
-                    self.kongs += 1;
+                    self.count_kong();
                     self.record_kong(Kong::own(seat, t, KongKind::Concealed));
                     self.phase = Phase::Draw {
                         seat,
@@ -1341,7 +1363,7 @@ impl Game {
                 self.ready_lb[s] = i8::MIN;
                 self.add_count(s, tile, -3);
                 self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
-                self.kongs += 1;
+                self.count_kong();
                 self.record_kong(Kong::exposed(seat, tile, from, self.ting[from as usize]));
                 self.phase = Phase::Draw {
                     seat,
@@ -1364,7 +1386,7 @@ impl Game {
             return;
         }
         if rob {
-            self.kongs += 1;
+            self.count_kong();
             self.record_kong(Kong::own(from, tile, KongKind::Added));
             self.phase = Phase::Draw {
                 seat: from,
