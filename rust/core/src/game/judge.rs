@@ -247,9 +247,11 @@ impl Judge {
         }
     }
 
+    /// Whether `t` is a wild kind: one bit of the kept mask (the
+    /// wildcards' own test compares with each wild kind in turn).
     #[inline]
     pub(crate) fn is_wild(&self, t: Tile) -> bool {
-        self.wilds.is_wild(t)
+        self.wild_mask >> t.index() & 1 == 1
     }
 
     /// The waits of a hand one tile short (RULES.md §2).
