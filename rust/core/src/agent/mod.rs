@@ -128,7 +128,8 @@ impl SplitMix {
 
 impl Agent for RandomAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
-        self.choose(view.legal().0)
+        let [w0, w1, w2] = view.legal().0;
+        self.choose(w0, w1, w2)
     }
 
     fn reset(&mut self, seed: u64) {
@@ -142,9 +143,10 @@ const LEAVE: u64 = 1 << (N_LEAVE - 128);
 impl RandomAgent {
     /// [`Agent::act`] on the legal mask: uniform over the actions in
     /// index order, Leave dropped unless it is the only one.
+    /// The mask's words are passed apart, in registers (an array argument
+    /// is passed through memory).
     #[inline(always)]
-    fn choose(&mut self, mask: [u64; 3]) -> Action {
-        let [w0, w1, w2] = mask;
+    fn choose(&mut self, w0: u64, w1: u64, w2: u64) -> Action {
         // Most decisions are a turn's discards (and ting declarations),
         // all in the first word: the same draw and pick as `pick`'s (a
         // test compares them), without choosing the word (a branch taken
@@ -154,7 +156,7 @@ impl RandomAgent {
             let r = self.rng.below(w0.count_ones());
             return BY_INDEX[select(w0, r) as usize & 63];
         }
-        self.pick(mask)
+        self.pick(w0, w1, w2)
     }
 
     /// The pick of [`Agent::act`] on any mask: uniform over the actions
@@ -163,8 +165,7 @@ impl RandomAgent {
     /// more than the arithmetic): the word holding the pick and the bit
     /// within it are selected, not searched.
     #[inline(never)]
-    fn pick(&mut self, mask: [u64; 3]) -> Action {
-        let [w0, w1, mut w2] = mask;
+    fn pick(&mut self, w0: u64, w1: u64, mut w2: u64) -> Action {
         let (c0, c1) = (w0.count_ones(), w1.count_ones());
         if w0 | w1 | w2 & !LEAVE != 0 {
             w2 &= !LEAVE;
@@ -272,7 +273,8 @@ mod tests {
                 _ => [a & c, b & c, c & w2_mask],
             };
             shortcut += usize::from(mask[1] | mask[2] & !LEAVE == 0 && mask[0] != 0);
-            assert_eq!(fast.choose(mask), plain.pick(mask), "{mask:x?}");
+            let [w0, w1, w2] = mask;
+            assert_eq!(fast.choose(w0, w1, w2), plain.pick(w0, w1, w2), "{mask:x?}");
         }
         assert!(shortcut > 50_000, "{shortcut}");
         assert_eq!(fast.rng.0, plain.rng.0);
