@@ -81,7 +81,8 @@ fn play_out(
     let mut decisions = 0;
     let mut fault = false;
     while let Some(seat) = g.to_act() {
-        let a = agents[seat as usize].act(&SeatView::new(g, seat));
+        // Seats are 0-3: the mask spares the index check.
+        let a = agents[(seat & 3) as usize].act(&SeatView::new(g, seat));
         decisions += 1;
         if g.step(a).is_err() {
             fault = true;
