@@ -1121,25 +1121,22 @@ impl Game {
     #[inline(never)]
     fn ask(&mut self, from: u8, tile: Tile, rob: bool) {
         let mut q = Queue::default();
-        let mut opts = [Claim::NONE; 4];
-        for i in 1..4 {
-            let s = (from + i) & 3;
-            opts[s as usize] = self.options(s, tile, rob);
-        }
         // Winners first, in turn order from the discarder (就近截胡), then
-        // the one seat that can only pong or kong.
+        // the seat that can only pong or kong: one at most, as that takes
+        // two of the tile, of which the discarder held one.
+        let mut claimer = None;
         for i in 1..4 {
             let s = (from + i) & 3;
-            if opts[s as usize].has(Claim::WIN) {
-                q.push(s, opts[s as usize]);
+            let o = self.options(s, tile, rob);
+            if o.has(Claim::WIN) {
+                q.push(s, o);
+            } else if !o.is_empty() {
+                debug_assert!(claimer.is_none());
+                claimer = Some((s, o));
             }
         }
-        for i in 1..4 {
-            let s = (from + i) & 3;
-            let o = opts[s as usize];
-            if !o.has(Claim::WIN) && !o.is_empty() {
-                q.push(s, o);
-            }
+        if let Some((s, o)) = claimer {
+            q.push(s, o);
         }
         if q.done() && !rob {
             // Nobody to ask: what resolving the empty queue does.
