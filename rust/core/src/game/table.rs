@@ -142,6 +142,12 @@ pub struct Game {
     pub(crate) events: Vec<Event>,
 }
 
+/// The ready bound of a seat without one (its first turn, after a kong,
+/// a declared seat): at or below 0, so the turn computes it, and far
+/// enough above `i8::MIN` that the carry's `- 1` at the discard cannot
+/// overflow (a bound is at most 14).
+const NO_BOUND: i8 = -64;
+
 const NO_DISCARD: Discard = Discard {
     seat: 0,
     tile: Tile::M1,
@@ -213,8 +219,8 @@ impl Game {
             no_kong: [0; 4],
             pongs: [0; 4],
             meld_kinds: [0; 4],
-            ready_lb: [i8::MIN; 4],
-            turn_lb: i8::MIN,
+            ready_lb: [NO_BOUND; 4],
+            turn_lb: NO_BOUND,
             kongs: 0,
             live: wall
                 .remaining()
@@ -340,8 +346,8 @@ impl Game {
         *no_kong = [0; 4];
         *pongs = [0; 4];
         *meld_kinds = [0; 4];
-        *ready_lb = [i8::MIN; 4];
-        *turn_lb = i8::MIN;
+        *ready_lb = [NO_BOUND; 4];
+        *turn_lb = NO_BOUND;
         *kongs = 0;
         *live = new_wall
             .remaining()
@@ -881,7 +887,7 @@ impl Game {
     fn ting_possible(&mut self, seat: u8) -> bool {
         let s = seat as usize;
         if !self.rules.ting_required || self.ting[s] {
-            self.turn_lb = i8::MIN;
+            self.turn_lb = NO_BOUND;
             return false;
         }
         if self.ready_lb[s] > 0 {
@@ -1198,7 +1204,7 @@ impl Game {
                 Action::Discard(t) => self.discard(seat, t, false),
                 Action::Ting(t) => self.discard(seat, t, true),
                 Action::ConcealedKong(t) => {
-                    self.ready_lb[s] = i8::MIN;
+                    self.ready_lb[s] = NO_BOUND;
                     self.set_count(s, t, 0);
                     self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
                     self.count_kong();
@@ -1209,7 +1215,7 @@ impl Game {
                     };
                 }
                 Action::AddedKong(t) => {
-                    self.ready_lb[s] = i8::MIN;
+                    self.ready_lb[s] = NO_BOUND;
                     self.remove_one(s, t);
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
                     if self.linxian_kong_draw(seat, t) {
@@ -1284,7 +1290,7 @@ impl Game {
         };
         self.n_discards += 1;
         self.has_discarded[s] = true;
-        self.ready_lb[s] = self.turn_lb.saturating_sub(1);
+        self.ready_lb[s] = self.turn_lb - 1;
         if face_down {
             self.ting[s] = true;
         }
@@ -1357,7 +1363,7 @@ impl Game {
             self.discards[self.n_discards as usize - 1].claimed = true;
             self.any_claim = true;
             if claim.has(Claim::KONG) {
-                self.ready_lb[s] = i8::MIN;
+                self.ready_lb[s] = NO_BOUND;
                 self.add_count(s, tile, -3);
                 self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
                 self.count_kong();
