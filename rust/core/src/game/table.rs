@@ -823,9 +823,12 @@ impl Game {
         let ting = self.ting[s];
         let linxian = self.rules.family == Family::Linxian;
         self.to_act = seat;
-        // Sichuan 缺一门 from the kept kind sets first: most hands hold
-        // every suit (the judge's own test walks the melds).
+        // Where ting is required, only a declared seat may win (the
+        // judge's first test, here on the flag at hand: most turns stop
+        // there); Sichuan 缺一门 from the kept kind sets first: most hands
+        // hold every suit (the judge's own test walks the melds).
         let can_win = !after_claim
+            && (ting || !self.rules.ting_required)
             && (self.rules.family != Family::Sichuan || self.lacks_a_suit(s, 0))
             && self
                 .judge
