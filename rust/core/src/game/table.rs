@@ -856,7 +856,7 @@ impl Game {
                 _ => {
                     // The held kinds as a bit set are the discards.
                     w0 |= self.sets[s].held();
-                    if self.ting_possible(seat) {
+                    if self.ting_possible(seat, ting) {
                         let kinds = self.ting_kinds(seat);
                         let first = Action::Ting(Tile::from_index_unchecked(0)).index();
                         w0 |= kinds << first;
@@ -886,10 +886,11 @@ impl Game {
     /// by at most one per turn (a discard never lowers it, a draw or a pong
     /// by at most one), so a bound carried from the seat's previous turn
     /// often answers without looking at the hand; a kong resets it.
+    /// (`ting`: whether the seat has declared, which the turn has read.)
     #[inline(always)]
-    fn ting_possible(&mut self, seat: u8) -> bool {
-        let s = seat as usize;
-        if !self.rules.ting_required || self.ting[s] {
+    fn ting_possible(&mut self, seat: u8, ting: bool) -> bool {
+        let s = (seat & 3) as usize;
+        if ting || !self.rules.ting_required {
             self.turn_lb = NO_BOUND;
             return false;
         }
