@@ -828,7 +828,7 @@ impl Game {
         // there); Sichuan 缺一门 from the kept kind sets first: most hands
         // hold every suit (the judge's own test walks the melds).
         let can_win = !after_claim
-            && (ting || !self.rules.ting_required)
+            && (!self.rules.ting_required || ting)
             && (self.rules.family != Family::Sichuan || self.lacks_a_suit(s, 0))
             && self
                 .judge
@@ -890,7 +890,7 @@ impl Game {
     #[inline(always)]
     fn ting_possible(&mut self, seat: u8, ting: bool) -> bool {
         let s = (seat & 3) as usize;
-        if ting || !self.rules.ting_required {
+        if !self.rules.ting_required || ting {
             self.turn_lb = NO_BOUND;
             return false;
         }
