@@ -733,33 +733,40 @@ impl Game {
     /// ends.
     fn advance(&mut self) {
         loop {
-            let (seat, drawn, last_live, after_claim) = match self.phase {
-                Phase::Over => return,
-                // The usual step: a draw, then that turn's legal actions
-                // straight from the drawn tile, without going round the
-                // loop to read back the phase just set.
-                Phase::Draw { seat, replacement } => match self.draw(seat, replacement) {
-                    Some((drawn, last_live)) => (seat, Some(drawn), last_live, false),
-                    None => continue,
-                },
-                Phase::Turn {
-                    seat,
-                    drawn,
-                    last_live,
-                    after_claim,
-                    ..
-                } => (seat, drawn, last_live, after_claim),
-                Phase::Respond { .. } => {
-                    if self.queue.done() {
-                        self.resolve();
-                    } else if let Some(auto) = self.respond_legal() {
-                        self.apply(auto, true);
-                    } else {
-                        return;
+            // The usual step first, tested alone (a branch on the phase,
+            // not the jump over all of them): a draw, then that turn's
+            // legal actions straight from the drawn tile, without going
+            // round the loop to read back the phase just set.
+            let phase = self.phase;
+            let (seat, drawn, last_live, after_claim) =
+                if let Phase::Draw { seat, replacement } = phase {
+                    match self.draw(seat, replacement) {
+                        Some((drawn, last_live)) => (seat, Some(drawn), last_live, false),
+                        None => continue,
                     }
-                    continue;
-                }
-            };
+                } else {
+                    match phase {
+                        // Over (a draw is taken above).
+                        Phase::Over | Phase::Draw { .. } => return,
+                        Phase::Turn {
+                            seat,
+                            drawn,
+                            last_live,
+                            after_claim,
+                            ..
+                        } => (seat, drawn, last_live, after_claim),
+                        Phase::Respond { .. } => {
+                            if self.queue.done() {
+                                self.resolve();
+                            } else if let Some(auto) = self.respond_legal() {
+                                self.apply(auto, true);
+                            } else {
+                                return;
+                            }
+                            continue;
+                        }
+                    }
+                };
             if let Some(auto) = self.turn_legal_of(seat, drawn, last_live, after_claim) {
                 self.apply(auto, true);
             } else {
