@@ -1917,9 +1917,18 @@ impl<'a> Ctx<'a> {
     }
 
     fn base(&mut self, c: &Counts, melds: usize) -> Base {
+        let mut b = self.base_without_partners(c, melds);
+        b.fill_partners(false);
+        b
+    }
+
+    /// [`Ctx::base`] with no partner computed yet ([`Base::fill_partner`]
+    /// computes them as they are asked for).
+    #[inline(always)]
+    fn base_without_partners(&mut self, c: &Counts, melds: usize) -> Base {
         let (natural, w) = self.wilds.split(&self.eff(c));
         let groups = self.groups.sync(self.calc, &natural);
-        Base::with_partners(natural, w, melds, groups, &self.shape, false)
+        Base::without_partners(natural, w, melds, groups, &self.shape)
     }
 
     /// [`Base::shanten_without`] through the kept group needs.
@@ -2078,11 +2087,7 @@ impl<'a> Ctx<'a> {
     /// which needs no discard analysis.
     fn best_discard_shanten_below(&mut self, c: &Counts, melds: usize, cut: i8) -> bool {
         // The partners only when the discards are analysed.
-        let mut b = {
-            let (natural, w) = self.wilds.split(&self.eff(c));
-            let groups = self.groups.sync(self.calc, &natural);
-            Base::without_partners(natural, w, melds, groups, &self.shape)
-        };
+        let mut b = self.base_without_partners(c, melds);
         if b.shanten() >= cut {
             #[cfg(debug_assertions)]
             {
@@ -2829,11 +2834,7 @@ impl<'a> Ctx<'a> {
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
         // The partners as they are asked for (far from ready, one or two).
-        let mut b14 = {
-            let (natural, w) = self.wilds.split(&self.eff(&c));
-            let groups = self.groups.sync(self.calc, &natural);
-            Base::without_partners(natural, w, n, groups, &self.shape)
-        };
+        let mut b14 = self.base_without_partners(&c, n);
         let threat = self.threat();
         let danger = match &threat {
             Some(th) => self.danger_mask(th),
@@ -2935,7 +2936,7 @@ impl<'a> Ctx<'a> {
         let min_level = (min_sh + 1) as usize & 15;
         let safe_sh = safe_min.unwrap_or(min_sh);
         let at_min = by_sh[min_level];
-        let (mut best, mut best_safe) = level_keys(
+        let (best, best_safe) = level_keys(
             &keep,
             (at_min, by_sh[(safe_sh + 1) as usize & 15]),
             (min_sh, safe_sh),
@@ -2991,10 +2992,22 @@ impl<'a> Ctx<'a> {
         }
         // Counting only splits ties: a lone candidate needs none.
         let counted = tied.count_ones() > 1 && (0..=UKEIRE_SHANTEN).contains(&target);
-        // The least (points, key) among the counted candidates, for the
-        // case where all of them are dangerous.
-        let mut cheapest_counted: Option<(u8, u64)> = None;
+        let mut ranked = Ranked {
+            best,
+            best_safe,
+            cheapest: None,
+            danger,
+            no_safe: threat.is_some() && safe_min.is_none(),
+        };
         if counted {
+            // The deficiency a candidate's discard leaves.
+            let d_without = |k: usize| {
+                if natural >> k & 1 == 1 {
+                    removal.of(k, b14.natural[k])
+                } else {
+                    b14.d
+                }
+            };
             let unseen = self.unseen();
             let masks = CountMasks::new(&b14.natural);
             let planes = Planes::new(&unseen);
@@ -3013,7 +3026,6 @@ impl<'a> Ctx<'a> {
             // and check that the bounds hold and that the results are the
             // same.
             let prune = target != 0;
-            let no_safe = threat.is_some() && safe_min.is_none();
             let mut m = if prune { 0 } else { tied };
             if prune {
                 let u14 = self.improvers_14(&b14, &masks, near);
@@ -3024,11 +3036,7 @@ impl<'a> Ctx<'a> {
                 while t != 0 {
                     let k = t.trailing_zeros() as usize;
                     t &= t - 1;
-                    let d = if natural >> k & 1 == 1 {
-                        removal.of(k, b14.natural[k])
-                    } else {
-                        b14.d
-                    };
+                    let d = d_without(k);
                     let (ub, exact) = self.ukeire_bound(
                         &b14,
                         &masks,
@@ -3047,12 +3055,7 @@ impl<'a> Ctx<'a> {
                     let key = with_quality(key_at(target, k), ub);
                     if exact {
                         // Counted already.
-                        best = best.min(key);
-                        best_safe = best_safe.min(key | (danger >> k & 1) << 63);
-                        let points = Tile::from_index_unchecked(k as u8).points();
-                        if no_safe && cheapest_counted.is_none_or(|c| (points, key) < c) {
-                            cheapest_counted = Some((points, key));
-                        }
+                        ranked.offer(key);
                     } else {
                         bounds[nb] = key;
                         nb += 1;
@@ -3067,27 +3070,14 @@ impl<'a> Ctx<'a> {
                         break;
                     }
                     bounds[i] = u64::MAX;
-                    let k = (bound & 63) as usize;
-                    let points = Tile::from_index_unchecked(k as u8).points();
-                    let may_win = bound < best
-                        || bound | (danger >> k & 1) << 63 < best_safe
-                        || no_safe && cheapest_counted.is_none_or(|c| (points, bound) < c);
-                    if !may_win {
+                    if !ranked.may_change(bound) {
                         continue;
                     }
-                    let d = if natural >> k & 1 == 1 {
-                        removal.of(k, b14.natural[k])
-                    } else {
-                        b14.d
-                    };
+                    let k = (bound & 63) as usize;
+                    let d = d_without(k);
                     let quality =
                         self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
-                    let key = with_quality(key_at(target, k), quality);
-                    best = best.min(key);
-                    best_safe = best_safe.min(key | (danger >> k & 1) << 63);
-                    if no_safe && cheapest_counted.is_none_or(|c| (points, key) < c) {
-                        cheapest_counted = Some((points, key));
-                    }
+                    ranked.offer(with_quality(key_at(target, k), quality));
                 }
                 // The full count, in debug builds (for the checks below).
                 #[cfg(debug_assertions)]
@@ -3107,11 +3097,7 @@ impl<'a> Ctx<'a> {
                     let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
                     self.wait_quality(&w, &unseen).0
                 } else {
-                    let d = if natural >> k & 1 == 1 {
-                        removal.of(k, b14.natural[k])
-                    } else {
-                        b14.d
-                    };
+                    let d = d_without(k);
                     self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes)
                 };
                 // A key only decreases: the minimums stay minimums.
@@ -3124,16 +3110,15 @@ impl<'a> Ctx<'a> {
                         continue;
                     }
                 }
-                best = best.min(key);
-                best_safe = best_safe.min(key | (danger >> k & 1) << 63);
-                if threat.is_some() {
-                    let x = (Tile::from_index_unchecked(k as u8).points(), key);
-                    if cheapest_counted.is_none_or(|c| x < c) {
-                        cheapest_counted = Some(x);
-                    }
-                }
+                ranked.offer(key);
             }
         }
+        let Ranked {
+            best,
+            best_safe,
+            cheapest: cheapest_counted,
+            ..
+        } = ranked;
         #[cfg(debug_assertions)]
         {
             let mut m = cands;
@@ -3346,6 +3331,49 @@ fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
         _ => t.points() as u32,
     };
     conn * 16 + tail
+}
+
+/// The keys that decide a discard as candidates are counted: the least,
+/// the least safe one (bit 63 set for the kinds of `danger`), and, when
+/// no candidate is safe (`no_safe`: then the cheapest of the best is
+/// shed), the least (points, key) counted. Keys only decrease as they
+/// are counted, so these stay minimums.
+#[derive(Clone, Copy)]
+struct Ranked {
+    best: u64,
+    best_safe: u64,
+    cheapest: Option<(u8, u64)>,
+    danger: u64,
+    no_safe: bool,
+}
+
+impl Ranked {
+    /// The (points, key) of `key` (its kind in the low 6 bits).
+    #[inline(always)]
+    fn priced(key: u64) -> (u8, u64) {
+        (Tile::from_index_unchecked((key & 63) as u8).points(), key)
+    }
+
+    /// Whether a candidate whose key is at least `bound` may still change
+    /// one of the three.
+    #[inline(always)]
+    fn may_change(&self, bound: u64) -> bool {
+        bound < self.best
+            || bound | (self.danger >> (bound & 63) & 1) << 63 < self.best_safe
+            || self.no_safe && self.cheapest.is_none_or(|c| Ranked::priced(bound) < c)
+    }
+
+    /// Takes a counted candidate's key.
+    #[inline(always)]
+    fn offer(&mut self, key: u64) {
+        self.best = self.best.min(key);
+        self.best_safe = self
+            .best_safe
+            .min(key | (self.danger >> (key & 63) & 1) << 63);
+        if self.no_safe && self.cheapest.is_none_or(|c| Ranked::priced(key) < c) {
+            self.cheapest = Some(Ranked::priced(key));
+        }
+    }
 }
 
 /// The keys ([`cand_key`]) of the candidates in `at_min` (shanten
