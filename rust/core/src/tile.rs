@@ -425,3 +425,45 @@ pub fn check_copies(counts: &Counts) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Kind masks from byte tests on counts, 16 kinds per SSE2 compare.
+///
+/// The counts are read as three 16-byte vectors: kinds 0-15, 16-31 and
+/// 18-33 (the last load overlaps the second so that no read passes the
+/// 34 bytes), and a byte test on each gives bit `k` for kind `k`.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct KindBytes([std::arch::x86_64::__m128i; 3]);
+
+#[cfg(target_arch = "x86_64")]
+impl KindBytes {
+    /// The three vectors of `c`.
+    #[inline(always)]
+    pub(crate) fn load(c: &Counts) -> KindBytes {
+        use std::arch::x86_64::_mm_loadu_si128;
+        // SAFETY: SSE2 is part of the x86-64 baseline; the unaligned
+        // 16-byte loads read bytes 0-15, 16-31 and 18-33 of the 34-byte
+        // array.
+        unsafe {
+            KindBytes([
+                _mm_loadu_si128(c.as_ptr().cast()),
+                _mm_loadu_si128(c.as_ptr().add(16).cast()),
+                _mm_loadu_si128(c.as_ptr().add(KINDS - 16).cast()),
+            ])
+        }
+    }
+
+    /// The kinds whose byte `test` sets to 0xff (a byte compare: every
+    /// byte 0 or 0xff; only the top bit of each is read).
+    #[inline(always)]
+    pub(crate) fn mask(
+        self,
+        test: impl Fn(std::arch::x86_64::__m128i) -> std::arch::x86_64::__m128i,
+    ) -> u64 {
+        use std::arch::x86_64::_mm_movemask_epi8;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        let m = |x| u64::from(unsafe { _mm_movemask_epi8(test(x)) } as u16);
+        // Kinds 32 and 33 are the last two bytes of the third vector.
+        m(self.0[0]) | m(self.0[1]) << 16 | (m(self.0[2]) >> 14) << 32
+    }
+}

@@ -363,20 +363,10 @@ fn below_four(held: &Counts) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 baseline; the unaligned
-        // 16-byte loads read kinds 0-15, 16-31 and 18-33 of the 34-byte
-        // array.
-        unsafe {
-            // Unsigned: x < 4 where min(x, 3) = x (any byte value).
-            let three = _mm_set1_epi8(3);
-            let m = |at: usize| {
-                let x = _mm_loadu_si128(held.as_ptr().add(at).cast());
-                let below = _mm_cmpeq_epi8(_mm_min_epu8(x, three), x);
-                u64::from(_mm_movemask_epi8(below) as u16)
-            };
-            // Kinds 32 and 33 are the last two bytes of the third load.
-            m(0) | m(16) << 16 | (m(KINDS - 16) >> 14) << 32
-        }
+        // Unsigned: x < 4 where min(x, 3) = x (any byte value).
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        crate::tile::KindBytes::load(held)
+            .mask(|x| unsafe { _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(3)), x) })
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -11,7 +11,7 @@ use crate::ruleset::{Family, Ruleset};
 use crate::shanten::{combine, halves, standard_bound, standard_missing, Calculator, GroupLanes};
 use crate::shape::win::Checker;
 use crate::shape::ShapeRules;
-use crate::tile::{Tile, KINDS};
+use crate::tile::Tile;
 use crate::ting::{may_win, ting_kong_allowed, worth_ting};
 use crate::waits::{waits_counts, waits_unchecked, Waits};
 use crate::wildcard::Wildcards;
@@ -56,20 +56,11 @@ impl KindSets {
     #[inline(always)]
     fn of_sse2(c: &crate::tile::Counts) -> KindSets {
         use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 baseline; the unaligned
-        // 16-byte loads read kinds 0-15, 16-31 and 18-33 of the 34-byte
-        // array.
-        let at_least = unsafe {
-            let lo = _mm_loadu_si128(c.as_ptr().cast());
-            let mid = _mm_loadu_si128(c.as_ptr().add(16).cast());
-            let hi = _mm_loadu_si128(c.as_ptr().add(KINDS - 16).cast());
-            std::array::from_fn(|l| {
-                let level = _mm_set1_epi8(l as i8);
-                let m = |x: __m128i| u64::from(_mm_movemask_epi8(_mm_cmpgt_epi8(x, level)) as u16);
-                // Kinds 32 and 33 are the last two bytes of `hi`.
-                m(lo) | m(mid) << 16 | (m(hi) >> 14) << 32
-            })
-        };
+        let v = crate::tile::KindBytes::load(c);
+        let at_least = std::array::from_fn(|l| {
+            // SAFETY: SSE2 is part of the x86-64 baseline.
+            v.mask(|x| unsafe { _mm_cmpgt_epi8(x, _mm_set1_epi8(l as i8)) })
+        });
         let n = |l: usize| at_least[l].count_ones() as i32;
         KindSets {
             at_least,
