@@ -67,12 +67,10 @@
 //! moves, so that a whole group's variants are tested at once against the
 //! lanes a best split of the hand uses; keyed by the group's counts and
 //! the table variant), the shanten calculator and the wild kinds (keyed by
-//! the wildcards and the shape rules), and the tallies of the discards
-//! (the copies seen and the 包胡 pass state), kept with a copy of the
-//! discards they count, which must equal the start of the table's list
-//! byte for byte (else everything is recounted: another seat, hand, game,
-//! or a branch of a cloned game); the last discard, which may still be
-//! claimed, is never kept. Decisions allocate nothing: shanten comes from
+//! the wildcards and the shape rules). The discards' public tallies (the
+//! face-up copies, the tiles each declared seat let pass) are the
+//! table's, kept with its discards ([`Game::pond`], [`Game::let_pass`]).
+//! Decisions allocate nothing: shanten comes from
 //! the table-based calculator with one group re-looked-up per tile
 //! changed, waits from the counts-level [`waits_counts`].
 //!
@@ -94,8 +92,7 @@
 
 use super::{Agent, SeatView};
 use crate::error::Error;
-use crate::game::table::MAX_DISCARDS;
-use crate::game::{Action, ActionMask, Discard, Game, Phase};
+use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
 use crate::shanten::{group_pos, partner_lanes, Calculator, POS_STEP};
@@ -128,9 +125,6 @@ pub struct GreedyAgent {
     /// The calculator and wild kinds of the last table variant (a pure
     /// function of the wildcards and shape rules it is keyed by).
     setup: Option<Box<Setup>>,
-    /// The discards tallied so far (checked byte for byte against the
-    /// table's before each use, so it never changes a decision).
-    pond: Box<Pond>,
 }
 
 /// What depends only on the wildcards and the shape rules, kept between
@@ -186,7 +180,6 @@ impl GreedyAgent {
             seed,
             groups: Box::default(),
             setup: None,
-            pond: Box::default(),
         }
     }
 
@@ -199,14 +192,7 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         let legal = view.legal();
-        let a = Ctx::new(
-            view.game,
-            view.seat,
-            &mut self.groups,
-            &mut self.setup,
-            &mut self.pond,
-        )
-        .decide(legal);
+        let a = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup).decide(legal);
         if legal.contains(a) {
             return a;
         }
@@ -1440,143 +1426,6 @@ impl Groups {
 }
 
 // ---------------------------------------------------------------------------
-// The discards, tallied once.
-
-// `Discard` is four one-byte fields in four bytes: it has no padding, so
-// its slices may be read as bytes ([`discard_bytes`]).
-const _: () = assert!(
-    std::mem::size_of::<Discard>() == 4
-        && std::mem::align_of::<Discard>() == 1
-        && std::mem::size_of::<Tile>() == 1
-);
-
-/// The bytes of `d`, so that two runs of discards compare as one `memcmp`
-/// (the derived `==` compares them one by one).
-#[inline]
-fn discard_bytes(d: &[Discard]) -> &[u8] {
-    // SAFETY: `Discard` holds four one-byte fields in four bytes (asserted
-    // above), so it has no padding and every byte of the slice is
-    // initialized; `u8` has alignment 1 and no invalid values; the result
-    // borrows `d` and covers exactly its `size_of_val(d)` bytes.
-    unsafe { std::slice::from_raw_parts(d.as_ptr().cast::<u8>(), std::mem::size_of_val(d)) }
-}
-
-/// The table's discards tallied for one seat, kept between decisions: the
-/// copies it has seen and the 包胡 pass state ([`Ctx::threat`]) after the
-/// first `n` discards, with those discards kept to prove them unchanged.
-///
-/// Before each use the kept discards are compared byte for byte with the
-/// start of the table's list (another seat, hand, game or branch of a
-/// cloned game differs, and everything is recounted), then only the new
-/// discards are tallied. The last discard is never kept, since it may
-/// still be claimed. So the tallies are a pure function of the list they
-/// are checked against; debug builds compare them with a fresh count.
-#[derive(Clone)]
-struct Pond {
-    /// The seat the tallies are for (`u8::MAX`: none yet).
-    seat: u8,
-    /// Discards tallied.
-    n: usize,
-    /// The discards tallied (`copy[..n]`).
-    copy: [Discard; MAX_DISCARDS],
-    /// Copies seen among them by `seat`: unclaimed, and face up or its own.
-    seen: Counts,
-    /// The [`Ctx::threat`] pass after them: seats declared so far, face-up
-    /// kinds discarded by each seat since the last declaration, kinds each
-    /// seat has let pass before that.
-    declared: u8,
-    by_seat: [u64; 4],
-    passed: [u64; 4],
-}
-
-const NO_DISCARD: Discard = Discard {
-    seat: 0,
-    tile: Tile::from_index_unchecked(0),
-    face_down: false,
-    claimed: false,
-};
-
-impl Default for Pond {
-    fn default() -> Pond {
-        Pond {
-            seat: u8::MAX,
-            n: 0,
-            copy: [NO_DISCARD; MAX_DISCARDS],
-            seen: [0; KINDS],
-            declared: 0,
-            by_seat: [0; 4],
-            passed: [0; 4],
-        }
-    }
-}
-
-impl std::fmt::Debug for Pond {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pond")
-            .field("seat", &self.seat)
-            .field("n", &self.n)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Pond {
-    /// Brings the tallies to every discard of `all` but the last, for seat
-    /// `me` (recounting unless the kept discards start `all`).
-    #[inline]
-    fn sync(&mut self, all: &[Discard], me: u8) {
-        let n = self.n;
-        let kept = self.seat == me
-            && all.len() >= n
-            && discard_bytes(&all[..n]) == discard_bytes(&self.copy[..n]);
-        if !kept {
-            *self = Pond {
-                seat: me,
-                ..Pond::default()
-            };
-        }
-        let upto = all.len().saturating_sub(1).min(MAX_DISCARDS);
-        if upto > self.n {
-            let new = &all[self.n..upto];
-            for d in new {
-                self.seen[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
-                Pond::pass(&mut self.declared, &mut self.by_seat, &mut self.passed, d);
-            }
-            self.copy[self.n..upto].copy_from_slice(new);
-            self.n = upto;
-        }
-    }
-
-    /// One discard through the 包胡 pass: a face-down discard declares
-    /// its seat ([`Pond::flush`] first), a face-up one is gathered by
-    /// discarder.
-    #[inline(always)]
-    fn pass(declared: &mut u8, by_seat: &mut [u64; 4], passed: &mut [u64; 4], d: &Discard) {
-        if d.face_down {
-            Pond::flush(*declared, by_seat, passed);
-            *declared |= 1 << (d.seat & 3);
-        } else {
-            by_seat[(d.seat & 3) as usize] |= bit(d.tile.index());
-        }
-    }
-
-    /// Each declared seat has let pass the face-up discards gathered since
-    /// the last declaration of the other seats (whether a seat let a tile
-    /// pass is random data: no branch per discard).
-    #[inline]
-    fn flush(declared: u8, by_seat: &mut [u64; 4], passed: &mut [u64; 4]) {
-        for (o, p) in passed.iter_mut().enumerate() {
-            if declared >> o & 1 == 1 {
-                // Its own discards do not count.
-                for (s, &m) in by_seat.iter().enumerate() {
-                    *p |= if s == o { 0 } else { m };
-                }
-            }
-        }
-        *by_seat = [0; 4];
-    }
-}
-
-// ---------------------------------------------------------------------------
 // One decision.
 
 /// Allowed shanten cost of a safe discard over the best unsafe one while
@@ -1788,7 +1637,6 @@ struct Threat {
 struct Ctx<'a> {
     game: &'a Game,
     groups: &'a mut Groups,
-    pond: &'a mut Pond,
     seat: u8,
     hand: Hand,
     wilds: Wildcards,
@@ -1805,9 +1653,6 @@ struct Ctx<'a> {
     /// Sichuan: the suit to clear (缺一门).
     void: Option<usize>,
     unseen: Option<Counts>,
-    /// Whether the pond has been brought up to the table's discards in
-    /// this decision (they do not change during one).
-    pond_synced: bool,
 }
 
 /// The kinds of the legal actions of one per-kind family (discards,
@@ -1848,7 +1693,6 @@ impl<'a> Ctx<'a> {
         seat: u8,
         groups: &'a mut Groups,
         setup: &'a mut Option<Box<Setup>>,
-        pond: &'a mut Pond,
     ) -> Ctx<'a> {
         let rules = game.rules();
         let wilds = game.wilds();
@@ -1866,7 +1710,6 @@ impl<'a> Ctx<'a> {
         Ctx {
             game,
             groups,
-            pond,
             seat,
             hand,
             wilds,
@@ -1880,7 +1723,6 @@ impl<'a> Ctx<'a> {
             min_discard,
             void,
             unseen: None,
-            pond_synced: false,
         }
     }
 
@@ -1965,31 +1807,22 @@ impl<'a> Ctx<'a> {
         }
         let g = self.game;
         let me = self.seat;
-        let all = g.discards();
-        self.sync_pond();
         let mut vis = self.hand.all_counts();
-        for (v, &p) in vis.iter_mut().zip(self.pond.seen.iter()) {
+        for (v, &p) in vis.iter_mut().zip(g.pond().iter()) {
             *v += p;
         }
-        // The last discard (not kept: it may still be claimed).
-        for d in &all[self.pond.n..] {
-            vis[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
+        // Its own ting discard, face down (it opens no responses, so it
+        // is never claimed).
+        if g.is_ting(me) {
+            if let Some(d) = g.discards().iter().find(|d| d.face_down && d.seat == me) {
+                vis[d.tile.index()] += 1;
+            }
         }
         let u = self.unseen_from(vis);
         #[cfg(debug_assertions)]
         assert_eq!(u, self.unseen_plain());
         self.unseen = Some(u);
         u
-    }
-
-    /// Brings the pond up to the table's discards, once per decision.
-    #[inline]
-    fn sync_pond(&mut self) {
-        if !self.pond_synced {
-            self.pond.sync(self.game.discards(), self.seat);
-            self.pond_synced = true;
-        }
-        debug_assert!(self.pond.seat == self.seat);
     }
 
     /// [`Ctx::unseen`] with every discard counted afresh: its check in
@@ -3204,16 +3037,9 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // The pass over the discards ([`Pond::pass`]) as kept, then the
-        // last discard and the final flush on copies.
-        let all = self.game.discards();
-        self.sync_pond();
-        let (mut declared, mut by_seat) = (self.pond.declared, self.pond.by_seat);
-        th.passed = self.pond.passed;
-        for d in &all[self.pond.n..] {
-            Pond::pass(&mut declared, &mut by_seat, &mut th.passed, d);
+        for (o, p) in th.passed.iter_mut().enumerate() {
+            *p = self.game.let_pass(o as u8);
         }
-        Pond::flush(declared, &mut by_seat, &mut th.passed);
         #[cfg(debug_assertions)]
         assert_eq!(Some(&th), Ctx::threat_passes(self.game, th).as_ref());
         Some(th)
@@ -3223,17 +3049,18 @@ impl<'a> Ctx<'a> {
     /// the check of [`Ctx::threat`] in debug builds and tests.
     #[cfg(any(test, debug_assertions))]
     fn threat_passes(game: &Game, mut th: Threat) -> Option<Threat> {
-        let (mut declared, mut by_seat) = (0u8, [0u64; 4]);
-        th.passed = [0; 4];
-        for d in game.discards() {
-            if d.face_down {
-                Pond::flush(declared, &mut by_seat, &mut th.passed);
-                declared |= 1 << (d.seat & 3);
-                continue;
-            }
-            by_seat[(d.seat & 3) as usize] |= bit(d.tile.index());
+        let all = game.discards();
+        for (o, p) in th.passed.iter_mut().enumerate() {
+            // After its declaration (its one face-down discard), the
+            // face-up discards of the other seats.
+            let from = all
+                .iter()
+                .position(|d| d.face_down && usize::from(d.seat) == o);
+            *p = all[from.map_or(all.len(), |i| i + 1)..]
+                .iter()
+                .filter(|d| !d.face_down && usize::from(d.seat) != o)
+                .fold(0, |m, d| m | bit(d.tile.index()));
         }
-        Pond::flush(declared, &mut by_seat, &mut th.passed);
         Some(th)
     }
 
@@ -4187,62 +4014,34 @@ mod tests {
         }
     }
 
-    /// The kept discard tallies give the unseen counts and the 包胡 pass
-    /// state of a fresh count at every step of seeded hands, for every
-    /// seat, with one pond per seat (and one for all seats) shared by all
-    /// hands, presets and two branches of cloned games played
-    /// alternately.
+    /// The unseen counts and the 包胡 pass state, read from the table's
+    /// kept tallies, equal a fresh count over the discards at every step
+    /// of seeded hands, for every seat, in every preset.
     #[test]
-    fn kept_pond_matches_a_fresh_count() {
-        let mut rng = Prng::new(29);
+    fn table_tallies_give_the_unseen_counts_and_the_passes() {
         let (mut groups, mut setup) = (Groups::default(), None);
-        let mut ponds: [Pond; 5] = Default::default();
-        let mut checked = 0u64;
+        let (mut checked, mut threats) = (0u64, 0u64);
         for (p, rules) in crate::testing::presets().iter().enumerate() {
             for i in 0..60u64 {
                 let seed = mix_seed(p as u64 + 301, i);
-                let mut a = Game::new(rules, seed, None).unwrap();
+                let mut g = Game::new(rules, seed, None).unwrap();
                 let mut random = [0, 1, 2, 3].map(|s| RandomAgent::new(seed ^ s));
-                let mut branch: Option<Game> = None;
-                loop {
-                    let games: Vec<&mut Game> = match branch.as_mut() {
-                        Some(b) => vec![&mut a, b],
-                        None => vec![&mut a],
-                    };
-                    let mut live = false;
-                    for g in games {
-                        let Some(seat) = g.to_act() else { continue };
-                        live = true;
-                        for s in 0..4u8 {
-                            let mut fresh = Pond::default();
-                            let pond = if rng.below(8) == 0 {
-                                &mut ponds[4]
-                            } else {
-                                &mut ponds[s as usize]
-                            };
-                            let mut ctx = Ctx::new(g, s, &mut groups, &mut setup, pond);
-                            let (u, th) = (ctx.unseen(), ctx.threat());
-                            assert_eq!(u, ctx.unseen_plain(), "preset {p} hand {i}");
-                            let plain = th.and_then(|t| Ctx::threat_passes(g, t));
-                            assert_eq!(th, plain, "preset {p} hand {i}");
-                            let mut ctx = Ctx::new(g, s, &mut groups, &mut setup, &mut fresh);
-                            assert_eq!((ctx.unseen(), ctx.threat()), (u, th));
-                            checked += 1;
-                        }
-                        let act = random[(seat as usize + rng.below(2) as usize) & 3]
-                            .act(&SeatView::new(g, seat));
-                        g.step(act).unwrap();
+                while let Some(seat) = g.to_act() {
+                    for s in 0..4u8 {
+                        let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup);
+                        let (u, th) = (ctx.unseen(), ctx.threat());
+                        assert_eq!(u, ctx.unseen_plain(), "preset {p} hand {i}");
+                        let plain = th.and_then(|t| Ctx::threat_passes(&g, t));
+                        assert_eq!(th, plain, "preset {p} hand {i}");
+                        checked += 1;
+                        threats += u64::from(th.is_some_and(|t| t.passed != [0; 4]));
                     }
-                    if !live {
-                        break;
-                    }
-                    if branch.is_none() && rng.below(40) == 0 {
-                        branch = Some(a.clone());
-                    }
+                    let act = random[seat as usize].act(&SeatView::new(&g, seat));
+                    g.step(act).unwrap();
                 }
             }
         }
-        assert!(checked > 50_000, "{checked}");
+        assert!(checked > 50_000 && threats > 300, "{checked} {threats}");
     }
 
     /// The shanten from two products of the kept group needs equals the
@@ -4251,7 +4050,7 @@ mod tests {
     /// every step of seeded hands in every preset.
     #[test]
     fn two_product_shanten_matches_the_shanten_module() {
-        let (mut groups, mut setup, mut pond) = (Groups::default(), None, Pond::default());
+        let (mut groups, mut setup) = (Groups::default(), None);
         let mut checked = 0u64;
         for (p, rules) in crate::testing::presets().iter().enumerate() {
             for i in 0..40u64 {
@@ -4260,7 +4059,7 @@ mod tests {
                 let mut random = RandomAgent::new(seed);
                 while let Some(seat) = g.to_act() {
                     for s in 0..4u8 {
-                        let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup, &mut pond);
+                        let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup);
                         let c = ctx.hand.concealed;
                         let n = ctx.hand.n_melds();
                         for k in (0..KINDS).filter(|&k| c[k] >= 2) {
