@@ -1807,9 +1807,18 @@ impl<'a> Ctx<'a> {
         }
         let g = self.game;
         let me = self.seat;
-        let mut vis = self.hand.all_counts();
-        for (v, &p) in vis.iter_mut().zip(g.pond().iter()) {
-            *v += p;
+        // Its own tiles, the face-up discards and the melds all see.
+        let mut vis = self.hand.concealed;
+        for ((v, &p), &m) in vis.iter_mut().zip(g.pond()).zip(g.meld_counts()) {
+            *v += p + m;
+        }
+        // Its own concealed kongs, where the others cannot see them.
+        if g.rules().hide_concealed_kong {
+            for m in self.hand.melds() {
+                if m.kind == MeldKind::ConcealedKong {
+                    vis[m.tile.index()] += 4;
+                }
+            }
         }
         // Its own ting discard, face down (it opens no responses, so it
         // is never claimed).
@@ -1818,7 +1827,7 @@ impl<'a> Ctx<'a> {
                 vis[d.tile.index()] += 1;
             }
         }
-        let u = self.unseen_from(vis);
+        let u = self.unseen_of(vis);
         #[cfg(debug_assertions)]
         assert_eq!(u, self.unseen_plain());
         self.unseen = Some(u);
@@ -1840,8 +1849,9 @@ impl<'a> Ctx<'a> {
 
     /// The unseen counts from the copies seen in the agent's hand and the
     /// discards (`vis`), adding the other seats' visible melds and the
-    /// face-up wall tiles.
-    #[inline]
+    /// face-up wall tiles: [`Ctx::unseen`] from the discards and melds
+    /// counted afresh, its check in debug builds and tests.
+    #[cfg(any(test, debug_assertions))]
     fn unseen_from(&self, mut vis: Counts) -> Counts {
         let g = self.game;
         let me = self.seat;
@@ -1854,6 +1864,14 @@ impl<'a> Ctx<'a> {
                 vis[tm.meld.tile.index()] += tm.meld.kind.size();
             }
         }
+        self.unseen_of(vis)
+    }
+
+    /// The unseen counts from the copies seen in hands, discards and
+    /// melds (`vis`), adding the face-up wall tiles.
+    #[inline]
+    fn unseen_of(&self, mut vis: Counts) -> Counts {
+        let g = self.game;
         let revealed = g.deal().revealed as usize;
         if revealed > 0 {
             let tiles = g.deal().wall.tiles();

@@ -112,6 +112,9 @@ pub struct Game {
     /// Each seat's kinds discarded face up by another seat since it
     /// declared ting (the tiles it let pass), kept with the discards.
     let_pass: [u64; 4],
+    /// The tiles of every seat's melds that every seat sees, by kind,
+    /// kept with the melds (for the agents, like `pond`).
+    meld_counts: Counts,
     pub(crate) ting: [bool; 4],
     pass_hand: [bool; 4],
     pass_kinds: [u64; 4],
@@ -221,6 +224,7 @@ impl Game {
             n_discards: 0,
             pond: [0; KINDS],
             let_pass: [0; 4],
+            meld_counts: [0; KINDS],
             ting: [false; 4],
             pass_hand: [false; 4],
             pass_kinds: [0; 4],
@@ -309,6 +313,7 @@ impl Game {
             n_discards,
             pond,
             let_pass,
+            meld_counts,
             ting,
             pass_hand,
             pass_kinds,
@@ -352,6 +357,7 @@ impl Game {
         *n_discards = 0;
         *pond = [0; KINDS];
         *let_pass = [0; 4];
+        *meld_counts = [0; KINDS];
         *ting = [false; 4];
         *pass_hand = [false; 4];
         *pass_kinds = [0; 4];
@@ -475,6 +481,13 @@ impl Game {
     /// ```
     pub fn pond(&self) -> &Counts {
         &self.pond
+    }
+
+    /// The tiles of every seat's melds that every seat sees, by kind: all
+    /// of them but the concealed kongs where the ruleset hides those
+    /// (`hide_concealed_kong`).
+    pub fn meld_counts(&self) -> &Counts {
+        &self.meld_counts
     }
 
     /// The kinds discarded face up by the other seats since `seat`
@@ -1373,6 +1386,9 @@ impl Game {
     fn push_meld(&mut self, s: usize, meld: Meld, from: Option<u8>) {
         let i = self.hands[s].n_melds();
         if self.hands[s].push_meld(meld).is_ok() {
+            if !(meld.kind == MeldKind::ConcealedKong && self.rules.hide_concealed_kong) {
+                self.meld_counts[meld.tile.index()] += meld.kind.size();
+            }
             self.meld_from[s][i] = from;
             self.meld_kinds[s] |= bit(meld.tile);
             if meld.kind == MeldKind::Pong {
@@ -1386,6 +1402,10 @@ impl Game {
             m.tile == t && m.kind != MeldKind::ConcealedKong && m.kind != MeldKind::ExposedKong
         });
         if let Some(i) = i {
+            // A pong made a kong, or an added kong robbed back to a pong.
+            let old = self.hands[s].melds()[i].kind.size();
+            let n = &mut self.meld_counts[t.index()];
+            *n = *n - old + kind.size();
             self.hands[s].set_meld(i, Meld::new(kind, t));
             if kind == MeldKind::Pong {
                 self.pongs[s] |= bit(t);
@@ -1768,13 +1788,14 @@ mod tests {
         assert!(nobody > 100_000 && answered > 10_000, "{nobody} {answered}");
     }
 
-    /// The pond and the let-pass masks kept with the discards and claims
-    /// equal a fresh count over the discard list after every step of
-    /// many hands of every preset (claims made whenever possible).
+    /// The pond, the let-pass masks and the meld counts kept with the
+    /// discards, claims and melds equal a fresh count over the discard
+    /// list and the melds after every step of many hands of every preset
+    /// (claims and kongs made whenever possible).
     #[test]
     fn pond_and_let_pass_stay_in_step_with_the_discards() {
         let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
-        let (mut claimed, mut passed) = (0, 0);
+        let (mut claimed, mut passed, mut kongs) = (0, 0, 0);
         for rules in &crate::testing::presets() {
             for seed in 0..200 {
                 let mut g = Game::new(rules, seed, None).unwrap();
@@ -1784,6 +1805,16 @@ mod tests {
                         pond[d.tile.index()] += 1;
                     }
                     assert_eq!(g.pond(), &pond);
+                    let mut melded = [0u8; KINDS];
+                    for h in &g.hands {
+                        for m in h.melds() {
+                            if !(m.kind == MeldKind::ConcealedKong && rules.hide_concealed_kong) {
+                                melded[m.tile.index()] += m.kind.size();
+                            }
+                        }
+                    }
+                    assert_eq!(g.meld_counts(), &melded);
+                    kongs += melded.iter().filter(|&&n| n == 4).count();
                     claimed += g.discards().iter().filter(|d| d.claimed).count();
                     for o in 0..4u8 {
                         let all = g.discards();
@@ -1807,7 +1838,10 @@ mod tests {
                 }
             }
         }
-        assert!(claimed > 1_000 && passed > 1_000, "{claimed} {passed}");
+        assert!(
+            claimed > 1_000 && passed > 1_000 && kongs > 1_000,
+            "{claimed} {passed} {kongs}"
+        );
     }
 
     /// The kind sets kept in step by every count change equal the sets
