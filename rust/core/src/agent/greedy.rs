@@ -552,8 +552,20 @@ impl Base {
         g: [Lanes; 4],
         rules: &ShapeRules,
     ) -> Base {
-        let ab = combine(&g[0], &g[1]);
-        let cd = combine(&g[2], &g[3]);
+        let halves = [combine(&g[0], &g[1]), combine(&g[2], &g[3])];
+        Base::with_halves(natural, w, melds, g, halves, rules)
+    }
+
+    /// [`Base::without_partners`] with the two halves' products given.
+    #[inline(always)]
+    fn with_halves(
+        natural: Counts,
+        w: u8,
+        melds: usize,
+        g: [Lanes; 4],
+        [ab, cd]: [Lanes; 2],
+        rules: &ShapeRules,
+    ) -> Base {
         let planes = Planes::new(&natural);
         let held = planes.held();
         let (pairs, singles, ok, op) = planes.tallies();
@@ -850,6 +862,12 @@ struct Groups {
     /// first use.
     variant: Option<(bool, bool)>,
     entries: [GroupEntry; 4],
+    /// The products of groups 0 × 1 and 2 × 3 ([`Groups::halves`]), each
+    /// kept while bit 0 or 1 of `halves_ok` is set: until one of its
+    /// groups' counts changes (between two decisions of one agent a tile
+    /// drawn and one discarded change one or two groups).
+    halves: [Lanes; 2],
+    halves_ok: u8,
 }
 
 /// One group's natural counts, its needs, and what one-tile changes do to
@@ -1274,6 +1292,7 @@ impl Groups {
         for (g, (e, out)) in self.entries.iter_mut().zip(out.iter_mut()).enumerate() {
             let key = Groups::key_padded(&padded, g);
             if !e.valid || !same_key(&e.counts, &key) {
+                self.halves_ok &= !(1 << (g >> 1));
                 e.valid = true;
                 e.counts = key;
                 e.pos = group_pos(g, &key);
@@ -1288,6 +1307,24 @@ impl Groups {
             *out = e.lanes;
         }
         out
+    }
+
+    /// The products of groups 0 × 1 and 2 × 3 for the counts of the last
+    /// [`Groups::sync`], as kept or computed afresh.
+    #[inline(always)]
+    fn halves(&mut self) -> [Lanes; 2] {
+        for h in 0..2 {
+            if self.halves_ok >> h & 1 == 0 {
+                let e = &self.entries;
+                self.halves[h] = combine(&e[2 * h].lanes, &e[2 * h + 1].lanes);
+            }
+        }
+        self.halves_ok = 3;
+        debug_assert!((0..2).all(|h| {
+            let e = &self.entries;
+            self.halves[h] == combine(&e[2 * h].lanes, &e[2 * h + 1].lanes)
+        }));
+        self.halves
     }
 
     /// The entry of group `g`, synchronized with `natural`.
@@ -1749,7 +1786,7 @@ impl<'a> Ctx<'a> {
     fn shanten(&mut self, c: &Counts, melds: usize) -> i8 {
         let (natural, w) = self.wilds.split(&self.eff(c));
         let g = self.groups.sync(self.calc, &natural);
-        let (ab, cd) = (combine(&g[0], &g[1]), combine(&g[2], &g[3]));
+        let [ab, cd] = self.groups.halves();
         let s = self.calc.of_halves(&natural, &ab, &cd, w, melds);
         debug_assert_eq!(
             s,
@@ -1770,7 +1807,8 @@ impl<'a> Ctx<'a> {
     fn base_without_partners(&mut self, c: &Counts, melds: usize) -> Base {
         let (natural, w) = self.wilds.split(&self.eff(c));
         let groups = self.groups.sync(self.calc, &natural);
-        Base::without_partners(natural, w, melds, groups, &self.shape)
+        let halves = self.groups.halves();
+        Base::with_halves(natural, w, melds, groups, halves, &self.shape)
     }
 
     /// [`Base::shanten_without`] through the kept group needs.
