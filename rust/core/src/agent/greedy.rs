@@ -95,7 +95,7 @@ use crate::error::Error;
 use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
-use crate::shanten::{group_pos, partner_lanes, Calculator, POS_STEP};
+use crate::shanten::{group_pos, partner_lanes, partner_missing, Calculator, POS_STEP};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::waits::{waits_counts, Waits};
@@ -358,14 +358,10 @@ fn lanes_of(n: &[u8; 10]) -> Lanes {
 }
 
 /// Fewest tiles the standard shape misses, from a group's needs and its
-/// [`partner_lanes`] lanes.
+/// [`partner_lanes`] lanes ([`partner_missing`]).
 #[inline(always)]
 fn standard(p: &Lanes, x: &Lanes) -> u8 {
-    let mut d = u8::MAX;
-    for i in 0..16 {
-        d = d.min(p[i].saturating_add(x[i]));
-    }
-    d
+    partner_missing(p, x)
 }
 
 /// Fewest tiles seven pairs misses from its tallies.

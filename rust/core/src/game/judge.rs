@@ -8,7 +8,10 @@
 
 use crate::hand::{Hand, Meld};
 use crate::ruleset::{Family, Ruleset};
-use crate::shanten::{combine, halves, standard_bound, standard_missing, Calculator, GroupLanes};
+use crate::shanten::{
+    combine, group_pos, halves, partner_lanes, partner_missing, standard_bound, standard_missing,
+    Calculator, GroupLanes, POS_STEP,
+};
 use crate::shape::win::Checker;
 use crate::shape::ShapeRules;
 use crate::tile::Tile;
@@ -527,25 +530,32 @@ impl Judge {
     /// The kinds of the hand (kind sets `sets`, kept by the table, so not
     /// gathered again from the counts) whose face-down discard declares
     /// ting: `Judge::can_declare` (kept in test builds) for each
-    /// of them, with the hand's group needs and their two products worked
-    /// out once. A discard changes one group (or, a wild tile, only the
-    /// wild count), so each candidate's exact shanten recomputes one
-    /// group's needs and one product, and its special shapes from the kind
-    /// sets after the discard; the value is the same as a fresh look-up of
-    /// the hand without it (a test compares the two on every turn of many
-    /// table hands, another on many random hands with and without wild
-    /// tiles).
+    /// of them, with the hand's group needs worked out once, and for each
+    /// group holding a natural tile its partner (the product of the other
+    /// three groups, [`partner_lanes`]) and table position. A natural
+    /// discard changes one group, so its standard shape costs one look-up
+    /// one step from the group's position ([`POS_STEP`]) and one
+    /// [`partner_missing`]; its special shapes come from the kind sets
+    /// after the discard; a wild discard changes only the wild count. The
+    /// value is the same as a fresh look-up of the hand without the tile
+    /// (a test compares the two on every turn of many table hands,
+    /// another on many random hands with and without wild tiles).
     pub(crate) fn declarable(&self, hand: &Hand, sets: &KindSets) -> u64 {
         if !self.rules.ting_required {
             return 0;
         }
         debug_assert_eq!(*sets, KindSets::of(&hand.concealed));
-        let (mut natural, w) = self.wilds.split(&hand.concealed);
+        let (natural, w) = self.wilds.split(&hand.concealed);
         let groups = self.calc.lanes(&natural);
         let (ab, cd) = halves(&groups);
+        let g = &groups.0;
         let n_melds = hand.n_melds();
+        let n_sets = 4 - n_melds.min(4);
         let sets = *sets;
         let pairs = sets.pairs - self.wild_pairs(&sets);
+        // The group whose partner and position are at hand (the kinds
+        // come in index order, so group by group).
+        let (mut at, mut partner, mut pos) = (usize::MAX, [0u8; 16], 0u64);
         let mut out = 0;
         let mut rest = sets.held();
         while rest != 0 {
@@ -557,29 +567,36 @@ impl Judge {
                 d.saturating_sub(w.saturating_sub(1))
             } else if natural[k] > 0 {
                 let c = natural[k];
-                natural[k] -= 1;
-                let g = (k / 9).min(3);
-                let changed = self.calc.group_lanes(&natural, g);
-                natural[k] += 1;
-                // The product of the changed group's half, in the order
-                // of `halves` (man × pin, sou × honors).
-                let other = &groups.0[g ^ 1];
-                let (x, y) = if g & 1 == 0 {
-                    (&changed, other)
-                } else {
-                    (other, &changed)
-                };
-                let product = combine(x, y);
-                let (ab, cd) = if g < 2 {
-                    (&product, &cd)
-                } else {
-                    (&ab, &product)
-                };
+                let gk = (k / 9).min(3);
+                if gk != at {
+                    at = gk;
+                    let others = match gk {
+                        0 => combine(&g[1], &cd),
+                        1 => combine(&g[0], &cd),
+                        2 => combine(&ab, &g[3]),
+                        _ => combine(&ab, &g[2]),
+                    };
+                    partner = partner_lanes(&others, n_sets);
+                    let mut key = [0u8; 9];
+                    let lo = 9 * gk;
+                    let hi = (lo + 9).min(natural.len());
+                    key[..hi - lo].copy_from_slice(&natural[lo..hi]);
+                    pos = group_pos(gk, &key);
+                }
+                let i = k - 9 * gk;
+                let changed = self
+                    .calc
+                    .lanes_at(gk, pos - POS_STEP[usize::from(gk == 3)][i]);
+                debug_assert_eq!(changed, {
+                    let mut less = natural;
+                    less[k] -= 1;
+                    self.calc.group_lanes(&less, gk)
+                });
                 let mut after = sets;
                 after.remove_one(k, c);
                 // A count of 2 or 4 loses a pair.
                 let pairs = pairs - i32::from(c & 1 == 0);
-                let d = standard_missing(ab, cd, n_melds)
+                let d = partner_missing(&partner, &changed)
                     .min(self.special_missing(&after, pairs, n_melds));
                 d.saturating_sub(w)
             } else {

@@ -502,15 +502,30 @@ pub(crate) fn standard_missing(ab: &Lanes, cd: &Lanes, n_melds: usize) -> u8 {
 fn standard_of_halves_wide(ab: &Lanes, cd: &Lanes, sets: usize) -> u8 {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
     {
+        partner_missing(&partner_lanes(cd, sets), ab)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+    {
+        standard_of_halves(ab, cd, sets)
+    }
+}
+
+/// Fewest tiles the standard shape misses, from one group's (or half's)
+/// needs `x` and the [`partner_lanes`] of the product of the others: the
+/// least saturated lane sum (lanes without a partner are 0xff in
+/// `partner`, so their sums are too). With one partner per group, a
+/// one-tile change in that group costs one look-up and this, not a
+/// product.
+#[inline(always)]
+pub(crate) fn partner_missing(partner: &Lanes, x: &Lanes) -> u8 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    {
         use std::arch::x86_64::*;
-        let partner = partner_lanes(cd, sets);
         // SAFETY: SSE4.1 (and so SSSE3 and SSE2) is enabled at compile
         // time (the cfg above); the loads are of 16-byte arrays.
         unsafe {
             let load = |v: &Lanes| _mm_loadu_si128(v.as_ptr().cast());
-            // Lanes without a partner are 0xff in `partner`, so their
-            // saturated sums are too.
-            let sums = _mm_adds_epu8(load(ab), load(&partner));
+            let sums = _mm_adds_epu8(load(x), load(partner));
             let half = _mm_min_epu8(sums, _mm_srli_si128::<8>(sums));
             let min = _mm_minpos_epu16(_mm_cvtepu8_epi16(half));
             _mm_cvtsi128_si32(min) as u8
@@ -518,7 +533,10 @@ fn standard_of_halves_wide(ab: &Lanes, cd: &Lanes, sets: usize) -> u8 {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
     {
-        standard_of_halves(ab, cd, sets)
+        partner
+            .iter()
+            .zip(x)
+            .fold(u8::MAX, |d, (&p, &v)| d.min(p.saturating_add(v)))
     }
 }
 
