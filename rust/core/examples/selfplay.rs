@@ -4,12 +4,15 @@
 //! seeded one-hand games with random agents, recording off (run it under
 //! `valgrind --tool=callgrind` for instruction counts);
 //! `... -- deal N` only deals (the baseline);
-//! `... -- sim N [preset] [threads]` plays them through `simulate` (the
-//! per-hand overhead of the parallel driver, compared with `play`);
+//! `... -- sim N [preset] [threads] [agent]` plays them through
+//! `simulate` with four `random` (default) or `greedy` agents and prints
+//! hands per second after a warm-up (the parallel driver's overhead,
+//! compared with `play`, and its scaling with threads);
+//! `... -- greedy N [preset]` plays them with greedy agents;
 //! `... -- check` prints a digest of logs, observations and results of
 //! seeded hands for every preset, to compare before and after a change.
 
-use koudian_core::agent::{Agent, GreedyAgent, RandomAgent};
+use koudian_core::agent::{builtin, Agent, GreedyAgent, RandomAgent};
 use koudian_core::game::{mix_seed, Game};
 use koudian_core::ruleset::{Haozi, Ruleset};
 use koudian_core::simulate::{play_hand, simulate};
@@ -73,14 +76,17 @@ fn main() {
         "play" => println!("{}", play_many(&rules, randoms(), n)),
         "sim" => {
             let threads = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
-            let sims = simulate(&rules, n, 7, threads, |s| {
-                Box::new(RandomAgent::new(s as u64))
-            })
-            .unwrap();
+            let agent = args.get(5).map(String::as_str).unwrap_or("random");
+            let make = |s: usize| builtin(agent, s as u64).unwrap();
+            // The pool, the tables and the agents' caches warmed up.
+            simulate(&rules, n.min(200), 99, threads, make).unwrap();
+            let start = std::time::Instant::now();
+            let sims = simulate(&rules, n, 7, threads, make).unwrap();
+            let rate = n as f64 / start.elapsed().as_secs_f64();
             let acc = sims.iter().fold(0u64, |a, h| {
                 a.wrapping_add(u64::from(h.decisions) + h.deltas[0] as u64)
             });
-            println!("{acc}");
+            println!("{rate:.0} hands/s (checksum {acc})");
         }
         "greedy" => {
             let greedy =
