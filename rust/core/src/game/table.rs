@@ -1401,7 +1401,7 @@ impl Game {
         // The 0/1 bytes of `ting` gathered into bits 24-27 (the products
         // of the four bytes land on distinct bits: no carries).
         let bytes = u32::from_le_bytes(self.ting.map(u8::from));
-        let declared = (u64::from(bytes) * 0x0102_0408 >> 24) as usize & 0xf;
+        let declared = ((u64::from(bytes) * 0x0102_0408) >> 24) as usize & 0xf;
         let lanes = &SEAT_LANES[declared & !(1 << s)];
         for (m, &l) in self.let_pass.iter_mut().zip(lanes) {
             *m |= bit(t) & l;
