@@ -1671,7 +1671,7 @@ struct Ctx<'a> {
     game: &'a Game,
     groups: &'a mut Groups,
     seat: u8,
-    hand: Hand,
+    hand: &'a Hand,
     wilds: Wildcards,
     shape: ShapeRules,
     calc: &'a Calculator,
@@ -1730,13 +1730,13 @@ impl<'a> Ctx<'a> {
         let rules = game.rules();
         let wilds = game.wilds();
         let shape = ShapeRules::from(rules);
-        let hand = *game.hand(seat);
+        let hand = game.hand(seat);
         let (min_self, min_discard) = rules.point_rule.minimums();
         let setup = Setup::refresh(setup, wilds, shape);
         let calc = &setup.calc;
         groups.prepare(calc);
         let void = if rules.family == Family::Sichuan {
-            void_suit(&hand)
+            void_suit(hand)
         } else {
             None
         };
