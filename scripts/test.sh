@@ -27,6 +27,9 @@ gate() { "$@" || FAILED+=("$*"); }
 echo "== lint"
 gate cargo fmt --all --check
 gate cargo clippy --workspace --all-targets -- -D warnings
+# Broken or ambiguous intra-doc links fail too (the crate docs are the API
+# reference for Rust users).
+gate env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 gate ruff check python tests benches scripts
 gate ruff format --check python tests benches scripts
 gate mypy --strict python/

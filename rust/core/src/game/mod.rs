@@ -31,7 +31,7 @@
 //! * A player who has declared ting may kong only with the tile he just
 //!   drew (暗杠 of a held triplet + the draw, or 补杠 onto his pong), or
 //!   claim 点杠 on a discard onto his concealed triplet, each only when
-//!   [`Judge`](judge)'s `ting_kong_allowed` holds ("no changing tiles").
+//!   [`crate::ting::ting_kong_allowed`] holds ("no changing tiles").
 //! * 补杠 may be made with any held 4th tile of a pong, not only a fresh
 //!   draw, unless the kong of that kind was forfeited by choosing 碰 when
 //!   杠 was offered (`kong_after_pong` off).

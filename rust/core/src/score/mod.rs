@@ -1,5 +1,5 @@
 //! Scoring (RULES.md §3-§5): what a winning hand is worth ([`hand_value`])
-//! and who pays whom when a hand ends ([`settle`]).
+//! and who pays whom when a hand ends ([`settle()`]).
 //!
 //! * `shanxi.rs`: 扣点点 values (tile points × special-hand multiplier,
 //!   doubled on self-draw) and payments (包胡 / 三家均摊, kongs, 带庄).
@@ -19,7 +19,7 @@
 //!   `point_rule` minimums, self-draw vs discard; a win on any kong
 //!   replacement is a self-draw, robbing a kong is a discard), a discarded
 //!   or robbed wild tile never wins, Sichuan 缺一门. Whether the winner had
-//!   declared ting is a fact of the table, checked by [`settle`].
+//!   declared ting is a fact of the table, checked by [`settle()`].
 //! * Shanxi: a self-drawn wild tile is worth the highest points among the
 //!   kinds in play (honors only when the ruleset has them) that it could
 //!   stand for to complete the hand, a 5th copy included (§2 "Waits").

@@ -1,7 +1,7 @@
 //! Winning shapes (RULES.md §2): standard 4 sets + pair, seven pairs,
 //! thirteen orphans, with 风嘴子 wind sets and wildcards (耗子).
 //!
-//! [`is_win`] answers "is this complete?"; [`decompose`] lists every
+//! [`is_win`] answers "is this complete?"; [`decompose()`] lists every
 //! distinct way it completes, which scoring needs.
 
 mod decompose;
