@@ -95,7 +95,7 @@ use crate::error::Error;
 use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
-use crate::shanten::{group_pos, partner_lanes, partner_missing, Calculator, POS_STEP};
+use crate::shanten::{group_key, group_pos, partner_lanes, partner_missing, Calculator, POS_STEP};
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::waits::{waits_counts, Waits};
@@ -357,13 +357,6 @@ fn lanes_of(n: &[u8; 10]) -> Lanes {
     l
 }
 
-/// Fewest tiles the standard shape misses, from a group's needs and its
-/// [`partner_lanes`] lanes ([`partner_missing`]).
-#[inline(always)]
-fn standard(p: &Lanes, x: &Lanes) -> u8 {
-    partner_missing(p, x)
-}
-
 /// Fewest tiles seven pairs misses from its tallies.
 #[inline(always)]
 fn seven_pairs_missing(pairs: u8, singles: u8) -> u8 {
@@ -480,7 +473,7 @@ struct Base {
     /// Min-plus products of groups 0 × 1 and 2 × 3.
     halves: [Lanes; 2],
     /// The min-plus product of the three groups other than `g`, lined up
-    /// for [`standard`] ([`partner_lanes`]); only for the groups of
+    /// for [`partner_missing`] ([`partner_lanes`]); only for the groups of
     /// `filled` (the others "impossible").
     partner: [Lanes; 4],
     /// The groups whose partner is computed, as bits.
@@ -532,27 +525,15 @@ impl Base {
         rules: &ShapeRules,
         every: bool,
     ) -> Base {
-        let mut b = Base::without_partners(natural, w, melds, g, rules);
+        let halves = [combine(&g[0], &g[1]), combine(&g[2], &g[3])];
+        let mut b = Base::with_halves(natural, w, melds, g, halves, rules);
         b.fill_partners(every);
         b
     }
 
-    /// A base with no partner computed yet (they are the costly part: a
-    /// decision far from ready asks for one or two), its deficiency from
-    /// the two halves.
-    #[inline(always)]
-    fn without_partners(
-        natural: Counts,
-        w: u8,
-        melds: usize,
-        g: [Lanes; 4],
-        rules: &ShapeRules,
-    ) -> Base {
-        let halves = [combine(&g[0], &g[1]), combine(&g[2], &g[3])];
-        Base::with_halves(natural, w, melds, g, halves, rules)
-    }
-
-    /// [`Base::without_partners`] with the two halves' products given.
+    /// A base with the two halves' products given and no partner computed
+    /// yet (they are the costly part: a decision far from ready asks for
+    /// one or two), its deficiency from the two halves.
     #[inline(always)]
     fn with_halves(
         natural: Counts,
@@ -629,7 +610,10 @@ impl Base {
         }
         #[cfg(debug_assertions)]
         for g in (0..4).filter(|&i| self.filled >> i & 1 == 1) {
-            assert_eq!(standard(&self.partner[g], &self.groups[g]), self.standard);
+            assert_eq!(
+                partner_missing(&self.partner[g], &self.groups[g]),
+                self.standard
+            );
         }
     }
 
@@ -649,7 +633,10 @@ impl Base {
             _ => partner_lanes(&combine(ab, &gr[2]), s),
         };
         self.filled |= 1 << g;
-        debug_assert_eq!(standard(&self.partner[g], &self.groups[g]), self.standard);
+        debug_assert_eq!(
+            partner_missing(&self.partner[g], &self.groups[g]),
+            self.standard
+        );
     }
 
     /// Makes this the base after removing one natural tile of kind `k`
@@ -709,7 +696,7 @@ impl Base {
     /// seven-pairs and orphans tallies.
     #[inline(always)]
     fn deficiency(&self, g: usize, x: &Lanes, pairs: u8, singles: u8, ok: u8, op: u8) -> u8 {
-        let mut d = standard(&self.partner[g], x);
+        let mut d = partner_missing(&self.partner[g], x);
         if self.seven {
             d = d.min(seven_pairs_missing(pairs, singles));
         }
@@ -1253,12 +1240,6 @@ impl Groups {
         }
     }
 
-    /// Group `g`'s counts of `natural` (honors padded with zeros).
-    #[inline(always)]
-    fn key(natural: &Counts, g: usize) -> [u8; 9] {
-        Groups::key_padded(&Groups::padded(natural), g)
-    }
-
     /// `natural` followed by two zeros, so that every group's key is
     /// nine counts from `9 g` on.
     #[inline(always)]
@@ -1268,7 +1249,7 @@ impl Groups {
         p
     }
 
-    /// [`Groups::key`] from [`Groups::padded`] counts, without a branch on
+    /// [`group_key`] from [`Groups::padded`] counts, without a branch on
     /// the group (the honors are a group like the suits here).
     #[inline(always)]
     fn key_padded(padded: &[u8; 36], g: usize) -> [u8; 9] {
@@ -1287,6 +1268,7 @@ impl Groups {
         let mut out = [[0u8; 16]; 4];
         for (g, (e, out)) in self.entries.iter_mut().zip(out.iter_mut()).enumerate() {
             let key = Groups::key_padded(&padded, g);
+            debug_assert_eq!(key, group_key(natural, g));
             if !e.valid || !same_key(&e.counts, &key) {
                 self.halves_ok &= !(1 << (g >> 1));
                 e.valid = true;
@@ -1327,7 +1309,7 @@ impl Groups {
     #[inline(always)]
     fn entry(&mut self, natural: &Counts, g: usize) -> &mut GroupEntry {
         let e = &mut self.entries[g];
-        debug_assert!(e.valid && e.counts == Groups::key(natural, g));
+        debug_assert!(e.valid && e.counts == group_key(natural, g));
         e
     }
 
@@ -3868,7 +3850,7 @@ mod tests {
         }
     }
 
-    /// The tight-lane rules equal [`standard`] on the changed group: on
+    /// The tight-lane rules equal [`partner_missing`] on the changed group: on
     /// random hands, a kind lowers the standard deficiency of a 13-tile
     /// hand exactly when it lowers a tight nonzero lane of its group, and
     /// a removal from a 14-tile hand raises it (by one) exactly when it
@@ -3884,15 +3866,15 @@ mod tests {
                 let size = 13 - 3 * melds + i % 2;
                 let c = random_hand(&mut rng, size, if i % 4 < 2 { 34 } else { 12 });
                 let b = Base::new(&calc, &wilds, &rules, &c, melds);
-                let d = standard(&b.partner[3], &b.groups[3]);
+                let d = partner_missing(&b.partner[3], &b.groups[3]);
                 for g in 0..4 {
-                    assert_eq!(standard(&b.partner[g], &b.groups[g]), d);
+                    assert_eq!(partner_missing(&b.partner[g], &b.groups[g]), d);
                     let x = &b.groups[g];
                     let (lo, len) = group_span(g);
                     for k in lo..lo + len {
                         if size % 3 == 1 && b.natural[k] < 4 && d > 0 {
                             let add = b.group_after(&calc, k, true);
-                            let want = standard(&b.partner[g], &add) < d;
+                            let want = partner_missing(&b.partner[g], &add) < d;
                             let tight = tight_lanes(x, &b.partner[g], d) & !zero_lanes(x);
                             let m = Slots([lanes_below(&add, x); 16]);
                             assert_eq!(hitting(&m, tight) & 1 == 1, want, "{c:?} + {k}");
@@ -3900,7 +3882,7 @@ mod tests {
                         }
                         if size % 3 == 2 && b.natural[k] > 0 {
                             let rem = b.group_after(&calc, k, false);
-                            let got = standard(&b.partner[g], &rem);
+                            let got = partner_missing(&b.partner[g], &rem);
                             let kept = USED_LANES & !lanes_below(x, &rem);
                             let tight = tight_lanes(x, &b.partner[g], d);
                             let up = hitting(&Slots([kept; 16]), tight) & 1 == 0;

@@ -9,8 +9,8 @@
 use crate::hand::{Hand, Meld};
 use crate::ruleset::{Family, Ruleset};
 use crate::shanten::{
-    combine, group_pos, halves, partner_lanes, partner_missing, standard_bound, standard_missing,
-    Calculator, GroupLanes, POS_STEP,
+    combine, group_key, group_pos, halves, partner_lanes, partner_missing, standard_bound,
+    standard_missing, Calculator, GroupLanes, POS_STEP,
 };
 use crate::shape::win::Checker;
 use crate::shape::ShapeRules;
@@ -577,11 +577,7 @@ impl Judge {
                         _ => combine(&ab, &g[2]),
                     };
                     partner = partner_lanes(&others, n_sets);
-                    let mut key = [0u8; 9];
-                    let lo = 9 * gk;
-                    let hi = (lo + 9).min(natural.len());
-                    key[..hi - lo].copy_from_slice(&natural[lo..hi]);
-                    pos = group_pos(gk, &key);
+                    pos = group_pos(gk, &group_key(&natural, gk));
                 }
                 let i = k - 9 * gk;
                 let changed = self

@@ -74,7 +74,7 @@ use crate::hand::Hand;
 use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
-pub(crate) use table::{combine, group_pos, POS_STEP};
+pub(crate) use table::{combine, group_key, group_pos, POS_STEP};
 use table::{
     group_entries, group_entries_kept, honors, suit_needs, to_needs, unpack, HonorTable, Lanes,
     Needs, KEEP_ALL, P1,

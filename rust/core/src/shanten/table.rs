@@ -395,6 +395,17 @@ fn entry_at(i: usize, capped: bool) -> u32 {
     u32::from_le_bytes(words[i])
 }
 
+/// Group `g`'s counts of `natural` (0-2 a suit's nine, 3 the seven honors
+/// padded with zeros): what [`group_pos`] reads.
+#[inline(always)]
+pub(crate) fn group_key(natural: &Counts, g: usize) -> [u8; 9] {
+    let mut key = [0u8; 9];
+    let lo = 9 * g;
+    let hi = (lo + 9).min(natural.len());
+    key[..hi - lo].copy_from_slice(&natural[lo..hi]);
+    key
+}
+
 /// A group's table position in one word, so that a one-tile change is one
 /// add of [`POS_STEP`] (the greedy agent's one-tile variants): for a suit
 /// the base-5 parts of [`suit_index`] (ranks 1-5 in bits 0-19, ranks 6-9
