@@ -273,9 +273,15 @@ def is_win_batch(
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
     threads: int = 1,
+    out: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.bool_]:
     """``is_win`` of every row of an ``(N, 34)`` uint8 count array;
-    ``n_melds`` is an int or an ``(N,)`` array. Releases the GIL."""
+    ``n_melds`` is an int or an ``(N,)`` array. Releases the GIL.
+
+    ``out``, a writeable C-contiguous ``(N,)`` bool array, receives the
+    answers and is returned (no array is allocated: reuse one buffer
+    across calls). It must not share memory with ``counts``; after an
+    error its contents are unspecified."""
 
 # -- waits and shanten ---------------------------------------------------
 
@@ -307,9 +313,12 @@ def waits_batch(
     rules: RulesLike = "shanxi",
     threads: int = 1,
     held: npt.NDArray[np.uint8] | None = None,
+    out: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.bool_]:
     """``waits`` of every row: an ``(N, 34)`` bool array. ``held`` gives
-    each hand's physical tiles, melds included, for the 4-copy limit."""
+    each hand's physical tiles, melds included, for the 4-copy limit.
+    ``out``: an ``(N, 34)`` bool array to fill and return, as for
+    ``is_win_batch``."""
 
 def shanten(
     hand: HandLike,
@@ -328,8 +337,10 @@ def shanten_batch(
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
     threads: int = 1,
+    out: npt.NDArray[np.int8] | None = None,
 ) -> npt.NDArray[np.int8]:
-    """``shanten`` of every row: an ``(N,)`` int8 array."""
+    """``shanten`` of every row: an ``(N,)`` int8 array. ``out``: an
+    ``(N,)`` int8 array to fill and return, as for ``is_win_batch``."""
 
 def _time_batch(
     task: str,

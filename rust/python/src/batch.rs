@@ -2,12 +2,13 @@
 //! `n_melds` (an int or an `(N,)` array), checked row by row without the
 //! GIL, then handed to the core's batch functions.
 
-use crate::errors::{InvalidHandError, InvalidTilesError};
+use crate::errors::{InvalidHandError, InvalidTilesError, KoudianError};
 use crate::tiles::type_name;
 use koudian_core::tile::{Counts, KINDS};
+use numpy::ndarray::Dimension;
 use numpy::{
-    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyUntypedArray,
-    PyUntypedArrayMethods,
+    BorrowError, Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods,
+    PyReadonlyArray2, PyReadwriteArray, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
@@ -64,6 +65,58 @@ pub fn counts_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'
         ));
     }
     Ok(a.readonly())
+}
+
+/// A batch's output array and its write borrow.
+pub type OutArray<'py, T, D> = (Bound<'py, PyArray<T, D>>, PyReadwriteArray<'py, T, D>);
+
+/// The `out` argument of a batch function, borrowed for writing: the
+/// caller's array, which must be a writeable, C-contiguous numpy array of
+/// dtype `T` and shape `dims` sharing no memory with the inputs (borrowed
+/// before this call), or a fresh zeroed one when absent. `what` names the
+/// expected array in errors, e.g. `"(N,) bool"`.
+pub fn out_array<'py, T: Element, D: Dimension>(
+    py: Python<'py>,
+    out: Option<&Bound<'py, PyAny>>,
+    dims: D,
+    what: &str,
+) -> PyResult<OutArray<'py, T, D>> {
+    let arr = match out {
+        None => PyArray::<T, D>::zeros(py, dims, false),
+        Some(obj) => {
+            let bad = |got: String| {
+                KoudianError::new_err(format!("out must be a numpy array of {what}, got {got}"))
+            };
+            let untyped = obj
+                .cast::<PyUntypedArray>()
+                .map_err(|_| bad(type_name(obj)))?;
+            if untyped.shape() != dims.slice() {
+                return Err(bad(format!("shape {:?}", untyped.shape())));
+            }
+            let typed = obj.cast::<PyArray<T, D>>().map_err(|_| {
+                bad(format!(
+                    "dtype {}",
+                    untyped
+                        .dtype()
+                        .str()
+                        .map(|s| s.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
+            if !untyped.is_c_contiguous() {
+                return Err(bad("a non-C-contiguous array".to_string()));
+            }
+            typed.clone()
+        }
+    };
+    let rw = arr.try_readwrite().map_err(|e| {
+        KoudianError::new_err(match e {
+            BorrowError::NotWriteable => "out must be writeable, got a read-only array",
+            // AlreadyBorrowed: the inputs are borrowed for reading.
+            _ => "out must share no memory with counts or held",
+        })
+    })?;
+    Ok((arr, rw))
 }
 
 /// The `n_melds` argument for `rows` rows: an int 0-4 or an `(N,)` array;

@@ -1,14 +1,14 @@
 //! Shanten (向听数): `shanten` and `shanten_batch` (0 = ready, −1 =
 //! complete).
 
-use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, RowError};
+use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, out_array, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_hand;
 use crate::ruleset::resolve;
 use crate::wildcards::extract_wilds;
 use koudian_core::shanten as core_shanten;
 use koudian_core::shape::ShapeRules;
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::{Ix1, PyArray1};
 use pyo3::prelude::*;
 
 /// Shanten of a 13- or 14-tile hand (melds counting 3) over the shapes the
@@ -28,9 +28,10 @@ fn shanten(
     core_shanten::shanten(&h, &wilds, &shape).map_err(to_py)
 }
 
-/// `shanten` over every row of an `(N, 34)` uint8 count array: `(N,)` int8.
+/// `shanten` over every row of an `(N, 34)` uint8 count array: `(N,)` int8,
+/// written into `out` when given.
 #[pyfunction]
-#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1))]
+#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1, out = None))]
 fn shanten_batch<'py>(
     py: Python<'py>,
     counts: &Bound<'py, PyAny>,
@@ -38,16 +39,16 @@ fn shanten_batch<'py>(
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
     threads: usize,
+    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
     let arr = counts_array(counts)?;
     let rows = arr.as_array().nrows();
     let n_melds = n_melds_arg(n_melds, rows)?;
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
-    let out = PyArray1::<i8>::zeros(py, rows, false);
+    let (out, mut rw) = out_array(py, out, Ix1(rows), "shape (N,) and dtype int8")?;
     {
         let data = arr.as_slice()?;
-        let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             let r = core_shanten::shanten_batch(
@@ -72,6 +73,7 @@ fn shanten_batch<'py>(
         .map_err(RowError::into_py)?
         .map_err(to_py)?;
     }
+    drop(rw);
     Ok(out)
 }
 

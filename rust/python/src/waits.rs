@@ -1,7 +1,7 @@
 //! Waits (听口, RULES.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, RowError};
+use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, out_array, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
@@ -10,7 +10,7 @@ use crate::wildcards::extract_wilds;
 use koudian_core::shape::ShapeRules;
 use koudian_core::tile::KINDS;
 use koudian_core::waits as core_waits;
-use numpy::{PyArray2, PyArrayMethods};
+use numpy::{Ix2, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -60,9 +60,11 @@ fn wait_points<'py>(
 }
 
 /// `waits` over every row of an `(N, 34)` uint8 count array: an `(N, 34)`
-/// bool array, `True` where the kind is a wait.
+/// bool array, `True` where the kind is a wait, written into `out` when
+/// given.
 #[pyfunction]
-#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1, held = None))]
+#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1, held = None, out = None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 fn waits_batch<'py>(
     py: Python<'py>,
     counts: &Bound<'py, PyAny>,
@@ -71,6 +73,7 @@ fn waits_batch<'py>(
     rules: Option<&Bound<'py, PyAny>>,
     threads: usize,
     held: Option<&Bound<'py, PyAny>>,
+    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
     let arr = counts_array(counts)?;
     let rows = arr.as_array().nrows();
@@ -86,14 +89,13 @@ fn waits_batch<'py>(
     }
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
-    let out = PyArray2::<bool>::zeros(py, [rows, KINDS], false);
+    let (out, mut rw) = out_array(py, out, Ix2(rows, KINDS), "shape (N, 34) and dtype bool")?;
     {
         let data = arr.as_slice()?;
         let held_data: &[u8] = match &held_arr {
             Some(h) => h.as_slice()?,
             None => &[],
         };
-        let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
             let (rows_out, _) = slots.as_chunks_mut::<KINDS>();
@@ -122,6 +124,7 @@ fn waits_batch<'py>(
         .map_err(RowError::into_py)?
         .map_err(to_py)?;
     }
+    drop(rw);
     Ok(out)
 }
 

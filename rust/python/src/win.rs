@@ -1,7 +1,7 @@
 //! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg};
+use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, out_array};
 use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
@@ -10,7 +10,7 @@ use crate::wildcards::extract_wilds;
 use koudian_core::hand::Meld;
 use koudian_core::shape::{self, Decomposition, Set, Shape, ShapeRules};
 use koudian_core::tile::{format_tiles, Tile};
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::{Ix1, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
@@ -198,9 +198,10 @@ fn decompose(
         .collect())
 }
 
-/// `is_win` over every row of an `(N, 34)` uint8 count array.
+/// `is_win` over every row of an `(N, 34)` uint8 count array, written into
+/// `out` when given (an `(N,)` bool array, reused across calls).
 #[pyfunction]
-#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1))]
+#[pyo3(signature = (counts, *, n_melds = None, wildcards = None, rules = None, threads = 1, out = None))]
 fn is_win_batch<'py>(
     py: Python<'py>,
     counts: &Bound<'py, PyAny>,
@@ -208,16 +209,16 @@ fn is_win_batch<'py>(
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
     threads: usize,
+    out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let arr = counts_array(counts)?;
     let rows = arr.as_array().nrows();
     let n_melds = n_melds_arg(n_melds, rows)?;
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
-    let out = PyArray1::<bool>::zeros(py, rows, false);
+    let (out, mut rw) = out_array(py, out, Ix1(rows), "shape (N,) and dtype bool")?;
     {
         let data = arr.as_slice()?;
-        let mut rw = out.readwrite();
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             let r = shape::is_win_batch_checked(
@@ -244,6 +245,7 @@ fn is_win_batch<'py>(
         .map_err(crate::batch::RowError::into_py)?
         .map_err(to_py)?;
     }
+    drop(rw);
     Ok(out)
 }
 
