@@ -100,7 +100,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     results = run_bench(
         args.hands, peers=args.peers, repeat=args.repeat, progress=not args.quiet, tasks=tasks
     )
-    print(f"{args.hands} seeded hands per case, best of {args.repeat} runs")
+    print(
+        f"{args.hands} seeded hands per case, best of {args.repeat} runs"
+        " (numpy batches write into a kept out= array)"
+    )
     print(report(results))
     return 0
 
