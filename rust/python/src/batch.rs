@@ -74,7 +74,7 @@ pub type OutArray<'py, T, D> = (Bound<'py, PyArray<T, D>>, PyReadwriteArray<'py,
 /// caller's array, which must be a writeable, C-contiguous numpy array of
 /// dtype `T` and shape `dims` sharing no memory with the inputs (borrowed
 /// before this call), or a fresh zeroed one when absent. `what` names the
-/// expected array in errors, e.g. `"(N,) bool"`.
+/// expected array in errors, e.g. `"shape (N,) and dtype bool"`.
 pub fn out_array<'py, T: Element, D: Dimension>(
     py: Python<'py>,
     out: Option<&Bound<'py, PyAny>>,
@@ -112,8 +112,8 @@ pub fn out_array<'py, T: Element, D: Dimension>(
     let rw = arr.try_readwrite().map_err(|e| {
         KoudianError::new_err(match e {
             BorrowError::NotWriteable => "out must be writeable, got a read-only array",
-            // AlreadyBorrowed: the inputs are borrowed for reading.
-            _ => "out must share no memory with counts or held",
+            // AlreadyBorrowed: the input arrays are borrowed for reading.
+            _ => "out must share no memory with the input arrays",
         })
     })?;
     Ok((arr, rw))
