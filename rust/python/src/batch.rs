@@ -3,8 +3,12 @@
 //! GIL, then handed to the core's batch functions.
 
 use crate::errors::{InvalidHandError, InvalidTilesError, KoudianError};
+use crate::ruleset::resolve;
 use crate::tiles::type_name;
+use crate::wildcards::extract_wilds;
+use koudian_core::shape::ShapeRules;
 use koudian_core::tile::{Counts, KINDS};
+use koudian_core::Wildcards;
 use numpy::ndarray::Dimension;
 use numpy::{
     BorrowError, Element, PyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods,
@@ -36,6 +40,38 @@ impl NMelds {
             NMelds::All(n) => std::slice::from_ref(n),
             NMelds::PerRow(v) => v,
         }
+    }
+}
+
+/// The arguments every batch function shares, checked: the counts, their
+/// number of rows, the melds per row, the wild kinds and the shape rules.
+pub struct BatchArgs<'py> {
+    pub counts: PyReadonlyArray2<'py, u8>,
+    pub rows: usize,
+    pub n_melds: NMelds,
+    pub wilds: Wildcards,
+    pub shape: ShapeRules,
+}
+
+impl<'py> BatchArgs<'py> {
+    /// Reads `counts`, `n_melds`, `wildcards` and `rules` as the batch
+    /// functions take them.
+    pub fn extract(
+        py: Python<'py>,
+        counts: &Bound<'py, PyAny>,
+        n_melds: Option<&Bound<'py, PyAny>>,
+        wildcards: Option<&Bound<'py, PyAny>>,
+        rules: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<BatchArgs<'py>> {
+        let counts = counts_array(counts)?;
+        let rows = counts.as_array().nrows();
+        Ok(BatchArgs {
+            n_melds: n_melds_arg(n_melds, rows)?,
+            wilds: extract_wilds(wildcards)?,
+            shape: ShapeRules::from(&resolve(py, rules)?),
+            counts,
+            rows,
+        })
     }
 }
 

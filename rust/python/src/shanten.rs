@@ -1,7 +1,7 @@
 //! Shanten (向听数): `shanten` and `shanten_batch` (0 = ready, −1 =
 //! complete).
 
-use crate::batch::{as_counts, check_rows, counts_array, n_melds_arg, out_array, RowError};
+use crate::batch::{as_counts, check_rows, out_array, BatchArgs, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_hand;
 use crate::ruleset::resolve;
@@ -41,21 +41,17 @@ fn shanten_batch<'py>(
     threads: usize,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
-    let arr = counts_array(counts)?;
-    let rows = arr.as_array().nrows();
-    let n_melds = n_melds_arg(n_melds, rows)?;
-    let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    let (out, mut rw) = out_array(py, out, Ix1(rows), "shape (N,) and dtype int8")?;
+    let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
+    let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype int8")?;
     {
-        let data = arr.as_slice()?;
+        let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             let r = core_shanten::shanten_batch(
                 as_counts(data),
-                n_melds.as_slice(),
-                &wilds,
-                &shape,
+                a.n_melds.as_slice(),
+                &a.wilds,
+                &a.shape,
                 slots,
                 threads,
             );
@@ -63,7 +59,7 @@ fn shanten_batch<'py>(
                 // The core names the first bad row; say what is wrong with it.
                 check_rows(
                     data,
-                    &n_melds,
+                    &a.n_melds,
                     |t, m| t + 3 * m == 13 || t + 3 * m == 14,
                     "13 or 14 counting each meld as 3",
                 )?;

@@ -1,7 +1,7 @@
 //! Waits (听口, RULES.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, out_array, RowError};
+use crate::batch::{as_counts, check_rows_where, counts_array, out_array, BatchArgs, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
@@ -75,23 +75,20 @@ fn waits_batch<'py>(
     held: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
-    let arr = counts_array(counts)?;
-    let rows = arr.as_array().nrows();
-    let n_melds = n_melds_arg(n_melds, rows)?;
+    let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
     let held_arr = held.map(counts_array).transpose()?;
     if let Some(h) = &held_arr {
-        if h.as_array().nrows() != rows {
+        if h.as_array().nrows() != a.rows {
             return Err(crate::errors::InvalidHandError::new_err(format!(
-                "held has {} rows for {rows} hands",
-                h.as_array().nrows()
+                "held has {} rows for {} hands",
+                h.as_array().nrows(),
+                a.rows
             )));
         }
     }
-    let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    let (out, mut rw) = out_array(py, out, Ix2(rows, KINDS), "shape (N, 34) and dtype bool")?;
+    let (out, mut rw) = out_array(py, out, Ix2(a.rows, KINDS), "shape (N, 34) and dtype bool")?;
     {
-        let data = arr.as_slice()?;
+        let data = a.counts.as_slice()?;
         let held_data: &[u8] = match &held_arr {
             Some(h) => h.as_slice()?,
             None => &[],
@@ -101,10 +98,10 @@ fn waits_batch<'py>(
             let (rows_out, _) = slots.as_chunks_mut::<KINDS>();
             let r = core_waits::waits_batch_checked(
                 as_counts(data),
-                n_melds.as_slice(),
+                a.n_melds.as_slice(),
                 as_counts(held_data),
-                &wilds,
-                &shape,
+                &a.wilds,
+                &a.shape,
                 rows_out,
                 threads,
             );
@@ -113,7 +110,7 @@ fn waits_batch<'py>(
             if let Ok(false) = r {
                 check_rows_where(
                     data,
-                    &n_melds,
+                    &a.n_melds,
                     |t, m| t + 3 * m == 13,
                     "13 - 3 × melds",
                     |row| !rows_out[row].contains(&true),

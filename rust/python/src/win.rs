@@ -1,7 +1,7 @@
 //! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, n_melds_arg, out_array};
+use crate::batch::{as_counts, check_rows_where, out_array, BatchArgs};
 use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
@@ -211,21 +211,17 @@ fn is_win_batch<'py>(
     threads: usize,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-    let arr = counts_array(counts)?;
-    let rows = arr.as_array().nrows();
-    let n_melds = n_melds_arg(n_melds, rows)?;
-    let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    let (out, mut rw) = out_array(py, out, Ix1(rows), "shape (N,) and dtype bool")?;
+    let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
+    let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype bool")?;
     {
-        let data = arr.as_slice()?;
+        let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             let r = shape::is_win_batch_checked(
                 as_counts(data),
-                n_melds.as_slice(),
-                &wilds,
-                &shape,
+                a.n_melds.as_slice(),
+                &a.wilds,
+                &a.shape,
                 slots,
                 threads,
             );
@@ -234,7 +230,7 @@ fn is_win_batch<'py>(
             if let Ok(false) = r {
                 check_rows_where(
                     data,
-                    &n_melds,
+                    &a.n_melds,
                     |t, m| t + 3 * m == 14,
                     "14 - 3 × melds",
                     |row| !slots[row],
