@@ -81,7 +81,49 @@ def test_bench_runs_on_a_few_hands(capsys: pytest.CaptureFixture[str]) -> None:
     scaling = out.split("thread scaling (same run):")[1].splitlines()[1:]
     assert len(scaling) == 9
     assert all("threads=2 / threads=1:" in line for line in scaling)
+    assert all(line.count("by round") == 1 + ("host ceiling" in line) for line in scaling)
     assert sum("host ceiling" in line for line in scaling) == 3
+
+
+def test_paired_ratio_is_the_median_of_each_rounds_own_ratio() -> None:
+    """A busy moment that slows both cases of a round leaves that round's
+    ratio alone; the ratio of the best rounds can pair a quiet moment of
+    one case with a busy one of the other."""
+    from koudian._bench import Measurement, paired_ratio
+
+    def case(rates: tuple[float, ...]) -> Measurement:
+        return Measurement("t", "koudian", "m", max(rates), rates)
+
+    # Round 2 was quiet for the one-thread case only: best/best says 1.5,
+    # every round itself says 2.
+    two = case((20.0, 10.0, 30.0))
+    one = case((10.0, 5.0, 15.0))
+    one_quiet = case((10.0, 5.0, 20.0))
+    assert paired_ratio(two, one) == 2.0
+    assert two.rate / one_quiet.rate == 1.5
+    assert paired_ratio(two, one_quiet) == 2.0  # median of 2, 2, 1.5
+    assert paired_ratio(case((4.0, 6.0)), case((2.0, 2.0))) == 2.5  # even count: mean of middle two
+    # Without the same rounds, the best rates.
+    assert paired_ratio(case((8.0,)), case((2.0, 4.0))) == 2.0
+
+
+def test_round_times_keeps_every_round_in_order() -> None:
+    from koudian._bench import _Timed, best_times, round_times
+
+    seconds = iter([0.3, 0.1, 0.2])
+
+    def timed() -> object:
+        return _Timed(next(seconds))
+
+    assert round_times([timed], repeat=3) == [[0.3, 0.1, 0.2]]
+    seconds = iter([0.3, 0.1, 0.2])
+    assert best_times([timed], repeat=3) == [0.1]
+    # Every other round in reverse: neither neighbour always goes first.
+    calls: list[str] = []
+    runs = [lambda: calls.append("a"), lambda: calls.append("b"), lambda: calls.append("c")]
+    times = round_times(runs, repeat=3)
+    assert "".join(calls) == "abccbaabc"
+    assert [len(t) for t in times] == [3, 3, 3]
 
 
 def test_core_timing_runs_the_batch_and_refuses_unknown_tasks() -> None:

@@ -121,7 +121,10 @@ class Measurement:
     engine: str
     method: str
     rate: float
-    """Hands per second."""
+    """Hands per second, in the case's best round."""
+    round_rates: tuple[float, ...] = ()
+    """Hands per second in each round, in order (every case runs once a
+    round, so the same round of two cases ran moments apart)."""
 
     def row(self, baseline: float | None) -> str:
         ratio = f"{self.rate / baseline:7.2f}x" if baseline else "        "
@@ -294,10 +297,12 @@ def run_bench(
                 single(tiles_of(row), wildcards=wilds)
             for threads in (1, 2):
                 batch(counts[:4096], wildcards=wilds, threads=threads)
-    best = best_times([c[3] for c in cases], repeat, progress, [c[0] + " / " + c[1] for c in cases])
+    times = round_times(
+        [c[3] for c in cases], repeat, progress, [c[0] + " / " + c[1] for c in cases]
+    )
     return [
-        Measurement(label, engine, method, k / t)
-        for (label, engine, method, _, k), t in zip(cases, best, strict=False)
+        Measurement(label, engine, method, k / min(ts), tuple(k / t for t in ts))
+        for (label, engine, method, _, k), ts in zip(cases, times, strict=True)
     ]
 
 
@@ -307,24 +312,39 @@ def best_times(
     progress: bool = False,
     labels: Sequence[str] = (),
 ) -> list[float]:
-    """The best of ``repeat`` timings of each run, in interleaved rounds;
-    a run returning a ``_Timed`` reports its own time."""
-    # Rounds are interleaved (every case once per round, best round kept)
-    # so that load changing over time on a shared machine hits every case
-    # alike and the ratios stay fair.
-    best = [float("inf")] * len(runs)
-    schedule = [(r, i) for r in range(repeat) for i in range(len(runs))]
+    """The best of ``repeat`` timings of each run (``round_times``)."""
+    return [min(ts) for ts in round_times(runs, repeat, progress, labels)]
+
+
+def round_times(
+    runs: Sequence[Callable[[], object]],
+    repeat: int,
+    progress: bool = False,
+    labels: Sequence[str] = (),
+) -> list[list[float]]:
+    """``repeat`` timings of each run (seconds, one per round, in order),
+    in interleaved rounds; a run returning a ``_Timed`` reports its own
+    time."""
+    # Rounds are interleaved (every case once per round) so that load
+    # changing over time on a shared machine hits every case alike and the
+    # ratios stay fair; the same round of neighbouring cases ran moments
+    # apart, which pairs them. Every other round runs the cases in reverse,
+    # so that neither of two neighbours always goes first (a case may
+    # leave the machine warmer or busier for the next).
+    times: list[list[float]] = [[] for _ in runs]
+    order = range(len(runs))
+    schedule = [(r, i) for r in range(repeat) for i in (order if r % 2 == 0 else reversed(order))]
     for _, i in _progress(schedule, progress, list(labels) or [""] * len(runs)):
         t0 = time.perf_counter()
         r = runs[i]()
         t1 = time.perf_counter()
-        best[i] = min(best[i], r.seconds if isinstance(r, _Timed) else t1 - t0)
+        times[i].append(r.seconds if isinstance(r, _Timed) else t1 - t0)
         # Freed here, off the clock. Kept until the next run's result
         # replaced it, a run's answers (a million single-call results) were
         # freed inside the next run's timing: up to 70 ms on a 90 ms
         # waits batch, which made threads=2 / threads=1 look better.
         del r
-    return best
+    return times
 
 
 def report(results: list[Measurement]) -> str:
@@ -355,25 +375,49 @@ def report(results: list[Measurement]) -> str:
     return "\n".join(lines)
 
 
+def paired_ratio(a: Measurement, b: Measurement) -> float:
+    """The median over rounds of ``a``'s rate over ``b``'s in the same
+    round: each round's two runs met the same load on a shared machine,
+    where the ratio of the best rounds may pair a quiet moment with a busy
+    one. The ratio of the best rates when a round is missing."""
+    pairs = sorted(x / y for x, y in zip(a.round_rates, b.round_rates, strict=False))
+    if not pairs or len(a.round_rates) != len(b.round_rates):
+        return a.rate / b.rate
+    mid = len(pairs) // 2
+    return pairs[mid] if len(pairs) % 2 else (pairs[mid - 1] + pairs[mid]) / 2
+
+
 def _scaling(results: list[Measurement]) -> list[str]:
     """The thread-scaling lines: each task's ``threads=2`` rate over its
     ``threads=1`` rate, beside the host's ceiling measured in the same run
-    (two independent one-thread core calls at once over one such call)."""
-    rate = {(m.task, m.method): m.rate for m in results if m.engine == "koudian"}
+    (two independent one-thread core calls at once over one such call);
+    each as the ratio of the best rounds and as the median of the rounds'
+    own ratios (``paired_ratio``)."""
+    case = {(m.task, m.method): m for m in results if m.engine == "koudian"}
     out: list[str] = []
     for m in results:
         if m.engine != "koudian" or m.method != "numpy batch, threads=2":
             continue
-        one = rate.get((m.task, "numpy batch, threads=1"))
-        if not one:
+        one = case.get((m.task, "numpy batch, threads=1"))
+        if one is None:
             continue
-        line = f"{m.task:<16} threads=2 / threads=1: {m.rate / one:5.2f}x"
-        core = rate.get((m.task, "Rust core batch, timed in Rust"))
-        pair = rate.get((m.task, HOST_PAIR))
+        line = (
+            f"{m.task:<16} threads=2 / threads=1: {m.rate / one.rate:5.2f}x"
+            f" best, {paired_ratio(m, one):5.2f}x by round"
+        )
+        core = case.get((m.task, "Rust core batch, timed in Rust"))
+        pair = case.get((m.task, HOST_PAIR))
         if core and pair:
-            line += f"   (host ceiling, 2 calls at once / 1 call: {pair / core:5.2f}x)"
+            line += (
+                f"   (host ceiling, 2 calls at once / 1 call: {pair.rate / core.rate:5.2f}x"
+                f" best, {paired_ratio(pair, core):5.2f}x by round)"
+            )
         out.append(line)
     if out:
         out.insert(0, "")
-        out.insert(1, "thread scaling (same run):")
+        out.insert(
+            1,
+            "thread scaling (same run): best = the best rounds' rates,"
+            " by round = the median of each round's own ratio",
+        )
     return out

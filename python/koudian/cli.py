@@ -101,8 +101,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         args.hands, peers=args.peers, repeat=args.repeat, progress=not args.quiet, tasks=tasks
     )
     print(
-        f"{args.hands} seeded hands per case, best of {args.repeat} runs"
-        " (numpy batches write into a kept out= array)"
+        f"{args.hands} seeded hands per case, best of {args.repeat} rounds"
+        " (every case once a round, every other round in reverse;"
+        " numpy batches write into a kept out= array)"
     )
     print(report(results))
     return 0
