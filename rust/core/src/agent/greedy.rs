@@ -2604,6 +2604,38 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The entry of [`Ctx::removal_special`] for kind `k` held `n > 0`
+    /// times (`special[5 * orphan + n]`, capped at 9), alone: the same
+    /// cases without the other nine.
+    #[inline(always)]
+    fn removal_special_of(b: &Base, k: usize, n: u8) -> u8 {
+        let (p, sg) = (b.pairs, b.singles);
+        let seven = if !b.seven {
+            u8::MAX
+        } else if n & 1 == 0 {
+            seven_pairs_missing(p.saturating_sub(1), sg + 1)
+        } else {
+            seven_pairs_missing(p, sg.saturating_sub(1))
+        };
+        let (ok, op) = (b.orphan_kinds, b.orphan_pairs);
+        let orphan = ORPHANS >> k & 1 == 1;
+        let orphans = if !b.orphans {
+            u8::MAX
+        } else if orphan && n == 1 {
+            (15 - ok).saturating_sub(u8::from(op > 0))
+        } else if orphan && n == 2 {
+            14u8.saturating_sub(ok + u8::from(op > 1))
+        } else {
+            14 - ok - u8::from(op > 0)
+        };
+        let d = seven.min(orphans);
+        debug_assert_eq!(d, {
+            let i = 5 * usize::from(orphan) + usize::from(n);
+            Ctx::removal_special(b)[i.min(9)]
+        });
+        d
+    }
+
     /// The best discard among `cands` (natural or junk kinds held) of the
     /// hand of `b` (`keep` its keep values) when every discard is at
     /// least two from ready and there is no threat, so that no tiles are
@@ -2626,11 +2658,6 @@ impl<'a> Ctx<'a> {
         (lowest, w): (u8, u8),
     ) -> Tile {
         let standard_d = b.standard;
-        let mut removal = Removal {
-            standard: standard_d,
-            raises: 0,
-            special: Ctx::removal_special(b),
-        };
         // The order within a level: junk (bit 16 clear) first.
         let void = self.void_mask;
         let order = |k: usize| u32::from(void >> k & 1 == 0) << 16 | u32::from(keep.low[k & 63]);
@@ -2674,8 +2701,19 @@ impl<'a> Ctx<'a> {
                     let e = self.groups.entry(&b.natural, g);
                     e.rem_kept.0[k - group_span(g).0] & tight == 0
                 };
-                removal.raises = u64::from(raises) << k;
-                removal.of(k, b.natural[k])
+                // [`Removal::of`] with only this kind's special entry
+                // worked out (most decisions try one kind).
+                let n = b.natural[k];
+                let d = (standard_d + u8::from(raises)).min(Ctx::removal_special_of(b, k, n));
+                debug_assert_eq!(d, {
+                    let removal = Removal {
+                        standard: standard_d,
+                        raises: u64::from(raises) << k,
+                        special: Ctx::removal_special(b),
+                    };
+                    removal.of(k, n)
+                });
+                d
             } else {
                 // A junk tile leaves the analysis as it is.
                 b.d
