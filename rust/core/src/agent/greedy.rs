@@ -2778,11 +2778,6 @@ impl<'a> Ctx<'a> {
         } else {
             b14.w
         };
-        // By `shanten + 1`: the candidates' kinds, and bit `sh + 1`: some
-        // candidate, some safe one, has that shanten (the decision below
-        // works on these masks rather than on filtered passes).
-        let mut by_sh = [0u64; 16];
-        let (mut levels, mut safe_levels) = (0u16, 0u16);
         let keep = Keep::new(&c, self.family);
         let ting_required = self.ting_required;
         let level_of = |d: u8| {
@@ -2808,9 +2803,39 @@ impl<'a> Ctx<'a> {
                 return t;
             }
         }
+        let th = (threat, danger);
+        self.best_discard_full(&mut b14, &keep, (discards, cands, natural), (all_wild, w), th)
+    }
+
+    /// The rest of [`Ctx::best_discard_with`] when the shortcut does not
+    /// answer: every candidate's shanten, and the improving tiles of the
+    /// ties that may change the choice. Not inlined, so that the frame
+    /// and spills of this larger part do not weigh on the shortcut.
+    #[inline(never)]
+    fn best_discard_full(
+        &mut self,
+        b14: &mut Base,
+        keep: &Keep,
+        (discards, cands, natural): (u64, u64, u64),
+        (all_wild, w): (bool, u8),
+        (threat, danger): (Option<Threat>, u64),
+    ) -> Option<Tile> {
+        let _ = discards;
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let ting_required = self.ting_required;
+        let level_of = |d: u8| {
+            let q = d.saturating_sub(w);
+            q + u8::from(ting_required & (q == 1))
+        };
+        // By `shanten + 1`: the candidates' kinds, and bit `sh + 1`: some
+        // candidate, some safe one, has that shanten (the decision below
+        // works on these masks rather than on filtered passes).
+        let mut by_sh = [0u64; 16];
+        let (mut levels, mut safe_levels) = (0u16, 0u16);
         b14.fill_partners(false);
-        let b14 = b14;
-        let removal = self.removal_deficiencies(&b14, natural);
+        let b14: &Base = b14;
+        let removal = self.removal_deficiencies(b14, natural);
         // The candidates sorted into shanten levels (`shanten + 1`) by
         // masks, not kind by kind: the natural discards' levels as bytes
         // ([`removal_levels`]), gathered by one compare per level present;
@@ -2842,7 +2867,7 @@ impl<'a> Ctx<'a> {
         let safe_sh = safe_min.unwrap_or(min_sh);
         let at_min = by_sh[min_level];
         let (best, best_safe) = level_keys(
-            &keep,
+            keep,
             (at_min, by_sh[(safe_sh + 1) as usize & 15]),
             (min_sh, safe_sh),
             (all_wild, self.void_mask, danger),
@@ -2933,7 +2958,7 @@ impl<'a> Ctx<'a> {
             let prune = target != 0;
             let mut m = if prune { 0 } else { tied };
             if prune {
-                let u14 = self.improvers_14(&b14, &masks, near);
+                let u14 = self.improvers_14(b14, &masks, near);
                 // At most 14 (the kinds of 14 tiles).
                 let mut bounds = [u64::MAX; 16];
                 let mut nb = 0;
@@ -2943,7 +2968,7 @@ impl<'a> Ctx<'a> {
                     t &= t - 1;
                     let d = d_without(k);
                     let (ub, exact) = self.ukeire_bound(
-                        &b14,
+                        b14,
                         &masks,
                         (k, all_wild, d),
                         (near, u14),
@@ -2953,7 +2978,7 @@ impl<'a> Ctx<'a> {
                     #[cfg(debug_assertions)]
                     {
                         let count =
-                            self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
+                            self.ukeire(b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
                         assert!(count <= ub, "bound {ub} < {count} for {k}");
                         assert!(!exact || count == ub, "inexact {ub} > {count} for {k}");
                     }
@@ -2981,7 +3006,7 @@ impl<'a> Ctx<'a> {
                     let k = (bound & 63) as usize;
                     let d = d_without(k);
                     let quality =
-                        self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
+                        self.ukeire(b14, &masks, (k, all_wild, d), near, wild_copies, &planes);
                     ranked.offer(with_quality(key_at(target, k), quality));
                 }
                 // The full count, in debug builds (for the checks below).
@@ -3003,7 +3028,7 @@ impl<'a> Ctx<'a> {
                     self.wait_quality(&w, &unseen).0
                 } else {
                     let d = d_without(k);
-                    self.ukeire(&b14, &masks, (k, all_wild, d), near, wild_copies, &planes)
+                    self.ukeire(b14, &masks, (k, all_wild, d), near, wild_copies, &planes)
                 };
                 // A key only decreases: the minimums stay minimums.
                 let key = with_quality(key_at(target, k), quality);
