@@ -839,7 +839,7 @@ impl Base {
 /// stays right across decisions, claims, kongs, hands and games: another
 /// variant clears everything, different counts replace the group's entry.
 /// Debug builds check every value handed out against a fresh lookup.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 struct Groups {
     /// [`Calculator::group_variant`] of the entries, `None` before the
     /// first use.
@@ -851,6 +851,72 @@ struct Groups {
     /// drawn and one discarded change one or two groups).
     halves: [Lanes; 2],
     halves_ok: u8,
+    /// The natural counts of the last [`Groups::sync`], and in `synced`
+    /// the groups whose entries hold them (bit `g`): a group's entry is
+    /// current exactly when its bit is set and its counts equal those of
+    /// `last` ([`changed_groups`] finds the others for all four groups at
+    /// once).
+    last: Counts,
+    synced: u8,
+}
+
+impl Default for Groups {
+    fn default() -> Groups {
+        Groups {
+            variant: None,
+            entries: Default::default(),
+            halves: [[0; 16]; 2],
+            halves_ok: 0,
+            last: [0; KINDS],
+            synced: 0,
+        }
+    }
+}
+
+/// The groups (bit `g`) in which the counts `a` and `b` differ.
+#[inline(always)]
+fn changed_groups(a: &Counts, b: &Counts) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    let m = changed_groups_sse2(a, b);
+    #[cfg(not(target_arch = "x86_64"))]
+    let m = changed_groups_portable(a, b);
+    debug_assert_eq!(m, changed_groups_portable(a, b));
+    m
+}
+
+/// [`changed_groups`] group by group (other targets, and the check of the
+/// SSE2 form).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn changed_groups_portable(a: &Counts, b: &Counts) -> u8 {
+    (0..4).fold(0, |m, g| {
+        let (lo, n) = group_span(g);
+        m | u8::from(a[lo..lo + n] != b[lo..lo + n]) << g
+    })
+}
+
+/// [`changed_groups`] with SSE2: the kinds whose counts are equal as one
+/// 34-bit mask (three byte compares; the last load overlaps the second),
+/// then one test per group.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn changed_groups_sse2(a: &Counts, b: &Counts) -> u8 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
+    // always available; the loads are of bytes 0..16, 16..32 and 18..34
+    // of the 34-byte arrays.
+    let eq = unsafe {
+        let same = |i: usize| {
+            let x = _mm_loadu_si128(a[i..i + 16].as_ptr().cast());
+            let y = _mm_loadu_si128(b[i..i + 16].as_ptr().cast());
+            u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16)
+        };
+        same(0) | same(16) << 16 | (same(18) >> 14) << 32
+    };
+    let ne = !eq;
+    u8::from(ne & GROUP_KINDS[0] != 0)
+        | u8::from(ne & GROUP_KINDS[1] != 0) << 1
+        | u8::from(ne & GROUP_KINDS[2] != 0) << 2
+        | u8::from(ne & GROUP_KINDS[3] != 0) << 3
 }
 
 /// One group's natural counts, its needs, and what one-tile changes do to
@@ -1199,20 +1265,6 @@ impl std::fmt::Debug for Groups {
     }
 }
 
-/// Whether two group keys are equal, as one 8-byte and one 1-byte
-/// comparison (the generic array comparison costs more).
-#[inline(always)]
-fn same_key(a: &[u8; 9], b: &[u8; 9]) -> bool {
-    let word = |k: &[u8; 9]| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&k[..8]);
-        u64::from_le_bytes(w)
-    };
-    let same = (word(a) == word(b)) & (a[8] == b[8]);
-    debug_assert_eq!(same, a == b);
-    same
-}
-
 /// The change of a [`group_pos`] of group `g` when one tile of its kind
 /// `i` is added.
 #[inline(always)]
@@ -1264,12 +1316,19 @@ impl Groups {
     /// `natural` only.
     #[inline(always)]
     fn sync(&mut self, calc: &Calculator, natural: &Counts) -> [Lanes; 4] {
-        let padded = Groups::padded(natural);
-        let mut out = [[0u8; 16]; 4];
-        for (g, (e, out)) in self.entries.iter_mut().zip(out.iter_mut()).enumerate() {
-            let key = Groups::key_padded(&padded, g);
-            debug_assert_eq!(key, group_key(natural, g));
-            if !e.valid || !same_key(&e.counts, &key) {
+        // The groups to look up again: those that changed since the last
+        // sync, and those never synced (or cleared).
+        let stale = changed_groups(&self.last, natural) | (!self.synced & 0xf);
+        if stale != 0 {
+            let padded = Groups::padded(natural);
+            // Unrolled by group (a constant group makes the look-ups
+            // cheaper than a loop over the stale bits).
+            for (g, e) in self.entries.iter_mut().enumerate() {
+                if stale >> g & 1 == 0 {
+                    continue;
+                }
+                let key = Groups::key_padded(&padded, g);
+                debug_assert_eq!(key, group_key(natural, g));
                 self.halves_ok &= !(1 << (g >> 1));
                 e.valid = true;
                 e.counts = key;
@@ -1281,8 +1340,15 @@ impl Groups {
                 e.add_ok = 0;
                 e.swap_ok = [0; 9];
             }
-            debug_assert_eq!(needs_of(&e.lanes), needs_of(&calc.group_lanes(natural, g)));
-            *out = e.lanes;
+            self.last = *natural;
+            self.synced = 0xf;
+        }
+        let e = &self.entries;
+        let out = [e[0].lanes, e[1].lanes, e[2].lanes, e[3].lanes];
+        #[cfg(debug_assertions)]
+        for (g, e) in self.entries.iter().enumerate() {
+            assert!(e.valid && e.counts == group_key(natural, g));
+            assert_eq!(needs_of(&e.lanes), needs_of(&calc.group_lanes(natural, g)));
         }
         out
     }
@@ -3910,6 +3976,28 @@ mod tests {
                 assert_eq!(zero_lanes(&a) >> i & 1 == 1, used && a[i] == 0);
                 assert_eq!(hitting(&m, t) >> i & 1 == 1, m.0[i] & t != 0);
             }
+        }
+    }
+
+    /// The changed groups of two hands, by SSE2 and group by group, equal
+    /// a kind-by-kind comparison, on hands that differ in a few kinds.
+    #[test]
+    fn changed_groups_match_the_plain_comparison() {
+        let mut rng = Prng::new(29);
+        for i in 0..20_000 {
+            let a = random_hand(&mut rng, 1 + i % 14, 34);
+            let mut b = a;
+            for _ in 0..rng.below(4) {
+                let k = rng.below(KINDS as u32) as usize;
+                b[k] = rng.below(5) as u8;
+            }
+            let plain = (0..KINDS)
+                .filter(|&k| a[k] != b[k])
+                .fold(0u8, |m, k| m | 1 << group_of(k));
+            assert_eq!(changed_groups(&a, &b), plain, "{a:?} {b:?}");
+            assert_eq!(changed_groups_portable(&a, &b), plain, "{a:?} {b:?}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(changed_groups_sse2(&a, &b), plain, "{a:?} {b:?}");
         }
     }
 
