@@ -1439,17 +1439,15 @@ impl Groups {
         let lo = group_span(g).0;
         let e = self.entry(natural, g);
         let need = (need >> lo) as u16;
-        let mut missing = need & !e.add_ok;
+        let missing = need & !e.add_ok;
         if missing != 0 {
             debug_assert!(e.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
             e.add_ok |= missing;
-            while missing != 0 {
-                let i = missing.trailing_zeros() as usize;
-                missing &= missing - 1;
-                let add = calc.lanes_at(g, e.pos + pos_step(g, i));
-                debug_one_step(&e.lanes, &add, true);
-                e.add.0[i] = lanes_below(&add, &e.lanes);
-            }
+            let (lanes, slots) = (&e.lanes, &mut e.add);
+            calc.lanes_added(g, e.pos, missing, |i, add| {
+                debug_one_step(lanes, &add, true);
+                slots.0[i & 15] = lanes_below(&add, lanes);
+            });
         }
         #[cfg(debug_assertions)]
         for i in (0..group_span(g).1).filter(|&i| need >> i & 1 == 1) {
@@ -1475,23 +1473,21 @@ impl Groups {
         let e = self.entry(natural, g);
         debug_assert!(e.rem_ok >> i & 1 == 1);
         let need = (need >> lo) as u16;
-        let mut missing = need & !e.swap_ok[i];
+        let missing = need & !e.swap_ok[i];
         if missing != 0 {
             e.swap_ok[i] |= missing;
             let pos = e.pos - pos_step(g, i);
             let rem = e.rem[i];
-            while missing != 0 {
-                let j = missing.trailing_zeros() as usize;
-                missing &= missing - 1;
-                // Drawing the discarded tile back restores the group.
-                let add = if j == i {
-                    e.lanes
-                } else {
-                    calc.lanes_at(g, pos + pos_step(g, j))
-                };
-                debug_one_step(&rem, &add, true);
-                e.swap[i].0[j] = lanes_below(&add, &rem);
+            let slots = &mut e.swap[i];
+            // Drawing the discarded tile back restores the group.
+            if missing >> i & 1 == 1 {
+                debug_one_step(&rem, &e.lanes, true);
+                slots.0[i] = lanes_below(&e.lanes, &rem);
             }
+            calc.lanes_added(g, pos, missing & !(1 << i), |j, add| {
+                debug_one_step(&rem, &add, true);
+                slots.0[j & 15] = lanes_below(&add, &rem);
+            });
         }
         #[cfg(debug_assertions)]
         for j in (0..group_span(g).1).filter(|&j| need >> j & 1 == 1) {
@@ -2870,7 +2866,13 @@ impl<'a> Ctx<'a> {
             }
         }
         let th = (threat, danger);
-        self.best_discard_full(&mut b14, &keep, (discards, cands, natural), (all_wild, w), th)
+        self.best_discard_full(
+            &mut b14,
+            &keep,
+            (discards, cands, natural),
+            (all_wild, w),
+            th,
+        )
     }
 
     /// The rest of [`Ctx::best_discard_with`] when the shortcut does not
@@ -3802,6 +3804,16 @@ mod tests {
                 let key = random_group(&mut rng, len, 14);
                 let pos = group_pos(g, &key);
                 assert_eq!(calc.lanes_at(g, pos), calc.group_lanes_of(g, &key));
+                // The additions read together, as the plain look-ups.
+                let addable = (0..len)
+                    .filter(|&j| key[j] < 4 && key.iter().sum::<u8>() < 14)
+                    .fold(0u16, |m, j| m | 1 << j);
+                let mut seen = 0u16;
+                calc.lanes_added(g, pos, addable, |j, l| {
+                    assert_eq!(l, calc.lanes_at(g, pos + pos_step(g, j)), "{key:?} + {j}");
+                    seen |= 1 << j;
+                });
+                assert_eq!(seen, addable);
                 for j in 0..len {
                     let mut k = key;
                     if key[j] < 4 && key.iter().sum::<u8>() < 14 {

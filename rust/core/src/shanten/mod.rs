@@ -786,6 +786,14 @@ impl Calculator {
         table::lanes_at(g, pos, self.capped, self.honors)
     }
 
+    /// [`Calculator::lanes_at`] of each one-tile addition to group `g` at
+    /// `pos`: a tile of each kind of `kinds` (bits, the group's kinds),
+    /// handed to `f(kind, needs)` ([`table::lanes_added`]).
+    #[inline(always)]
+    pub(crate) fn lanes_added(&self, g: usize, pos: u64, kinds: u16, f: impl FnMut(usize, Lanes)) {
+        table::lanes_added(g, pos, kinds, self.capped, self.honors, f)
+    }
+
     /// Everything besides the counts that the group needs depend on (the
     /// table variant: capped at 4 copies, 风嘴子 sets), so that callers
     /// may keep group needs across calculators that agree on it.

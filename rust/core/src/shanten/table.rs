@@ -488,6 +488,67 @@ pub(crate) fn lanes_at(g: usize, pos: u64, capped: bool, honors: &HonorTable) ->
     }
 }
 
+/// `STEP9[i]`: the change of a suit's base-5 part (ranks 1-5 for `i` < 5,
+/// ranks 6-9 after) when one tile of its kind `i` is added.
+const STEP9: [usize; 9] = [625, 125, 25, 5, 1, 125, 25, 5, 1];
+
+/// [`lanes_at`] of each one-tile addition to the group at `pos`: for each
+/// kind `i` of `kinds` (bits), the needs at `pos` plus [`POS_STEP`] of
+/// `i`, handed to `f(i, needs)`. For a suit the parts that a tile of `i`
+/// leaves alone are read once (a tile of ranks 1-5 moves the high part
+/// and the digit sum, one of ranks 6-9 only the low part), so each
+/// variant costs one read of [`HI`] or [`LO`] and one of the entries; the
+/// same sums as [`index_of`], checked against [`lanes_at`] in debug
+/// builds.
+#[inline(always)]
+pub(crate) fn lanes_added(
+    g: usize,
+    pos: u64,
+    kinds: u16,
+    capped: bool,
+    honors: &HonorTable,
+    mut f: impl FnMut(usize, Lanes),
+) {
+    let mut m = kinds;
+    if g < 3 {
+        let (hi, lo, s) = (
+            (pos & 0xf_ffff) as usize,
+            (pos >> 20 & 0xf_ffff) as usize,
+            (pos >> 40) as usize,
+        );
+        let (words, _) = SUIT_TABLES.as_chunks::<4>();
+        let words = &words[if capped { 0 } else { N_KEYS }..];
+        // A tile of ranks 6-9: the high part and the digit sum stay.
+        let hi_part = (HI[hi] >> 4) as usize;
+        let lo_row = &LO[s.min(15)];
+        // A tile of ranks 1-5: the low part stays, the digit sum is one
+        // more.
+        let lo_part = LO[(s + 1).min(15)][lo] as usize;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let step = STEP9[i.min(8)];
+            let at = if i < 5 {
+                (HI[hi + step] >> 4) as usize + lo_part
+            } else {
+                hi_part + lo_row[lo + step] as usize
+            };
+            let lanes = unpack(u32::from_le_bytes(words[at]));
+            debug_assert_eq!(
+                lanes,
+                lanes_at(g, pos + POS_STEP[0][i.min(8)], capped, honors)
+            );
+            f(i, lanes);
+        }
+    } else {
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            f(i, lanes_at(g, pos + POS_STEP[1][i.min(8)], capped, honors));
+        }
+    }
+}
+
 /// `SHIFT_MASK[k]`: lanes that a shift by `k` leaves without a value (the
 /// first `k` lanes of each half, and the padding).
 const SHIFT_MASK: [Lanes; 5] = {
