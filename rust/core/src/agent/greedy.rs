@@ -3252,11 +3252,21 @@ impl<'a> Ctx<'a> {
         let mut honor_dead = 0u64;
         if !self.shape.wind_sets && self.wilds.is_empty() {
             let u = self.unseen();
-            for (k, &n) in u.iter().enumerate().skip(27) {
-                if n == 0 {
-                    honor_dead |= bit(k);
-                }
-            }
+            // The honors' counts as one word (at most 4 each, so three
+            // bits): bit 0 of each byte set when the count is not 0, then
+            // gathered into one byte (the multiply moves byte `j`'s bit 0
+            // to bit `56 + j`).
+            let mut w = [0u8; 8];
+            w[..7].copy_from_slice(&u[27..]);
+            let x = u64::from_le_bytes(w);
+            let live = ((x | x >> 1 | x >> 2) & LOW).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            honor_dead = (!live & 0x7f) << 27;
+            debug_assert_eq!(
+                honor_dead,
+                (27..KINDS)
+                    .filter(|&k| u[k] == 0)
+                    .fold(0, |m, k| m | bit(k))
+            );
         }
         let mut danger = 0u64;
         for o in 0..4 {
