@@ -1821,10 +1821,31 @@ impl<'a> Ctx<'a> {
         e
     }
 
+    /// The natural counts and the number of wild tiles that the shape
+    /// analysis sees in `c` ([`Wildcards::split`] of [`Ctx::eff`]), on
+    /// one copy of the counts, the wild kinds read from their mask.
+    #[inline(always)]
+    fn split(&self, c: &Counts) -> (Counts, u8) {
+        let mut natural = *c;
+        if let Some(s) = self.void {
+            natural[9 * s..9 * s + 9].fill(0);
+        }
+        let mut w = 0;
+        let mut m = self.wild_mask;
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            m &= m - 1;
+            w += natural[k];
+            natural[k] = 0;
+        }
+        debug_assert_eq!((natural, w), self.wilds.split(&self.eff(c)));
+        (natural, w)
+    }
+
     /// The shanten of the hand `c` with `melds` melds, from the kept group
     /// needs and two products (the shanten module's own formula).
     fn shanten(&mut self, c: &Counts, melds: usize) -> i8 {
-        let (natural, w) = self.wilds.split(&self.eff(c));
+        let (natural, w) = self.split(c);
         let g = self.groups.sync(self.calc, &natural);
         let [ab, cd] = self.groups.halves();
         let s = self.calc.of_halves(&natural, &ab, &cd, w, melds);
@@ -1845,7 +1866,7 @@ impl<'a> Ctx<'a> {
     /// computes them as they are asked for).
     #[inline(always)]
     fn base_without_partners(&mut self, c: &Counts, melds: usize) -> Base {
-        let (natural, w) = self.wilds.split(&self.eff(c));
+        let (natural, w) = self.split(c);
         let groups = self.groups.sync(self.calc, &natural);
         let halves = self.groups.halves();
         Base::with_halves(natural, w, melds, groups, halves, &self.shape)
