@@ -1847,11 +1847,15 @@ impl<'a> Ctx<'a> {
     fn shanten(&mut self, c: &Counts, melds: usize) -> i8 {
         let (natural, w) = self.split(c);
         let g = self.groups.sync(self.calc, &natural);
-        let [ab, cd] = self.groups.halves();
-        let s = self.calc.of_halves(&natural, &ab, &cd, w, melds);
+        let halves = self.groups.halves();
+        // A base's deficiency (the vector form of the standard shape's
+        // and the special shapes' from the bit planes), of which only
+        // the shanten is kept: the rest is never stored.
+        let s = Base::with_halves(natural, w, melds, g, halves, &self.shape).shanten();
         debug_assert_eq!(
             s,
-            Base::from_groups(natural, w, melds, g, &self.shape).shanten()
+            self.calc
+                .of_halves(&natural, &halves[0], &halves[1], w, melds)
         );
         s
     }
