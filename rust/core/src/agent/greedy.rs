@@ -2890,13 +2890,12 @@ impl<'a> Ctx<'a> {
                 return t;
             }
         }
-        let th = (threat, danger);
         self.best_discard_full(
             &mut b14,
             &keep,
-            (discards, cands, natural),
-            (all_wild, w),
-            th,
+            (cands, natural),
+            (all_wild, w, lowest),
+            (threat, danger),
         )
     }
 
@@ -2909,18 +2908,12 @@ impl<'a> Ctx<'a> {
         &mut self,
         b14: &mut Base,
         keep: &Keep,
-        (discards, cands, natural): (u64, u64, u64),
-        (all_wild, w): (bool, u8),
+        (cands, natural): (u64, u64),
+        (all_wild, w, lowest): (bool, u8, u8),
         (threat, danger): (Option<Threat>, u64),
     ) -> Option<Tile> {
-        let _ = discards;
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
-        let ting_required = self.ting_required;
-        let level_of = |d: u8| {
-            let q = d.saturating_sub(w);
-            q + u8::from(ting_required & (q == 1))
-        };
         // By `shanten + 1`: the candidates' kinds, and bit `sh + 1`: some
         // candidate, some safe one, has that shanten (the decision below
         // works on these masks rather than on filtered passes).
@@ -2948,7 +2941,7 @@ impl<'a> Ctx<'a> {
             rest &= !m;
             place(m, level);
         }
-        place(cands & !natural, level_of(b14.d));
+        place(cands & !natural, lowest);
         let min_sh = levels.trailing_zeros() as i8 - 1;
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
         let safe_min = (safe_levels != 0).then(|| safe_levels.trailing_zeros() as i8 - 1);
