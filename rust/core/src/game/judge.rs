@@ -171,16 +171,20 @@ const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F <<
 /// hand with `melds` melds (at most 4) and `held` natural concealed tiles
 /// of which `isolated` are isolated (both at most 14): the concealed size
 /// `14 − 3 × melds` less the places [`Judge::isolated_filled`] can fill.
-/// One load instead of the closed form's divisions and selects.
-static MISSED: [[[u8; 15]; 15]; 5] = {
-    let mut t = [[[0u8; 15]; 15]; 5];
+/// One load instead of the closed form's divisions and selects. Rows of
+/// 16, the 16th a copy of the 15th (what a count clamped to 14 would
+/// read): the reader indexes with `& 15`, one instruction, instead of a
+/// clamp (three) or a bounds check.
+static MISSED: [[[u8; 16]; 16]; 5] = {
+    let mut t = [[[0u8; 16]; 16]; 5];
     let mut m = 0;
     while m < 5 {
         let mut i = 0;
-        while i < 15 {
+        while i < 16 {
             let mut h = 0;
-            while h < 15 {
-                let filled = Judge::isolated_filled(i as i32, h as i32 - i as i32, 5 - m as i32);
+            while h < 16 {
+                let (i2, h2) = (if i > 14 { 14 } else { i }, if h > 14 { 14 } else { h });
+                let filled = Judge::isolated_filled(i2 as i32, h2 as i32 - i2 as i32, 5 - m as i32);
                 let missed = 14 - 3 * m as i32 - filled;
                 t[m][i][h] = if missed < 0 { 0 } else { missed as u8 };
                 h += 1;
@@ -371,7 +375,14 @@ impl Judge {
         // Isolated tiles each take a block of their own: the best split
         // (j blocks for them, the rest for the others) in a table.
         let isolated = self.isolated(present, single) as usize;
-        let missed = i32::from(MISSED[n_melds][isolated.min(14)][(held as usize).min(14)]);
+        // A table hand holds 14 − 3 × melds tiles: `held` is at most 14,
+        // and `isolated` (kinds held once) at most `held`, so the masks
+        // below are the clamps to 14 they replace.
+        debug_assert!(
+            isolated <= 14 && (0..=14).contains(&held),
+            "{isolated} {held}"
+        );
+        let missed = i32::from(MISSED[n_melds][isolated & 15][held as usize & 15]);
         // Seven pairs and thirteen orphans, where the rules and the melds
         // allow them, without a branch on the melds count (which follows
         // the random hands).
