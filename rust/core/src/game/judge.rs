@@ -175,10 +175,14 @@ const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F <<
 /// 16, the 16th a copy of the 15th (what a count clamped to 14 would
 /// read): the reader indexes with `& 15`, one instruction, instead of a
 /// clamp (three) or a bounds check.
-static MISSED: [[[u8; 16]; 16]; 5] = {
-    let mut t = [[[0u8; 16]; 16]; 5];
-    let mut m = 0;
-    while m < 5 {
+///
+/// Likewise 8 meld rows, the last three copies of the 5th (4 melds), read
+/// with `& 7` instead of a clamp to 4.
+static MISSED: [[[u8; 16]; 16]; 8] = {
+    let mut t = [[[0u8; 16]; 16]; 8];
+    let mut m0 = 0;
+    while m0 < 8 {
+        let m = if m0 > 4 { 4 } else { m0 };
         let mut i = 0;
         while i < 16 {
             let mut h = 0;
@@ -186,12 +190,12 @@ static MISSED: [[[u8; 16]; 16]; 5] = {
                 let (i2, h2) = (if i > 14 { 14 } else { i }, if h > 14 { 14 } else { h });
                 let filled = Judge::isolated_filled(i2 as i32, h2 as i32 - i2 as i32, 5 - m as i32);
                 let missed = 14 - 3 * m as i32 - filled;
-                t[m][i][h] = if missed < 0 { 0 } else { missed as u8 };
+                t[m0][i][h] = if missed < 0 { 0 } else { missed as u8 };
                 h += 1;
             }
             i += 1;
         }
-        m += 1;
+        m0 += 1;
     }
     t
 };
@@ -208,7 +212,9 @@ pub(crate) struct Judge {
     /// and in distinct orphans (7 and 13) where the rules enable them and
     /// the hand has no melds, else a size no count reaches (so that the
     /// ready bound's `size − held` never wins its minimum).
-    special_sizes: [[i32; 2]; 5],
+    /// By melds, 8 rows (the last three as the 5th's: a hand holds at
+    /// most 4 melds) for the `& 7` index of [`Judge::ready_bound_sets`].
+    special_sizes: [[i32; 2]; 8],
     calc: Calculator,
     checker: Checker,
 }
@@ -237,6 +243,7 @@ impl Judge {
             wilds,
             wild_mask: wilds.mask(),
             special_sizes: std::array::from_fn(|n| {
+                let n = n.min(4);
                 let size = |on: bool, size: i32| if on && n == 0 { size } else { 100 };
                 [size(shape.seven_pairs, 7), size(shape.thirteen_orphans, 13)]
             }),
@@ -371,7 +378,10 @@ impl Judge {
         let single = sets.single() & !self.wild_mask;
         let held = sets.tiles - w;
         let pairs = sets.pairs - wild_pairs;
-        let n_melds = hand.n_melds().min(4);
+        // At most 4 melds: the mask is the clamp to 4 it replaces (rows 5
+        // to 7 of the tables repeat row 4 all the same).
+        debug_assert!(hand.n_melds() <= 4);
+        let n_melds = hand.n_melds() & 7;
         // Isolated tiles each take a block of their own: the best split
         // (j blocks for them, the rest for the others) in a table.
         let isolated = self.isolated(present, single) as usize;
