@@ -873,7 +873,8 @@ impl Game {
         } else {
             self.wall.draw_front()
         };
-        let s = seat as usize;
+        // Seats are 0-3: the mask spares the index checks.
+        let s = (seat & 3) as usize;
         self.add_one(s, t);
         self.pass_turn[s] = false;
         self.emit(Event::Draw {
