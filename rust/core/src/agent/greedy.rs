@@ -368,6 +368,14 @@ fn seven_pairs_missing(pairs: u8, singles: u8) -> u8 {
     }
 }
 
+/// For thirteen orphans, what removing one tile of a kind held `n` times
+/// does depends on this class: 1 for an orphan held once (a kind lost), 2
+/// for an orphan held twice (the pair lost), 0 otherwise (a surplus tile).
+#[inline(always)]
+fn orphan_class(orphan: bool, n: u8) -> usize {
+    usize::from(orphan) * (usize::from(n == 1) + 2 * usize::from(n == 2))
+}
+
 /// The shanten group of kind `k`: 0-2 the suits, 3 the honors.
 #[inline(always)]
 fn group_of(k: usize) -> usize {
@@ -2660,34 +2668,30 @@ impl<'a> Ctx<'a> {
     /// [`Removal::special`] of `b`.
     #[inline(always)]
     fn removal_special(b: &Base) -> [u8; 10] {
-        let (p, sg) = (b.pairs, b.singles);
-        // By parity: an even count loses a pair and leaves a single, an
-        // odd one loses a single (each only used when such a count exists).
         let seven = if b.seven {
             [
-                seven_pairs_missing(p.saturating_sub(1), sg + 1),
-                seven_pairs_missing(p, sg.saturating_sub(1)),
+                Ctx::seven_after_removal(b, false),
+                Ctx::seven_after_removal(b, true),
             ]
         } else {
             [u8::MAX; 2]
         };
-        let (ok, op) = (b.orphan_kinds, b.orphan_pairs);
-        // Other kinds; an orphan held once; an orphan held twice.
         let orphans = if b.orphans {
+            // By class ([`orphan_class`]): other kinds, an orphan held
+            // once, an orphan held twice.
             [
-                14 - ok - u8::from(op > 0),
-                (15 - ok).saturating_sub(u8::from(op > 0)),
-                14u8.saturating_sub(ok + u8::from(op > 1)),
+                Ctx::orphans_after_removal(b, false, 0),
+                Ctx::orphans_after_removal(b, true, 1),
+                Ctx::orphans_after_removal(b, true, 2),
             ]
         } else {
             [u8::MAX; 3]
         };
-        // By count: the parity for seven pairs; for thirteen orphans an
-        // orphan held once or twice, else any other kind.
+        // By count: the parity for seven pairs, the class for thirteen
+        // orphans.
         std::array::from_fn(|i| {
-            let (orphan, n) = (i >= 5, i % 5);
-            let class = usize::from(orphan) * (usize::from(n == 1) + 2 * usize::from(n == 2));
-            seven[n & 1].min(orphans[class])
+            let (orphan, n) = (i >= 5, (i % 5) as u8);
+            seven[usize::from(n & 1)].min(orphans[orphan_class(orphan, n)])
         })
     }
 
@@ -2696,24 +2700,16 @@ impl<'a> Ctx<'a> {
     /// cases without the other nine.
     #[inline(always)]
     fn removal_special_of(b: &Base, k: usize, n: u8) -> u8 {
-        let (p, sg) = (b.pairs, b.singles);
-        let seven = if !b.seven {
-            u8::MAX
-        } else if n & 1 == 0 {
-            seven_pairs_missing(p.saturating_sub(1), sg + 1)
-        } else {
-            seven_pairs_missing(p, sg.saturating_sub(1))
-        };
-        let (ok, op) = (b.orphan_kinds, b.orphan_pairs);
         let orphan = ORPHANS >> k & 1 == 1;
-        let orphans = if !b.orphans {
-            u8::MAX
-        } else if orphan && n == 1 {
-            (15 - ok).saturating_sub(u8::from(op > 0))
-        } else if orphan && n == 2 {
-            14u8.saturating_sub(ok + u8::from(op > 1))
+        let seven = if b.seven {
+            Ctx::seven_after_removal(b, n & 1 == 1)
         } else {
-            14 - ok - u8::from(op > 0)
+            u8::MAX
+        };
+        let orphans = if b.orphans {
+            Ctx::orphans_after_removal(b, orphan, n)
+        } else {
+            u8::MAX
         };
         let d = seven.min(orphans);
         debug_assert_eq!(d, {
@@ -2721,6 +2717,37 @@ impl<'a> Ctx<'a> {
             Ctx::removal_special(b)[i.min(9)]
         });
         d
+    }
+
+    /// Seven pairs' deficiency (when the shape is possible) after one
+    /// tile of a kind held an odd (`odd`) or even number of times is
+    /// removed from `b`: an even count loses a pair and leaves a single,
+    /// an odd one loses a single (each only asked for when such a count
+    /// exists).
+    #[inline(always)]
+    fn seven_after_removal(b: &Base, odd: bool) -> u8 {
+        let (p, sg) = (b.pairs, b.singles);
+        if odd {
+            seven_pairs_missing(p, sg.saturating_sub(1))
+        } else {
+            seven_pairs_missing(p.saturating_sub(1), sg + 1)
+        }
+    }
+
+    /// Thirteen orphans' deficiency (when the shape is possible) after one
+    /// tile of a kind held `n > 0` times, an orphan kind or not (`orphan`),
+    /// is removed from `b`: an orphan held once loses a kind, one held
+    /// twice its pair, any other tile is surplus.
+    #[inline(always)]
+    fn orphans_after_removal(b: &Base, orphan: bool, n: u8) -> u8 {
+        let (ok, op) = (b.orphan_kinds, b.orphan_pairs);
+        if orphan && n == 1 {
+            (15 - ok).saturating_sub(u8::from(op > 0))
+        } else if orphan && n == 2 {
+            14u8.saturating_sub(ok + u8::from(op > 1))
+        } else {
+            14 - ok - u8::from(op > 0)
+        }
     }
 
     /// The best discard among `cands` (natural or junk kinds held) of the
