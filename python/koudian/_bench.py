@@ -8,6 +8,7 @@ hands in its own native input format, prepared before timing.
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -380,11 +381,9 @@ def paired_ratio(a: Measurement, b: Measurement) -> float:
     round: each round's two runs met the same load on a shared machine,
     where the ratio of the best rounds may pair a quiet moment with a busy
     one. The ratio of the best rates when a round is missing."""
-    pairs = sorted(x / y for x, y in zip(a.round_rates, b.round_rates, strict=False))
-    if not pairs or len(a.round_rates) != len(b.round_rates):
+    if not a.round_rates or len(a.round_rates) != len(b.round_rates):
         return a.rate / b.rate
-    mid = len(pairs) // 2
-    return pairs[mid] if len(pairs) % 2 else (pairs[mid - 1] + pairs[mid]) / 2
+    return statistics.median(x / y for x, y in zip(a.round_rates, b.round_rates, strict=True))
 
 
 def _scaling(results: list[Measurement]) -> list[str]:
