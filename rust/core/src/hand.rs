@@ -71,6 +71,14 @@ pub struct Hand {
 }
 
 impl Hand {
+    /// The hand without tiles or melds (what `Hand::new([0; KINDS], &[])`
+    /// returns, without its check: the table deals into it every hand).
+    pub(crate) const EMPTY: Hand = Hand {
+        concealed: [0; KINDS],
+        melds: [Meld::new(MeldKind::Pong, Tile::M1); MAX_MELDS],
+        n_melds: 0,
+    };
+
     /// A hand from counts and melds; checks the 4-copy limit (melds
     /// included) and that there are at most 4 melds.
     pub fn new(concealed: Counts, melds: &[Meld]) -> Result<Hand, Error> {

@@ -198,7 +198,9 @@ impl Game {
     /// dice when the ruleset rolls them.
     pub fn new(rules: &Ruleset, seed: u64, dealer: Option<u8>) -> Result<Game, Error> {
         let deal = Deal::random(rules, seed, dealer)?;
-        Game::build(rules, deal, Some(seed))
+        // `Deal::random` has validated the ruleset and dealt a wall of its
+        // size: `build`'s checks of both would pass.
+        Game::build_checked(rules, deal, Some(seed))
     }
 
     /// A hand from a prepared deal (tests, puzzles, replays).
@@ -228,6 +230,13 @@ impl Game {
                 rules.tile_total()
             )));
         }
+        Game::build_checked(rules, deal, seed)
+    }
+
+    /// [`Game::build`] for a valid ruleset and a deal of its wall size.
+    fn build_checked(rules: &Ruleset, deal: Deal, seed: Option<u64>) -> Result<Game, Error> {
+        debug_assert!(rules.validate().is_ok());
+        debug_assert_eq!(deal.wall.tiles().len(), rules.tile_total());
         let (wall, hands) = Game::deal_hands(&deal)?;
         let mut g = Game {
             rules: rules.clone(),
@@ -287,7 +296,10 @@ impl Game {
     #[inline(always)]
     fn deal_hands(deal: &Deal) -> Result<(Wall, [Hand; 4]), Error> {
         const DEALT: usize = 4 * 13 + 1;
-        let mut hands = [Hand::new([0; KINDS], &[])?; 4];
+        // The empty hand as a constant: `Hand::new`'s 4-copy check of 34
+        // zero counts cost about 140 instructions a hand.
+        debug_assert_eq!(Hand::new([0; KINDS], &[]).ok(), Some(Hand::EMPTY));
+        let mut hands = [Hand::EMPTY; 4];
         let Some(dealt) = deal.wall.undrawn().get(..DEALT) else {
             return Err(Error::InvalidTiles(format!(
                 "the deal's wall has {} undrawn tiles, fewer than the {DEALT} dealt",

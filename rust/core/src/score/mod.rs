@@ -62,6 +62,7 @@ mod shanxi;
 mod sichuan;
 
 pub use outcome::{HandEnd, Kong, Outcome, Seat, Win};
+pub(crate) use settle::settle_from_table;
 pub use settle::{settle, Payment, PaymentReason, Settlement};
 pub use sichuan::chajiao_value;
 

@@ -192,7 +192,17 @@ impl Ledger {
 /// assert_eq!(s.deltas, [100, -300, 180, 20]);
 /// ```
 pub fn settle(outcome: &Outcome, rules: &Ruleset) -> Result<Settlement, Error> {
-    let checked = check(outcome, rules)?;
+    settle_with(outcome, rules, false)
+}
+
+/// [`settle`] of the outcome the table builds from its own state: the
+/// checks its bookkeeping guarantees are skipped (see `check`).
+pub(crate) fn settle_from_table(outcome: &Outcome, rules: &Ruleset) -> Result<Settlement, Error> {
+    settle_with(outcome, rules, true)
+}
+
+fn settle_with(outcome: &Outcome, rules: &Ruleset, from_table: bool) -> Result<Settlement, Error> {
+    let checked = check(outcome, rules, from_table)?;
     let mut ledger = Ledger::new(rules.base_stake);
     match rules.family {
         Family::Shanxi => shanxi::settle(outcome, &checked, rules, &mut ledger)?,
