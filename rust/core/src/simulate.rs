@@ -84,7 +84,7 @@ fn play_out(
         // Seats are 0-3: the mask spares the index check.
         let a = agents[(seat & 3) as usize].act(&SeatView::new(g, seat));
         decisions += 1;
-        if g.step(a).is_err() {
+        if g.step_inline(a).is_err() {
             fault = true;
             let fallback = g
                 .legal_actions()

@@ -694,6 +694,14 @@ impl Game {
     /// g.step(first).unwrap();
     /// ```
     pub fn step(&mut self, action: Action) -> Result<(), Error> {
+        self.step_inline(action)
+    }
+
+    /// [`Game::step`]'s body, inlined into the self-play loop
+    /// ([`crate::simulate`]): a call of its own saved and restored six
+    /// registers and returned its result through memory on every move.
+    #[inline(always)]
+    pub(crate) fn step_inline(&mut self, action: Action) -> Result<(), Error> {
         // A finished hand's mask is empty, so one test covers both
         // refusals; building the message stays out of the hot path.
         match action {
