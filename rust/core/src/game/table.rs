@@ -136,6 +136,16 @@ pub struct Game {
     /// kongs: each draw's exhaustion test is one load.
     live: u8,
     any_claim: bool,
+    /// Sichuan: the seats whose held and melded kinds hold all three
+    /// suits, as a 4-bit mask (0 in the other families). None of them may
+    /// win on a discard (缺一门), so most discards need no per-seat test.
+    /// A seat's kinds lose a suit only when it discards (a claim moves the
+    /// kind into a meld), and every Sichuan discard renews the
+    /// discarder's bit (every Sichuan discard is face up, of a natural
+    /// tile, and answered through [`Game::sichuan_responses`]: the
+    /// family has neither ting nor wild kinds), so a set bit is never
+    /// stale.
+    suited: u8,
     has_discarded: [bool; 4],
     pub(crate) phase: Phase,
     pub(crate) queue: Queue,
@@ -266,6 +276,7 @@ impl Game {
                 .remaining()
                 .saturating_sub(usize::from(rules.wall_reserve.0)) as u8,
             any_claim: false,
+            suited: 0,
             has_discarded: [false; 4],
             phase: Phase::Turn {
                 seat: deal.dealer,
@@ -287,6 +298,7 @@ impl Game {
             record: true,
             events: Vec::new(),
         };
+        g.suited = g.suited_seats();
         g.advance();
         Ok(g)
     }
@@ -356,6 +368,7 @@ impl Game {
             kongs,
             live,
             any_claim,
+            suited,
             has_discarded,
             phase,
             queue,
@@ -402,6 +415,7 @@ impl Game {
             .remaining()
             .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
         *any_claim = false;
+        *suited = 0;
         *has_discarded = [false; 4];
         *phase = Phase::Turn {
             seat: deal.dealer,
@@ -421,6 +435,7 @@ impl Game {
         *settlement = None;
         *settle_error = None;
         events.clear();
+        self.suited = self.suited_seats();
         self.advance();
         Ok(())
     }
@@ -1202,10 +1217,25 @@ impl Game {
         self.ask(from, tile, rob);
     }
 
+    /// Sichuan: [`Game::suited`]'s mask of the seats holding all three
+    /// suits; 0 in the other families.
+    fn suited_seats(&self) -> u8 {
+        if self.rules.family != Family::Sichuan {
+            return 0;
+        }
+        (0..4).fold(0, |m, s| m | u8::from(!self.lacks_a_suit(s, 0)) << s)
+    }
+
     /// Opens the answers to a face-up Sichuan discard.
     #[inline(never)]
     fn sichuan_responses(&mut self, from: u8, tile: Tile) {
-        if self.nobody_answers(from, tile) {
+        // The discarder's suits after its discard (the only move that can
+        // take a suit from a seat; drawing may give one back).
+        let f = from & 3;
+        let all = u8::from(!self.lacks_a_suit(usize::from(f), 0));
+        self.suited = self.suited & !(1 << f) | all << f;
+        debug_assert_eq!(self.suited & !self.suited_seats(), 0);
+        if self.nobody_answers_kept(from, tile) {
             self.phase = Phase::Draw {
                 seat: next(from),
                 replacement: None,
@@ -1235,6 +1265,29 @@ impl Game {
             any |= u64::from(may_win) | self.sets[s].two() & b;
         }
         any == 0
+    }
+
+    /// [`Game::nobody_answers`] with the kept [`Game::suited`] mask: a
+    /// seat holding all three suits cannot lack one with `tile` added, so
+    /// only the others (in random play, rarely any) are tested.
+    #[inline(always)]
+    fn nobody_answers_kept(&self, from: u8, tile: Tile) -> bool {
+        let b = bit(tile);
+        let two = |i: u8| self.sets[usize::from((from + i) & 3)].two();
+        let quiet = if (two(1) | two(2) | two(3)) & b != 0 {
+            false
+        } else {
+            let mut rest = 0xF & !(1u8 << (from & 3)) & !self.suited;
+            let mut any = false;
+            while rest != 0 {
+                let s = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                any |= self.lacks_a_suit(s, b) & !self.pass_turn[s];
+            }
+            !any
+        };
+        debug_assert_eq!(quiet, self.nobody_answers(from, tile));
+        quiet
     }
 
     /// Builds the queue of seats to ask about `tile`.
@@ -1915,6 +1968,9 @@ mod tests {
             for seed in 0..300 {
                 let mut g = Game::new(rules, seed, None).unwrap();
                 while !g.is_over() {
+                    // Sichuan's kept mask of the seats holding every suit
+                    // never holds a seat that lacks one.
+                    assert_eq!(g.suited & !g.suited_seats(), 0, "{:?}", g.phase);
                     for s in 0..4 {
                         assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
                         let pongs = g.hands[s]
