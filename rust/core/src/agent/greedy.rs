@@ -970,7 +970,7 @@ impl GroupEntry {
         let rem = calc.lanes_at(g, self.pos - pos_step(g, i));
         debug_one_step(&self.lanes, &rem, false);
         self.rem[i] = rem;
-        self.rem_kept.0[i] = USED_LANES & !lanes_below(&self.lanes, &rem);
+        self.rem_kept.0[i] = USED_LANES & !lanes_moved(&self.lanes, &rem);
     }
 }
 
@@ -1021,6 +1021,48 @@ fn lanes_below_sse2(a: &Lanes, b: &Lanes) -> u16 {
         let le = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, y), x)) as u16;
         let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16;
         le & !eq & USED_LANES
+    }
+}
+
+/// [`lanes_below`] of a one-tile change (`a` the needs after a tile
+/// added to `b`, or `b` those after a tile removed from `a`): a one-tile
+/// change moves each need one way only, so `a` is at most `b` in every
+/// used lane and the lanes below are the lanes that differ, one compare
+/// fewer (checked against [`lanes_below`] in debug builds).
+#[inline(always)]
+fn lanes_moved(a: &Lanes, b: &Lanes) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    let m = lanes_moved_sse2(a, b);
+    #[cfg(not(target_arch = "x86_64"))]
+    let m = lanes_moved_portable(a, b);
+    debug_assert_eq!(m, lanes_moved_portable(a, b));
+    debug_assert_eq!(m, lanes_below(a, b));
+    m
+}
+
+/// [`lanes_moved`] as a loop (other targets, and the check of the SSE2
+/// form): the used lanes where `a != b`.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn lanes_moved_portable(a: &Lanes, b: &Lanes) -> u16 {
+    let mut m = 0u16;
+    for i in 0..16 {
+        m |= u16::from(a[i] != b[i]) << i;
+    }
+    m & USED_LANES
+}
+
+/// [`lanes_moved`] with SSE2: one byte compare.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lanes_moved_sse2(a: &Lanes, b: &Lanes) -> u16 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
+    // always available; the only memory accesses are unaligned 16-byte
+    // loads of `a` and `b`.
+    unsafe {
+        let x = _mm_loadu_si128(a.as_ptr().cast());
+        let y = _mm_loadu_si128(b.as_ptr().cast());
+        !(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16) & USED_LANES
     }
 }
 
@@ -1454,7 +1496,7 @@ impl Groups {
             let (lanes, slots) = (&e.lanes, &mut e.add);
             calc.lanes_added(g, e.pos, missing, |i, add| {
                 debug_one_step(lanes, &add, true);
-                slots.0[i & 15] = lanes_below(&add, lanes);
+                slots.0[i & 15] = lanes_moved(&add, lanes);
             });
         }
         #[cfg(debug_assertions)]
@@ -1490,11 +1532,11 @@ impl Groups {
             // Drawing the discarded tile back restores the group.
             if missing >> i & 1 == 1 {
                 debug_one_step(&rem, &e.lanes, true);
-                slots.0[i] = lanes_below(&e.lanes, &rem);
+                slots.0[i] = lanes_moved(&e.lanes, &rem);
             }
             calc.lanes_added(g, pos, missing & !(1 << i), |j, add| {
                 debug_one_step(&rem, &add, true);
-                slots.0[j & 15] = lanes_below(&add, &rem);
+                slots.0[j & 15] = lanes_moved(&add, &rem);
             });
         }
         #[cfg(debug_assertions)]
@@ -4024,12 +4066,19 @@ mod tests {
             let m = Slots(std::array::from_fn(|_| rng.below(1 << 16) as u16));
             let t = rng.below(1 << 16) as u16;
             assert_eq!(lanes_below(&a, &b), lanes_below_portable(&a, &b));
+            assert_eq!(lanes_moved_portable(&a, &b), lanes_moved_portable(&b, &a));
+            // Ordered lanes (a one-tile change): the moved lanes are those
+            // below.
+            let lo: Lanes = std::array::from_fn(|i| a[i].min(b[i]));
+            let hi: Lanes = std::array::from_fn(|i| a[i].max(b[i]));
+            assert_eq!(lanes_moved(&lo, &hi), lanes_below_portable(&lo, &hi));
             assert_eq!(tight_lanes(&a, &b, d), tight_lanes_portable(&a, &b, d));
             assert_eq!(zero_lanes(&a), zero_lanes_portable(&a));
             assert_eq!(hitting(&m, t), hitting_portable(&m, t));
             #[cfg(target_arch = "x86_64")]
             {
                 assert_eq!(lanes_below_sse2(&a, &b), lanes_below_portable(&a, &b));
+                assert_eq!(lanes_moved_sse2(&a, &b), lanes_moved_portable(&a, &b));
                 assert_eq!(tight_lanes_sse2(&a, &b, d), tight_lanes_portable(&a, &b, d));
                 assert_eq!(zero_lanes_sse2(&a), zero_lanes_portable(&a));
                 assert_eq!(hitting_sse2(&m, t), hitting_portable(&m, t));
@@ -4038,6 +4087,10 @@ mod tests {
             for i in 0..16 {
                 let used = USED_LANES >> i & 1 == 1;
                 assert_eq!(lanes_below(&a, &b) >> i & 1 == 1, used && a[i] < b[i]);
+                assert_eq!(
+                    lanes_moved_portable(&a, &b) >> i & 1 == 1,
+                    used && a[i] != b[i]
+                );
                 let tight = a[i].saturating_add(b[i]) == d;
                 assert_eq!(tight_lanes(&a, &b, d) >> i & 1 == 1, used && tight);
                 assert_eq!(zero_lanes(&a) >> i & 1 == 1, used && a[i] == 0);
