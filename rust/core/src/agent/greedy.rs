@@ -963,6 +963,19 @@ struct GroupEntry {
 }
 
 impl GroupEntry {
+    /// Looks up the additions of the kinds of `missing` to group `g` (this
+    /// entry's) for [`Groups::added`].
+    #[inline(never)]
+    fn fill_added(&mut self, calc: &Calculator, g: usize, missing: u16) {
+        debug_assert!(self.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
+        self.add_ok |= missing;
+        let (lanes, slots) = (&self.lanes, &mut self.add);
+        calc.lanes_added(g, self.pos, missing, |i, add| {
+            debug_one_step(lanes, &add, true);
+            slots.0[i & 15] = lanes_moved(&add, lanes);
+        });
+    }
+
     /// Looks up the needs of group `g` (this entry's) with one tile of
     /// its kind `i` removed, and the lanes that stay.
     #[inline(always)]
@@ -1484,20 +1497,15 @@ impl Groups {
     /// entries are stale), for the counts of the last [`Groups::sync`]
     /// (which must hold at most 13 tiles in the group: the tables stop at
     /// 14).
-    #[inline]
+    #[inline(always)]
     fn added(&mut self, calc: &Calculator, natural: &Counts, g: usize, need: u64) -> &Slots {
         let lo = group_span(g).0;
         let e = self.entry(natural, g);
         let need = (need >> lo) as u16;
         let missing = need & !e.add_ok;
+        // The look-ups apart: most calls find every slot kept.
         if missing != 0 {
-            debug_assert!(e.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
-            e.add_ok |= missing;
-            let (lanes, slots) = (&e.lanes, &mut e.add);
-            calc.lanes_added(g, e.pos, missing, |i, add| {
-                debug_one_step(lanes, &add, true);
-                slots.0[i & 15] = lanes_moved(&add, lanes);
-            });
+            e.fill_added(calc, g, missing);
         }
         #[cfg(debug_assertions)]
         for i in (0..group_span(g).1).filter(|&i| need >> i & 1 == 1) {
