@@ -2572,14 +2572,17 @@ impl<'a> Ctx<'a> {
     /// When the discard leaves the deficiency as it was, the kinds that
     /// may improve are the special shapes' improvers, outside the
     /// discarded tile's group those that improve the 14 tiles, and in its
-    /// group the swap candidates ([`Ctx::swap_candidates`]: the group's
-    /// partner does not change); otherwise there is no bound
-    /// (`u32::MAX`). The bound is the count itself when, moreover, the
-    /// discard keeps every lane of its group that is tight for the 14
-    /// tiles (or is a wild or junk tile: the natural tiles stay): every
-    /// best allocation of the 14 tiles then survives, so the other groups'
-    /// tight lanes are those of the 14 tiles, and the swap candidates are
-    /// looked up.
+    /// group those of the swap candidates ([`Ctx::swap_candidates`]) that
+    /// lower a tight lane of the group without the tile, exactly as
+    /// [`Ctx::ukeire`] finds them (the group's partner, the product of
+    /// the other groups, does not change); otherwise there is no bound
+    /// (`u32::MAX`). So only the other groups' part may be too large (the
+    /// swaps' look-ups, which the count would make too, narrow the bound
+    /// enough to spare more counts than they cost), and the bound is the
+    /// count itself when the discard keeps every lane of its group that
+    /// is tight for the 14 tiles (or is a wild or junk tile: the natural
+    /// tiles stay): every best allocation of the 14 tiles then survives,
+    /// so the other groups' tight lanes are those of the 14 tiles.
     fn ukeire_bound(
         &mut self,
         b14: &Base,
@@ -2614,12 +2617,8 @@ impl<'a> Ctx<'a> {
             let tight = tight_lanes(&rem, p, d) & !zero_lanes(&rem);
             if want != 0 && tight != 0 {
                 let swaps = self.swap_candidates(b14, t, tight, want);
-                cand |= if exact {
-                    let m = self.groups.swapped(self.calc, &b14.natural, t, swaps);
-                    swaps & u64::from(hitting(m, tight)) << group_span(gt).0
-                } else {
-                    swaps
-                };
+                let m = self.groups.swapped(self.calc, &b14.natural, t, swaps);
+                cand |= swaps & u64::from(hitting(m, tight)) << group_span(gt).0;
             }
             exact
         } else {
