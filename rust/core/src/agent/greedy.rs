@@ -963,6 +963,19 @@ struct GroupEntry {
 }
 
 impl GroupEntry {
+    /// Looks up the additions of the kinds of `missing` to group `g` (this
+    /// entry's) for [`Groups::added`].
+    #[inline(never)]
+    fn fill_added(&mut self, calc: &Calculator, g: usize, missing: u16) {
+        debug_assert!(self.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
+        self.add_ok |= missing;
+        let (lanes, slots) = (&self.lanes, &mut self.add);
+        calc.lanes_added(g, self.pos, missing, |i, add| {
+            debug_one_step(lanes, &add, true);
+            slots.0[i & 15] = lanes_moved(&add, lanes);
+        });
+    }
+
     /// Looks up the needs of group `g` (this entry's) with one tile of
     /// its kind `i` removed, and the lanes that stay.
     #[inline(always)]
@@ -970,7 +983,7 @@ impl GroupEntry {
         let rem = calc.lanes_at(g, self.pos - pos_step(g, i));
         debug_one_step(&self.lanes, &rem, false);
         self.rem[i] = rem;
-        self.rem_kept.0[i] = USED_LANES & !lanes_below(&self.lanes, &rem);
+        self.rem_kept.0[i] = USED_LANES & !lanes_moved(&self.lanes, &rem);
     }
 }
 
@@ -1021,6 +1034,48 @@ fn lanes_below_sse2(a: &Lanes, b: &Lanes) -> u16 {
         let le = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, y), x)) as u16;
         let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16;
         le & !eq & USED_LANES
+    }
+}
+
+/// [`lanes_below`] of a one-tile change (`a` the needs after a tile
+/// added to `b`, or `b` those after a tile removed from `a`): a one-tile
+/// change moves each need one way only, so `a` is at most `b` in every
+/// used lane and the lanes below are the lanes that differ, one compare
+/// fewer (checked against [`lanes_below`] in debug builds).
+#[inline(always)]
+fn lanes_moved(a: &Lanes, b: &Lanes) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    let m = lanes_moved_sse2(a, b);
+    #[cfg(not(target_arch = "x86_64"))]
+    let m = lanes_moved_portable(a, b);
+    debug_assert_eq!(m, lanes_moved_portable(a, b));
+    debug_assert_eq!(m, lanes_below(a, b));
+    m
+}
+
+/// [`lanes_moved`] as a loop (other targets, and the check of the SSE2
+/// form): the used lanes where `a != b`.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn lanes_moved_portable(a: &Lanes, b: &Lanes) -> u16 {
+    let mut m = 0u16;
+    for i in 0..16 {
+        m |= u16::from(a[i] != b[i]) << i;
+    }
+    m & USED_LANES
+}
+
+/// [`lanes_moved`] with SSE2: one byte compare.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lanes_moved_sse2(a: &Lanes, b: &Lanes) -> u16 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
+    // always available; the only memory accesses are unaligned 16-byte
+    // loads of `a` and `b`.
+    unsafe {
+        let x = _mm_loadu_si128(a.as_ptr().cast());
+        let y = _mm_loadu_si128(b.as_ptr().cast());
+        !(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16) & USED_LANES
     }
 }
 
@@ -1442,20 +1497,15 @@ impl Groups {
     /// entries are stale), for the counts of the last [`Groups::sync`]
     /// (which must hold at most 13 tiles in the group: the tables stop at
     /// 14).
-    #[inline]
+    #[inline(always)]
     fn added(&mut self, calc: &Calculator, natural: &Counts, g: usize, need: u64) -> &Slots {
         let lo = group_span(g).0;
         let e = self.entry(natural, g);
         let need = (need >> lo) as u16;
         let missing = need & !e.add_ok;
+        // The look-ups apart: most calls find every slot kept.
         if missing != 0 {
-            debug_assert!(e.counts.iter().map(|&n| n as u32).sum::<u32>() <= 13);
-            e.add_ok |= missing;
-            let (lanes, slots) = (&e.lanes, &mut e.add);
-            calc.lanes_added(g, e.pos, missing, |i, add| {
-                debug_one_step(lanes, &add, true);
-                slots.0[i & 15] = lanes_below(&add, lanes);
-            });
+            e.fill_added(calc, g, missing);
         }
         #[cfg(debug_assertions)]
         for i in (0..group_span(g).1).filter(|&i| need >> i & 1 == 1) {
@@ -1490,11 +1540,11 @@ impl Groups {
             // Drawing the discarded tile back restores the group.
             if missing >> i & 1 == 1 {
                 debug_one_step(&rem, &e.lanes, true);
-                slots.0[i] = lanes_below(&e.lanes, &rem);
+                slots.0[i] = lanes_moved(&e.lanes, &rem);
             }
             calc.lanes_added(g, pos, missing & !(1 << i), |j, add| {
                 debug_one_step(&rem, &add, true);
-                slots.0[j & 15] = lanes_below(&add, &rem);
+                slots.0[j & 15] = lanes_moved(&add, &rem);
             });
         }
         #[cfg(debug_assertions)]
@@ -2522,14 +2572,17 @@ impl<'a> Ctx<'a> {
     /// When the discard leaves the deficiency as it was, the kinds that
     /// may improve are the special shapes' improvers, outside the
     /// discarded tile's group those that improve the 14 tiles, and in its
-    /// group the swap candidates ([`Ctx::swap_candidates`]: the group's
-    /// partner does not change); otherwise there is no bound
-    /// (`u32::MAX`). The bound is the count itself when, moreover, the
-    /// discard keeps every lane of its group that is tight for the 14
-    /// tiles (or is a wild or junk tile: the natural tiles stay): every
-    /// best allocation of the 14 tiles then survives, so the other groups'
-    /// tight lanes are those of the 14 tiles, and the swap candidates are
-    /// looked up.
+    /// group those of the swap candidates ([`Ctx::swap_candidates`]) that
+    /// lower a tight lane of the group without the tile, exactly as
+    /// [`Ctx::ukeire`] finds them (the group's partner, the product of
+    /// the other groups, does not change); otherwise there is no bound
+    /// (`u32::MAX`). So only the other groups' part may be too large (the
+    /// swaps' look-ups, which the count would make too, narrow the bound
+    /// enough to spare more counts than they cost), and the bound is the
+    /// count itself when the discard keeps every lane of its group that
+    /// is tight for the 14 tiles (or is a wild or junk tile: the natural
+    /// tiles stay): every best allocation of the 14 tiles then survives,
+    /// so the other groups' tight lanes are those of the 14 tiles.
     fn ukeire_bound(
         &mut self,
         b14: &Base,
@@ -2564,12 +2617,8 @@ impl<'a> Ctx<'a> {
             let tight = tight_lanes(&rem, p, d) & !zero_lanes(&rem);
             if want != 0 && tight != 0 {
                 let swaps = self.swap_candidates(b14, t, tight, want);
-                cand |= if exact {
-                    let m = self.groups.swapped(self.calc, &b14.natural, t, swaps);
-                    swaps & u64::from(hitting(m, tight)) << group_span(gt).0
-                } else {
-                    swaps
-                };
+                let m = self.groups.swapped(self.calc, &b14.natural, t, swaps);
+                cand |= swaps & u64::from(hitting(m, tight)) << group_span(gt).0;
             }
             exact
         } else {
@@ -4024,12 +4073,19 @@ mod tests {
             let m = Slots(std::array::from_fn(|_| rng.below(1 << 16) as u16));
             let t = rng.below(1 << 16) as u16;
             assert_eq!(lanes_below(&a, &b), lanes_below_portable(&a, &b));
+            assert_eq!(lanes_moved_portable(&a, &b), lanes_moved_portable(&b, &a));
+            // Ordered lanes (a one-tile change): the moved lanes are those
+            // below.
+            let lo: Lanes = std::array::from_fn(|i| a[i].min(b[i]));
+            let hi: Lanes = std::array::from_fn(|i| a[i].max(b[i]));
+            assert_eq!(lanes_moved(&lo, &hi), lanes_below_portable(&lo, &hi));
             assert_eq!(tight_lanes(&a, &b, d), tight_lanes_portable(&a, &b, d));
             assert_eq!(zero_lanes(&a), zero_lanes_portable(&a));
             assert_eq!(hitting(&m, t), hitting_portable(&m, t));
             #[cfg(target_arch = "x86_64")]
             {
                 assert_eq!(lanes_below_sse2(&a, &b), lanes_below_portable(&a, &b));
+                assert_eq!(lanes_moved_sse2(&a, &b), lanes_moved_portable(&a, &b));
                 assert_eq!(tight_lanes_sse2(&a, &b, d), tight_lanes_portable(&a, &b, d));
                 assert_eq!(zero_lanes_sse2(&a), zero_lanes_portable(&a));
                 assert_eq!(hitting_sse2(&m, t), hitting_portable(&m, t));
@@ -4038,6 +4094,10 @@ mod tests {
             for i in 0..16 {
                 let used = USED_LANES >> i & 1 == 1;
                 assert_eq!(lanes_below(&a, &b) >> i & 1 == 1, used && a[i] < b[i]);
+                assert_eq!(
+                    lanes_moved_portable(&a, &b) >> i & 1 == 1,
+                    used && a[i] != b[i]
+                );
                 let tight = a[i].saturating_add(b[i]) == d;
                 assert_eq!(tight_lanes(&a, &b, d) >> i & 1 == 1, used && tight);
                 assert_eq!(zero_lanes(&a) >> i & 1 == 1, used && a[i] == 0);
