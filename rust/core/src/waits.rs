@@ -345,7 +345,12 @@ pub(crate) fn waits_unchecked(
     n_melds: usize,
     held: &Counts,
 ) -> Waits {
-    let complete = completing_kinds(checker, concealed, n_melds);
+    waits_of_completing(checker, completing_kinds(checker, concealed, n_melds), held)
+}
+
+/// [`waits_unchecked`] from the hand's [`completing_kinds`] `complete`.
+#[inline]
+pub(crate) fn waits_of_completing(checker: &Checker, complete: u64, held: &Counts) -> Waits {
     if complete == 0 {
         return Waits::NONE;
     }

@@ -16,7 +16,9 @@ use crate::shape::win::Checker;
 use crate::shape::ShapeRules;
 use crate::tile::Tile;
 use crate::ting::{may_win, ting_kong_allowed, worth_ting};
-use crate::waits::{waits_counts, waits_unchecked, Waits};
+#[cfg(test)]
+use crate::waits::waits_unchecked;
+use crate::waits::{completing_kinds, waits_counts, waits_of_completing, Waits};
 use crate::wildcard::Wildcards;
 
 /// Word-wise summaries of one seat's concealed counts, which the table
@@ -561,7 +563,25 @@ impl Judge {
     /// value is the same as a fresh look-up of the hand without the tile
     /// (a test compares the two on every turn of many table hands,
     /// another on many random hands with and without wild tiles).
+    #[cfg(test)]
     pub(crate) fn declarable(&self, hand: &Hand, sets: &KindSets) -> u64 {
+        self.declarable_keeping(hand, sets, &mut [0; 4])
+    }
+
+    /// [`Judge::declarable`], also keeping in `kept` the
+    /// [`completing_kinds`] of the hands without the first four kinds of
+    /// the answer (the hands the seat keeps if it declares discarding
+    /// them, whose winning kinds the table then keeps): each entry is the
+    /// mask, with the kind + 1 in its top byte; a later kind takes the
+    /// place of the fourth before it, and the entries not written are 0.
+    /// [`kept_completing`] finds them.
+    pub(crate) fn declarable_keeping(
+        &self,
+        hand: &Hand,
+        sets: &KindSets,
+        kept: &mut [u64; 4],
+    ) -> u64 {
+        *kept = [0; 4];
         if !self.rules.ting_required {
             return 0;
         }
@@ -577,7 +597,7 @@ impl Judge {
         // The group whose partner and position are at hand (the kinds
         // come in index order, so group by group).
         let (mut at, mut partner, mut pos) = (usize::MAX, [0u8; 16], 0u64);
-        let mut out = 0;
+        let mut out = 0u64;
         let mut rest = sets.held();
         while rest != 0 {
             let k = rest.trailing_zeros() as usize;
@@ -626,13 +646,10 @@ impl Judge {
             }
             let mut after = *hand;
             after.concealed[k] -= 1;
-            let waits = waits_unchecked(
-                &self.checker,
-                &after.concealed,
-                after.n_melds(),
-                &after.all_counts(),
-            );
+            let c = completing_kinds(&self.checker, &after.concealed, after.n_melds());
+            let waits = waits_of_completing(&self.checker, c, &after.all_counts());
             if worth_ting(&waits, &self.rules) {
+                kept[out.count_ones() as usize & 3] = c | (k as u64 + 1) << 56;
                 out |= 1 << k;
             }
         }
@@ -722,6 +739,40 @@ impl Judge {
         self.checker.is_win(&c, hand.n_melds())
     }
 
+    /// The natural kinds a declared seat's hand (13-type) wins with, on a
+    /// discard or a robbed kong (first) and by self-draw (second), where
+    /// ting is required outside Sichuan: [`Judge::may_win_on`] and
+    /// [`Judge::may_win_self`] tile by tile (a natural tile completes the
+    /// hand iff it is among [`completing_kinds`], the same win check; the
+    /// points rule is per tile). A declared seat discards what it draws,
+    /// so its 13 tiles change only by a kong: the table keeps these masks
+    /// from its declaration, renewed at its kongs, and each discard and
+    /// draw of the seat is one bit test (debug builds compare with the
+    /// judge's own answers).
+    pub(crate) fn declared_wins(&self, hand: &Hand) -> (u64, u64) {
+        debug_assert!(self.rules.ting_required && self.rules.family != Family::Sichuan);
+        self.wins_of_completing(completing_kinds(
+            &self.checker,
+            &hand.concealed,
+            hand.n_melds(),
+        ))
+    }
+
+    /// [`Judge::declared_wins`] from the hand's [`completing_kinds`].
+    pub(crate) fn wins_of_completing(&self, complete: u64) -> (u64, u64) {
+        let complete = complete & !self.wild_mask;
+        let (mut on, mut own) = (0u64, 0u64);
+        let mut rest = complete;
+        while rest != 0 {
+            let k = rest.trailing_zeros();
+            rest &= rest - 1;
+            let points = Tile::from_index_unchecked(k as u8).points();
+            on |= u64::from(may_win(&self.rules, points, false)) << k;
+            own |= u64::from(may_win(&self.rules, points, true)) << k;
+        }
+        (on, own)
+    }
+
     /// A necessary condition for `t` to complete a hand (kinds `held`)
     /// without wild tiles, far cheaper than the check itself: the hand
     /// holds `t` or a suit neighbour within two ranks, or `t` is an orphan
@@ -761,6 +812,15 @@ impl Judge {
         let _ = h.push_meld(meld);
         h
     }
+}
+
+/// The completing kinds that [`Judge::declarable_keeping`] kept for the
+/// discard of kind `k`, if it kept them.
+#[inline]
+pub(super) fn kept_completing(kept: &[u64; 4], k: usize) -> Option<u64> {
+    kept.iter()
+        .find(|&&e| e >> 56 == k as u64 + 1)
+        .map(|&e| e & ((1 << 56) - 1))
 }
 
 /// Sichuan 缺一门 on a kind set (bit `i` for kind index `i`): whether it

@@ -5,7 +5,7 @@
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
-use super::judge::{misses_a_suit, Judge, KindSets};
+use super::judge::{kept_completing, misses_a_suit, Judge, KindSets};
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
@@ -131,6 +131,18 @@ pub struct Game {
     meld_kinds: [u64; 4],
     ready_lb: [i8; 4],
     turn_lb: i8,
+    /// Where ting is required (outside Sichuan), each declared seat's
+    /// natural kinds it wins with on a discard or a robbed kong, and by
+    /// self-draw ([`Judge::declared_wins`]), kept from its declaration
+    /// and renewed at its kongs ([`Game::renew_wins`]); read only for
+    /// declared seats.
+    win_on: [u64; 4],
+    win_self: [u64; 4],
+    /// The completing kinds of the hands kept by the turn's ting
+    /// declarations (up to four of them, [`Judge::declarable_keeping`]):
+    /// written by [`Game::ting_kinds`], read when one of its `Ting`
+    /// actions is played, in the same turn.
+    ting_kept: [u64; 4],
     pub(crate) kongs: u8,
     /// The live tiles ([`Game::live_tiles`]), kept with the draws and the
     /// kongs: each draw's exhaustion test is one load.
@@ -271,6 +283,9 @@ impl Game {
             meld_kinds: [0; 4],
             ready_lb: [NO_BOUND; 4],
             turn_lb: NO_BOUND,
+            win_on: [0; 4],
+            win_self: [0; 4],
+            ting_kept: [0; 4],
             kongs: 0,
             live: wall
                 .remaining()
@@ -365,6 +380,9 @@ impl Game {
             meld_kinds,
             ready_lb,
             turn_lb,
+            win_on,
+            win_self,
+            ting_kept,
             kongs,
             live,
             any_claim,
@@ -410,6 +428,9 @@ impl Game {
         *meld_kinds = [0; 4];
         *ready_lb = [NO_BOUND; 4];
         *turn_lb = NO_BOUND;
+        *win_on = [0; 4];
+        *win_self = [0; 4];
+        *ting_kept = [0; 4];
         *kongs = 0;
         *live = new_wall
             .remaining()
@@ -731,7 +752,7 @@ impl Game {
                     action,
                     auto: false,
                 });
-                self.discard(seat, t, false);
+                self.discard::<false>(seat, t);
             }
             _ if !self.legal.contains(action) => return Err(self.refusal(action)),
             _ => self.apply(action, false),
@@ -928,6 +949,28 @@ impl Game {
         Some((t, last_live))
     }
 
+    /// [`Judge::may_win_self`] for seat `s`, `drawn` the tile it drew:
+    /// where the table keeps the declared seats' winning kinds, a natural
+    /// tile drawn by a declared seat is one bit (its hand is the kept
+    /// 13 tiles plus the drawn one, see [`Game::win_on`]); a wild tile
+    /// (worth the best of the waits) and the other cases ask the judge.
+    #[inline(always)]
+    fn may_win_self(&self, s: usize, drawn: Option<Tile>, ting: bool) -> bool {
+        if let Some(d) = drawn {
+            if ting && self.keeps_wins() && !self.judge.is_wild(d) {
+                let win = self.win_self[s] & bit(d) != 0;
+                debug_assert_eq!(
+                    win,
+                    self.judge
+                        .may_win_self(&self.hands[s], &self.sets[s], drawn, ting)
+                );
+                return win;
+            }
+        }
+        self.judge
+            .may_win_self(&self.hands[s], &self.sets[s], drawn, ting)
+    }
+
     fn must_win(&self, seat: u8) -> bool {
         (self.rules.must_win && (self.ting[seat as usize] || !self.rules.ting_required))
             || (self.rules.family == Family::Sichuan && self.live_tiles() <= 4)
@@ -955,9 +998,7 @@ impl Game {
         let can_win = !after_claim
             && (!self.rules.ting_required || ting)
             && (self.rules.family != Family::Sichuan || self.lacks_a_suit(s, 0))
-            && self
-                .judge
-                .may_win_self(&self.hands[s], &self.sets[s], drawn, ting);
+            && self.may_win_self(s, drawn, ting);
         // The mask's three words as locals (a mask written through a
         // variable index lives in memory): Discard(t) is bit t of the
         // first word, Ting(t) bit 34 + t across the first two, Win, Pass
@@ -1031,9 +1072,10 @@ impl Game {
     /// The kinds whose face-down discard declares ting (the seat may be
     /// ready).
     #[inline(never)]
-    fn ting_kinds(&self, seat: u8) -> u64 {
+    fn ting_kinds(&mut self, seat: u8) -> u64 {
         let s = (seat & 3) as usize;
-        self.judge.declarable(&self.hands[s], &self.sets[s])
+        self.judge
+            .declarable_keeping(&self.hands[s], &self.sets[s], &mut self.ting_kept)
     }
 
     /// The seat's kong actions on its turn, `drawn` the tile it drew.
@@ -1115,8 +1157,37 @@ impl Game {
         m
     }
 
+    /// [`Judge::may_win_on`] for seat `s` and `tile`; `KEPT` where the
+    /// table keeps the declared seats' winning kinds ([`Game::keeps_wins`]):
+    /// then one bit (a seat that has not declared may not win; a declared
+    /// seat's 13 tiles are those the kept mask was made from, see
+    /// [`Game::win_on`]).
+    #[inline(always)]
+    fn may_win_on<const KEPT: bool>(&self, s: usize, tile: Tile) -> bool {
+        let plain = || {
+            self.judge
+                .may_win_on(&self.hands[s], &self.sets[s], tile, self.ting[s])
+        };
+        if KEPT {
+            debug_assert!(self.keeps_wins());
+            let win = self.ting[s] && self.win_on[s] & bit(tile) != 0;
+            debug_assert_eq!(win, plain());
+            win
+        } else {
+            plain()
+        }
+    }
+
     /// What `seat` may answer to `tile` from `from`: a [`Claim`] set.
     fn options(&self, seat: u8, tile: Tile, rob: bool) -> Claim {
+        self.options_with::<false>(seat, tile, rob)
+    }
+
+    /// [`Game::options`]; `KEPT` (where [`Game::keeps_wins`]) reads the
+    /// declared seats' kept winning kinds instead of asking the judge
+    /// (the same answers).
+    #[inline(always)]
+    fn options_with<const KEPT: bool>(&self, seat: u8, tile: Tile, rob: bool) -> Claim {
         let s = seat as usize;
         let hand = &self.hands[s];
         let mut o = Claim::NONE;
@@ -1135,11 +1206,7 @@ impl Game {
         } else {
             self.pass_turn[s]
         };
-        if !locked
-            && self
-                .judge
-                .may_win_on(hand, &self.sets[s], tile, self.ting[s])
-        {
+        if !locked && self.may_win_on::<KEPT>(s, tile) {
             o.insert(Claim::WIN);
         }
         if rob {
@@ -1214,7 +1281,35 @@ impl Game {
             self.sichuan_responses(from, tile);
             return;
         }
-        self.ask(from, tile, rob);
+        if self.keeps_wins() && !rob {
+            self.declared_responses(from, tile);
+            return;
+        }
+        self.ask::<false>(from, tile, rob);
+    }
+
+    /// Opens the answers to a face-up discard where ting is required
+    /// (outside Sichuan) and someone has declared: a seat may answer
+    /// only holding two of the tile (pong, kong) or winning on it, which
+    /// only a declared seat waiting on it may (its kept `win_on`, 0 for
+    /// the others); most discards reach nobody (what `ask` would find,
+    /// seat by seat).
+    #[inline(never)]
+    fn declared_responses(&mut self, from: u8, tile: Tile) {
+        let b = bit(tile);
+        let may = |i: u8| {
+            let s = usize::from((from + i) & 3);
+            self.sets[s].two() | self.win_on[s]
+        };
+        if (may(1) | may(2) | may(3)) & b == 0 {
+            debug_assert!((1..4).all(|i| self.options((from + i) & 3, tile, false).is_empty()));
+            self.phase = Phase::Draw {
+                seat: next(from),
+                replacement: None,
+            };
+        } else {
+            self.ask::<true>(from, tile, false);
+        }
     }
 
     /// Sichuan: [`Game::suited`]'s mask of the seats holding all three
@@ -1241,7 +1336,7 @@ impl Game {
                 replacement: None,
             };
         } else {
-            self.ask(from, tile, false);
+            self.ask::<false>(from, tile, false);
         }
     }
 
@@ -1290,9 +1385,10 @@ impl Game {
         quiet
     }
 
-    /// Builds the queue of seats to ask about `tile`.
+    /// Builds the queue of seats to ask about `tile` (`KEPT`: see
+    /// [`Game::options_with`]).
     #[inline(never)]
-    fn ask(&mut self, from: u8, tile: Tile, rob: bool) {
+    fn ask<const KEPT: bool>(&mut self, from: u8, tile: Tile, rob: bool) {
         let mut q = Queue::default();
         // Winners first, in turn order from the discarder (就近截胡), then
         // the seat that can only pong or kong: one at most, as that takes
@@ -1300,7 +1396,7 @@ impl Game {
         let mut claimer = None;
         for i in 1..4 {
             let s = (from + i) & 3;
-            let o = self.options(s, tile, rob);
+            let o = self.options_with::<KEPT>(s, tile, rob);
             if o.has(Claim::WIN) {
                 q.push(s, o);
             } else if !o.is_empty() {
@@ -1368,12 +1464,16 @@ impl Game {
             Phase::Turn {
                 drawn, replacement, ..
             } => match action {
-                Action::Discard(t) => self.discard(seat, t, false),
-                Action::Ting(t) => self.discard(seat, t, true),
+                Action::Discard(t) => self.discard::<false>(seat, t),
+                Action::Ting(t) => {
+                    self.discard::<true>(seat, t);
+                    self.declare_wins(s, t);
+                }
                 Action::ConcealedKong(t) => {
                     self.ready_lb[s] = NO_BOUND;
                     self.set_count(s, t, 0);
                     self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
+                    self.renew_wins_if_declared(s);
                     self.count_kong();
                     self.record_kong(Kong::own(seat, t, KongKind::Concealed));
                     self.phase = Phase::Draw {
@@ -1385,6 +1485,7 @@ impl Game {
                     self.ready_lb[s] = NO_BOUND;
                     self.remove_one(s, t);
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
+                    self.renew_wins_if_declared(s);
                     if self.linxian_kong_draw(seat, t) {
                         // The kong never happens: the tile goes back.
                         self.add_one(s, t);
@@ -1444,9 +1545,11 @@ impl Game {
     }
 
     /// `seat` discards `t` on its turn, face up or (declaring ting) face
-    /// down.
+    /// down. (A constant `face_down`: the face-up discard, one of the
+    /// table's most frequent moves, compiled without the declaration.)
     #[inline]
-    fn discard(&mut self, seat: u8, t: Tile, face_down: bool) {
+    fn discard<const FACE_DOWN: bool>(&mut self, seat: u8, t: Tile) {
+        let face_down = FACE_DOWN;
         let s = seat as usize;
         self.remove_one(s, t);
         self.discards[self.n_discards as usize] = Discard {
@@ -1491,6 +1594,52 @@ impl Game {
         for (m, &l) in self.let_pass.iter_mut().zip(lanes) {
             *m |= bit(t) & l;
         }
+    }
+
+    /// Seat `s` has just declared ting (its hand 13-type): its kept
+    /// winning kinds, where the table keeps them.
+    #[inline(never)]
+    fn renew_wins(&mut self, s: usize) {
+        if self.keeps_wins() {
+            (self.win_on[s], self.win_self[s]) = self.judge.declared_wins(&self.hands[s]);
+        }
+    }
+
+    /// Seat `s` has just declared ting discarding `t` face down: its kept
+    /// winning kinds from the completing kinds [`Game::ting_kinds`] found
+    /// for that discard this turn (the legal `Ting(t)` came from it), when
+    /// it kept them, else as [`Game::renew_wins`] (debug builds compare).
+    #[cold]
+    #[inline(never)]
+    fn declare_wins(&mut self, s: usize, t: Tile) {
+        if !self.keeps_wins() {
+            return;
+        }
+        match kept_completing(&self.ting_kept, t.index()) {
+            Some(c) => {
+                let wins = self.judge.wins_of_completing(c);
+                debug_assert_eq!(wins, self.judge.declared_wins(&self.hands[s]));
+                (self.win_on[s], self.win_self[s]) = wins;
+            }
+            None => self.renew_wins(s),
+        }
+    }
+
+    /// After a kong of seat `s` (its hand 13-type again): a declared
+    /// seat's kept winning kinds follow its new concealed tiles.
+    #[inline]
+    fn renew_wins_if_declared(&mut self, s: usize) {
+        if self.ting[s] {
+            self.renew_wins(s);
+        }
+    }
+
+    /// Whether the table keeps the declared seats' winning kinds
+    /// ([`Game::win_on`]): where ting is required, outside Sichuan (whose
+    /// 缺一门 test is the judge's).
+    #[inline(always)]
+    fn keeps_wins(&self) -> bool {
+        self.rules.ting_required && self.rules.family != Family::Sichuan
     }
 
     fn push_meld(&mut self, s: usize, meld: Meld, from: Option<u8>) {
@@ -1563,6 +1712,7 @@ impl Game {
                 self.ready_lb[s] = NO_BOUND;
                 self.add_count(s, tile, -3);
                 self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
+                self.renew_wins_if_declared(s);
                 self.count_kong();
                 self.record_kong(Kong::exposed(seat, tile, from, self.ting[from as usize]));
                 self.phase = Phase::Draw {
@@ -2024,5 +2174,43 @@ mod tests {
             }
         }
         assert!(declaring > 20, "only {declaring} turns could declare ting");
+    }
+
+    /// The declared seats' kept winning kinds equal the judge's from
+    /// their hands after every step of many hands whose players declare
+    /// ting whenever they may (and claim and kong whenever they may, so
+    /// that declared seats hold melds and kong too); debug builds also compare every
+    /// answer read from them with the judge's own.
+    #[test]
+    fn kept_winning_kinds_follow_the_declared_hands() {
+        let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
+        let (mut declared, mut melded) = (0, 0);
+        for rules in crate::testing::presets() {
+            for seed in 0..300 {
+                let mut g = Game::new(&rules, seed, None).unwrap();
+                while !g.is_over() {
+                    for s in 0..4 {
+                        let h = &g.hands[s];
+                        let size = h.concealed.iter().map(|&n| usize::from(n)).sum::<usize>()
+                            + 3 * h.n_melds();
+                        if g.ting[s] && g.keeps_wins() && size == 13 {
+                            let wins = g.judge.declared_wins(h);
+                            assert_eq!((g.win_on[s], g.win_self[s]), wins, "{h:?}");
+                            declared += 1;
+                            melded += usize::from(h.n_melds() > 0);
+                        } else if !g.ting[s] {
+                            assert_eq!(g.win_on[s], 0);
+                        }
+                    }
+                    let ting = g
+                        .legal_actions()
+                        .iter()
+                        .find(|a| matches!(a, Action::Ting(_) | Action::Win));
+                    let a = ting.unwrap_or_else(|| meld_seeking_pick(&g, &mut next));
+                    g.step(a).unwrap();
+                }
+            }
+        }
+        assert!(declared > 1000 && melded > 10, "{declared} {melded}");
     }
 }
