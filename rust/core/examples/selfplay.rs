@@ -36,6 +36,13 @@ fn randoms() -> [Box<dyn Agent>; 4] {
     std::array::from_fn(|s| -> Box<dyn Agent> { Box::new(RandomAgent::new(s as u64)) })
 }
 
+/// Folds one hand's decisions and first score change into a checksum
+/// (wrapping: a negative score change is a large `u64`).
+fn checksum(acc: u64, decisions: u32, delta: i64) -> u64 {
+    acc.wrapping_add(u64::from(decisions))
+        .wrapping_add(delta as u64)
+}
+
 /// Plays `n` seeded hands with recording off; a checksum of the results
 /// (so that the work cannot be optimized away).
 fn play_many(rules: &Ruleset, mut agents: [Box<dyn Agent>; 4], n: u64) -> u64 {
@@ -49,7 +56,7 @@ fn play_many(rules: &Ruleset, mut agents: [Box<dyn Agent>; 4], n: u64) -> u64 {
             false,
         )
         .unwrap();
-        acc = acc.wrapping_add(u64::from(d) + g.result().unwrap().deltas[0] as u64);
+        acc = checksum(acc, d, g.result().unwrap().deltas[0]);
     }
     acc
 }
@@ -83,9 +90,9 @@ fn main() {
             let start = std::time::Instant::now();
             let sims = simulate(&rules, n, 7, threads, make).unwrap();
             let rate = n as f64 / start.elapsed().as_secs_f64();
-            let acc = sims.iter().fold(0u64, |a, h| {
-                a.wrapping_add(u64::from(h.decisions) + h.deltas[0] as u64)
-            });
+            let acc = sims
+                .iter()
+                .fold(0u64, |a, h| checksum(a, h.decisions, h.deltas[0]));
             println!("{rate:.0} hands/s (checksum {acc})");
         }
         "greedy" => {
