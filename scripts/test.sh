@@ -30,8 +30,9 @@ gate cargo clippy --workspace --all-targets -- -D warnings
 # Broken or ambiguous intra-doc links fail too (the crate docs are the API
 # reference for Rust users).
 gate env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
-gate ruff check python tests benches scripts
-gate ruff format --check python tests benches scripts
+# The whole tree: recent ruff also formats the README's Python blocks.
+gate ruff check .
+gate ruff format --check .
 gate mypy --strict python/
 
 echo "== rust tests"
