@@ -998,43 +998,15 @@ struct Slots([u16; 16]);
 /// lane mask.
 const USED_LANES: u16 = 0x1f | 0x1f << P;
 
-/// The used lanes where `a < b`.
-#[inline(always)]
+/// The used lanes where `a < b`: the definition that [`lanes_moved`]
+/// computes with one compare for a one-tile change (its debug check and
+/// the tests use it; nothing else needs the general form).
 fn lanes_below(a: &Lanes, b: &Lanes) -> u16 {
-    #[cfg(target_arch = "x86_64")]
-    let m = lanes_below_sse2(a, b);
-    #[cfg(not(target_arch = "x86_64"))]
-    let m = lanes_below_portable(a, b);
-    debug_assert_eq!(m, lanes_below_portable(a, b));
-    m
-}
-
-/// [`lanes_below`] as a loop (other targets, and the check of the SSE2
-/// form).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn lanes_below_portable(a: &Lanes, b: &Lanes) -> u16 {
     let mut m = 0u16;
     for i in 0..16 {
         m |= u16::from(a[i] < b[i]) << i;
     }
     m & USED_LANES
-}
-
-/// [`lanes_below`] with SSE2: `a < b` is `min(a, b) == a` and `a != b`.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn lanes_below_sse2(a: &Lanes, b: &Lanes) -> u16 {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are
-    // always available; the only memory accesses are unaligned 16-byte
-    // loads of `a` and `b`.
-    unsafe {
-        let x = _mm_loadu_si128(a.as_ptr().cast());
-        let y = _mm_loadu_si128(b.as_ptr().cast());
-        let le = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, y), x)) as u16;
-        let eq = _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u16;
-        le & !eq & USED_LANES
-    }
 }
 
 /// [`lanes_below`] of a one-tile change (`a` the needs after a tile
@@ -1512,7 +1484,7 @@ impl Groups {
             let mut c = *natural;
             c[lo + i] += 1;
             let add = lanes_of(&calc.group(&c, g));
-            assert_eq!(e.add.0[i], lanes_below_portable(&add, &e.lanes));
+            assert_eq!(e.add.0[i], lanes_below(&add, &e.lanes));
         }
         &e.add
     }
@@ -1554,7 +1526,7 @@ impl Groups {
             let rem = lanes_of(&calc.group(&c, g));
             c[lo + j] += 1;
             let add = lanes_of(&calc.group(&c, g));
-            assert_eq!(e.swap[i].0[j], lanes_below_portable(&add, &rem));
+            assert_eq!(e.swap[i].0[j], lanes_below(&add, &rem));
         }
         &e.swap[i]
     }
@@ -4072,19 +4044,17 @@ mod tests {
             let d = rng.below(8) as u8;
             let m = Slots(std::array::from_fn(|_| rng.below(1 << 16) as u16));
             let t = rng.below(1 << 16) as u16;
-            assert_eq!(lanes_below(&a, &b), lanes_below_portable(&a, &b));
             assert_eq!(lanes_moved_portable(&a, &b), lanes_moved_portable(&b, &a));
             // Ordered lanes (a one-tile change): the moved lanes are those
             // below.
             let lo: Lanes = std::array::from_fn(|i| a[i].min(b[i]));
             let hi: Lanes = std::array::from_fn(|i| a[i].max(b[i]));
-            assert_eq!(lanes_moved(&lo, &hi), lanes_below_portable(&lo, &hi));
+            assert_eq!(lanes_moved(&lo, &hi), lanes_below(&lo, &hi));
             assert_eq!(tight_lanes(&a, &b, d), tight_lanes_portable(&a, &b, d));
             assert_eq!(zero_lanes(&a), zero_lanes_portable(&a));
             assert_eq!(hitting(&m, t), hitting_portable(&m, t));
             #[cfg(target_arch = "x86_64")]
             {
-                assert_eq!(lanes_below_sse2(&a, &b), lanes_below_portable(&a, &b));
                 assert_eq!(lanes_moved_sse2(&a, &b), lanes_moved_portable(&a, &b));
                 assert_eq!(tight_lanes_sse2(&a, &b, d), tight_lanes_portable(&a, &b, d));
                 assert_eq!(zero_lanes_sse2(&a), zero_lanes_portable(&a));
