@@ -72,6 +72,9 @@ def test_analyze_errors_are_reported_not_raised(capsys: pytest.CaptureFixture[st
 def test_bench_runs_on_a_few_hands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--hands", "300", "--repeat", "1", "--quiet", "--peers"]) == 0
     out = capsys.readouterr().out
+    host = out.splitlines()[0]
+    assert host.startswith("host: ") and " CPUs, load average " in host
+    assert f"koudian {koudian.__version__}" in host
     for task in ("is_win (0 wild)", "waits (2 wild)", "shanten (1 wild)"):
         assert task in out
     assert "threads=2" in out

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Measurement",
+    "host_summary",
     "make_counts",
     "peer_inputs",
     "run_bench",
@@ -219,6 +220,49 @@ def _peer_cases(
         except ImportError:
             pass
     return cases
+
+
+def _cpu_model() -> str | None:
+    """The CPU's model name from ``/proc/cpuinfo`` (Linux), else None."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def host_summary() -> str:
+    """One line naming the machine, read before a run: CPU model, the CPUs
+    this process may use, the load average and the versions measured.
+
+    Absolute rates move with the host (this project's machines have
+    differed by 2× from one day to the next), so a printed rate is only
+    comparable with another under the same line; the same-run ratios are
+    what compare across hosts.
+    """
+    import os
+    import platform
+
+    import numpy as np
+
+    import koudian
+
+    model = _cpu_model() or platform.processor() or platform.machine() or "unknown CPU"
+    if hasattr(os, "sched_getaffinity"):
+        cpus = len(os.sched_getaffinity(0))
+    else:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    try:
+        load = "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        load = "load average unknown"
+    return (
+        f"host: {model}, {cpus} CPUs, {load}; Python {platform.python_version()},"
+        f" numpy {np.__version__}, koudian {koudian.__version__}"
+    )
 
 
 def run_bench(

@@ -94,12 +94,14 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from koudian._bench import report, run_bench
+    from koudian._bench import host_summary, report, run_bench
 
     tasks = args.task or ["is_win", "waits", "shanten"]
+    host = host_summary()  # before the run: the load average is the host's own
     results = run_bench(
         args.hands, peers=args.peers, repeat=args.repeat, progress=not args.quiet, tasks=tasks
     )
+    print(host)
     print(
         f"{args.hands} seeded hands per case, best of {args.repeat} rounds"
         " (every case once a round, every other round in reverse;"
