@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import types
 from pathlib import Path
 
 import koudian
@@ -47,15 +48,23 @@ def test_simulate_is_deterministic_across_threads_and_chunks(preset: str) -> Non
 
 def test_default_chunks_follow_the_measured_rate(monkeypatch: pytest.MonkeyPatch) -> None:
     """With ``chunk`` left out, the native calls grow to about
-    ``_CHUNK_SECONDS`` each; the games are the same whatever the cut."""
+    ``_CHUNK_SECONDS`` each; the games are the same whatever the cut.
+
+    The clock is a fake that moves 1 ms at each reading, so every call
+    seems to take 1 ms whatever the host's speed (a real clock made the
+    test depend on it: a fast host played the rest in one call)."""
     from koudian import simulation
 
+    ticks = iter(range(10**6))
+    clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) * 0.001)
+    monkeypatch.setattr(simulation, "time", clock)
     monkeypatch.setattr(simulation, "_FIRST_CHUNK", 40)
     monkeypatch.setattr(simulation, "_CHUNK_SECONDS", 0.01)
     sizes: list[int] = []
     cut = koudian.simulate("shanxi", ["random"] * 4, 3000, seed=3, threads=2, progress=sizes.append)
-    assert sum(sizes) == 3000 and sizes[0] == 40 and len(sizes) > 2
-    assert max(sizes) > 40
+    # 40 games in 1 ms: 40,000 a second, so 400 in the next 10 ms; then 4,000,
+    # cut to the 2,560 left.
+    assert sizes == [40, 400, 2560]
     same(cut, koudian.simulate("shanxi", ["random"] * 4, 3000, seed=3, threads=1, chunk=3000))
 
 
