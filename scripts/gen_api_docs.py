@@ -2,7 +2,8 @@
 
 The stubs (``python/koudian/_core.pyi``) and the pure-Python modules are read
 with ``ast``, so this needs no build. Every name in ``koudian.__all__`` gets a
-section; ``tests/test_docs.py`` checks that docs/api.md is up to date.
+section; ``tests/test_packaging.py`` checks that docs/api.md is up to date
+and ``tests/test_docs.py`` how decorated members are shown.
 
 Usage: python scripts/gen_api_docs.py [--check]
 """
@@ -10,6 +11,7 @@ Usage: python scripts/gen_api_docs.py [--check]
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import sys
 from pathlib import Path
@@ -47,10 +49,37 @@ def definitions() -> dict[str, tuple[str, ast.AST]]:
     return found
 
 
-def signature(node: ast.FunctionDef) -> str:
-    args = ast.unparse(node.args)
+def decorators(node: ast.FunctionDef) -> set[str]:
+    """The names of ``node``'s decorators (``property``, ``classmethod``…)."""
+    return {ast.unparse(d) for d in node.decorator_list}
+
+
+def signature(node: ast.FunctionDef, *, drop_first: bool = False) -> str:
+    """``name(args) -> ret``; ``drop_first`` leaves out a class method's ``cls``."""
+    args = node.args
+    if drop_first:
+        args = copy.copy(args)
+        if args.posonlyargs:
+            args.posonlyargs = args.posonlyargs[1:]
+        elif args.args:
+            args.args = args.args[1:]
     ret = f" -> {ast.unparse(node.returns)}" if node.returns else ""
-    return f"{node.name}({args}){ret}"
+    return f"{node.name}({ast.unparse(args)}){ret}"
+
+
+def member_line(item: ast.FunctionDef) -> str:
+    """The bullet of one method: properties read as attributes
+    (``name: type``), class and static methods are marked (a class
+    method without its ``cls``)."""
+    decos = decorators(item)
+    if "property" in decos or "functools.cached_property" in decos:
+        kind = ast.unparse(item.returns) if item.returns else "Any"
+        return f"- `{item.name}: {kind}` *(read-only property)*"
+    if "classmethod" in decos:
+        return f"- `{signature(item, drop_first=True)}` *(class method)*"
+    if "staticmethod" in decos:
+        return f"- `{signature(item)}` *(static method)*"
+    return f"- `{signature(item)}`"
 
 
 def is_member(item: ast.stmt, cls: str) -> bool:
@@ -98,7 +127,7 @@ def section(name: str, source: str, node: ast.AST) -> list[str]:
             if isinstance(item, ast.FunctionDef) and (
                 not item.name.startswith("_") or item.name == "__init__"
             ):
-                lines += [f"- `{signature(item)}`"]
+                lines += [member_line(item)]
                 doc = ast.get_docstring(item)
                 if doc:
                     lines += ["", "  " + doc.replace("\n", "\n  "), ""]
