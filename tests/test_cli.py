@@ -174,3 +174,13 @@ def test_bench_frees_each_result_off_the_clock() -> None:
     best = best_times([SlowToFree, quick], repeat=2)
     assert best[1] < 0.04  # 50 ms of freeing would show here
     assert best[0] < 0.04  # and not in the run that made the object either
+
+
+def test_rules_unknown_preset_is_an_error_not_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules", "nope"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("koudian: error: unknown preset 'nope'")
+    assert "shanxi" in captured.err and "Traceback" not in captured.err

@@ -35,7 +35,12 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
         print("\n".join(names()))
         return 0
-    print(koudian.Ruleset.preset(args.preset).to_toml(), end="")
+    try:
+        rules = koudian.Ruleset.preset(args.preset)
+    except koudian.KoudianError as e:
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
+    print(rules.to_toml(), end="")
     return 0
 
 
