@@ -123,3 +123,34 @@ def test_cli_accepts_a_quoted_cmd_agent(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["simulate", "--agents", spec, "--hands", "2", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "2 hands" in out and "agent faults" not in out
+
+
+def test_cli_summary_says_why_a_bot_that_cannot_start_faulted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from koudian.cli import main
+
+    spec = "cmd:nonexistent_bot_xyz,random,random,random"
+    assert main(["simulate", "--agents", spec, "--hands", "3", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(x.startswith("agent faults (fallback played): seat 0:") for x in lines)
+    why = [x for x in lines if "first fault" in x]
+    assert len(why) == 1
+    assert why[0].startswith("  seat 0 first fault: crash: cannot start 'nonexistent_bot_xyz'")
+
+
+def test_summary_shows_each_faulty_seats_first_fault_on_one_short_line() -> None:
+    from koudian.agents import Fault
+
+    r = koudian.simulate("shanxi", ["random"] * 4, 2, seed=1)
+    r.faults = [
+        Fault(2, "malformed", "reply 'x'\nis not JSON " + "y" * 300, Action("pass")),
+        Fault(2, "timeout", "later", Action("pass")),
+        Fault(0, "timeout", "no reply within 0.3 s", Action("pass")),
+    ]
+    lines = r.summary().splitlines()
+    why = [x for x in lines if "first fault" in x]
+    assert why[0] == "  seat 0 first fault: timeout: no reply within 0.3 s"
+    assert why[1].startswith("  seat 2 first fault: malformed: reply 'x' is not JSON yyy")
+    assert why[1].endswith("…") and len(why[1]) < 150
+    assert len(why) == 2

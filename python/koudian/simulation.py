@@ -190,7 +190,25 @@ class SimulationResult:
                     else ""
                 )
             )
+            # Why: each faulty seat's first fault, one short line (the
+            # rest are in the --log).
+            for seat in range(4):
+                first = next((f for f in self.faults if f.seat == seat), None)
+                if first is not None:
+                    lines.append(f"  seat {seat} first fault: {_short_fault(first)}")
         return "\n".join(lines)
+
+
+_FAULT_DETAIL_CHARS = 100
+"""Longest fault detail the summary shows (the --log has all of it)."""
+
+
+def _short_fault(fault: Fault) -> str:
+    """``kind: detail`` on one line, the detail cut to ``_FAULT_DETAIL_CHARS``."""
+    detail = " ".join(fault.detail.split())
+    if len(detail) > _FAULT_DETAIL_CHARS:
+        detail = detail[: _FAULT_DETAIL_CHARS - 1] + "…"
+    return f"{fault.kind}: {detail}" if detail else fault.kind
 
 
 def _empty(agents: list[str]) -> SimulationResult:
