@@ -176,3 +176,30 @@ def test_cli_simulate_reads_a_ruleset_file(
     )
     assert main(["simulate", "--rules", "nope", "--hands", "20", "--quiet"]) == 2
     assert "unknown preset" in capsys.readouterr().err
+
+
+def _result_with_kinds(kind: np.ndarray) -> SimulationResult:
+    n = kind.shape[0]
+    winners = np.zeros((n, 4), bool)
+    winners[kind == 0, 0] = True
+    return SimulationResult(
+        kind=kind.astype(np.uint8),
+        winners=winners,
+        self_draw=np.zeros(n, bool),
+        from_seat=np.full(n, -1, np.int8),
+        dealer=np.zeros(n, np.uint8),
+        ting=np.zeros((n, 4), bool),
+        deltas=np.zeros((n, 4), np.int64),
+        baohu=np.zeros((n, 4), np.int64),
+        decisions=np.zeros(n, np.uint32),
+        agents=["random"] * 4,
+    )
+
+
+def test_draw_rate_and_exhausted_share_round_the_same_way() -> None:
+    # 581 / 2000 = 29.05%: 100 * 0.2905 rounds to 29.0, 100 * 581 / 2000 to 29.1.
+    kind = np.zeros(2000, np.uint8)
+    kind[:581] = 1
+    text = _result_with_kinds(kind).summary()
+    assert "draw rate 29.1%" in text
+    assert "exhausted 29.1%" in text

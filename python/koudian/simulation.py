@@ -136,7 +136,7 @@ class SimulationResult:
     @property
     def draw_rate(self) -> float:
         """Share of hands nobody won."""
-        return float((self.kind != 0).mean()) if self.hands else 0.0
+        return int((self.kind != 0).sum()) / self.hands if self.hands else 0.0
 
     @property
     def hands_per_second(self) -> float:
@@ -154,9 +154,14 @@ class SimulationResult:
         """The summary table of the CLI."""
         n = max(self.hands, 1)
         wins = self.wins
+        counts = np.bincount(self.kind, minlength=len(END_KINDS))
+        # Every share below is rounded from its count, so that the draw
+        # rate and "exhausted" (the same hands, when nothing else ends
+        # a hand without a winner) print the same figure.
+        draws = int(counts[1:].sum())
         lines = [
             f"{self.hands} hands, {self.hands_per_second:,.0f} hands/s, "
-            f"draw rate {100 * self.draw_rate:.1f}%",
+            f"draw rate {_percent(draws, n)}",
             "",
             "seat  agent             win%   self-draw%   包胡 paid (hands)"
             "        mean ± 95% CI          total",
@@ -169,9 +174,8 @@ class SimulationResult:
                 f"   {self.baohu_paid[s]:>9} ({self.baohu_hands[s]:>6})"
                 f"   {self.mean_scores[s]:>+9.3f} ± {ci[s]:<8.3f}  {self.scores[s]:>+12}"
             )
-        counts = np.bincount(self.kind, minlength=len(END_KINDS))
         ends = ", ".join(
-            f"{k} {100 * c / n:.1f}%" for k, c in zip(END_KINDS, counts, strict=False) if c
+            f"{k} {_percent(int(c), n)}" for k, c in zip(END_KINDS, counts, strict=False) if c
         )
         lines += ["", f"hand ends: {ends}"]
         n_wins = int(wins.sum())
@@ -197,6 +201,12 @@ class SimulationResult:
                 if first is not None:
                     lines.append(f"  seat {seat} first fault: {_short_fault(first)}")
         return "\n".join(lines)
+
+
+def _percent(count: int, total: int) -> str:
+    """``count / total`` as a percentage with one decimal, from the counts
+    (``100 * 581 / 2000`` prints 29.1%; ``100 * (581 / 2000)`` 29.0%)."""
+    return f"{100 * count / total:.1f}%"
 
 
 _FAULT_DETAIL_CHARS = 100
