@@ -203,3 +203,22 @@ def test_draw_rate_and_exhausted_share_round_the_same_way() -> None:
     text = _result_with_kinds(kind).summary()
     assert "draw rate 29.1%" in text
     assert "exhausted 29.1%" in text
+
+
+@pytest.mark.parametrize("hands", ["0", "-3", "ten"])
+def test_cli_needs_at_least_one_hand(hands: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--hands", hands, "--quiet"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --hands:" in err
+    assert ("at least 1" in err) if hands != "ten" else ("whole number" in err)
+
+
+def test_summary_of_no_hands_and_of_one_hand_shows_no_inf() -> None:
+    empty = koudian.simulate("shanxi", ["random"] * 4, 0, seed=1)
+    text = empty.summary()
+    assert "inf" not in text and "hand ends:" not in text
+    assert text.startswith("0 hands") and "nothing to summarize" in text
+    one = koudian.simulate("shanxi", ["random"] * 4, 1, seed=1).summary()
+    assert "inf" not in one and "± n/a" in one

@@ -152,7 +152,9 @@ class SimulationResult:
 
     def summary(self) -> str:
         """The summary table of the CLI."""
-        n = max(self.hands, 1)
+        if self.hands == 0:
+            return f"0 hands played ({', '.join(self.agents)}): nothing to summarize"
+        n = self.hands
         wins = self.wins
         counts = np.bincount(self.kind, minlength=len(END_KINDS))
         # Every share below is rounded from its count, so that the draw
@@ -168,11 +170,13 @@ class SimulationResult:
         ]
         ci = self.ci95
         for s in range(4):
+            # One hand has no spread to estimate: no interval, not "inf".
+            ci_text = f"{ci[s]:.3f}" if math.isfinite(ci[s]) else "n/a"
             sd_share = 100 * self.self_draws[s] / wins[s] if wins[s] else 0.0
             lines.append(
                 f"{s:>4}  {self.agents[s][:16]:<16} {100 * wins[s] / n:5.1f}   {sd_share:9.1f}"
                 f"   {self.baohu_paid[s]:>9} ({self.baohu_hands[s]:>6})"
-                f"   {self.mean_scores[s]:>+9.3f} ± {ci[s]:<8.3f}  {self.scores[s]:>+12}"
+                f"   {self.mean_scores[s]:>+9.3f} ± {ci_text:<8}  {self.scores[s]:>+12}"
             )
         ends = ", ".join(
             f"{k} {_percent(int(c), n)}" for k, c in zip(END_KINDS, counts, strict=False) if c
@@ -496,6 +500,17 @@ def _split_agents(text: str) -> list[str]:
     return [a for a in out if a]
 
 
+def _positive_int(text: str) -> int:
+    """argparse type of ``--hands``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     agents = _split_agents(args.agents)
     if len(agents) == 1:
@@ -547,7 +562,9 @@ def add_subparser(sub: Any) -> None:
         default="greedy,random,random,random",
         help='4 agents (or 1 for all seats): random, greedy, cmd:"python my_bot.py"',
     )
-    p.add_argument("--hands", type=int, default=10_000, help="number of hands (default 10000)")
+    p.add_argument(
+        "--hands", type=_positive_int, default=10_000, help="number of hands, >= 1 (default 10000)"
+    )
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
     p.add_argument("--log", default=None, help="write every hand's JSON Lines log to this file")
