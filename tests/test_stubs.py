@@ -4,6 +4,7 @@ compiled module with a docstring, `py.typed` ships, and `__all__` holds."""
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import koudian
@@ -52,3 +53,45 @@ def test_stub_functions_and_classes_have_docstrings() -> None:
 def test_all_names_resolve() -> None:
     for name in koudian.__all__:
         assert getattr(koudian, name) is not None, name
+
+
+def _stub_params(node: ast.FunctionDef) -> list[tuple[str, str]]:
+    a = node.args
+    out = [(p.arg, "positional") for p in [*a.posonlyargs, *a.args]]
+    if a.vararg is not None:
+        out.append((a.vararg.arg, "*"))
+    out += [(p.arg, "keyword") for p in a.kwonlyargs]
+    if a.kwarg is not None:
+        out.append((a.kwarg.arg, "**"))
+    return out
+
+
+def _runtime_params(sig: inspect.Signature) -> list[tuple[str, str]]:
+    kinds = {
+        inspect.Parameter.POSITIONAL_ONLY: "positional",
+        inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional",
+        inspect.Parameter.VAR_POSITIONAL: "*",
+        inspect.Parameter.KEYWORD_ONLY: "keyword",
+        inspect.Parameter.VAR_KEYWORD: "**",
+    }
+    return [(p.name, kinds[p.kind]) for p in sig.parameters.values()]
+
+
+def test_stub_function_parameters_match_the_runtime_signatures() -> None:
+    """Names and kinds (positional / keyword-only) of every extension
+    function's parameters, from its ``__text_signature__``: a stub name the
+    runtime does not accept type-checks, then fails (``hand14=`` did)."""
+    checked = 0
+    wrong = []
+    for name, node in _stub_names().items():
+        if not isinstance(node, ast.FunctionDef) or name.startswith("_"):
+            continue
+        func = getattr(core, name, None)
+        if func is None or getattr(func, "__text_signature__", None) is None:
+            continue
+        stub, runtime = _stub_params(node), _runtime_params(inspect.signature(func))
+        if stub != runtime:
+            wrong.append((name, stub, runtime))
+        checked += 1
+    assert checked >= 20
+    assert not wrong, wrong

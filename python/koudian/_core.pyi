@@ -382,7 +382,7 @@ class DiscardOption:
         ting, the rest is ready and a wait is worth ``ting_min_points``."""
 
 def discard_options(
-    hand14: HandLike,
+    hand: HandLike,
     *,
     melds: MeldsLike = (),
     wildcards: WildLike = (),
@@ -392,7 +392,7 @@ def discard_options(
     concealed tiles), in tile order, with shanten, waits and ting."""
 
 def can_declare_ting(
-    hand14: HandLike,
+    hand: HandLike,
     discard: TileLike,
     *,
     melds: MeldsLike = (),
