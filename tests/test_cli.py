@@ -184,3 +184,30 @@ def test_rules_unknown_preset_is_an_error_not_a_traceback(
     assert captured.out == ""
     assert captured.err.startswith("koudian: error: unknown preset 'nope'")
     assert "shanxi" in captured.err and "Traceback" not in captured.err
+
+
+def test_analyze_usage_shows_the_hand_before_melds(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["analyze", "--help"])
+    out = capsys.readouterr().out
+    usage = out.split("\n\n")[0]
+    assert usage.index("hand") < usage.index("--melds")
+    assert "rest of the line" in out
+
+
+def test_analyze_takes_a_hand_written_after_the_melds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--melds", "[1111z]", "123m456p789s22z"]) == 0
+    after = capsys.readouterr().out
+    assert main(["analyze", "123m456p789s22z", "--melds", "[1111z]"]) == 0
+    assert capsys.readouterr().out == after
+    assert "win      yes" in after
+
+
+def test_analyze_without_a_hand_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # Every value is a meld (1111z could be a 4-tile hand, but it is a
+    # kong): no hand is guessed.
+    for argv in (["analyze"], ["analyze", "--melds", "555z", "1111z"]):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+        assert "required: hand" in capsys.readouterr().err

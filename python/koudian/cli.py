@@ -89,7 +89,28 @@ def _analyze(args: argparse.Namespace) -> None:
         print(f"waits    {_waits_text(koudian.wait_points(tiles, **kw))}")
 
 
+def _hand_from_melds(args: argparse.Namespace) -> None:
+    """``analyze --melds 555z 123m456p11z``: ``--melds`` takes the rest of
+    the line, so a hand written after it lands among the melds. When no
+    hand was given and the last ``--melds`` value is not a meld (a pong or
+    a kong), it is the hand; a value that is a meld (even one that could
+    be a four-tile hand, ``1111z``) stays a meld and the hand is missing."""
+    if args.hand is not None:
+        return
+    if args.melds:
+        try:
+            koudian.Meld.parse(args.melds[-1])
+        except koudian.KoudianError:
+            args.hand = args.melds.pop()
+            return
+    args.analyze_parser.error(
+        "the following arguments are required: hand (write it before --melds, which takes "
+        "the rest of the line)"
+    )
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
+    _hand_from_melds(args)
     try:
         _analyze(args)
     except koudian.KoudianError as e:
@@ -133,9 +154,19 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser(
         "analyze",
         help="win, decompositions, shanten, waits, discards and value of a hand",
-        description="HAND is notation (123m456p11z), tile glyphs or Chinese names.",
+        # Written out: argparse would show --melds before the hand, and
+        # --melds takes every value after it.
+        usage=(
+            "%(prog)s [-h] [--wild WILD] [--rules RULES] [--win-tile WIN_TILE] "
+            "hand [--melds MELD ...]"
+        ),
+        description=(
+            "HAND is notation (123m456p11z), tile glyphs or Chinese names. --melds takes "
+            "the rest of the line: write it last, after the hand (a hand written after "
+            "the melds is taken as the hand when it is not a meld itself)."
+        ),
     )
-    a.add_argument("hand", help="concealed tiles, e.g. 123m456p789s11122z")
+    a.add_argument("hand", nargs="?", help="concealed tiles, e.g. 123m456p789s11122z")
     a.add_argument("--wild", default="", help="wild kinds (耗子), e.g. 5z or 5z7z")
     a.add_argument(
         "--rules",
@@ -146,10 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--melds",
         nargs="*",
         default=[],
-        help='melds: 555z pong, 5555z exposed kong, +5555z added, "[5555z]" concealed',
+        metavar="MELD",
+        help="melds, the rest of the line: 555z pong, 5555z exposed kong, +5555z added, "
+        '"[5555z]" concealed',
     )
     a.add_argument("--win-tile", default=None, help="the winning tile (default: the last one)")
-    a.set_defaults(func=_cmd_analyze)
+    a.set_defaults(func=_cmd_analyze, analyze_parser=a)
 
     b = sub.add_parser("bench", help="throughput of win detection, waits and shanten")
     b.add_argument("--peers", action="store_true", help="also run riichienv/xiangting/mahjong")
