@@ -211,3 +211,24 @@ def test_analyze_without_a_hand_is_a_usage_error(capsys: pytest.CaptureFixture[s
             main(argv)
         assert e.value.code == 2
         assert "required: hand" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("wild", "rules", "dealt"), [("5z", "shanxi", 0), ("5z7z", "shanxi-haozi", 1)]
+)
+def test_analyze_refuses_more_wild_kinds_than_the_ruleset_deals(
+    wild: str, rules: str, dealt: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", "123m456p789s11255z", "--wild", wild, "--rules", rules]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # refused before any decomposition or discard table
+    assert captured.err.startswith("koudian: error: --wild names")
+    assert f"the ruleset {rules} deals {dealt}" in captured.err
+
+
+def test_analyze_accepts_as_many_wild_kinds_as_the_ruleset_deals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["analyze", "123m456p789s11255z", "--wild", "5z7z", "--rules", "shanxi-double-haozi"]
+    assert main(argv) == 0
+    assert "win      yes" in capsys.readouterr().out

@@ -52,6 +52,15 @@ def _analyze(args: argparse.Namespace) -> None:
         # Wild tiles imply a wildcard preset unless --rules says otherwise.
         args.rules = {0: "shanxi", 1: "shanxi-haozi"}.get(len(wild), "shanxi-double-haozi")
     rules = koudian.Ruleset.preset(args.rules)
+    kinds = len(set(wild))
+    if kinds > rules.wild_kinds:
+        # Refused before any output: the core would happily use the wild
+        # tiles for decompositions and discards, then the value would fail.
+        raise koudian.RulesetError(
+            f"--wild names {kinds} wild kind(s) ({koudian.fmt(wild)}) but the ruleset "
+            f"{args.rules} deals {rules.wild_kinds}; use --rules shanxi-haozi (one kind), "
+            "shanxi-double-haozi (two), or leave --rules out"
+        )
     kw: dict[str, Any] = {"melds": melds, "wildcards": wild, "rules": rules}
     n = len(tiles) + 3 * len(melds)
     print(f"hand     {_glyph_notation(tiles)}" + "".join(f"  {m}" for m in melds))
