@@ -232,3 +232,35 @@ def test_analyze_accepts_as_many_wild_kinds_as_the_ruleset_deals(
     argv = ["analyze", "123m456p789s11255z", "--wild", "5z7z", "--rules", "shanxi-double-haozi"]
     assert main(argv) == 0
     assert "win      yes" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["analyze", "123m456p789s11122z"],
+        ["rules", "shanxi"],
+        ["rules", "--list"],
+        ["simulate", "--hands", "5", "--quiet"],
+    ],
+)
+def test_output_into_a_closed_pipe_ends_quietly(argv: list[str]) -> None:
+    """``koudian analyze ... | head -1``: the reader is gone before the
+    command writes (its end of the pipe is closed before the start), so
+    every write fails with EPIPE; no BrokenPipeError traceback."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "koudian", *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1
+    assert proc.stderr == ""
