@@ -72,3 +72,20 @@ def test_env_illegal_action_raises() -> None:
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(koudian.IllegalActionError):
         env.step(illegal)
+
+
+def test_env_is_reachable_after_a_bare_import_koudian() -> None:
+    # README: `koudian.env.env("shanxi")` after `import koudian` (PEP 562
+    # lazy submodule; `import koudian` alone must not import pettingzoo).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, koudian; assert 'pettingzoo' not in sys.modules; "
+        "e = koudian.env.env('shanxi'); e.reset(seed=1); "
+        "print(type(e).__name__, 'env' in dir(koudian))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["KoudianEnv", "True"]

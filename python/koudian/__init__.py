@@ -72,6 +72,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from koudian import env as env
     from koudian.agents import Agent, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
@@ -93,20 +94,29 @@ _LAZY = {
     "simulate": "koudian.simulation",
 }
 
+# Submodules reached as attributes after a bare `import koudian`
+# (`koudian.env.env("shanxi")`), imported on first use like the names above:
+# koudian.env needs pettingzoo and gymnasium (the `rl` extra).
+_LAZY_MODULES = {"env": "koudian.env"}
+
 
 def __getattr__(name: str) -> Any:
+    submodule = _LAZY_MODULES.get(name)
     module = _LAZY.get(name)
-    if module is None:
+    if submodule is None and module is None:
         raise AttributeError(f"module 'koudian' has no attribute {name!r}")
     import importlib
 
+    if submodule is not None:
+        return importlib.import_module(submodule)  # also sets globals()[name]
+    assert module is not None
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
 
 
 __all__ = [
