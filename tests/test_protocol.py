@@ -137,6 +137,9 @@ def test_cli_summary_says_why_a_bot_that_cannot_start_faulted(
     why = [x for x in lines if "first fault" in x]
     assert len(why) == 1
     assert why[0].startswith("  seat 0 first fault: crash: cannot start 'nonexistent_bot_xyz'")
+    # The hands with those faults are not "native" faults (no native agent).
+    assert not any("native faults" in x for x in lines)
+    assert any(x.endswith("; faults in 3 hands") for x in lines)
 
 
 def test_summary_shows_each_faulty_seats_first_fault_on_one_short_line() -> None:

@@ -193,7 +193,11 @@ class SimulationResult:
             lines.append(
                 f"agent faults (fallback played): {per_seat}"
                 + (
-                    f"; native faults in {int(self.fault_hands.sum())} hands"
+                    # From the Python loop, fault_hands marks the hands
+                    # with the agent faults above; only the native path's
+                    # are faults of native agents.
+                    f"; {'' if self.faults else 'native '}faults in "
+                    f"{int(self.fault_hands.sum())} hands"
                     if self.fault_hands.any()
                     else ""
                 )
