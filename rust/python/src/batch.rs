@@ -6,7 +6,7 @@ use crate::errors::{InvalidHandError, InvalidTilesError, KoudianError};
 use crate::ruleset::resolve;
 use crate::tiles::type_name;
 use crate::wildcards::extract_wilds;
-use koudian_core::shape::ShapeRules;
+use koudian_core::legal::HandRules;
 use koudian_core::tile::{Counts, KINDS};
 use koudian_core::Wildcards;
 use numpy::ndarray::Dimension;
@@ -44,13 +44,14 @@ impl NMelds {
 }
 
 /// The arguments every batch function shares, checked: the counts, their
-/// number of rows, the melds per row, the wild kinds and the shape rules.
+/// number of rows, the melds per row, the wild kinds and the ruleset's
+/// hand rules.
 pub struct BatchArgs<'py> {
     pub counts: PyReadonlyArray2<'py, u8>,
     pub rows: usize,
     pub n_melds: NMelds,
     pub wilds: Wildcards,
-    pub shape: ShapeRules,
+    pub rules: HandRules,
 }
 
 impl<'py> BatchArgs<'py> {
@@ -68,7 +69,7 @@ impl<'py> BatchArgs<'py> {
         Ok(BatchArgs {
             n_melds: n_melds_arg(n_melds, rows)?,
             wilds: extract_wilds(wildcards)?,
-            shape: ShapeRules::from(&resolve(py, rules)?),
+            rules: HandRules::from(&resolve(py, rules)?),
             counts,
             rows,
         })
