@@ -19,6 +19,11 @@ Conventions shared by every function:
 * Batch functions take an ``(N, 34)`` C-contiguous ``uint8`` array,
   release the GIL, and split rows over ``threads`` (0 = every core).
 * Bad input raises a ``KoudianError`` subclass (a ``ValueError``).
+  An integer argument outside its range (seeds, ``index``, ``hands``,
+  ``start``, ``threads``: ``0..2**64``; ``MatchState`` ``hands`` and
+  ``rounds``: ``0..2**32``; ``points``: ``0..256``) raises
+  ``KoudianError`` naming the parameter and the range, never
+  ``OverflowError``.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -367,6 +372,11 @@ def shanten_batch(
     """``shanten`` of every row: an ``(N,)`` int8 array (the shape
     distance; honors under ``no_honors`` raise naming the row). ``out``:
     an ``(N,)`` int8 array to fill and return, as for ``is_win_batch``."""
+
+def _check_int(value: int, name: str, kind: str) -> None:
+    """Raises ``KoudianError`` ("NAME must be an integer in 0..2**64, got
+    -1") unless ``value`` fits the binding's integer ``kind`` (``"u64"``,
+    ``"usize"`` or ``"u32"``); other types raise ``TypeError``."""
 
 def _time_batch(
     task: str,

@@ -164,7 +164,7 @@ pub fn n_melds_arg(obj: Option<&Bound<'_, PyAny>>, rows: usize) -> PyResult<NMel
     };
     let bad = |v: i64| InvalidHandError::new_err(format!("n_melds must be 0-4, got {v}"));
     if obj.cast::<PyInt>().is_ok() {
-        let v: i64 = obj.extract()?;
+        let v = crate::ints::n_melds(obj)?;
         return u8::try_from(v)
             .ok()
             .filter(|&n| n <= 4)

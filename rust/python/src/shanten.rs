@@ -38,7 +38,7 @@ fn shanten_batch<'py>(
     n_melds: Option<&Bound<'py, PyAny>>,
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;

@@ -71,7 +71,7 @@ fn waits_batch<'py>(
     n_melds: Option<&Bound<'py, PyAny>>,
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     held: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {

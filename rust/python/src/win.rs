@@ -212,7 +212,7 @@ fn is_win_batch<'py>(
     n_melds: Option<&Bound<'py, PyAny>>,
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
