@@ -199,7 +199,10 @@ class Ruleset:
         ``sichuan``), optionally changed."""
     @classmethod
     def from_toml(cls, path: str | PathLike[str]) -> Ruleset:
-        """A ruleset from a TOML file of options (as ``to_toml`` writes)."""
+        """A ruleset from a TOML file of options (as ``to_toml`` writes).
+        A file that cannot be read raises the ``OSError`` subclass of the
+        failure (``FileNotFoundError``, …) naming the path, as ``open``
+        does; bad contents raise ``RulesetError``."""
     @classmethod
     def from_dict(cls, options: Mapping[str, OptionValue]) -> Ruleset:
         """A ruleset from a mapping of options (``family`` picks defaults)."""
