@@ -180,3 +180,26 @@ def waits(
                 out[k] = points(k)
             nat[k] -= 1
     return out
+
+
+def suits_held(*counts: Sequence[int]) -> int:
+    """How many of the three suits the count arrays hold together."""
+    return sum(any(c[k] for c in counts for k in range(9 * s, 9 * s + 9)) for s in range(3))
+
+
+def sichuan_is_win(
+    counts: Sequence[int], n_melds: int = 0, meld_counts: Sequence[int] = (0,) * 34, **rules: bool
+) -> bool:
+    """Reference Sichuan win (RULES.md §5): a winning shape whose tiles,
+    melds included, lack one of the three suits (缺一门)."""
+    return is_win(counts, n_melds, **rules) and suits_held(counts, meld_counts) < 3
+
+
+def sichuan_waits(
+    counts: Sequence[int], n_melds: int = 0, meld_counts: Sequence[int] = (0,) * 34, **rules: bool
+) -> dict[int, int]:
+    """Reference Sichuan waits: the shape's waits whose addition leaves the
+    hand (melds included) lacking a suit."""
+    held = [a + b for a, b in zip(counts, meld_counts, strict=True)]
+    out = waits(counts, n_melds, held=held, **rules)
+    return {k: p for k, p in out.items() if suits_held(held, [int(j == k) for j in range(34)]) < 3}

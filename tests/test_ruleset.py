@@ -4,6 +4,7 @@ errors, TOML round trips, and `rules=` accepting a name or a Ruleset."""
 from __future__ import annotations
 
 import pickle
+import re
 import sys
 from pathlib import Path
 
@@ -170,6 +171,26 @@ def test_bad_toml_is_a_ruleset_error(tmp_path: Path) -> None:
     path.write_text("seven_pairs = yes\n", encoding="utf-8")
     with pytest.raises(RulesetError, match="invalid TOML"):
         Ruleset.from_toml(path)
+
+
+def test_a_missing_toml_file_is_named_in_the_error(tmp_path: Path) -> None:
+    path = tmp_path / "nonexist.toml"
+    with pytest.raises(FileNotFoundError, match=r"nonexist\.toml") as e:
+        Ruleset.from_toml(path)
+    assert e.value.filename == str(path)
+    assert str(e.value) == f"[Errno 2] No such file or directory: {str(path)!r}"
+    with pytest.raises(IsADirectoryError, match=re.escape(str(tmp_path))):
+        Ruleset.from_toml(tmp_path)
+
+
+def test_the_cli_names_a_missing_rules_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from koudian.cli import main
+
+    path = tmp_path / "nonexist.toml"
+    assert main(["simulate", "--rules", str(path), "--hands", "1"]) == 2
+    assert f"No such file or directory: {str(path)!r}" in capsys.readouterr().err
 
 
 def test_rules_argument_accepts_a_name_or_a_ruleset() -> None:

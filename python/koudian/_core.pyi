@@ -19,6 +19,11 @@ Conventions shared by every function:
 * Batch functions take an ``(N, 34)`` C-contiguous ``uint8`` array,
   release the GIL, and split rows over ``threads`` (0 = every core).
 * Bad input raises a ``KoudianError`` subclass (a ``ValueError``).
+  An integer argument outside its range (seeds, ``index``, ``hands``,
+  ``start``, ``threads``: ``0..2**64``; ``MatchState`` ``hands`` and
+  ``rounds``: ``0..2**32``; ``points``: ``0..256``) raises
+  ``KoudianError`` naming the parameter and the range, never
+  ``OverflowError``.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -194,7 +199,10 @@ class Ruleset:
         ``sichuan``), optionally changed."""
     @classmethod
     def from_toml(cls, path: str | PathLike[str]) -> Ruleset:
-        """A ruleset from a TOML file of options (as ``to_toml`` writes)."""
+        """A ruleset from a TOML file of options (as ``to_toml`` writes).
+        A file that cannot be read raises the ``OSError`` subclass of the
+        failure (``FileNotFoundError``, …) naming the path, as ``open``
+        does; bad contents raise ``RulesetError``."""
     @classmethod
     def from_dict(cls, options: Mapping[str, OptionValue]) -> Ruleset:
         """A ruleset from a mapping of options (``family`` picks defaults)."""
@@ -255,7 +263,12 @@ def is_win(
     rules: RulesLike = "shanxi",
 ) -> bool:
     """Whether a complete hand (``14 - 3 × melds`` concealed tiles) wins
-    under the ruleset's shapes (RULES.md §2)."""
+    under the ruleset's shapes (RULES.md §2).
+
+    Under ``no_honors`` (Sichuan) an honor tile in the hand, its melds or
+    ``wildcards`` raises ``InvalidHandError`` naming the tile. In the
+    sichuan family a hand whose tiles, melds included, hold all three
+    suits is not a win (缺一门, RULES.md §5)."""
 
 def decompose(
     hand: HandLike,
@@ -264,7 +277,11 @@ def decompose(
     wildcards: WildLike = (),
     rules: RulesLike = "shanxi",
 ) -> list[Decomposition]:
-    """Every distinct way a complete hand wins (empty when it does not)."""
+    """Every distinct way a complete hand wins (empty when it does not:
+    under 缺一门, also when its tiles hold all three suits). Raises on an
+    honor tile under ``no_honors``, as ``is_win``. A pair made only of
+    wild tiles is listed once, as the filler kind (the lowest-index wild
+    kind held, standing for itself)."""
 
 def is_win_batch(
     counts: npt.NDArray[np.uint8],
@@ -277,6 +294,9 @@ def is_win_batch(
 ) -> npt.NDArray[np.bool_]:
     """``is_win`` of every row of an ``(N, 34)`` uint8 count array;
     ``n_melds`` is an int or an ``(N,)`` array. Releases the GIL.
+    Under ``no_honors`` a row holding an honor raises ``InvalidHandError``
+    naming the row and tile; under 缺一门 a row holding all three suits is
+    ``False`` (only the row's counts are seen: melds' tiles are not).
 
     ``out``, a writeable C-contiguous ``(N,)`` bool array, receives the
     answers and is returned (no array is allocated: reuse one buffer
@@ -293,7 +313,12 @@ def waits(
     rules: RulesLike = "shanxi",
 ) -> list[Tile]:
     """The kinds completing a hand one tile short (``13 - 3 × melds``);
-    a kind the player already holds 4 of is never a wait."""
+    a kind the player already holds 4 of is never a wait.
+
+    Under ``no_honors`` an honor tile raises ``InvalidHandError``, as for
+    ``is_win``. Under 缺一门 (the sichuan family) a kind whose addition
+    leaves the hand, melds included, holding all three suits is never a
+    wait, so a hand already holding three suits waits on nothing."""
 
 def wait_points(
     hand: HandLike,
@@ -303,7 +328,8 @@ def wait_points(
     rules: RulesLike = "shanxi",
 ) -> dict[Tile, int]:
     """Each wait with its points; a wild wait is worth the best kind it
-    can stand for there."""
+    can stand for there. The waits are those of ``waits`` (honors and
+    缺一门 checked the same way)."""
 
 def waits_batch(
     counts: npt.NDArray[np.uint8],
@@ -316,9 +342,11 @@ def waits_batch(
     out: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.bool_]:
     """``waits`` of every row: an ``(N, 34)`` bool array. ``held`` gives
-    each hand's physical tiles, melds included, for the 4-copy limit.
-    ``out``: an ``(N, 34)`` bool array to fill and return, as for
-    ``is_win_batch``."""
+    each hand's physical tiles, melds included, for the 4-copy limit and
+    (under 缺一门) the suits a row holds; without it a row's counts are
+    its tiles. Honors under ``no_honors`` raise naming the row, as for
+    ``is_win_batch``. ``out``: an ``(N, 34)`` bool array to fill and
+    return, as for ``is_win_batch``."""
 
 def shanten(
     hand: HandLike,
@@ -328,7 +356,12 @@ def shanten(
     rules: RulesLike = "shanxi",
 ) -> int:
     """Shanten (向听数) of a 13- or 14-tile hand (melds counting 3):
-    0 = ready, -1 = complete."""
+    0 = ready, -1 = complete.
+
+    Under ``no_honors`` an honor tile raises ``InvalidHandError``. In the
+    sichuan family shanten stays the shape distance: it does not count
+    the tiles needed to drop a suit (缺一门), so a three-suit hand can be
+    0 while ``waits`` is empty."""
 
 def shanten_batch(
     counts: npt.NDArray[np.uint8],
@@ -339,8 +372,14 @@ def shanten_batch(
     threads: int = 1,
     out: npt.NDArray[np.int8] | None = None,
 ) -> npt.NDArray[np.int8]:
-    """``shanten`` of every row: an ``(N,)`` int8 array. ``out``: an
-    ``(N,)`` int8 array to fill and return, as for ``is_win_batch``."""
+    """``shanten`` of every row: an ``(N,)`` int8 array (the shape
+    distance; honors under ``no_honors`` raise naming the row). ``out``:
+    an ``(N,)`` int8 array to fill and return, as for ``is_win_batch``."""
+
+def _check_int(value: int, name: str, kind: str) -> None:
+    """Raises ``KoudianError`` ("NAME must be an integer in 0..2**64, got
+    -1") unless ``value`` fits the binding's integer ``kind`` (``"u64"``,
+    ``"usize"`` or ``"u32"``); other types raise ``TypeError``."""
 
 def _time_batch(
     task: str,
@@ -389,7 +428,9 @@ def discard_options(
     rules: RulesLike = "shanxi",
 ) -> list[DiscardOption]:
     """Every distinct discard of a complete hand (``14 - 3 × melds``
-    concealed tiles), in tile order, with shanten, waits and ting."""
+    concealed tiles), in tile order, with shanten, waits and ting. Honors
+    under ``no_honors`` raise, and 缺一门 limits each option's waits, as
+    for ``waits``; shanten is the shape distance."""
 
 def can_declare_ting(
     hand: HandLike,

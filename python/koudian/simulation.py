@@ -38,6 +38,7 @@ from koudian._core import (
     KoudianError,
     Ruleset,
     RulesetError,
+    _check_int,
     mix_seed,
     simulate_logs,
     simulate_native,
@@ -380,8 +381,11 @@ def simulate(
     """
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
-    if hands < 0:
-        raise RulesetError(f"hands must be >= 0, got {hands}")
+    # The core sees `hands` only in chunks: range-check the integers up
+    # front, as the binding does for its own parameters.
+    _check_int(hands, "hands", "u64")
+    _check_int(seed, "seed", "u64")
+    _check_int(threads, "threads", "usize")
     r = _resolve_rules(rules)
     labels = [_label(a) for a in agents]
     names = [native_name(a) for a in agents]

@@ -9,7 +9,9 @@
 
 use crate::error::Error;
 use crate::hand::Hand;
+use crate::legal::HandRules;
 use crate::ruleset::Ruleset;
+use crate::score::que_yi_men_kinds;
 use crate::shanten::{combine, halves, Calculator};
 use crate::shape::ShapeRules;
 use crate::tile::{Tile, KINDS};
@@ -34,7 +36,11 @@ pub struct DiscardOption {
 }
 
 /// Every distinct discard of the complete hand `hand`, in tile-index
-/// order. Errors when the hand has the wrong size.
+/// order. Errors when the hand has the wrong size, or holds an honor
+/// tile (or an honor is wild) under `no_honors`. Under 缺一门 (the
+/// sichuan family) an option's waits leave out every kind whose addition
+/// leaves the rest holding all three suits; its shanten is the shape
+/// distance (see [`crate::legal`]).
 ///
 /// ```
 /// use koudian_core::{hand::Hand, ruleset::Ruleset, discard::discard_options, tile::{parse, Tile}, Wildcards};
@@ -54,9 +60,25 @@ pub fn discard_options(
     rules: &Ruleset,
 ) -> Result<Vec<DiscardOption>, Error> {
     hand.check_size(true)?;
-    crate::tile::check_copies(&hand.all_counts())?;
+    let all = hand.all_counts();
+    crate::tile::check_copies(&all)?;
+    let legal = HandRules::from(rules);
+    legal.check_tiles(&all, wilds)?;
     let mut out = Vec::with_capacity(14);
-    each_option(hand, wilds, rules, |o| out.push(o));
+    if legal.que_yi_men {
+        // 缺一门: each discard keeps only the waits that leave the rest
+        // lacking a suit.
+        each_option(hand, wilds, rules, |mut o| {
+            let mut rest = all;
+            rest[o.discard.index()] -= 1;
+            o.waits = o.waits.only(que_yi_men_kinds(&rest));
+            o.best_points = o.waits.best_points().unwrap_or(0);
+            o.can_declare_ting &= o.waits.is_ready();
+            out.push(o)
+        });
+    } else {
+        each_option(hand, wilds, rules, |o| out.push(o));
+    }
     Ok(out)
 }
 

@@ -12,6 +12,7 @@ pub mod discard;
 pub mod error;
 pub mod game;
 pub mod hand;
+pub mod legal;
 mod parallel;
 pub mod ruleset;
 pub mod score;

@@ -62,6 +62,17 @@ impl Waits {
         wild_points: 0,
     };
 
+    /// These waits less every kind outside `kinds` (bit `i` for kind `i`).
+    #[inline]
+    pub(crate) fn only(self, kinds: u64) -> Waits {
+        let wild = self.wild & kinds;
+        Waits {
+            mask: self.mask & kinds,
+            wild,
+            wild_points: if wild == 0 { 0 } else { self.wild_points },
+        }
+    }
+
     /// Whether the hand is ready (听牌): at least one wait.
     #[inline]
     pub fn is_ready(&self) -> bool {
@@ -250,6 +261,26 @@ pub fn waits_batch_checked<O: WaitRow>(
     out: &mut [O],
     threads: usize,
 ) -> Result<bool, Error> {
+    waits_batch_only(counts, n_melds, held, wilds, rules, out, threads, |_| {
+        u64::MAX
+    })
+}
+
+/// [`waits_batch_checked`] keeping of each row's waits only the kinds
+/// `allowed(own)` gives, `own` being the row's physical tiles (its `held`
+/// row, else its counts).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn waits_batch_only<O: WaitRow>(
+    counts: &[Counts],
+    n_melds: &[u8],
+    held: &[Counts],
+    wilds: &Wildcards,
+    rules: &ShapeRules,
+    out: &mut [O],
+    threads: usize,
+    allowed: impl Fn(&Counts) -> u64 + Sync + Send,
+) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "waits_batch")?;
     if !held.is_empty() && held.len() != counts.len() {
         return Err(Error::InvalidHand(format!(
@@ -273,7 +304,7 @@ pub fn waits_batch_checked<O: WaitRow>(
             let valid = valid_size(h, m, 13);
             ok &= valid;
             *r = O::from_mask(if valid {
-                waits_unchecked(&checker, h, m, own).mask
+                waits_unchecked(&checker, h, m, own).mask & allowed(own)
             } else {
                 0
             });

@@ -2,7 +2,8 @@
 //! enumeration of set multisets, plus named cases. Listing rule (see the
 //! `shape::decompose` docs): every set and pair holds a natural tile,
 //! except all-wild ones, reported as the filler kind (the lowest-index wild
-//! kind held) standing for itself.
+//! kind held) standing for itself; an all-wild pair is listed once, as the
+//! filler pair, not once per kind two wild tiles could stand for.
 
 mod shape_reference;
 
@@ -123,7 +124,11 @@ fn reference(
                     let mut groups: Vec<Vec<usize>> =
                         chosen.iter().map(|&u| us[u].kinds.to_vec()).collect();
                     groups.push(vec![p, p]);
-                    if anchored(&groups, natural, filler) {
+                    // Two wild tiles can stand for the pair's kind while
+                    // the sets keep its natural tiles: an all-wild pair,
+                    // reported once, as the filler pair.
+                    let all_wild_pair = Some(p) != filler && total[p] >= natural[p] + 2;
+                    if anchored(&groups, natural, filler) && !all_wild_pair {
                         let mut sets: Vec<Set> = chosen.iter().map(|&u| us[u].set).collect();
                         sets.sort();
                         out.insert(Decomposition {
@@ -466,4 +471,20 @@ proptest! {
             prop_assert_eq!(rebuilt, total);
         }
     }
+}
+
+/// The all-wild pair is listed once, as the filler kind (1z standing for
+/// itself), not once per kind two wild tiles could stand for: each
+/// decomposition's pair differs, and none of 11m, 55z, 99s… repeats the
+/// filler pair's sets.
+#[test]
+fn all_wild_pair_is_reported_once_as_the_filler() {
+    let wilds = Wildcards::new(&[Tile::EAST]).unwrap();
+    let rules = ShapeRules::from(&koudian_core::Ruleset::shanxi());
+    let ds = decompose(&parse_hand("123m456p789s11z555z"), &wilds, &rules);
+    let filler: Vec<_> = ds.iter().filter(|d| d.pairs == [Tile::EAST]).collect();
+    assert_eq!(filler.len(), 1);
+    let plain = filler[0].sets.clone();
+    assert!(ds.iter().filter(|d| d.sets == plain).count() == 1, "{ds:?}");
+    assert_eq!(ds.len(), 5, "{ds:?}");
 }

@@ -1,15 +1,15 @@
 //! Discard analysis (RULES.md §2 waits, §3 报听) against one call per
-//! discard of the single-hand functions (each tested against brute force
-//! in `shanten.rs`, `waits.rs` and `ting.rs`).
+//! discard of the single-hand functions under the ruleset (`legal`: each
+//! shape function tested against brute force in `shanten.rs`, `waits.rs`
+//! and `ting.rs`; Sichuan's 缺一门 and no-honors rules in `legal.rs`).
 
 use koudian_core::discard::discard_options;
 use koudian_core::hand::{Hand, Meld, MeldKind};
+use koudian_core::legal::{shanten, waits, HandRules};
 use koudian_core::ruleset::Ruleset;
-use koudian_core::shanten::shanten;
-use koudian_core::shape::ShapeRules;
 use koudian_core::tile::{parse, Counts, Tile, KINDS};
 use koudian_core::ting::can_declare_ting;
-use koudian_core::waits::{waits, Waits};
+use koudian_core::waits::Waits;
 use koudian_core::Wildcards;
 
 struct Rng(u64);
@@ -26,15 +26,15 @@ impl Rng {
     }
 }
 
-/// A complete-size hand: `n` pongs and `14 - 3n` concealed tiles, half of
-/// them close to a win.
-fn random_hand(rng: &mut Rng, wk: &[usize]) -> Hand {
+/// A complete-size hand of the first `kinds` kinds: `n` pongs and
+/// `14 - 3n` concealed tiles, half of them close to a win.
+fn random_hand(rng: &mut Rng, wk: &[usize], kinds: usize) -> Hand {
     let n_melds = [0, 0, 0, 1, 2, 3][rng.below(6)];
     let size = 14 - 3 * n_melds;
     let mut left = [4u8; KINDS];
     let mut melds = Vec::new();
     while melds.len() < n_melds {
-        let k = rng.below(KINDS);
+        let k = rng.below(kinds);
         if left[k] == 4 && !wk.contains(&k) {
             left[k] = 1;
             melds.push(Meld::new(MeldKind::Pong, Tile::new(k as u8).unwrap()));
@@ -50,7 +50,7 @@ fn random_hand(rng: &mut Rng, wk: &[usize]) -> Hand {
         }
     };
     if rng.below(2) == 0 {
-        let p = rng.below(KINDS);
+        let p = rng.below(kinds);
         add(&mut c, p, &mut n);
         add(&mut c, p, &mut n);
         for _ in 0..4 {
@@ -66,7 +66,7 @@ fn random_hand(rng: &mut Rng, wk: &[usize]) -> Hand {
         }
     }
     while n < size {
-        let k = rng.below(KINDS);
+        let k = rng.below(kinds);
         add(&mut c, k, &mut n);
     }
     Hand::new(c, &melds).unwrap()
@@ -76,7 +76,7 @@ fn check(hand: &Hand, wilds: &Wildcards, rules: &Ruleset) -> usize {
     let opts = discard_options(hand, wilds, rules).unwrap();
     let kinds: Vec<usize> = (0..KINDS).filter(|&k| hand.concealed[k] > 0).collect();
     assert_eq!(opts.len(), kinds.len());
-    let shape = ShapeRules::from(rules);
+    let shape = HandRules::from(rules);
     let mut ready = 0;
     for (o, &k) in opts.iter().zip(&kinds) {
         assert_eq!(o.discard.index(), k);
@@ -111,20 +111,19 @@ fn compare(wild_kinds: usize, seed: u64) {
     }];
     let mut ready = 0;
     for i in 0..100_000 {
+        let rules = &presets[i % presets.len()];
+        // No honor tiles where they are not in play (Sichuan's 108 tiles).
+        let kinds = if rules.no_honors { 27 } else { KINDS };
         let mut wk = Vec::new();
         while wk.len() < wild_kinds {
-            let k = rng.below(KINDS);
+            let k = rng.below(kinds);
             if !wk.contains(&k) {
                 wk.push(k);
             }
         }
-        let h = random_hand(&mut rng, &wk);
+        let h = random_hand(&mut rng, &wk, kinds);
         let tiles: Vec<Tile> = wk.iter().map(|&k| Tile::new(k as u8).unwrap()).collect();
-        ready += check(
-            &h,
-            &Wildcards::new(&tiles).unwrap(),
-            &presets[i % presets.len()],
-        );
+        ready += check(&h, &Wildcards::new(&tiles).unwrap(), rules);
     }
     assert!(
         ready > 10_000,
@@ -192,5 +191,10 @@ fn discard_flags_follow_the_ting_threshold() {
     };
     assert!(!flag(&Ruleset::shanxi()));
     assert!(flag(&Ruleset::linxian()));
-    assert!(!flag(&Ruleset::sichuan()));
+    // Sichuan: honors are not in play; without them, no option may ting.
+    let e = discard_options(&hand, &Wildcards::NONE, &Ruleset::sichuan()).unwrap_err();
+    assert!(e.to_string().contains("honor tile 1z"), "{e}");
+    let hand = Hand::from_tiles(&parse("123m456m789m23m111p").unwrap(), &[]).unwrap();
+    let opts = discard_options(&hand, &Wildcards::NONE, &Ruleset::sichuan()).unwrap();
+    assert!(opts.iter().all(|o| !o.can_declare_ting));
 }

@@ -6,7 +6,7 @@ use crate::errors::{InvalidHandError, InvalidTilesError, KoudianError};
 use crate::ruleset::resolve;
 use crate::tiles::type_name;
 use crate::wildcards::extract_wilds;
-use koudian_core::shape::ShapeRules;
+use koudian_core::legal::HandRules;
 use koudian_core::tile::{Counts, KINDS};
 use koudian_core::Wildcards;
 use numpy::ndarray::Dimension;
@@ -44,13 +44,14 @@ impl NMelds {
 }
 
 /// The arguments every batch function shares, checked: the counts, their
-/// number of rows, the melds per row, the wild kinds and the shape rules.
+/// number of rows, the melds per row, the wild kinds and the ruleset's
+/// hand rules.
 pub struct BatchArgs<'py> {
     pub counts: PyReadonlyArray2<'py, u8>,
     pub rows: usize,
     pub n_melds: NMelds,
     pub wilds: Wildcards,
-    pub shape: ShapeRules,
+    pub rules: HandRules,
 }
 
 impl<'py> BatchArgs<'py> {
@@ -68,7 +69,7 @@ impl<'py> BatchArgs<'py> {
         Ok(BatchArgs {
             n_melds: n_melds_arg(n_melds, rows)?,
             wilds: extract_wilds(wildcards)?,
-            shape: ShapeRules::from(&resolve(py, rules)?),
+            rules: HandRules::from(&resolve(py, rules)?),
             counts,
             rows,
         })
@@ -163,7 +164,7 @@ pub fn n_melds_arg(obj: Option<&Bound<'_, PyAny>>, rows: usize) -> PyResult<NMel
     };
     let bad = |v: i64| InvalidHandError::new_err(format!("n_melds must be 0-4, got {v}"));
     if obj.cast::<PyInt>().is_ok() {
-        let v: i64 = obj.extract()?;
+        let v = crate::ints::n_melds(obj)?;
         return u8::try_from(v)
             .ok()
             .filter(|&n| n <= 4)

@@ -30,7 +30,7 @@ fn _time_batch(
     counts: &Bound<'_, PyAny>,
     wildcards: Option<&Bound<'_, PyAny>>,
     rules: Option<&Bound<'_, PyAny>>,
-    copies: usize,
+    #[pyo3(from_py_with = crate::ints::copies)] copies: usize,
 ) -> PyResult<f64> {
     if !(1..=64).contains(&copies) {
         return Err(PyValueError::new_err(format!(

@@ -84,7 +84,7 @@ pub fn extract_action(obj: &Bound<'_, PyAny>) -> PyResult<Action> {
         return Ok(a.get().inner);
     }
     if obj.cast::<PyInt>().is_ok() {
-        let i: i64 = obj.extract()?;
+        let i = crate::ints::action(obj)?;
         return usize::try_from(i)
             .map_err(|_| {
                 IllegalActionError::new_err(format!(
@@ -122,7 +122,10 @@ impl PyAction {
 
     /// The action of dense index `i` (`0..141`).
     #[staticmethod]
-    fn from_index(py: Python<'_>, i: i64) -> PyResult<Bound<'_, PyAction>> {
+    fn from_index(
+        py: Python<'_>,
+        #[pyo3(from_py_with = crate::ints::action_index)] i: i64,
+    ) -> PyResult<Bound<'_, PyAction>> {
         let i = usize::try_from(i).map_err(|_| {
             IllegalActionError::new_err(format!("action index {i} is out of range 0..{N_ACTIONS}"))
         })?;
@@ -720,8 +723,8 @@ impl PyGame {
     fn new(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
-        seed: u64,
-        dealer: Option<i64>,
+        #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+        #[pyo3(from_py_with = crate::ints::opt_dealer)] dealer: Option<i64>,
         wall: Option<&Bound<'_, PyAny>>,
         wilds: Option<&Bound<'_, PyAny>>,
         record: bool,
@@ -760,7 +763,7 @@ impl PyGame {
         hands: Vec<String>,
         front: &str,
         back: &str,
-        dealer: i64,
+        #[pyo3(from_py_with = crate::ints::dealer)] dealer: i64,
         rules: Option<&Bound<'_, PyAny>>,
         wilds: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -853,7 +856,7 @@ impl PyGame {
     fn legal_actions<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<i64>,
+        #[pyo3(from_py_with = crate::ints::opt_seat)] seat: Option<i64>,
     ) -> PyResult<Bound<'py, PyList>> {
         action_list(py, self.legal_for(seat)?)
     }
@@ -863,13 +866,16 @@ impl PyGame {
     fn legal_mask<'py>(
         &self,
         py: Python<'py>,
-        seat: Option<i64>,
+        #[pyo3(from_py_with = crate::ints::opt_seat)] seat: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         Ok(mask_array(py, self.legal_for(seat)?))
     }
 
     /// What `seat` may see.
-    fn observe(slf: &Bound<'_, Self>, seat: i64) -> PyResult<PyObservation> {
+    fn observe(
+        slf: &Bound<'_, Self>,
+        #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
+    ) -> PyResult<PyObservation> {
         let s = seat_arg(seat)?;
         let g = slf.borrow();
         Ok(PyObservation {
@@ -890,7 +896,7 @@ impl PyGame {
     }
 
     /// Linxian 逃跑: `seat` abandons the hand, at any moment.
-    fn leave(&mut self, seat: i64) -> PyResult<()> {
+    fn leave(&mut self, #[pyo3(from_py_with = crate::ints::seat)] seat: i64) -> PyResult<()> {
         self.inner.leave(seat_arg(seat)?).map_err(to_py)?;
         self.moves += 1;
         Ok(())
@@ -929,7 +935,7 @@ impl PyGame {
 
     /// A seat's full hand (hidden information: for logging and debugging,
     /// never for agents).
-    fn hand(&self, seat: i64) -> PyResult<PyHand> {
+    fn hand(&self, #[pyo3(from_py_with = crate::ints::seat)] seat: i64) -> PyResult<PyHand> {
         Ok(PyHand {
             inner: *self.inner.hand(seat_arg(seat)?),
         })
@@ -976,7 +982,10 @@ fn replay(log: &str) -> PyResult<PyGame> {
 /// The seed derivation of matches and self-play: SplitMix64 of
 /// `(seed, index)`.
 #[pyfunction]
-fn mix_seed(seed: u64, index: u64) -> u64 {
+fn mix_seed(
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::ints::index)] index: u64,
+) -> u64 {
     koudian_core::game::mix_seed(seed, index)
 }
 
@@ -1005,7 +1014,7 @@ impl PyNativeAgent {
 impl PyNativeAgent {
     #[new]
     #[pyo3(signature = (name, seed = 0))]
-    fn new(name: &str, seed: u64) -> PyResult<Self> {
+    fn new(name: &str, #[pyo3(from_py_with = crate::ints::seed)] seed: u64) -> PyResult<Self> {
         Ok(PyNativeAgent {
             inner: std::sync::Mutex::new(builtin(name, seed).map_err(to_py)?),
             name: name.to_string(),
@@ -1019,7 +1028,7 @@ impl PyNativeAgent {
     }
 
     /// Reseeds the agent (native self-play does this before every hand).
-    fn reset(&mut self, seed: u64) {
+    fn reset(&mut self, #[pyo3(from_py_with = crate::ints::seed)] seed: u64) {
         self.agent().reset(seed);
     }
 
@@ -1068,9 +1077,9 @@ impl PyMatchState {
     fn new(
         py: Python<'_>,
         rules: Option<&Bound<'_, PyAny>>,
-        seed: u64,
-        hands: Option<u32>,
-        rounds: Option<u32>,
+        #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+        #[pyo3(from_py_with = crate::ints::hands_u32)] hands: Option<u32>,
+        #[pyo3(from_py_with = crate::ints::rounds)] rounds: Option<u32>,
     ) -> PyResult<Self> {
         let length = match (hands, rounds) {
             (Some(h), None) => MatchLength::Hands(h),
@@ -1233,10 +1242,10 @@ fn simulate_native<'py>(
     py: Python<'py>,
     rules: &Bound<'py, PyAny>,
     agents: Vec<String>,
-    hands: u64,
-    seed: u64,
-    threads: usize,
-    start: u64,
+    #[pyo3(from_py_with = crate::ints::hands_u64)] hands: u64,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
+    #[pyo3(from_py_with = crate::ints::start)] start: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let r = resolve(py, Some(rules))?;
     check_agents(&agents)?;
@@ -1300,9 +1309,9 @@ fn simulate_logs(
     py: Python<'_>,
     rules: &Bound<'_, PyAny>,
     agents: Vec<String>,
-    hands: u64,
-    seed: u64,
-    start: u64,
+    #[pyo3(from_py_with = crate::ints::hands_u64)] hands: u64,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::ints::start)] start: u64,
 ) -> PyResult<Vec<String>> {
     let r = resolve(py, Some(rules))?;
     check_agents(&agents)?;

@@ -8,6 +8,7 @@ mod bench;
 mod errors;
 mod game;
 mod hand;
+mod ints;
 mod ruleset;
 mod score;
 mod shanten;
@@ -31,5 +32,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ting::register(m)?;
     game::register(m)?;
     bench::register(m)?;
+    ints::register(m)?;
     Ok(())
 }

@@ -149,10 +149,12 @@ impl PyRuleset {
         })
     }
 
-    /// A ruleset from a TOML file of options (as `to_toml` writes).
+    /// A ruleset from a TOML file of options (as `to_toml` writes). A file
+    /// that cannot be read raises the `OSError` subclass of the failure
+    /// (e.g. `FileNotFoundError`), naming the path.
     #[classmethod]
-    fn from_toml(_cls: &Bound<'_, pyo3::types::PyType>, path: PathBuf) -> PyResult<Self> {
-        let text = std::fs::read_to_string(&path)?;
+    fn from_toml(cls: &Bound<'_, pyo3::types::PyType>, path: PathBuf) -> PyResult<Self> {
+        let text = std::fs::read_to_string(&path).map_err(|e| io_error(cls.py(), e, &path))?;
         let inner = Ruleset::from_toml(&text)
             .map_err(|e| RulesetError::new_err(format!("{}: {e}", path.display())))?;
         Ok(PyRuleset { inner })
@@ -300,4 +302,26 @@ fn resolve_name(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset>
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRuleset>()?;
     Ok(())
+}
+
+/// An I/O error on `path` as Python raises it for `open(path)`: the
+/// `OSError` subclass of its kind, with `errno`, `strerror` and `filename`
+/// set, so that its message names the path ("[Errno 2] No such file or
+/// directory: 'x.toml'").
+fn io_error(py: Python<'_>, e: std::io::Error, path: &std::path::Path) -> PyErr {
+    let message = format!("{}: {e}", path.display());
+    let Some(code) = e.raw_os_error() else {
+        return pyo3::exceptions::PyOSError::new_err(message);
+    };
+    let ty = PyErr::from(e).get_type(py);
+    let strerror = std::io::Error::from_raw_os_error(code)
+        .to_string()
+        .split(" (os error")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    match ty.call1((code, strerror, path.as_os_str())) {
+        Ok(v) => PyErr::from_value(v),
+        Err(_) => pyo3::exceptions::PyOSError::new_err(message),
+    }
 }

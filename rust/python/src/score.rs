@@ -228,11 +228,11 @@ impl PyWin {
     #[pyo3(signature = (seat, hand, win_tile, *, melds = None, kong_bloom = None, heavenly = false, earthly = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        seat: i64,
+        #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
         hand: &Bound<'_, PyAny>,
         win_tile: &Bound<'_, PyAny>,
         melds: Option<&Bound<'_, PyAny>>,
-        kong_bloom: Option<usize>,
+        #[pyo3(from_py_with = crate::ints::kong_bloom)] kong_bloom: Option<usize>,
         heavenly: bool,
         earthly: bool,
     ) -> PyResult<Self> {
@@ -289,10 +289,10 @@ impl PyKong {
     #[new]
     #[pyo3(signature = (owner, tile, kind, *, giver = None, giver_ting = false))]
     fn new(
-        owner: i64,
+        #[pyo3(from_py_with = crate::ints::owner)] owner: i64,
         tile: &Bound<'_, PyAny>,
         kind: &Bound<'_, PyAny>,
-        giver: Option<i64>,
+        #[pyo3(from_py_with = crate::ints::giver)] giver: Option<i64>,
         giver_ting: bool,
     ) -> PyResult<Self> {
         Ok(PyKong {
@@ -390,9 +390,9 @@ impl PyOutcome {
         kongs = Vec::new(), hands = None, wildcards = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        dealer: i64,
+        #[pyo3(from_py_with = crate::ints::dealer)] dealer: i64,
         end: &str,
-        by: Option<i64>,
+        #[pyo3(from_py_with = crate::ints::by)] by: Option<i64>,
         winners: Vec<PyWin>,
         ting: Option<Vec<Bound<'_, PyAny>>>,
         kongs: Vec<PyKong>,

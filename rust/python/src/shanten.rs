@@ -6,13 +6,13 @@ use crate::errors::to_py;
 use crate::hand::extract_hand;
 use crate::ruleset::resolve;
 use crate::wildcards::extract_wilds;
-use koudian_core::shanten as core_shanten;
-use koudian_core::shape::ShapeRules;
+use koudian_core::legal::{self, HandRules};
 use numpy::{Ix1, PyArray1};
 use pyo3::prelude::*;
 
 /// Shanten of a 13- or 14-tile hand (melds counting 3) over the shapes the
-/// ruleset allows.
+/// ruleset allows: the shape distance (Sichuan's 缺一门 is not counted),
+/// after the `no_honors` check (`koudian_core::legal`).
 #[pyfunction]
 #[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
 fn shanten(
@@ -24,8 +24,8 @@ fn shanten(
 ) -> PyResult<i8> {
     let h = extract_hand(hand, melds)?;
     let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    core_shanten::shanten(&h, &wilds, &shape).map_err(to_py)
+    let rules = HandRules::from(&resolve(py, rules)?);
+    legal::shanten(&h, &wilds, &rules).map_err(to_py)
 }
 
 /// `shanten` over every row of an `(N, 34)` uint8 count array: `(N,)` int8,
@@ -38,7 +38,7 @@ fn shanten_batch<'py>(
     n_melds: Option<&Bound<'py, PyAny>>,
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
@@ -47,11 +47,11 @@ fn shanten_batch<'py>(
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            let r = core_shanten::shanten_batch(
+            let r = legal::shanten_batch(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 &a.wilds,
-                &a.shape,
+                &a.rules,
                 slots,
                 threads,
             );

@@ -122,7 +122,7 @@ fn can_declare_ting(
 #[pyo3(signature = (points, *, self_draw, rules = None))]
 fn may_win(
     py: Python<'_>,
-    points: u8,
+    #[pyo3(from_py_with = crate::ints::points)] points: u8,
     self_draw: bool,
     rules: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {

@@ -7,7 +7,7 @@ use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
 use crate::tiles::{tile_list, tile_obj};
 use crate::wildcards::extract_wilds;
-use koudian_core::shape::ShapeRules;
+use koudian_core::legal::{self, HandRules};
 use koudian_core::tile::KINDS;
 use koudian_core::waits as core_waits;
 use numpy::{Ix2, PyArray2};
@@ -23,8 +23,8 @@ fn compute(
 ) -> PyResult<core_waits::Waits> {
     let h = extract_sized_hand(hand, melds, false)?;
     let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    core_waits::waits(&h, &wilds, &shape).map_err(to_py)
+    let rules = HandRules::from(&resolve(py, rules)?);
+    legal::waits(&h, &wilds, &rules).map_err(to_py)
 }
 
 /// The kinds that complete a hand one tile short (`13 - 3 × melds`).
@@ -71,7 +71,7 @@ fn waits_batch<'py>(
     n_melds: Option<&Bound<'py, PyAny>>,
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     held: Option<&Bound<'py, PyAny>>,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
@@ -96,12 +96,12 @@ fn waits_batch<'py>(
         let slots = rw.as_slice_mut()?;
         py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
             let (rows_out, _) = slots.as_chunks_mut::<KINDS>();
-            let r = core_waits::waits_batch_checked(
+            let r = legal::waits_batch_checked(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 as_counts(held_data),
                 &a.wilds,
-                &a.shape,
+                &a.rules,
                 rows_out,
                 threads,
             );

@@ -8,7 +8,8 @@ use crate::ruleset::resolve;
 use crate::tiles::{tile_list, tile_obj};
 use crate::wildcards::extract_wilds;
 use koudian_core::hand::Meld;
-use koudian_core::shape::{self, Decomposition, Set, Shape, ShapeRules};
+use koudian_core::legal::{self, HandRules};
+use koudian_core::shape::{Decomposition, Set, Shape};
 use koudian_core::tile::{format_tiles, Tile};
 use numpy::{Ix1, PyArray1};
 use pyo3::prelude::*;
@@ -160,7 +161,9 @@ impl PyDecomposition {
     }
 }
 
-/// Whether the complete hand (`14 - 3 × melds` concealed tiles) wins.
+/// Whether the complete hand (`14 - 3 × melds` concealed tiles) wins, under
+/// the ruleset's shapes and tile rules (`no_honors`, 缺一门:
+/// `koudian_core::legal`).
 #[pyfunction]
 #[pyo3(signature = (hand, *, melds = None, wildcards = None, rules = None))]
 fn is_win(
@@ -172,8 +175,8 @@ fn is_win(
 ) -> PyResult<bool> {
     let h = extract_sized_hand(hand, melds, true)?;
     let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    Ok(shape::is_win(&h.concealed, h.n_melds(), &wilds, &shape))
+    let rules = HandRules::from(&resolve(py, rules)?);
+    legal::is_win(&h, &wilds, &rules).map_err(to_py)
 }
 
 /// Every distinct way the complete hand wins (empty when it does not).
@@ -188,8 +191,9 @@ fn decompose(
 ) -> PyResult<Vec<PyDecomposition>> {
     let h = extract_sized_hand(hand, melds, true)?;
     let wilds = extract_wilds(wildcards)?;
-    let shape = ShapeRules::from(&resolve(py, rules)?);
-    Ok(shape::decompose(&h, &wilds, &shape)
+    let rules = HandRules::from(&resolve(py, rules)?);
+    Ok(legal::decompose(&h, &wilds, &rules)
+        .map_err(to_py)?
         .into_iter()
         .map(|d| PyDecomposition {
             inner: d,
@@ -208,7 +212,7 @@ fn is_win_batch<'py>(
     n_melds: Option<&Bound<'py, PyAny>>,
     wildcards: Option<&Bound<'py, PyAny>>,
     rules: Option<&Bound<'py, PyAny>>,
-    threads: usize,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
@@ -217,11 +221,11 @@ fn is_win_batch<'py>(
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            let r = shape::is_win_batch_checked(
+            let r = legal::is_win_batch_checked(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 &a.wilds,
-                &a.shape,
+                &a.rules,
                 slots,
                 threads,
             );

@@ -65,6 +65,7 @@ pub use outcome::{HandEnd, Kong, Outcome, Seat, Win};
 pub(crate) use settle::settle_from_table;
 pub use settle::{settle, Payment, PaymentReason, Settlement};
 pub use sichuan::chajiao_value;
+pub(crate) use sichuan::{que_yi_men_kinds, suit_mask};
 
 use crate::error::Error;
 use crate::hand::{Hand, MeldKind};

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::{Chajiao, Family, Ruleset};
 use crate::shape::{decompose, is_win, Set, Shape, ShapeRules};
-use crate::tile::{Suit, Tile};
+use crate::tile::{Counts, Suit, Tile, KINDS};
 use crate::wildcard::Wildcards;
 
 /// Sichuan value: the largest pattern over every decomposition, plus 根,
@@ -72,11 +72,29 @@ pub(super) fn hand_value(
 
 /// How many of the three suits the hand holds, melds included.
 fn suits_held(hand: &Hand) -> usize {
-    let all = hand.all_counts();
+    suit_mask(&hand.all_counts()).count_ones() as usize
+}
+
+/// The suits `all` holds (every tile of a hand, melds included): bit 0
+/// 万, bit 1 饼, bit 2 条.
+pub(crate) fn suit_mask(all: &Counts) -> u8 {
     [Suit::Man, Suit::Pin, Suit::Sou]
         .iter()
-        .filter(|&&s| Tile::all().any(|t| t.suit() == s && all[t.index()] > 0))
-        .count()
+        .enumerate()
+        .filter(|&(_, &s)| Tile::all().any(|t| t.suit() == s && all[t.index()] > 0))
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// 缺一门 (RULES.md §5): the kinds (bit `i` for kind `i`) whose addition
+/// still leaves a hand holding `all` short of one suit: every kind when
+/// it holds at most one suit, none of the third suit when it holds two,
+/// only the honors when it holds all three.
+pub(crate) fn que_yi_men_kinds(all: &Counts) -> u64 {
+    const HONORS: u64 = ((1 << KINDS) - 1) & !((1 << 27) - 1);
+    let m = suit_mask(all);
+    (0..3)
+        .filter(|&s| m.count_ones() < 2 || (m >> s & 1 == 1 && m.count_ones() == 2))
+        .fold(HONORS, |k, s| k | 0x1FF << (9 * s))
 }
 
 /// The largest pattern over every decomposition of a winning hand (no
@@ -181,16 +199,12 @@ pub fn chajiao_value(hand: &Hand, rules: &Ruleset) -> Result<Option<u32>, Error>
             "honor tile {t} is not in play in Sichuan (108 tiles)"
         )));
     }
-    let mut suits = [false; 3];
-    for t in Tile::all().filter(|t| all[t.index()] > 0) {
-        suits[t.index() / 9] = true;
-    }
-    let n_suits = suits.iter().filter(|&&s| s).count();
+    let allowed = que_yi_men_kinds(&all);
     let shape = ShapeRules::from(rules);
     let mut best: Option<u32> = None;
     for t in Tile::all().filter(|t| !t.is_honor() && all[t.index()] < 4) {
         // A third suit can never win (缺一门).
-        if n_suits == 3 || (n_suits == 2 && !suits[t.index() / 9]) {
+        if allowed >> t.index() & 1 == 0 {
             continue;
         }
         let mut h = *hand;

@@ -87,6 +87,11 @@ const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
 /// shapes `rules` enable, with `wilds` wild: 0 = ready, −1 = complete.
 /// See the [module docs](self) for the exact definition.
 ///
+/// It is the shape distance only, in every family: in Sichuan it does not
+/// count the tiles needed to drop a suit (缺一门), so a hand holding all
+/// three suits can be ready here while [`crate::legal::waits`] is empty.
+/// [`crate::legal::shanten`] adds the `no_honors` check.
+///
 /// ```
 /// use koudian_core::{shanten::shanten, hand::Hand, shape::ShapeRules, tile::{parse, Tile}, Wildcards};
 /// let hand = Hand::from_tiles(&parse("123m456p789s1135z").unwrap(), &[]).unwrap();

@@ -11,7 +11,10 @@
 //! once the natural tiles are placed are reported as triplets (and, for
 //! the pair or seven pairs, pairs) of the *filler* kind: the lowest-index
 //! wild kind the hand holds, standing for itself. (Natural tiles are never
-//! of a wild kind, so filler sets are exactly the all-wild ones.) Thirteen
+//! of a wild kind, so filler sets are exactly the all-wild ones.) A pair
+//! of kind `k` with two wild tiles standing for `k` is all-wild too (the
+//! two wild tiles form the pair, the sets keep the natural `k`s), so it is
+//! reported once, as the filler pair, not once per kind `k`. Thirteen
 //! orphans lists every orphan kind that can be the pair, since its tiles
 //! are fixed.
 //!
@@ -224,6 +227,13 @@ impl Search<'_> {
             for &k in kinds {
                 total[k] += 1;
             }
+        }
+        // Two or more wild tiles standing for the pair's kind: the pair
+        // can be those two wild tiles and the sets keep the natural ones,
+        // so the pair is all-wild and is reported once, as the filler
+        // pair (listed from the filler branch), not once per kind.
+        if Some(pair) != self.filler && total[pair] >= self.natural[pair] + 2 {
+            return;
         }
         let mut s: Vec<Set> = sets.iter().map(|u| u.0).collect();
         s.sort_unstable();

@@ -1,0 +1,295 @@
+//! The shape functions under a whole ruleset: [`shape`](crate::shape),
+//! [`waits`](crate::waits) and [`shanten`](crate::shanten) answer for the
+//! tiles' shape alone; this layer adds the ruleset's two rules about which
+//! tiles a hand may hold and win with.
+//!
+//! * `no_honors` (the Sichuan preset, RULES.md §5 "108 tiles"): an honor
+//!   tile in the hand, its melds or the wild kinds is bad input, an
+//!   [`Error::InvalidHand`] naming the tile (a batch names the row too).
+//! * 缺一门 (the sichuan family, RULES.md §5): a win lacks one of the
+//!   three suits. A complete hand whose tiles (concealed and melds) hold
+//!   all three suits is not a win and has no decomposition; a wait is
+//!   never a kind whose addition leaves the hand holding all three suits
+//!   (so a 13-tile hand already holding three suits waits on nothing).
+//!   Shanten stays the shape distance: it does not count the tiles needed
+//!   to give up a suit.
+//!
+//! The batch forms see only each row's counts (and, for waits, its `held`
+//! row): a meld's tiles count towards its suits only through `held`.
+//!
+//! Both rules are decided once per call or batch: under the other presets
+//! each function is the shape function itself, at its cost.
+//!
+//! ```
+//! use koudian_core::{hand::Hand, legal, ruleset::Ruleset, tile::parse, Wildcards};
+//! let rules = legal::HandRules::from(&Ruleset::sichuan());
+//! let three = Hand::from_tiles(&parse("123m456p789s11155s").unwrap(), &[]).unwrap();
+//! assert!(!legal::is_win(&three, &Wildcards::NONE, &rules).unwrap());
+//! let honors = Hand::from_tiles(&parse("123m456p789s11122z").unwrap(), &[]).unwrap();
+//! assert!(legal::is_win(&honors, &Wildcards::NONE, &rules).is_err());
+//! ```
+
+use crate::error::Error;
+use crate::hand::Hand;
+use crate::ruleset::{Family, Ruleset};
+use crate::score::{que_yi_men_kinds, suit_mask};
+use crate::shanten as core_shanten;
+use crate::shape::{self, Decomposition, ShapeRules};
+use crate::tile::{Counts, Tile};
+use crate::waits::{self, WaitRow, Waits};
+use crate::wildcard::Wildcards;
+
+/// What a ruleset asks of a hand: its shapes, and whether honors are in
+/// play and a win must lack a suit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HandRules {
+    /// The shapes allowed.
+    pub shape: ShapeRules,
+    /// Honor tiles are not in play (`no_honors`): holding one is an error.
+    pub no_honors: bool,
+    /// 缺一门 (the sichuan family): a win lacks one of the three suits.
+    pub que_yi_men: bool,
+}
+
+impl From<&Ruleset> for HandRules {
+    fn from(r: &Ruleset) -> Self {
+        HandRules {
+            shape: ShapeRules::from(r),
+            no_honors: r.no_honors,
+            que_yi_men: r.family == Family::Sichuan,
+        }
+    }
+}
+
+impl From<ShapeRules> for HandRules {
+    /// The shapes alone: honors in play, no 缺一门.
+    fn from(shape: ShapeRules) -> Self {
+        HandRules {
+            shape,
+            no_honors: false,
+            que_yi_men: false,
+        }
+    }
+}
+
+impl HandRules {
+    /// Errors when honors are not in play and `all` (every tile of a hand)
+    /// or the wild kinds hold one.
+    pub fn check_tiles(&self, all: &Counts, wilds: &Wildcards) -> Result<(), Error> {
+        if !self.no_honors {
+            return Ok(());
+        }
+        match honor_in(all, wilds) {
+            Some(t) => Err(not_in_play(t)),
+            None => Ok(()),
+        }
+    }
+
+    /// Row by row [`HandRules::check_tiles`], naming the first bad row.
+    fn check_rows(&self, counts: &[Counts], wilds: &Wildcards) -> Result<(), Error> {
+        if !self.no_honors {
+            return Ok(());
+        }
+        if let Some(t) = honor_in(&[0; 34], wilds) {
+            return Err(not_in_play(t));
+        }
+        for (row, c) in counts.iter().enumerate() {
+            if let Some(t) = honor_in(c, wilds) {
+                return Err(Error::InvalidHand(format!("row {row}: {}", not_in_play(t))));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn honor_in(all: &Counts, wilds: &Wildcards) -> Option<Tile> {
+    Tile::all()
+        .filter(|t| t.is_honor())
+        .find(|t| all[t.index()] > 0 || wilds.is_wild(*t))
+}
+
+fn not_in_play(t: Tile) -> Error {
+    Error::InvalidHand(format!(
+        "honor tile {t} is not in play (the ruleset sets no_honors: 108 tiles)"
+    ))
+}
+
+/// Whether the complete hand wins under `rules`: [`shape::is_win`], and
+/// under 缺一门 the hand's tiles (melds included) lack a suit. Errors on
+/// an honor tile when honors are not in play.
+pub fn is_win(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<bool, Error> {
+    let all = hand.all_counts();
+    rules.check_tiles(&all, wilds)?;
+    Ok(
+        shape::is_win(&hand.concealed, hand.n_melds(), wilds, &rules.shape)
+            && (!rules.que_yi_men || suit_mask(&all) != 0b111),
+    )
+}
+
+/// [`shape::decompose()`] under `rules`: empty when [`is_win`] is false.
+pub fn decompose(
+    hand: &Hand,
+    wilds: &Wildcards,
+    rules: &HandRules,
+) -> Result<Vec<Decomposition>, Error> {
+    let all = hand.all_counts();
+    rules.check_tiles(&all, wilds)?;
+    if rules.que_yi_men && suit_mask(&all) == 0b111 {
+        return Ok(Vec::new());
+    }
+    Ok(shape::decompose(hand, wilds, &rules.shape))
+}
+
+/// [`waits::waits`] under `rules`: under 缺一门, only the kinds whose
+/// addition leaves the hand lacking a suit.
+pub fn waits(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<Waits, Error> {
+    let all = hand.all_counts();
+    rules.check_tiles(&all, wilds)?;
+    let w = waits::waits(hand, wilds, &rules.shape)?;
+    Ok(if rules.que_yi_men {
+        w.only(que_yi_men_kinds(&all))
+    } else {
+        w
+    })
+}
+
+/// [`core_shanten::shanten`] after the honor check: the shape distance,
+/// 缺一门 not counted.
+pub fn shanten(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<i8, Error> {
+    rules.check_tiles(&hand.all_counts(), wilds)?;
+    core_shanten::shanten(hand, wilds, &rules.shape)
+}
+
+/// [`shape::is_win_batch_checked`] under `rules` (a row holding all three
+/// suits is `false` under 缺一门; an honor tile is an error naming its
+/// row when honors are not in play). Returns whether every row was a
+/// valid hand.
+pub fn is_win_batch_checked(
+    counts: &[Counts],
+    n_melds: &[u8],
+    wilds: &Wildcards,
+    rules: &HandRules,
+    out: &mut [bool],
+    threads: usize,
+) -> Result<bool, Error> {
+    rules.check_rows(counts, wilds)?;
+    let all_valid = win_batch(counts, n_melds, wilds, &rules.shape, out, threads)?;
+    if rules.que_yi_men {
+        drop_three_suits(counts, out);
+    }
+    Ok(all_valid)
+}
+
+/// [`shape::is_win_batch_checked`] compiled on its own, as a caller of the
+/// shape function alone gets it (inlined into this layer, its row loop
+/// took 1% more instructions per hand).
+#[inline(never)]
+fn win_batch(
+    counts: &[Counts],
+    n_melds: &[u8],
+    wilds: &Wildcards,
+    shape: &ShapeRules,
+    out: &mut [bool],
+    threads: usize,
+) -> Result<bool, Error> {
+    shape::is_win_batch_checked(counts, n_melds, wilds, shape, out, threads)
+}
+
+/// 缺一门 over a batch's answers: a second pass, out of line, so that the
+/// shape batch's loop is compiled as it is for the other families.
+#[cold]
+#[inline(never)]
+fn drop_three_suits(counts: &[Counts], out: &mut [bool]) {
+    for (h, r) in counts.iter().zip(out.iter_mut()) {
+        *r &= suit_mask(h) != 0b111;
+    }
+}
+
+/// [`waits::waits_batch_checked`] under `rules`: under 缺一门 a row keeps
+/// only the waits that leave it lacking a suit (its suits read from its
+/// `held` row when given, else from its counts).
+pub fn waits_batch_checked<O: WaitRow>(
+    counts: &[Counts],
+    n_melds: &[u8],
+    held: &[Counts],
+    wilds: &Wildcards,
+    rules: &HandRules,
+    out: &mut [O],
+    threads: usize,
+) -> Result<bool, Error> {
+    rules.check_rows(counts, wilds)?;
+    if !rules.que_yi_men {
+        return waits::waits_batch_checked(
+            counts,
+            n_melds,
+            held,
+            wilds,
+            &rules.shape,
+            out,
+            threads,
+        );
+    }
+    waits::waits_batch_only(
+        counts,
+        n_melds,
+        held,
+        wilds,
+        &rules.shape,
+        out,
+        threads,
+        que_yi_men_kinds,
+    )
+}
+
+/// [`core_shanten::shanten_batch`] after the honor check (shape distance,
+/// 缺一门 not counted).
+pub fn shanten_batch(
+    counts: &[Counts],
+    n_melds: &[u8],
+    wilds: &Wildcards,
+    rules: &HandRules,
+    out: &mut [i8],
+    threads: usize,
+) -> Result<(), Error> {
+    rules.check_rows(counts, wilds)?;
+    core_shanten::shanten_batch(counts, n_melds, wilds, &rules.shape, out, threads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tile::{counts_of, parse};
+
+    fn hand(s: &str) -> Hand {
+        Hand::from_tiles(&parse(s).unwrap(), &[]).unwrap()
+    }
+
+    #[test]
+    fn sichuan_que_yi_men_win_and_waits() {
+        let r = HandRules::from(&Ruleset::sichuan());
+        let w = Wildcards::NONE;
+        assert!(!is_win(&hand("123m456p789s11155s"), &w, &r).unwrap());
+        assert!(decompose(&hand("123m456p789s11155s"), &w, &r)
+            .unwrap()
+            .is_empty());
+        assert!(is_win(&hand("123m456m789s11155s"), &w, &r).unwrap());
+        // 123m 456p 789s 5s5s + ?: every wait adds to a three-suit hand.
+        assert!(waits(&hand("123m456p789s1155s"), &w, &r)
+            .unwrap()
+            .is_empty());
+        // Two suits: waits on 1s/5s stay, both in the held suits.
+        let two = waits(&hand("123m456m789s1155s"), &w, &r).unwrap();
+        assert_eq!(two.len(), 2);
+        // The batch agrees.
+        let c = [counts_of(&parse("123m456p789s11155s").unwrap()).unwrap()];
+        let mut out = [true];
+        assert!(is_win_batch_checked(&c, &[0], &w, &r, &mut out, 1).unwrap());
+        assert!(!out[0]);
+        // Honors are bad input.
+        let e = is_win(&hand("123m456p789s11122z"), &w, &r).unwrap_err();
+        assert!(e.to_string().contains("honor tile 1z"));
+        // Shanxi is the shape alone.
+        let s = HandRules::from(&Ruleset::shanxi());
+        assert!(is_win(&hand("123m456p789s11155s"), &w, &s).unwrap());
+    }
+}
