@@ -1,6 +1,6 @@
-//! The shape functions under a whole ruleset: [`shape`](crate::shape),
-//! [`waits`](crate::waits) and [`shanten`](crate::shanten) answer for the
-//! tiles' shape alone; this layer adds the ruleset's two rules about which
+//! The shape functions under a whole ruleset: [`crate::shape`],
+//! [`crate::waits`] and [`crate::shanten`] answer for the tiles' shape
+//! alone; this layer adds the ruleset's two rules about which
 //! tiles a hand may hold and win with.
 //!
 //! * `no_honors` (the Sichuan preset, RULES.md §5 "108 tiles"): an honor
