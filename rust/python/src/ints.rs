@@ -26,8 +26,8 @@ fn out_of_range(obj: &Bound<'_, PyAny>, e: PyErr, name: &str, range: &str) -> Py
 /// One extractor per parameter name: `fn(obj) -> PyResult<T>` (and, with
 /// `?`, `PyResult<Option<T>>`, `None` passing through).
 macro_rules! int_args {
-    ($($f:ident: $t:ty, $name:literal, $range:literal;)*) => {$(
-        #[doc = concat!("`", $name, "`: a `", stringify!($t), "` in ", $range, ".")]
+    ($($f:ident: $t:ty, $name:literal, $range:expr;)*) => {$(
+        #[doc = concat!("`", $name, "`: a `", stringify!($t), "`.")]
         pub fn $f(obj: &Bound<'_, PyAny>) -> PyResult<$t> {
             obj.extract::<$t>().map_err(|e| out_of_range(obj, e, $name, $range))
         }
@@ -35,8 +35,8 @@ macro_rules! int_args {
 }
 
 macro_rules! opt_int_args {
-    ($($f:ident: $t:ty, $name:literal, $range:literal;)*) => {$(
-        #[doc = concat!("`", $name, "`: `None` or a `", stringify!($t), "` in ", $range, ".")]
+    ($($f:ident: $t:ty, $name:literal, $range:expr;)*) => {$(
+        #[doc = concat!("`", $name, "`: `None` or a `", stringify!($t), "`.")]
         pub fn $f(obj: &Bound<'_, PyAny>) -> PyResult<Option<$t>> {
             if obj.is_none() {
                 return Ok(None);
@@ -48,7 +48,12 @@ macro_rules! opt_int_args {
     )*};
 }
 
-const _: () = assert!(usize::BITS == 64, "the usize ranges below say 2**64");
+/// The range of a `usize` parameter, as the error messages write it.
+const USIZE_RANGE: &str = if usize::BITS == 64 {
+    "0..2**64"
+} else {
+    "0..2**32"
+};
 
 /// `_check_int(name, value, kind)`: `value` converted as the module's
 /// integer parameters of `kind` (`"u64"`, `"usize"` or `"u32"`) are, for
@@ -58,7 +63,8 @@ const _: () = assert!(usize::BITS == 64, "the usize ranges below say 2**64");
 #[pyfunction]
 fn _check_int(value: &Bound<'_, PyAny>, name: &str, kind: &str) -> PyResult<()> {
     let e = match kind {
-        "u64" | "usize" => value.extract::<u64>().err().map(|e| (e, "0..2**64")),
+        "u64" => value.extract::<u64>().err().map(|e| (e, "0..2**64")),
+        "usize" => value.extract::<usize>().err().map(|e| (e, USIZE_RANGE)),
         "u32" => value.extract::<u32>().err().map(|e| (e, "0..2**32")),
         _ => {
             return Err(KoudianError::new_err(format!(
@@ -81,8 +87,8 @@ int_args! {
     index: u64, "index", "0..2**64";
     hands_u64: u64, "hands", "0..2**64";
     start: u64, "start", "0..2**64";
-    threads: usize, "threads", "0..2**64";
-    copies: usize, "copies", "0..2**64";
+    threads: usize, "threads", USIZE_RANGE;
+    copies: usize, "copies", USIZE_RANGE;
     points: u8, "points", "0..256";
     seat: i64, "seat", "-2**63..2**63";
     dealer: i64, "dealer", "-2**63..2**63";
@@ -95,7 +101,7 @@ int_args! {
 opt_int_args! {
     hands_u32: u32, "hands", "0..2**32";
     rounds: u32, "rounds", "0..2**32";
-    kong_bloom: usize, "kong_bloom", "0..2**64";
+    kong_bloom: usize, "kong_bloom", USIZE_RANGE;
     opt_seat: i64, "seat", "-2**63..2**63";
     opt_dealer: i64, "dealer", "-2**63..2**63";
     giver: i64, "giver", "-2**63..2**63";
