@@ -312,3 +312,23 @@ def test_linxian_leave_ends_the_hand_with_penalty() -> None:
     r = g.result
     assert r is not None and r.kind == "left" and r.leaver == 2
     assert r.deltas[2] < 0 and sum(r.deltas) == 0
+
+
+def test_sichuan_earthly_hand_after_a_concealed_kong_and_winners_is_a_list() -> None:
+    """RULES.md §5: 地胡 is a non-dealer's win "before any claim was made,
+    on the dealer's first discard"; a concealed kong is not a claim. The
+    result's ``winners`` is a ``list[int]``, as the stub says (it was
+    ``bytes``)."""
+    g = koudian.Game.arranged(
+        ["1111234567m456p9s", "222p333p444p555p9s", "666p777p888p111s8m", "222s333s444s555s1p"],
+        front="9m",
+        rules="sichuan",
+    )
+    for action in ["concealed_kong 1m", "discard 9s", "win"]:
+        g.step(action)
+    r = g.result
+    assert r is not None
+    assert r.earthly
+    assert r.winners == [1] and isinstance(r.winners, list)
+    assert tuple(r.deltas) == (-8, 8, 0, 0)
+    assert any("地胡" in p for _, ps in g.win_patterns() for p in ps)

@@ -133,7 +133,9 @@ def test_wrong_option_type_or_value(options: dict[str, object], needle: str) -> 
         ("shanxi-feng-haozi", {"no_honors": True, "thirteen_orphans": False}, "no_honors"),
         ("shanxi", {"dealer_self_draw_double": True}, "requires dealer_bonus"),
         ("shanxi", {"dealer_bonus": True}, 'dealer_rotation = "round"'),
-        ("shanxi", {"no_honors": True}, "thirteen_orphans"),
+        ("shanxi", {"no_honors": True, "thirteen_orphans": True}, "thirteen_orphans"),
+        ("shanxi", {"no_honors": True, "wind_sets": True}, "wind_sets"),
+        ("shanxi-feng-haozi", {"no_honors": True}, "feng"),
         ("linxian", {"haozi": "single"}, "only in the shanxi family"),
         ("sichuan", {"ting_required": True}, "no ting declaration"),
     ],
@@ -143,6 +145,18 @@ def test_incompatible_options_are_refused(
 ) -> None:
     with pytest.raises(RulesetError, match=needle):
         Ruleset.preset(name, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["shanxi", "shanxi-haozi", "shanxi-double-haozi"])
+def test_no_honors_alone_is_the_108_tile_shanxi_game(name: str) -> None:
+    """RULES.md §3: "136 tiles, or 108 with `no_honors` (不带风, default off;
+    not allowed together with `shanxi-feng-haozi`)". Setting it alone turns
+    off the shapes that need honors (十三幺, 风嘴子) instead of refusing."""
+    r = Ruleset.preset(name, no_honors=True)
+    assert r.no_honors and not r.thirteen_orphans and not r.wind_sets
+    g = koudian.Game(r, seed=3)
+    assert g.wall_remaining == 108 - 14 - 3 * 13
+    assert all(not t.is_honor for s in range(4) for t in g.hand(s).tiles)
 
 
 def test_dealer_bonus_with_round_rotation_is_valid() -> None:

@@ -464,6 +464,11 @@ impl Ruleset {
     /// ];
     /// let r = Ruleset::with_options(None, &opts).unwrap();
     /// assert_eq!((r.family, r.base_stake), (Family::Sichuan, 3));
+    ///
+    /// // 不带风 also drops the shapes that need honors, unless named too.
+    /// let opts = [("no_honors".to_string(), OptionValue::Bool(true))];
+    /// let r = Ruleset::with_options(Some(Ruleset::shanxi()), &opts).unwrap();
+    /// assert!(r.no_honors && !r.thirteen_orphans && !r.wind_sets);
     /// ```
     pub fn with_options(
         base: Option<Ruleset>,
@@ -481,6 +486,18 @@ impl Ruleset {
         for (name, v) in options {
             if name != "family" {
                 r.set(name, v.clone())?;
+            }
+        }
+        // 不带风 on a base whose shapes need honors (every shanxi preset has
+        // 十三幺): the honor-only shapes go with the honors, unless the
+        // options name them too, which `validate` then refuses.
+        let given = |o: &str| options.iter().any(|(name, _)| name == o);
+        if r.no_honors && given("no_honors") {
+            if !given("thirteen_orphans") {
+                r.thirteen_orphans = false;
+            }
+            if !given("wind_sets") {
+                r.wind_sets = false;
             }
         }
         r.validate()?;

@@ -158,6 +158,35 @@ fn sichuan_one_discard_several_winners() {
     assert_eq!(next_dealer(DealerRotation::Sichuan, &r), 0);
 }
 
+/// RULES.md §5: "地胡 (a non-dealer wins before any claim was made, on
+/// the dealer's first discard …)". A concealed kong is not a claim: the
+/// dealer's discard after one is still his first, and still 地胡 (it was
+/// paid as the shape alone, 对对胡 2, while the result said 地胡).
+#[test]
+fn sichuan_earthly_hand_survives_a_concealed_kong() {
+    let r = Ruleset::sichuan();
+    let hands = [
+        "1111234567m456p9s",
+        "222p333p444p555p9s",
+        "666p777p888p111s8m",
+        "222s333s444s555s1p",
+    ];
+    let mut g = deal(&r, hands, "9m", "", 0);
+    go(&mut g, 0, Action::ConcealedKong(t("1m")));
+    go(&mut g, 0, Action::Discard(t("9s")));
+    go(&mut g, 1, Action::Win);
+    let res = *g.result().unwrap();
+    assert!(res.earthly, "{res:?}");
+    assert!(g.settlement_error().is_none(), "{:?}", g.settlement_error());
+    assert_eq!(res.deltas, [-8, 8, 0, 0]);
+
+    // The same discard without the kong: the same 8.
+    let mut g = deal(&r, hands, "9m", "", 0);
+    go(&mut g, 0, Action::Discard(t("9s")));
+    go(&mut g, 1, Action::Win);
+    assert_eq!(g.result().unwrap().deltas, [-8, 8, 0, 0]);
+}
+
 #[test]
 fn sichuan_win_needs_a_missing_suit() {
     let r = Ruleset::sichuan();

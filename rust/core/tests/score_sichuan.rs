@@ -376,6 +376,20 @@ fn heavenly_needs_the_dealer_and_earthly_a_non_dealer() {
     assert!(settle(&o, &rules()).is_err());
 }
 
+/// 天胡/地胡 come before any claim (RULES.md §5): a concealed kong does not
+/// end them; a pong, or a kong of another's tile, does.
+#[test]
+fn earthly_hand_stands_after_a_concealed_kong_not_after_a_claim() {
+    let mut o = Outcome::new(0, HandEnd::Discard { discarder: 0 });
+    o.winners.push(flush_win(2));
+    o.winners[0].earthly = true;
+    o.kongs.push(Kong::own(0, t("1s"), KongKind::Concealed));
+    assert!(settle(&o, &rules()).is_ok(), "{:?}", settle(&o, &rules()));
+    o.kongs[0].kind = KongKind::Exposed;
+    o.kongs[0].giver = Some(3);
+    assert!(settle(&o, &rules()).is_err());
+}
+
 #[test]
 fn no_ting_needed_in_sichuan() {
     let mut o = Outcome::new(0, HandEnd::SelfDraw);

@@ -593,8 +593,9 @@ impl PyGameResult {
     }
     /// The winning seats (several only in Sichuan).
     #[getter]
-    fn winners(&self) -> Vec<u8> {
-        self.inner.winner_seats().collect()
+    fn winners(&self) -> Vec<u32> {
+        // Not `Vec<u8>`: pyo3 turns that into `bytes`.
+        self.inner.winner_seats().map(u32::from).collect()
     }
     /// The winning tile (None for 天胡 and hands without a winner).
     #[getter]

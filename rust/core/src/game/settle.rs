@@ -29,7 +29,6 @@ pub(crate) fn outcome(g: &Game, r: &HandResult) -> Outcome {
     o.wilds = g.deal.wilds;
     o.kongs.extend_from_slice(g.kong_list());
     let sichuan = g.rules.family == Family::Sichuan;
-    let pure = g.kongs == 0 && (0..4).all(|s| g.hands[s].n_melds() == 0);
     for s in 0..4u8 {
         let hand: Hand = g.hands[s as usize];
         if !r.winners[s as usize] {
@@ -50,8 +49,10 @@ pub(crate) fn outcome(g: &Game, r: &HandResult) -> Outcome {
         if r.replacement.is_some() && !g.kong_list().is_empty() {
             w.kong_bloom = Some(g.kong_list().len() - 1);
         }
-        w.heavenly = sichuan && pure && r.heavenly;
-        w.earthly = sichuan && pure && r.earthly;
+        // The table's own test is RULES.md §5's: before any claim. A
+        // concealed kong is not a claim, so it leaves 天胡/地胡 standing.
+        w.heavenly = sichuan && r.heavenly;
+        w.earthly = sichuan && r.earthly;
         o.winners.push(w);
     }
     o

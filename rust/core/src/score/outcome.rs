@@ -307,8 +307,14 @@ pub(super) fn check(o: &Outcome, rules: &Ruleset, from_table: bool) -> Result<Ch
                     w.seat
                 ));
             }
-            if w.hand.n_melds() > 0 || !o.kongs.is_empty() {
-                return bad("天胡/地胡 come before any claim or kong".into());
+            // Before any claim (RULES.md §5): no pong or exposed kong,
+            // hence no added kong either; a concealed kong is not a claim.
+            // The winner himself has not melded: 天胡 is the initial 14,
+            // 地胡 comes on his first draw or before it.
+            if w.hand.n_melds() > 0 || o.kongs.iter().any(|k| k.kind != KongKind::Concealed) {
+                return bad(
+                    "天胡/地胡 come before any claim (a pong or a kong of another's tile)".into(),
+                );
             }
         }
         if let Some(i) = w.kong_bloom {
