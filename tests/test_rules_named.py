@@ -13,7 +13,7 @@ from collections import Counter
 import koudian
 import pytest
 from koudian import Action, Game, MeldKind, Ruleset, Tile
-from koudian._core import MatchState  # not re-exported by koudian
+from koudian import MatchState
 
 ALL_PRESETS = [
     "shanxi",
@@ -129,7 +129,7 @@ def test_four_natural_wild_tiles_form_a_concealed_kong_worth_natural_points() ->
     assert g.observe(0).drawn == Tile.S8
     g.step("win")
     r = g.result
-    assert r is not None and r.kind == "win" and list(r.winners) == [0] and r.self_draw
+    assert r is not None and r.kind == "win" and r.winners == [0] and r.self_draw
     assert r.settlement is not None
     kong_payments = [p for p in r.settlement.payments if p.kind == "kong"]
     assert sorted((p.payer, p.payee, p.tile, p.amount) for p in kong_payments) == [
@@ -175,7 +175,7 @@ def test_thirteen_orphans_completed_with_a_wild_tile_is_a_win(preset: str, wilds
     assert Action("win") in g.legal_actions()
     g.step("win")
     r = g.result
-    assert r is not None and r.kind == "win" and list(r.winners) == [0] and r.self_draw
+    assert r is not None and r.kind == "win" and r.winners == [0] and r.self_draw
     assert r.deltas == (3 * 18, -18, -18, -18)
 
 
@@ -266,7 +266,7 @@ def test_declining_a_concealed_kong_forfeits_nothing() -> None:
     assert g.observe(0).pending_tile == Tile.P7 and g.observe(0).pending_from == 1
     g.step("win")
     r = g.result
-    assert r is not None and list(r.winners) == [0] and r.from_seat == 1 and r.tile == Tile.P7
+    assert r is not None and r.winners == [0] and r.from_seat == 1 and r.tile == Tile.P7
 
 
 def _wild_kinds(rules: str | Ruleset, seeds: int) -> list[list[Tile]]:
@@ -501,7 +501,7 @@ def test_sichuan_discarder_deals_next_after_several_winners_on_one_discard() -> 
     assert g.to_act == 2 and Action("win") in g.legal_actions()
     g.step("win")
     r = g.result
-    assert r is not None and list(r.winners) == [1, 2] and r.from_seat == 0
+    assert r is not None and r.winners == [1, 2] and r.from_seat == 0
     assert r.deltas[0] < 0 < min(r.deltas[1], r.deltas[2]) and r.deltas[3] == 0
     m = MatchState("sichuan", seed=1)
     m.record(g)
