@@ -12,8 +12,7 @@ from collections import Counter
 
 import koudian
 import pytest
-from koudian import Action, Game, MeldKind, Ruleset, Tile
-from koudian import MatchState
+from koudian import Action, Game, MatchState, MeldKind, Ruleset, Tile
 
 ALL_PRESETS = [
     "shanxi",
