@@ -2,7 +2,8 @@
 //! relatives, Linxian 抠点 and basic Sichuan mahjong.
 //!
 //! The file tree reads like the rule book: [`tile`] (§1), [`shape`] (§2),
-//! [`waits`] and [`shanten`] (§2 "ready"), [`ting`] (§3 报听), [`score`]
+//! [`waits`] and [`shanten`] (§2 "ready"), [`legal`] (those under a whole
+//! ruleset: 不带风, Sichuan's 缺一门), [`ting`] (§3 报听), [`score`]
 //! (§3-§5 values and payments), [`game`] (the table), [`ruleset`] (every
 //! option).
 #![warn(missing_docs)]
