@@ -2,7 +2,7 @@
 //! and plays the exact sequence.
 
 use koudian_core::game::{
-    next_dealer, Action, Deal, EndKind, Event, Game, HandResult, Match, MatchLength, Phase,
+    next_dealer, Action, Deal, EndKind, Event, Game, HandResult, Match, MatchLength, Phase, Prng,
 };
 use koudian_core::ruleset::{DealerRotation, Haozi, HaoziPick, PassScope, Ruleset};
 use koudian_core::{Error, MeldKind, Tile};
@@ -919,19 +919,176 @@ fn linxian_leaving_ends_the_hand() {
         .is_err());
 }
 
-#[test]
-fn dice_choose_the_first_dealer_in_linxian() {
-    for seed in 0..20 {
-        let g = Game::new(&Ruleset::linxian(), seed, None).unwrap();
-        let d = g.deal().dice.unwrap();
-        assert_eq!(g.dealer(), (d[0] + d[1] - 1) % 4);
-        assert!(d.iter().all(|&x| (1..=6).contains(&x)));
+/// The seats of each round of a first-dealer roll-off and its winner,
+/// worked out from the recorded rolls alone.
+fn roll_off(rolls: &[[u8; 2]]) -> (Vec<Vec<u8>>, u8) {
+    let mut seats: Vec<u8> = vec![0, 1, 2, 3];
+    let mut rest = rolls;
+    let mut rounds = Vec::new();
+    loop {
+        assert!(rest.len() >= seats.len(), "roll-off cut short: {rolls:?}");
+        let (round, after) = rest.split_at(seats.len());
+        rounds.push(seats.clone());
+        let best = round.iter().map(|r| r[0] + r[1]).max().unwrap();
+        let top: Vec<u8> = seats
+            .iter()
+            .zip(round)
+            .filter(|(_, r)| r[0] + r[1] == best)
+            .map(|(&s, _)| s)
+            .collect();
+        if top.len() == 1 {
+            assert!(after.is_empty(), "rolls after the winner: {rolls:?}");
+            return (rounds, top[0]);
+        }
+        seats = top;
+        rest = after;
     }
-    assert!(Game::new(&Ruleset::shanxi(), 1, None)
-        .unwrap()
-        .deal()
-        .dice
-        .is_none());
+}
+
+#[test]
+fn dice_highest_roll_deals_first_in_linxian() {
+    let rules = Ruleset::linxian();
+    let n = 4000u64;
+    let mut firsts = [0u32; 4];
+    let mut rerolls = 0;
+    for seed in 0..n {
+        let d = Deal::random(&rules, seed, None).unwrap();
+        let rolls = d.dealer_rolls.as_ref().unwrap();
+        assert!(rolls.iter().flatten().all(|x| (1..=6).contains(x)));
+        let (rounds, winner) = roll_off(rolls);
+        assert_eq!(d.dealer, winner, "seed {seed}: {rolls:?}");
+        // `roll_off` has each later round be exactly the seats tied for
+        // the highest sum before it, and the rolls end with the winner.
+        if rounds.len() > 1 {
+            rerolls += 1;
+        }
+        firsts[d.dealer as usize] += 1;
+        // Every die comes from the seeded stream, after the shuffle.
+        let mut rng = Prng::new(seed);
+        let mut scratch = [0u8; 136];
+        rng.shuffle(&mut scratch[..rules.tile_total()]);
+        for r in rolls {
+            assert_eq!(*r, [rng.die(), rng.die()], "seed {seed}");
+        }
+        let dice = d.dice.unwrap();
+        assert_eq!(dice, [rng.die(), rng.die(), rng.die(), rng.die()]);
+        // Same seed, same deal.
+        assert_eq!(d, Deal::random(&rules, seed, None).unwrap());
+    }
+    eprintln!("first dealer by seat over {n} seeds: {firsts:?}; {rerolls} roll-offs re-rolled");
+    for (seat, &k) in firsts.iter().enumerate() {
+        let share = f64::from(k) / n as f64;
+        assert!((0.22..=0.28).contains(&share), "seat {seat}: {share}");
+    }
+    assert!(rerolls > 100);
+    // A given dealer rolls no roll-off; a ruleset without dice rolls nothing.
+    let d = Deal::random(&rules, 3, Some(2)).unwrap();
+    assert_eq!(
+        (d.dealer, d.dealer_rolls.is_none(), d.dice.is_some()),
+        (2, true, true)
+    );
+    let d = Deal::random(&Ruleset::shanxi(), 1, None).unwrap();
+    assert!(d.dice.is_none() && d.dealer_rolls.is_none());
+}
+
+#[test]
+fn dice_break_the_wall_at_dealer_plus_owner_in_linxian() {
+    let rules = Ruleset::linxian();
+    let mut plain_rules = rules.clone();
+    plain_rules.dice = false;
+    let total = rules.tile_total();
+    let mut starts = std::collections::BTreeSet::new();
+    for seed in 0..300u64 {
+        for dealer in [None, Some((seed % 4) as u8)] {
+            let d = Deal::random(&rules, seed, dealer).unwrap();
+            // The same shuffle, not rotated (no dice, no wildcards to pick).
+            let plain = Deal::random(&plain_rules, seed, Some(0)).unwrap();
+            let [a, b, c, e] = d.dice.unwrap();
+            let first = usize::from(a + b);
+            let owner = (usize::from(d.dealer) + first - 1) % 4;
+            let stacks = first + usize::from(c + e);
+            let start = (owner * (total / 4) + 2 * stacks) % total;
+            starts.insert(start);
+            let mut expected = plain.wall.tiles().to_vec();
+            expected.rotate_left(start);
+            assert_eq!(d.wall.tiles(), &expected[..], "seed {seed}");
+            // The dealt hands: 13 each from the dealer round, then one more.
+            let g = Game::from_deal(&rules, d.clone()).unwrap();
+            for i in 0..4 {
+                let seat = (usize::from(d.dealer) + i) % 4;
+                let mut want = [0u8; 34];
+                for t in &expected[13 * i..13 * i + 13] {
+                    want[t.index()] += 1;
+                }
+                if i == 0 {
+                    want[expected[52].index()] += 1;
+                }
+                assert_eq!(
+                    g.hand(seat as u8).concealed,
+                    want,
+                    "seed {seed} seat {seat}"
+                );
+            }
+        }
+    }
+    assert!(starts.len() > 20);
+}
+
+#[test]
+fn linxian_logs_carry_the_dealer_rolls_and_replay() {
+    for seed in 0..40 {
+        let mut g = Game::new(&Ruleset::linxian(), seed, None).unwrap();
+        while let Some(a) = g.legal_actions().iter().next() {
+            g.step(a).unwrap();
+        }
+        let log = g.log();
+        let header = log.lines().next().unwrap();
+        let rolls = g.deal().dealer_rolls.clone().unwrap();
+        let json: Vec<String> = rolls
+            .iter()
+            .map(|r| format!("[{},{}]", r[0], r[1]))
+            .collect();
+        assert!(
+            header.contains(&format!("\"dealer_rolls\":[{}]", json.join(","))),
+            "{header}"
+        );
+        let r = koudian_core::game::replay(&log).unwrap();
+        assert_eq!(r.log(), log);
+        assert_eq!(r.deal().dealer_rolls, g.deal().dealer_rolls);
+        // The recorded dealer must be the roll-off's winner.
+        let other = (g.dealer() + 1) % 4;
+        let bad = log.replacen(
+            &format!("\"dealer\":{},", g.dealer()),
+            &format!("\"dealer\":{other},"),
+            1,
+        );
+        let e = koudian_core::game::replay(&bad).unwrap_err();
+        assert!(e.to_string().contains("dealer_rolls"), "{e}");
+        // Dice are 1-6.
+        let first = format!("\"dealer_rolls\":[[{},", rolls[0][0]);
+        let seven = log.replacen(&first, "\"dealer_rolls\":[[7,", 1);
+        let e = koudian_core::game::replay(&seven).unwrap_err();
+        assert!(e.to_string().contains("1-6"), "{e}");
+        // A cut-short roll-off.
+        let cut = log.replacen(
+            &format!("\"dealer_rolls\":[{}]", json.join(",")),
+            &format!("\"dealer_rolls\":[{}]", json[..3].join(",")),
+            1,
+        );
+        let e = koudian_core::game::replay(&cut).unwrap_err();
+        assert!(e.to_string().contains("dealer_rolls"), "{e}");
+    }
+    // A log from before the field (none written) reads it as null.
+    let mut g = Game::new(&Ruleset::linxian(), 5, Some(1)).unwrap();
+    while let Some(a) = g.legal_actions().iter().next() {
+        g.step(a).unwrap();
+    }
+    let log = g.log();
+    assert!(log.contains("\"dealer_rolls\":null"));
+    let old = log.replacen("\"dealer_rolls\":null,", "", 1);
+    let r = koudian_core::game::replay(&old).unwrap();
+    assert!(r.deal().dealer_rolls.is_none());
+    assert_eq!(r.log(), log);
 }
 
 fn result(kind: EndKind, dealer: u8, winners: &[u8], any_kong: bool) -> HandResult {

@@ -3,8 +3,11 @@
 //!
 //! Line 1, `"type":"header"`: format name and version, engine version,
 //! every ruleset option (RULES.md names), the seed (`null` for a prepared
-//! deal), the dealer, the dice, the wild kinds, how many tiles were turned
-//! up to find them, the whole wall in drawing order (a tile string such as
+//! deal), the dealer, the dice (`[dealer's pair, opened wall owner's
+//! pair]` or `null`), with dice also `dealer_rolls` (the first-dealer
+//! roll-off, `[[a,b],…]`, or `null` when the dealer was given; a log
+//! without the key reads as `null`, and [`replay`] checks that the dealer
+//! won it), the wild kinds, how many tiles were turned up to find them, the whole wall in drawing order (a tile string such as
 //! `"1m5p7z…"`), and the seats' running scores. Line 2, `"type":"deal"`:
 //! the four starting hands. Then one line per event:
 //!
@@ -24,7 +27,7 @@
 use super::action::Action;
 use super::result::HandResult;
 use super::table::Game;
-use super::wall::{Deal, Wall};
+use super::wall::{check_dealer_rolls, Deal, Wall};
 use crate::error::Error;
 use crate::hand::MeldKind;
 use crate::ruleset::{OptionValue, Ruleset, OPTIONS};
@@ -183,11 +186,21 @@ impl Game {
         let dice = d.dice.map_or("null".to_string(), |x| {
             format!("[{},{},{},{}]", x[0], x[1], x[2], x[3])
         });
+        // Only rulesets that roll dice write `dealer_rolls`, so the logs of
+        // the others are as before the field.
+        let dealer_rolls = match (&d.dealer_rolls, self.rules.dice) {
+            (_, false) => String::new(),
+            (None, true) => "\"dealer_rolls\":null,".to_string(),
+            (Some(r), true) => {
+                let pairs: Vec<String> = r.iter().map(|p| format!("[{},{}]", p[0], p[1])).collect();
+                format!("\"dealer_rolls\":[{}],", pairs.join(","))
+            }
+        };
         let wilds: Vec<String> = d.wilds.kinds().map(|t| format!("\"{t}\"")).collect();
         format!(
             "{{\"type\":\"header\",\"format\":\"koudian-log\",\"version\":{LOG_VERSION},\
              \"engine\":\"koudian-core {}\",\"rules\":{rules},\"seed\":{},\"dealer\":{},\
-             \"dice\":{dice},\"wilds\":[{}],\"revealed\":{},\"wall\":\"{}\",\
+             \"dice\":{dice},{dealer_rolls}\"wilds\":[{}],\"revealed\":{},\"wall\":\"{}\",\
              \"scores\":[{},{},{},{}]}}",
             env!("CARGO_PKG_VERSION"),
             self.seed.map_or("null".to_string(), |s| s.to_string()),
@@ -518,6 +531,35 @@ pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error
         }
         _ => return Err(bad(1, "dice must be null or four dice")),
     };
+    // Logs written before the first-dealer roll-off was recorded have no
+    // `dealer_rolls`: read as null.
+    let dealer_rolls = match header.get("dealer_rolls") {
+        None | Some(Json::Null) => None,
+        Some(Json::Arr(a)) => {
+            let mut rolls = Vec::with_capacity(a.len());
+            for j in a {
+                match j {
+                    Json::Arr(p) if p.len() == 2 => {
+                        let mut pair = [0u8; 2];
+                        for (x, j) in pair.iter_mut().zip(p) {
+                            match j {
+                                Json::Num(n) if (1..=6).contains(n) => *x = *n as u8,
+                                _ => return Err(bad(1, "dealer_rolls: dice must be 1-6")),
+                            }
+                        }
+                        rolls.push(pair);
+                    }
+                    _ => return Err(bad(1, "dealer_rolls must be pairs of dice")),
+                }
+            }
+            check_dealer_rolls(&rolls, dealer).map_err(|e| bad(1, &e))?;
+            if dice.is_none() {
+                return Err(bad(1, "dealer_rolls without dice"));
+            }
+            Some(rolls)
+        }
+        Some(_) => return Err(bad(1, "dealer_rolls must be null or a list of pairs")),
+    };
     let mut wild_kinds = Vec::new();
     if let Json::Arr(a) = field(&header, "wilds", 1)? {
         for j in a {
@@ -542,6 +584,7 @@ pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error
         wall,
         dealer,
         dice,
+        dealer_rolls,
         wilds,
         revealed,
     };
@@ -582,8 +625,13 @@ pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error
         each(&g);
     }
     let again = g.log();
+    let old_header = header.get("dealer_rolls").is_none();
     for (i, (a, b)) in again.lines().zip(log.lines()).enumerate() {
-        if a != b {
+        // A header written before `dealer_rolls` was recorded lacks the
+        // field (read as null).
+        let same =
+            a == b || (i == 0 && old_header && a.replacen("\"dealer_rolls\":null,", "", 1) == b);
+        if !same {
             return Err(bad(
                 i + 1,
                 &format!("replay differs: regenerated {a:?}, log has {b:?}"),

@@ -260,6 +260,7 @@ impl Game {
         debug_assert!(rules.validate().is_ok());
         debug_assert_eq!(deal.wall.tiles().len(), rules.tile_total());
         let (wall, hands) = Game::deal_hands(&deal)?;
+        let first = deal.dealer;
         let mut g = Game {
             rules: rules.clone(),
             judge: Judge::new(rules, deal.wilds),
@@ -294,14 +295,14 @@ impl Game {
             suited: 0,
             has_discarded: [false; 4],
             phase: Phase::Turn {
-                seat: deal.dealer,
+                seat: first,
                 drawn: None,
                 replacement: None,
                 last_live: false,
                 after_claim: false,
             },
             queue: Queue::default(),
-            to_act: deal.dealer,
+            to_act: first,
             legal: ActionMask::EMPTY,
             result: None,
             scores: [0; 4],
@@ -355,6 +356,7 @@ impl Game {
     pub(crate) fn redeal(&mut self, seed: u64, dealer: Option<u8>) -> Result<(), Error> {
         let deal = Deal::random(&self.rules, seed, dealer)?;
         let (new_wall, new_hands) = Game::deal_hands(&deal)?;
+        let first = deal.dealer;
         // Every field is named (no `..`), so a field added to `Game`
         // cannot be left out here without a compile error.
         let Game {
@@ -439,14 +441,14 @@ impl Game {
         *suited = 0;
         *has_discarded = [false; 4];
         *phase = Phase::Turn {
-            seat: deal.dealer,
+            seat: first,
             drawn: None,
             replacement: None,
             last_live: false,
             after_claim: false,
         };
         *queue = Queue::default();
-        *to_act = deal.dealer;
+        *to_act = first;
         *legal = ActionMask::EMPTY;
         *result = None;
         *scores = [0; 4];

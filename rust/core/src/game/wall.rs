@@ -7,11 +7,25 @@
 //! the dealer and going round in turn order, each seat takes 13
 //! consecutive tiles from the front, then the dealer takes one more.
 //!
-//! Dice (`dice`, Linxian): two dice choose the first dealer when none is
-//! given (sum `s`: seat `(s - 1) mod 4`, counted from seat 0), two more the
-//! break point: the shuffled wall is rotated to start at stack
-//! `((dealer + b - 1) mod 4) × (tiles / 4) / 2 + b` (two tiles per stack,
-//! `b` the sum), which is how the tables count walls and stacks.
+//! Dice (`dice`, Linxian; 林县 text: "參與遊戲人分別擲色子，所擲兩顆色子點數
+//! 相加，擲數大者為首起東家"; "莊家擲色子……從莊家開始數起……由壘該垛的遊戲者
+//! 再擲色子一次……加上莊家所擲色子的點數"):
+//!
+//! * First dealer, only when none is given (a match's first hand): seats
+//!   0-3 each roll two dice; the highest sum deals. When several tie for
+//!   the highest, only they roll again (in seat order), until one is
+//!   highest (the text says nothing of ties; re-rolling is the usual
+//!   practice). Every roll is kept in [`Deal::dealer_rolls`].
+//! * Break point: the dealer rolls two dice (sum `d`); counting the dealer
+//!   as 1 in turn order, seat `w = (dealer + d - 1) mod 4` owns the wall
+//!   that is opened; `w` rolls two dice (sum `o`); `d + o` stacks (two
+//!   tiles a stack) are left from that wall's right end and drawing starts
+//!   after them: the shuffled wall is rotated to start at tile
+//!   `(w × (tiles / 4) + 2 (d + o)) mod tiles`. [`Deal::dice`] is
+//!   `[dealer's pair, owner's pair]`.
+//!
+//! Every die comes from the game's RNG after the shuffle: the roll-off
+//! first, then the dealer's pair and the owner's pair.
 //!
 //! Randomness: ChaCha8 seeded with `seed_from_u64`, unbiased bounded
 //! sampling by Lemire's multiply-and-reject and a Fisher-Yates shuffle
@@ -294,17 +308,110 @@ impl Wall {
     }
 }
 
+/// The first dealer by the dice: seats 0-3 each roll two dice, the tied
+/// highest roll again until one is highest. Returns the dealer and every
+/// roll in order.
+fn roll_for_dealer(rng: &mut Prng) -> (u8, Vec<[u8; 2]>) {
+    let mut rolls = Vec::with_capacity(4);
+    let mut rolling: Vec<u8> = vec![0, 1, 2, 3];
+    loop {
+        let round: Vec<[u8; 2]> = rolling.iter().map(|_| [rng.die(), rng.die()]).collect();
+        rolls.extend_from_slice(&round);
+        match dealer_of_round(&rolling, &round) {
+            Ok(seat) => return (seat, rolls),
+            Err(tied) => rolling = tied,
+        }
+    }
+}
+
+/// One round of the first-dealer roll-off: the seat with the one highest
+/// sum, or the seats tied for it.
+fn dealer_of_round(seats: &[u8], round: &[[u8; 2]]) -> Result<u8, Vec<u8>> {
+    let best = round.iter().map(|r| r[0] + r[1]).max().unwrap_or(0);
+    let top: Vec<u8> = seats
+        .iter()
+        .zip(round)
+        .filter(|(_, r)| r[0] + r[1] == best)
+        .map(|(&s, _)| s)
+        .collect();
+    if top.len() == 1 {
+        Ok(top[0])
+    } else {
+        Err(top)
+    }
+}
+
+/// Checks recorded first-dealer rolls: dice 1-6, each round made of the
+/// seats tied in the round before (all four at first), and the last round
+/// won by `dealer` alone.
+pub(crate) fn check_dealer_rolls(rolls: &[[u8; 2]], dealer: u8) -> Result<(), String> {
+    if rolls.iter().flatten().any(|x| !(1..=6).contains(x)) {
+        return Err("dealer_rolls: dice must be 1-6".into());
+    }
+    let mut seats: Vec<u8> = vec![0, 1, 2, 3];
+    let mut rest = rolls;
+    loop {
+        if rest.len() < seats.len() {
+            return Err(format!(
+                "dealer_rolls: the roll-off ends before one seat is highest ({} rolls)",
+                rolls.len()
+            ));
+        }
+        let (round, after) = rest.split_at(seats.len());
+        match dealer_of_round(&seats, round) {
+            Ok(seat) if after.is_empty() => {
+                return if seat == dealer {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "dealer_rolls: seat {seat} rolled highest but the dealer is seat {dealer}"
+                    ))
+                }
+            }
+            Ok(seat) => {
+                return Err(format!(
+                    "dealer_rolls: {} rolls after seat {seat} rolled highest",
+                    after.len()
+                ))
+            }
+            Err(tied) => {
+                seats = tied;
+                rest = after;
+            }
+        }
+    }
+}
+
+/// Where the wall starts after the break-point dice `d` (dealer's pair,
+/// then the opened wall owner's pair), in tiles from the shuffled wall's
+/// front.
+fn break_start(total: usize, dealer: u8, d: [u8; 4]) -> usize {
+    let first = (d[0] + d[1]) as usize;
+    let owner = (dealer as usize + first - 1) % 4;
+    let stacks = first + (d[2] + d[3]) as usize;
+    let per_side = total / 4;
+    (owner * per_side + 2 * stacks) % total
+}
+
 /// Everything fixed before the first action: the wall, the dealer, the
 /// dice and the wildcards. [`Deal::random`] makes one from a seed;
 /// [`Deal::prepared`] and [`Deal::arranged`] from given tiles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deal {
     /// The wall in drawing order (hands are dealt from its front).
     pub wall: Wall,
     /// The dealer's seat.
     pub dealer: u8,
-    /// The dice: dealer pair and break-point pair, when rolled.
+    /// The break-point dice, when rolled: the dealer's pair (which picks
+    /// the wall to open) then the pair of that wall's owner (which, added
+    /// to the dealer's, counts the stacks left before the first draw).
     pub dice: Option<[u8; 4]>,
+    /// The rolls that chose the first dealer, when the dice chose one: the
+    /// first round is seats 0-3 in order; each later round is the seats
+    /// tied for the highest sum of the round before, in seat order. The
+    /// dealer is the one highest sum of the last round. `None` when the
+    /// dealer was given or no dice are rolled.
+    pub dealer_rolls: Option<Vec<[u8; 2]>>,
     /// The wild kinds.
     pub wilds: Wildcards,
     /// With `haozi_pick = "indicator"`: how many tiles at the back of the
@@ -314,8 +421,9 @@ pub struct Deal {
 }
 
 impl Deal {
-    /// The deal of `seed`: shuffle, dice (when the ruleset rolls them; they
-    /// pick the dealer only when `dealer` is `None`), wildcards.
+    /// The deal of `seed`: shuffle, dice (when the ruleset rolls them: the
+    /// first-dealer roll-off only when `dealer` is `None`, then the
+    /// break-point pairs; see the module doc), wildcards.
     ///
     /// ```
     /// use koudian_core::game::Deal;
@@ -335,16 +443,16 @@ impl Deal {
         tiles[total.min(MAX_TILES)..].fill(Tile::M1);
         rng.shuffle(&mut tiles[..total]);
         let mut dice = None;
+        let mut dealer_rolls = None;
         let mut dealer_seat = dealer.unwrap_or(0);
         if rules.dice {
-            let d = [rng.die(), rng.die(), rng.die(), rng.die()];
             if dealer.is_none() {
-                dealer_seat = (d[0] + d[1] - 1) % 4;
+                let (seat, rolls) = roll_for_dealer(&mut rng);
+                dealer_seat = seat;
+                dealer_rolls = Some(rolls);
             }
-            let b = (d[2] + d[3]) as usize;
-            let per_side = total / 4;
-            let start = ((dealer_seat as usize + b - 1) % 4 * per_side + 2 * b) % total;
-            tiles[..total].rotate_left(start);
+            let d = [rng.die(), rng.die(), rng.die(), rng.die()];
+            tiles[..total].rotate_left(break_start(total, dealer_seat, d));
             dice = Some(d);
         }
         let mut wall = Wall {
@@ -362,6 +470,7 @@ impl Deal {
             wall,
             dealer: dealer_seat,
             dice,
+            dealer_rolls,
             wilds,
             revealed,
         })
@@ -395,6 +504,7 @@ impl Deal {
             wall,
             dealer,
             dice: None,
+            dealer_rolls: None,
             wilds,
             revealed,
         })
