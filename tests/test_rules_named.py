@@ -390,10 +390,11 @@ def test_linxian_dice_set_the_dealer_and_the_break_point() -> None:
     "Dice decide the first dealer and the wall's break point; every die
     comes from the game's seeded RNG."
 
-    As rust/core/src/game/wall.rs documents it: dice 1-2 pick the dealer,
-    seat (d1 + d2 - 1) mod 4; dice 3-4 (sum b) break the shuffled wall at
-    stack ((dealer + b - 1) mod 4) × 17 + b, i.e. tile
-    ((dealer + b - 1) mod 4) × 34 + 2b. The header's wall is the dice-less
+    The Linxian text: every seat rolls two dice and the highest deals
+    first (the tied highest roll again); the dealer rolls a pair (sum d),
+    the owner of wall (dealer + d - 1) mod 4 rolls a pair (sum o), and the
+    wall opens d + o stacks into that owner's side: tile
+    (owner × 34 + 2 (d + o)) mod 136. The header's wall is the dice-less
     shuffle of the same seed rotated there, and the hands are dealt from
     its front: 13 each from the dealer round, then the dealer's 14th."""
     no_dice = Ruleset.preset("linxian", dice=False)
@@ -403,10 +404,22 @@ def test_linxian_dice_set_the_dealer_and_the_break_point() -> None:
         h = header(g)
         dice = h["dice"]
         assert isinstance(dice, list) and len(dice) == 4 and all(1 <= d <= 6 for d in dice)
-        dealer = (dice[0] + dice[1] - 1) % 4
+        rolls = h["dealer_rolls"]
+        assert isinstance(rolls, list)
+        seats, rest = [0, 1, 2, 3], list(rolls)
+        while True:
+            sums = [a + b for a, b in rest[: len(seats)]]
+            rest = rest[len(seats) :]
+            top = [s for s, x in zip(seats, sums, strict=True) if x == max(sums)]
+            if len(top) == 1:
+                break
+            seats = top
+        assert not rest
+        dealer = top[0]
         assert h["dealer"] == g.dealer == dealer
-        b = dice[2] + dice[3]
-        start = (((dealer + b - 1) % 4) * 34 + 2 * b) % 136
+        d, o = dice[0] + dice[1], dice[2] + dice[3]
+        owner = (dealer + d - 1) % 4
+        start = (owner * 34 + 2 * (d + o)) % 136
         breaks.add(start)
         shuffled = koudian.parse(header(Game(no_dice, seed=seed))["wall"])  # type: ignore[arg-type]
         wall = koudian.parse(h["wall"])  # type: ignore[arg-type]
