@@ -9,15 +9,9 @@ import koudian
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from koudian import Game, IllegalActionError
+from preset_names import ALL_PRESETS
 
-PRESETS = [
-    "shanxi",
-    "shanxi-haozi",
-    "shanxi-feng-haozi",
-    "shanxi-double-haozi",
-    "linxian",
-    "sichuan",
-]
+PRESETS = ALL_PRESETS
 
 
 @settings(max_examples=40, deadline=None)

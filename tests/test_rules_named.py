@@ -13,16 +13,7 @@ from collections import Counter
 import koudian
 import pytest
 from koudian import Action, Game, MatchState, MeldKind, Ruleset, Tile
-
-ALL_PRESETS = [
-    "shanxi",
-    "shanxi-haozi",
-    "shanxi-feng-haozi",
-    "shanxi-double-haozi",
-    "linxian",
-    "sichuan",
-]
-
+from preset_names import ALL_PRESETS
 
 # -- helpers ------------------------------------------------------------------
 

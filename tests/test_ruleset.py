@@ -11,20 +11,14 @@ from pathlib import Path
 import koudian
 import pytest
 from koudian import Ruleset, RulesetError
+from preset_names import ALL_PRESETS
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-PRESETS = [
-    "shanxi",
-    "shanxi-haozi",
-    "shanxi-feng-haozi",
-    "shanxi-double-haozi",
-    "linxian",
-    "sichuan",
-]
+PRESETS = ALL_PRESETS
 PRESET_DIR = Path(koudian.__file__).with_name("presets")
 
 
