@@ -85,6 +85,24 @@ impl HandRules {
         }
     }
 
+    /// The hand's tiles, melds included, after the honor check; `None`
+    /// when neither rule applies, so that the other families pay nothing
+    /// (not even the counts) on top of the shape function.
+    fn tiles_of(&self, hand: &Hand, wilds: &Wildcards) -> Result<Option<Counts>, Error> {
+        if !self.no_honors && !self.que_yi_men {
+            return Ok(None);
+        }
+        let all = hand.all_counts();
+        self.check_tiles(&all, wilds)?;
+        Ok(Some(all))
+    }
+
+    /// Whether the hand's tiles `all` may win at all: under 缺一门 they
+    /// must lack a suit.
+    fn may_win(&self, all: Option<&Counts>) -> bool {
+        !self.que_yi_men || all.is_none_or(|a| suit_mask(a) != 0b111)
+    }
+
     /// Row by row [`HandRules::check_tiles`], naming the first bad row.
     fn check_rows(&self, counts: &[Counts], wilds: &Wildcards) -> Result<(), Error> {
         if !self.no_honors {
@@ -118,12 +136,9 @@ fn not_in_play(t: Tile) -> Error {
 /// under 缺一门 the hand's tiles (melds included) lack a suit. Errors on
 /// an honor tile when honors are not in play.
 pub fn is_win(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<bool, Error> {
-    let all = hand.all_counts();
-    rules.check_tiles(&all, wilds)?;
-    Ok(
-        shape::is_win(&hand.concealed, hand.n_melds(), wilds, &rules.shape)
-            && (!rules.que_yi_men || suit_mask(&all) != 0b111),
-    )
+    let all = rules.tiles_of(hand, wilds)?;
+    Ok(rules.may_win(all.as_ref())
+        && shape::is_win(&hand.concealed, hand.n_melds(), wilds, &rules.shape))
 }
 
 /// [`shape::decompose()`] under `rules`: empty when [`is_win`] is false.
@@ -132,9 +147,8 @@ pub fn decompose(
     wilds: &Wildcards,
     rules: &HandRules,
 ) -> Result<Vec<Decomposition>, Error> {
-    let all = hand.all_counts();
-    rules.check_tiles(&all, wilds)?;
-    if rules.que_yi_men && suit_mask(&all) == 0b111 {
+    let all = rules.tiles_of(hand, wilds)?;
+    if !rules.may_win(all.as_ref()) {
         return Ok(Vec::new());
     }
     Ok(shape::decompose(hand, wilds, &rules.shape))
@@ -143,20 +157,18 @@ pub fn decompose(
 /// [`waits::waits`] under `rules`: under 缺一门, only the kinds whose
 /// addition leaves the hand lacking a suit.
 pub fn waits(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<Waits, Error> {
-    let all = hand.all_counts();
-    rules.check_tiles(&all, wilds)?;
+    let all = rules.tiles_of(hand, wilds)?;
     let w = waits::waits(hand, wilds, &rules.shape)?;
-    Ok(if rules.que_yi_men {
-        w.only(que_yi_men_kinds(&all))
-    } else {
-        w
+    Ok(match all {
+        Some(a) if rules.que_yi_men => w.only(que_yi_men_kinds(&a)),
+        _ => w,
     })
 }
 
 /// [`core_shanten::shanten`] after the honor check: the shape distance,
 /// 缺一门 not counted.
 pub fn shanten(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<i8, Error> {
-    rules.check_tiles(&hand.all_counts(), wilds)?;
+    rules.tiles_of(hand, wilds)?;
     core_shanten::shanten(hand, wilds, &rules.shape)
 }
 
