@@ -443,6 +443,22 @@ fn parse_line(line: &str, n: usize) -> Result<Json, Error> {
     Ok(v)
 }
 
+/// `N` dice from a header array: `None` when it does not hold `N` values,
+/// the error `out_of_range` (line 1) when one is not 1-6.
+fn dice_of<const N: usize>(a: &[Json], out_of_range: &str) -> Result<Option<[u8; N]>, Error> {
+    if a.len() != N {
+        return Ok(None);
+    }
+    let mut d = [0u8; N];
+    for (x, j) in d.iter_mut().zip(a) {
+        match j {
+            Json::Num(n) if (1..=6).contains(n) => *x = *n as u8,
+            _ => return Err(bad(1, out_of_range)),
+        }
+    }
+    Ok(Some(d))
+}
+
 fn bad(line: usize, what: &str) -> Error {
     Error::InconsistentOutcome(format!("log line {line}: {what}"))
 }
@@ -519,16 +535,10 @@ pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error
     let dealer = seat_of(&header, "dealer", 1)?;
     let dice = match field(&header, "dice", 1)? {
         Json::Null => None,
-        Json::Arr(a) if a.len() == 4 => {
-            let mut d = [0u8; 4];
-            for (x, j) in d.iter_mut().zip(a) {
-                match j {
-                    Json::Num(n) if (1..=6).contains(n) => *x = *n as u8,
-                    _ => return Err(bad(1, "dice must be 1-6")),
-                }
-            }
-            Some(d)
-        }
+        Json::Arr(a) => match dice_of::<4>(a, "dice must be 1-6")? {
+            Some(d) => Some(d),
+            None => return Err(bad(1, "dice must be null or four dice")),
+        },
         _ => return Err(bad(1, "dice must be null or four dice")),
     };
     // Logs written before the first-dealer roll-off was recorded have no
@@ -538,18 +548,13 @@ pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error
         Some(Json::Arr(a)) => {
             let mut rolls = Vec::with_capacity(a.len());
             for j in a {
-                match j {
-                    Json::Arr(p) if p.len() == 2 => {
-                        let mut pair = [0u8; 2];
-                        for (x, j) in pair.iter_mut().zip(p) {
-                            match j {
-                                Json::Num(n) if (1..=6).contains(n) => *x = *n as u8,
-                                _ => return Err(bad(1, "dealer_rolls: dice must be 1-6")),
-                            }
-                        }
-                        rolls.push(pair);
-                    }
-                    _ => return Err(bad(1, "dealer_rolls must be pairs of dice")),
+                let pair = match j {
+                    Json::Arr(p) => dice_of::<2>(p, "dealer_rolls: dice must be 1-6")?,
+                    _ => None,
+                };
+                match pair {
+                    Some(pair) => rolls.push(pair),
+                    None => return Err(bad(1, "dealer_rolls must be pairs of dice")),
                 }
             }
             check_dealer_rolls(&rolls, dealer).map_err(|e| bad(1, &e))?;
