@@ -761,6 +761,9 @@ class Observation:
     @property
     def may_win_discards(self) -> bool: ...
     @property
+    def locked_kinds(self) -> list[Tile]:
+        """Kinds a ``pass_scope = "tile"`` 过胡 lock forbids winning on."""
+    @property
     def scores(self) -> tuple[int, int, int, int]: ...
     @property
     def legal_actions(self) -> list[Action]: ...

@@ -379,11 +379,25 @@ fn pass_scope_tile_forbids_only_that_kind_on_discards() {
     let mut r = Ruleset::shanxi();
     r.pass_scope = PassScope::Tile;
     let mut g = pass_setup(&r);
+    assert_eq!(g.observe(0).locked_kinds, 0);
     go(&mut g, 0, Action::Pass);
+    // The lock is the one kind passed, and the observation shows it.
+    assert_eq!(g.locked_kinds(0), 1 << t("9p").index());
+    assert_eq!(g.observe(0).locked_kinds, 1 << t("9p").index());
+    assert!(g.observe(0).may_win_discards);
     go(&mut g, 2, Action::Discard(t("6p")));
     // 6p was not passed: seat 0 may win on it.
     assert_eq!(g.to_act(), Some(0));
     assert!(g.legal_actions().contains(Action::Win));
+}
+
+#[test]
+fn pass_scope_hand_locks_no_kind_in_the_observation() {
+    let mut g = pass_setup(&Ruleset::shanxi());
+    go(&mut g, 0, Action::Pass);
+    let o = g.observe(0);
+    assert!(!o.may_win_discards);
+    assert_eq!(o.locked_kinds, 0);
 }
 
 #[test]

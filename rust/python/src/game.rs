@@ -14,8 +14,8 @@ use crate::score::PySettlement;
 use crate::tiles::{extract_tile, extract_tiles, tile_list, tile_obj, type_name};
 use koudian_core::agent::{builtin, Agent, SeatView};
 use koudian_core::game::{
-    replay as core_replay, Action, ActionMask, Deal, EndKind, Game, HandResult, Match, MatchLength,
-    Observation, Pending, N_ACTIONS,
+    encode, replay as core_replay, Action, ActionMask, Deal, EndKind, Game, HandResult, Match,
+    MatchLength, Observation, Pending, N_ACTIONS,
 };
 use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
@@ -267,65 +267,7 @@ impl PySeenDiscard {
 }
 
 /// Number of observation planes (see `koudian.env` for the layout).
-pub const N_PLANES: usize = 29;
-
-/// The observation planes, `(N_PLANES, 34)`, relative to the observer.
-fn planes(o: &Observation) -> Vec<f32> {
-    let mut p = vec![0f32; N_PLANES * KINDS];
-    let mut set = |plane: usize, k: usize, v: f32| p[plane * KINDS + k] += v;
-    let rel = |s: u8| ((s + 4 - o.seat) & 3) as usize;
-    for k in 0..KINDS {
-        for n in 0..o.concealed[k].min(4) as usize {
-            set(n, k, 1.0);
-        }
-    }
-    if let Some(t) = o.drawn {
-        set(4, t.index(), 1.0);
-    }
-    for (s, seat) in o.melds.iter().enumerate() {
-        for m in seat.iter().flatten() {
-            if let Some(t) = m.tile {
-                set(5 + rel(s as u8), t.index(), f32::from(m.kind.size()));
-            }
-        }
-    }
-    for d in o.discards() {
-        if let (Some(t), false) = (d.tile, d.claimed) {
-            set(9 + rel(d.seat), t.index(), 1.0);
-        }
-    }
-    for t in o.wilds.kinds() {
-        set(13, t.index(), 1.0);
-    }
-    for k in 0..KINDS {
-        set(14, k, f32::from(o.face_up_in_wall[k]));
-    }
-    let pending = match o.pending {
-        Pending::None => None,
-        Pending::Turn => Some((26, None)),
-        Pending::Discard { tile, .. } => Some((27, Some(tile))),
-        Pending::AddedKong { tile, .. } => Some((28, Some(tile))),
-    };
-    if let Some((_, Some(t))) = pending {
-        set(15, t.index(), 1.0);
-    }
-    for k in 0..KINDS {
-        for s in 0..4u8 {
-            if o.ting[s as usize] {
-                set(16 + rel(s), k, 1.0);
-            }
-        }
-        set(20 + rel(o.dealer), k, 1.0);
-        set(24, k, f32::from(o.live_remaining) / 136.0);
-        if o.may_win_discards {
-            set(25, k, 1.0);
-        }
-        if let Some((plane, _)) = pending {
-            set(plane, k, 1.0);
-        }
-    }
-    p
-}
+pub const N_PLANES: usize = encode::N_PLANES;
 
 fn pending_name(p: Pending) -> &'static str {
     match p {
@@ -492,6 +434,14 @@ impl PyObservation {
     fn may_win_discards(&self) -> bool {
         self.inner.may_win_discards
     }
+    /// The kinds a `pass_scope = "tile"` 过胡 lock forbids winning on.
+    #[getter]
+    fn locked_kinds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        tile_list(
+            py,
+            Tile::all().filter(|t| self.inner.locked_kinds & (1 << t.index()) != 0),
+        )
+    }
     /// Running scores of the match.
     #[getter]
     fn scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
@@ -510,7 +460,7 @@ impl PyObservation {
     /// The observation as float32 planes of shape `(29, 34)` (layout in
     /// `koudian.env`).
     fn planes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        PyArray1::from_vec(py, planes(&self.inner)).reshape([N_PLANES, KINDS])
+        PyArray1::from_slice(py, &encode::planes(&self.inner)).reshape([N_PLANES, KINDS])
     }
     /// The observation as plain JSON-ready data (the external-bot
     /// protocol's `observation`).
@@ -561,6 +511,12 @@ impl PyObservation {
         d.set_item("wilds", wilds)?;
         d.set_item("face_up_in_wall", tile::format_counts(&o.face_up_in_wall))?;
         d.set_item("may_win_discards", o.may_win_discards)?;
+        let locked: Vec<String> = Tile::all()
+            .into_iter()
+            .filter(|t| o.locked_kinds & (1 << t.index()) != 0)
+            .map(|t| t.to_string())
+            .collect();
+        d.set_item("locked_kinds", locked)?;
         d.set_item("scores", o.scores.to_vec())?;
         Ok(d)
     }

@@ -56,6 +56,7 @@
 
 pub mod action;
 pub mod claims;
+pub mod encode;
 pub mod event;
 mod judge;
 pub mod observation;

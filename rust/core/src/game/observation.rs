@@ -96,6 +96,11 @@ pub struct Observation {
     pub face_up_in_wall: Counts,
     /// The observer's own 过胡 lock: may it still win on a discard?
     pub may_win_discards: bool,
+    /// The kinds the observer may not win on a discard because of a
+    /// `pass_scope = "tile"` 过胡 lock, as a bit mask by kind index (bit
+    /// `k` for kind `k`). Always 0 under the other pass scopes, where
+    /// [`may_win_discards`](Self::may_win_discards) says everything.
+    pub locked_kinds: u64,
     /// Running scores.
     pub scores: [i64; 4],
     /// The observer's legal actions (empty unless it is to act).
@@ -213,6 +218,7 @@ impl Game {
             wilds: self.deal.wilds,
             face_up_in_wall: face_up,
             may_win_discards: self.may_win_discards(seat),
+            locked_kinds: self.locked_kinds(seat),
             scores: self.scores,
             legal: self.legal_actions_for(seat),
         }

@@ -706,6 +706,17 @@ impl Game {
         }
     }
 
+    /// The kinds `seat` may not win on a discard because of a
+    /// `pass_scope = "tile"` 过胡 lock, as a bit mask by kind index; 0
+    /// under the other pass scopes (see [`Game::may_win_discards`]).
+    pub fn locked_kinds(&self, seat: u8) -> u64 {
+        if self.rules.ting_required && self.rules.pass_scope == PassScope::Tile {
+            self.pass_kinds[(seat & 3) as usize]
+        } else {
+            0
+        }
+    }
+
     /// Whether a kong made now leaves a live tile to replace it: the wall
     /// holds more than the reserve with one more kong.
     fn kong_room(&self) -> bool {
