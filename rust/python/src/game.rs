@@ -512,7 +512,6 @@ impl PyObservation {
         d.set_item("face_up_in_wall", tile::format_counts(&o.face_up_in_wall))?;
         d.set_item("may_win_discards", o.may_win_discards)?;
         let locked: Vec<String> = Tile::all()
-            .into_iter()
             .filter(|t| o.locked_kinds & (1 << t.index()) != 0)
             .map(|t| t.to_string())
             .collect();
