@@ -871,6 +871,10 @@ class Game:
 def replay(log: str) -> Game:
     """Rebuilds a game from its log, checking every line comes out identical."""
 
+def replay_steps(log: str) -> list[Game]:
+    """Replays a log like ``replay``, returning the game after the deal and
+    after every chosen action (independent copies, in order)."""
+
 def mix_seed(seed: int, index: int) -> int:
     """SplitMix64 of ``(seed, index)``: the seed of game ``index`` of a run."""
 

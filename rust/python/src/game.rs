@@ -14,8 +14,8 @@ use crate::score::PySettlement;
 use crate::tiles::{extract_tile, extract_tiles, tile_list, tile_obj, type_name};
 use koudian_core::agent::{builtin, Agent, SeatView};
 use koudian_core::game::{
-    replay as core_replay, Action, ActionMask, Deal, EndKind, Game, HandResult, Match, MatchLength,
-    Observation, Pending, N_ACTIONS,
+    replay as core_replay, replay_each as core_replay_each, Action, ActionMask, Deal, EndKind,
+    Game, HandResult, Match, MatchLength, Observation, Pending, N_ACTIONS,
 };
 use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
@@ -980,6 +980,17 @@ fn replay(log: &str) -> PyResult<PyGame> {
     Ok(PyGame::wrap(core_replay(log).map_err(to_py)?))
 }
 
+/// Replays a log like `replay`, returning the game after the deal and
+/// after every chosen action (independent copies, in order): the states a
+/// viewer steps through.
+#[pyfunction]
+fn replay_steps(py: Python<'_>, log: &str) -> PyResult<Vec<PyGame>> {
+    let mut states = Vec::new();
+    py.detach(|| core_replay_each(log, |g| states.push(g.clone())))
+        .map_err(to_py)?;
+    Ok(states.into_iter().map(PyGame::wrap).collect())
+}
+
 /// The seed derivation of matches and self-play: SplitMix64 of
 /// `(seed, index)`.
 #[pyfunction]
@@ -1346,6 +1357,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("N_ACTIONS", N_ACTIONS)?;
     m.add("N_PLANES", N_PLANES)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_steps, m)?)?;
     m.add_function(wrap_pyfunction!(mix_seed, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_native, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_logs, m)?)?;

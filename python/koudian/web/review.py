@@ -1,0 +1,4 @@
+"""placeholder"""
+from typing import Any
+def add_subparser(sub: Any) -> None:
+    pass
