@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from koudian.web.tables import MAX_MESSAGE, Table, TableConfig, offered_opponents
-
 from web_support import artifacts, browser_page, live_server
 
 BOTS = Path(__file__).parent / "bots"
@@ -110,7 +109,7 @@ def test_a_match_deals_hand_after_hand_with_running_totals() -> None:
     totals = [0, 0, 0, 0]
     for n in range(3):
         assert end["match"]["hands_played"] == n + 1
-        totals = [a + b for a, b in zip(totals, end["result"]["deltas"])]
+        totals = [a + b for a, b in zip(totals, end["result"]["deltas"], strict=True)]
         assert end["match"]["totals"] == totals
         if n < 2:
             end = _play_first_legal(table, table.handle('{"type": "next"}'))
@@ -152,8 +151,9 @@ _types = st.sampled_from(["new", "act", "next", "state", "hint", "bogus"])
 _messages = (
     st.text(max_size=60)
     | st.dictionaries(_keys, _json, max_size=5).map(json.dumps)
-    | st.builds(lambda t, d: json.dumps({"type": t, **d}), _types,
-                st.dictionaries(_keys, _json, max_size=4))  # fmt: skip
+    | st.builds(
+        lambda t, d: json.dumps({"type": t, **d}), _types, st.dictionaries(_keys, _json, max_size=4)
+    )
 )
 
 
@@ -191,10 +191,14 @@ async def _bot_table(url: str, stop: float, seed: int, stats: dict[str, int]) ->
 
     rng = random.Random(seed)
     async with websockets.connect(url, max_size=2**22) as ws:
-        new = {"type": "new", "preset": rng.choice(["shanxi", "linxian", "sichuan",
-               "shanxi-haozi"]), "seat": rng.randrange(4), "hands": 4,
-               "opponents": [rng.choice(["random", "greedy"]) for _ in range(3)],
-               "seed": seed}  # fmt: skip
+        new = {
+            "type": "new",
+            "preset": rng.choice(["shanxi", "linxian", "sichuan", "shanxi-haozi"]),
+            "seat": rng.randrange(4),
+            "hands": 4,
+            "opponents": [rng.choice(["random", "greedy"]) for _ in range(3)],
+            "seed": seed,
+        }
         await ws.send(json.dumps(new))
         while True:
             m = json.loads(await ws.recv())
@@ -209,8 +213,7 @@ async def _bot_table(url: str, stop: float, seed: int, stats: dict[str, int]) ->
                 stats["hands"] += 1
                 if time.monotonic() > stop:
                     return
-                await ws.send(json.dumps({"type": "new" if m["match"]["done"] else "next", **(
-                    new if m["match"]["done"] else {})}))  # fmt: skip
+                await ws.send(json.dumps(new if m["match"]["done"] else {"type": "next"}))
 
 
 def test_fifty_tables_play_bot_hands_on_loopback_with_bounded_memory(tmp_path: Path) -> None:
@@ -326,7 +329,9 @@ def test_browser_plays_a_whole_hand_by_clicking() -> None:
         shown = [int(x) for x in page.locator(".settlement .delta").all_inner_texts()]
         assert shown == list(engine.settlement.deltas)
         rows = page.locator(".settlement table.pay tr").all_inner_texts()[1:]
-        want = [f"{p.payer}\t→ {p.payee}\t{p.amount}\t{p.reason}" for p in engine.settlement.payments]
+        want = [
+            f"{p.payer}\t→ {p.payee}\t{p.amount}\t{p.reason}" for p in engine.settlement.payments
+        ]
         assert rows == want
         # The replay link opens the finished hand in the viewer.
         page.goto(base + link)

@@ -13,7 +13,6 @@ from koudian._core import replay_steps
 from koudian.cli import main
 from koudian.web.snapshot import hand_frames, split_hands, table_state
 from koudian.web.viewer import build_html, render
-
 from preset_names import ALL_PRESETS as PRESETS
 from web_support import artifacts, browser_page
 
@@ -28,9 +27,7 @@ def test_replay_steps_gives_the_game_after_the_deal_and_every_chosen_action() ->
     g = _played("shanxi-haozi", 3)
     states = replay_steps(g.log)
     chosen = [
-        v
-        for v in map(json.loads, g.log.splitlines())
-        if v["type"] == "action" and not v["auto"]
+        v for v in map(json.loads, g.log.splitlines()) if v["type"] == "action" and not v["auto"]
     ]
     assert len(states) == len(chosen) + 1
     assert states[-1].log == g.log and states[-1].done
@@ -80,7 +77,9 @@ def test_a_seat_view_hides_what_the_seat_may_not_see() -> None:
             else:
                 assert mine["seats"][s]["hand"] is None
                 assert mine["seats"][s]["count"] == full["seats"][s]["count"]
-                assert all(t in ("~?", "~?^") or not t.startswith("~") for t in mine["seats"][s]["pond"])
+                assert all(
+                    t in ("~?", "~?^") or not t.startswith("~") for t in mine["seats"][s]["pond"]
+                )
         text = json.dumps(mine)
         assert "legal" not in mine or g.to_act == seat, text[:80]
 

@@ -21,7 +21,9 @@ CHROMIUM = os.environ.get("KOUDIAN_CHROMIUM", "/usr/bin/chromium")
 
 def artifacts() -> Path:
     """Where screenshots go (``KOUDIAN_ARTIFACTS``, else a temp dir)."""
-    d = Path(os.environ.get("KOUDIAN_ARTIFACTS") or Path(tempfile.gettempdir()) / "koudian-artifacts")
+    d = Path(
+        os.environ.get("KOUDIAN_ARTIFACTS") or Path(tempfile.gettempdir()) / "koudian-artifacts"
+    )
     d.mkdir(parents=True, exist_ok=True)
     return d
 

@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+import koudian
 from koudian._presets import names as preset_names
 from koudian.web.tables import (
     MAX_MESSAGE,
@@ -113,7 +114,9 @@ async def _serve_table(ws: WebSocket, server: Server) -> None:
 def create_app(server: Server) -> Starlette:
     """The Starlette application of ``server``."""
     page = _static("play.html")
-    page = page.replace("__CSS__", _static("table.css")).replace("__TABLE_JS__", _static("table.js"))
+    page = page.replace("__CSS__", _static("table.css")).replace(
+        "__TABLE_JS__", _static("table.js")
+    )
 
     async def index(request: Request) -> Response:
         return HTMLResponse(page)
@@ -127,6 +130,7 @@ def create_app(server: Server) -> Starlette:
                 "opponents": list(server.opponents),
                 "tiles": tile_table(),
                 "max_message": MAX_MESSAGE,
+                "hints": hasattr(koudian, "rank_actions"),
             }
         )
 

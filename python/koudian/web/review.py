@@ -1,4 +1,7 @@
 """placeholder"""
+
 from typing import Any
+
+
 def add_subparser(sub: Any) -> None:
     pass

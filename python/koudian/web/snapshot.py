@@ -149,9 +149,7 @@ def hand_frames(log: str) -> dict[str, Any]:
     # A frame follows each chosen (non-automatic) action line; the events
     # of a frame are the lines from that action to the next one.
     cuts = [
-        i
-        for i, v in enumerate(lines)
-        if v.get("type") == "action" and not v.get("auto", False)
+        i for i, v in enumerate(lines) if v.get("type") == "action" and not v.get("auto", False)
     ]
     bounds = [2, *cuts, len(lines)]
     frames = []

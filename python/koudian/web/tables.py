@@ -153,7 +153,7 @@ class Table:
         agents: list[Agent | None] = [None] * 4
         specs: list[str] = ["you"] * 4
         others = [s for s in range(4) if s != seat]
-        for s, name in zip(others, opponents):
+        for s, name in zip(others, opponents, strict=True):
             agents[s] = make_agent(
                 self.config.opponents[name], seat=s, timeout=self.config.bot_timeout
             )
