@@ -97,10 +97,23 @@ def test_a_bad_message_gets_an_error_and_changes_nothing(message: str, error: st
     assert _play_first_legal(table, table.handle('{"type": "state"}'))["type"] == "end"
 
 
-def test_error_replies_carry_the_request_id() -> None:
+def test_error_replies_carry_the_message_id() -> None:
     table = Table(CONFIG)
     out = table.handle('{"type": "act", "id": 42, "action": "pass"}')
     assert out == [{"type": "error", "error": "no hand in play: send new (or next)", "id": 42}]
+
+
+def test_a_reply_names_the_request_it_answers() -> None:
+    table = Table(CONFIG)
+    req = _new(table)[-1]
+    g = table.game
+    assert g is not None
+    before = g.log
+    index = req["legal_actions"][0]["index"]
+    stale = table.handle(json.dumps({"index": index, "id": req["id"] + 1}))
+    assert "the open request is" in stale[0]["error"] and g.log == before
+    nxt = table.handle(json.dumps({"index": index, "id": req["id"]}))[-1]
+    assert nxt["type"] == "end" or nxt["id"] == req["id"] + 1
 
 
 def test_a_match_deals_hand_after_hand_with_running_totals() -> None:
@@ -207,7 +220,7 @@ async def _bot_table(url: str, stop: float, seed: int, stats: dict[str, int]) ->
                 return
             if m["type"] == "act":
                 a = rng.choice(m["legal_actions"])
-                await ws.send(json.dumps({"index": a["index"], "id": stats["moves"]}))
+                await ws.send(json.dumps({"index": a["index"], "id": m["id"]}))
                 stats["moves"] += 1
             elif m["type"] == "end":
                 stats["hands"] += 1

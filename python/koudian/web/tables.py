@@ -91,6 +91,7 @@ class Table:
         self.agents: list[Agent | None] = [None] * 4
         self.specs: list[str] = []
         self.messages = 0
+        self.request_id = 0
         self.last_active = time.monotonic()
         self.finished: list[str] = []
 
@@ -118,7 +119,7 @@ class Table:
             if kind == "new":
                 out = self._new(data)
             elif kind == "act":
-                out = self._act(text)
+                out = self._act(text, data.get("id"))
             elif kind == "next":
                 out = self._next()
             elif kind == "state":
@@ -127,7 +128,7 @@ class Table:
                 out = [self._hint(data)]
             else:
                 raise ClientError(f"unknown message type {kind!r}")
-        except (ClientError, KoudianError) as e:
+        except (ValueError, OverflowError) as e:  # ClientError, KoudianError, …
             err: dict[str, Any] = {"type": "error", "error": str(e)}
             if rid is not None:
                 err["id"] = rid
@@ -178,12 +179,14 @@ class Table:
         self.messages = 0
         return self._advance()
 
-    def _act(self, text: str) -> list[dict[str, Any]]:
+    def _act(self, text: str, rid: object) -> list[dict[str, Any]]:
         game = self.game
         if game is None or game.done:
             raise ClientError("no hand in play: send new (or next)")
         if game.to_act != self.seat:
             raise ClientError("it is not your turn")
+        if rid is not None and rid != self.request_id:
+            raise ClientError(f"a reply to request {rid!r}; the open request is {self.request_id}")
         try:
             action = parse_reply(text)
         except ValueError as e:
@@ -191,6 +194,7 @@ class Table:
         if action not in game.legal_actions(self.seat):
             raise IllegalActionError(f"{action} is not legal here")
         game.step(action)
+        self.request_id += 1
         return self._advance()
 
     def _next(self) -> list[dict[str, Any]]:
@@ -247,6 +251,7 @@ class Table:
         if game.to_act == self.seat:
             legal = game.legal_actions(self.seat)
             msg = request(game.observe(self.seat), legal)
+            msg["id"] = self.request_id
         else:
             msg = {"type": "state", "seat": self.seat}
         msg["table"] = table_state(game, self.seat)
