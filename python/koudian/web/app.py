@@ -122,13 +122,14 @@ def create_app(server: Server) -> Starlette:
         return HTMLResponse(page)
 
     async def info(request: Request) -> Response:
-        from koudian.web.snapshot import tile_table
+        from koudian.web.snapshot import action_table, tile_table
 
         return JSONResponse(
             {
                 "presets": preset_names(),
                 "opponents": list(server.opponents),
                 "tiles": tile_table(),
+                "actions": action_table(),
                 "max_message": MAX_MESSAGE,
                 "hints": hasattr(koudian, "rank_actions"),
             }

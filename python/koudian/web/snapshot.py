@@ -8,11 +8,12 @@ its observations, replayed by the engine (``koudian._core.replay_steps``).
 
 A snapshot (``table_state``) holds, per seat, the concealed tiles, the
 drawn tile, the melds (with the giver and whether other seats see the
-tile), the pond in order (tokens ``"5m"``; ``"5m^"`` claimed; ``"~5m"``
-face down, a ting discard), ting, score, and for the table: dealer, seat
-to act, the pending question (kind, from, tile, legal actions), wild
-kinds, face-up indicator tiles, tiles left. A frame list (``hand_frames``)
-pairs each state with the log events that led to it.
+tile), the pond in order (one string of tokens: ``5m``; ``5m^`` claimed;
+``~5m`` face down, a ting discard; ``~?`` face down and unseen), ting;
+and for the table: dealer, seat to act, the pending question (kind, from,
+tile, legal actions by dense index: ``action_table``), scores, wild kinds,
+face-up indicator tiles, tiles left. A frame list (``hand_frames``) pairs
+each state with the log events that led to it.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from koudian._core import Game, Settlement, replay_steps
+from koudian._core import N_ACTIONS, Action, Game, Settlement, replay_steps
 from koudian.tiles import Tile
 
 __all__ = [
+    "action_table",
     "hand_frames",
     "result_json",
     "split_hands",
@@ -35,6 +37,11 @@ __all__ = [
 def tile_table() -> list[dict[str, str]]:
     """The 34 tile kinds as the pages draw them (notation, Chinese, glyph)."""
     return [{"n": t.notation, "zh": t.chinese, "g": t.glyph} for t in Tile]
+
+
+def action_table() -> list[dict[str, Any]]:
+    """Every action by dense index (snapshots name legal actions by index)."""
+    return [Action.from_index(i).to_json() for i in range(N_ACTIONS)]
 
 
 def _pond_token(d: dict[str, Any], tile: str | None) -> str:
@@ -76,15 +83,18 @@ def table_state(game: Game, seat: int | None = None) -> dict[str, Any]:
                 "count": own["concealed_count"][s],
                 "melds": melds,
                 "ting": own["ting"][s],
-                "pond": [],
+                "pond": "",
             }
         )
     public = views[0] if mine is None else mine
     # A face-down ting discard is known to its discarder only: the referee
     # reads it from the discarder's own view.
+    ponds: list[list[str]] = [[], [], [], []]
     for i, d in enumerate(public["discards"]):
         tile = views[d["seat"]]["discards"][i]["tile"] if mine is None else d["tile"]
-        seats[d["seat"]]["pond"].append(_pond_token(d, tile))
+        ponds[d["seat"]].append(_pond_token(d, tile))
+    for s in range(4):
+        seats[s]["pond"] = "".join(ponds[s])
     to_act = game.to_act
     pending = public["pending"]
     if to_act is not None and (seat is None or seat == to_act):
@@ -102,7 +112,7 @@ def table_state(game: Game, seat: int | None = None) -> dict[str, Any]:
         "done": game.done,
     }
     if to_act is not None and (seat is None or seat == to_act):
-        state["legal"] = [a.to_json() for a in game.legal_actions(to_act)]
+        state["legal"] = [a.index for a in game.legal_actions(to_act)]
     return state
 
 

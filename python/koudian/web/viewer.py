@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from koudian._core import KoudianError
-from koudian.web.snapshot import hand_frames, split_hands, tile_table
+from koudian.web.snapshot import action_table, hand_frames, split_hands, tile_table
 
 __all__ = ["add_subparser", "build_html", "load_hands", "render"]
 
@@ -58,6 +58,7 @@ def build_html(
         raise ValueError("no hand to show")
     meta = {
         "tiles": tile_table(),
+        "actions": action_table(),
         "hands": [{"label": _label(h)} for h in hands],
         "start": start,
         "review": review,

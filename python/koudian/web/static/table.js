@@ -36,12 +36,15 @@ const KD = (() => {
   const SUIT = { m: ["万", "m"], p: ["筒", "p"], s: ["条", "s"] };
   const HONOR_EN = ["E", "S", "W", "N", "Wh", "F", "C"];
   let TILES = {};
+  let ACTIONS = [];
   let lang = "zh";
 
   function setTiles(table) {
     TILES = {};
     table.forEach((t, i) => { TILES[t.n] = Object.assign({ i: i }, t); });
   }
+  function setActions(table) { ACTIONS = table; }
+  function action(i) { return typeof i === "number" ? ACTIONS[i] : i; }
   function t(key) { return (L[lang] && L[lang][key]) || key; }
   function esc(s) {
     return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
@@ -95,7 +98,8 @@ const KD = (() => {
     const from = m.from != null && m.kind !== "concealed_kong" ? ` ←${m.from}` : "";
     return `<span class="meld" title="${esc(t(m.kind))}${from}">${tiles}<small>${esc(t(m.kind))}${from}</small></span>`;
   }
-  function pondHtml(tokens, showDown, wilds) {
+  function pondHtml(pond, showDown, wilds) {
+    const tokens = (pond || "").match(/~?(?:\d[mpsz]|\?)\^?/g) || [];
     return tokens.map((tok) => {
       let x = tok;
       const claimed = x.endsWith("^");
@@ -159,7 +163,7 @@ const KD = (() => {
     const ptile = pend.tile ? " " + tile(pend.tile, { wild: wilds.includes(pend.tile) }) : "";
     const pfrom = pend.from != null ? ` ${t("from")} ${t("seat")}${pend.from}` : "";
     const legal = st.legal && (view == null || view === st.to_act)
-      ? `<div class="legal">${st.legal.map((a) => `<span class="la">${esc(actionText(a))}</span>`).join(" ")}</div>` : "";
+      ? `<div class="legal">${st.legal.map((i) => `<span class="la">${esc(actionText(action(i)))}</span>`).join(" ")}</div>` : "";
     const ind = splitTiles(st.indicators || "").map((x) => tile(x)).join("");
     const center = `<div class="center">
       <div>${t("wall")} <b class="wallcount">${st.wall}</b> · ${t("live")} ${st.live}</div>
@@ -190,7 +194,7 @@ const KD = (() => {
       <table class="deltas"><tr>${[0, 1, 2, 3].map((s) => `<th>${t("seat")}${s}</th>`).join("")}</tr><tr>${deltas}</tr></table></div>`;
   }
   return {
-    setTiles, drawTable, settlementHtml, eventText, actionText, tile, t, esc, splitTiles,
+    setTiles, setActions, action, drawTable, settlementHtml, eventText, actionText, tile, t, esc, splitTiles,
     get lang() { return lang; }, set lang(v) { lang = v; },
   };
 })();
