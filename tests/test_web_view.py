@@ -170,3 +170,55 @@ def test_browser_steps_a_replay_to_the_settlement(tmp_path: Path) -> None:
         page.select_option("#hand", "1")
         page.keyboard.press("End")
         page.wait_for_selector(".settlement")
+
+
+def test_the_cli_loads_no_web_extra() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import koudian.cli as c; c.build_parser(); "
+        "bad = [m for m in ('starlette', 'uvicorn', 'websockets', 'koudian.web.app') "
+        "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert (
+        "koudian.web"
+        not in subprocess.run(
+            [sys.executable, "-c", "import sys, koudian; print(list(sys.modules))"],
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+
+
+def test_review_ranks_each_decision_of_the_seat(tmp_path: Path) -> None:
+    path = _log_file(tmp_path, 2)
+    out = tmp_path / "review.html"
+    if not hasattr(koudian, "rank_actions"):
+        assert main(["review", str(path), "--seat", "0", "-o", str(out)]) == 2
+        pytest.skip("this build has no koudian.rank_actions")
+    from koudian.web.review import review_hand
+
+    for log in split_hands(path.read_text(encoding="utf-8")):
+        h = review_hand(log, 0, "greedy")
+        states = replay_steps(log)
+        assert h["summary"]["decisions"] == len(h["review"]) > 0
+        for k, entry in h["review"].items():
+            g = states[int(k)]
+            legal = g.legal_actions(0)
+            assert sorted(r["action"]["index"] for r in entry["ranked"]) == [a.index for a in legal]
+            assert sum(r["chosen"] for r in entry["ranked"]) == 1
+            best = koudian.NativeAgent("greedy").act(g.observe(0))
+            assert entry["ranked"][0]["action"]["index"] == best.index
+            played = next(r for r in entry["ranked"] if r["chosen"])
+            assert entry["differs"] == (played is not entry["ranked"][0])
+        assert len(h["summary"]["disagreements"]) == sum(e["differs"] for e in h["review"].values())
+    assert main(["review", str(path), "--seat", "0", "-o", str(out)]) == 0
+    with browser_page() as page:
+        page.goto(out.as_uri())
+        page.wait_for_selector("body[data-ready='1']")
+        page.keyboard.press("Shift+ArrowRight")
+        page.wait_for_selector("#review table tr")
+        page.screenshot(path=str(artifacts() / "review.png"), full_page=True)
