@@ -22,9 +22,10 @@ from typing import Any
 
 import koudian
 from koudian._core import KoudianError, replay_steps
+from koudian.simulation import _positive_int
 from koudian.web.snapshot import hand_frames
 from koudian.web.tables import ranked_json
-from koudian.web.viewer import build_html, load_hands, positive
+from koudian.web.viewer import build_html, load_hands
 
 __all__ = ["add_subparser", "review_hand"]
 
@@ -109,6 +110,6 @@ def add_subparser(sub: Any) -> None:
     p.add_argument("log", help="a JSON Lines log (one hand, or several from simulate --log)")
     p.add_argument("--seat", type=int, choices=range(4), required=True, help="seat to review")
     p.add_argument("--agent", default="greedy", help="reviewing agent spec: greedy, mc, …")
-    p.add_argument("--hand", type=positive, default=None, help="only hand N (1-based)")
+    p.add_argument("--hand", type=_positive_int, default=None, help="only hand N (1-based)")
     p.add_argument("-o", "--output", default="review.html", help="output file (review.html)")
     p.set_defaults(func=_cmd_review)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from koudian._core import KoudianError
+from koudian.simulation import _positive_int
 from koudian.web.snapshot import action_table, hand_frames, split_hands, tile_table
 
 __all__ = ["add_subparser", "build_html", "load_hands", "render"]
@@ -126,21 +127,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
-def positive(text: str) -> int:
-    """An argparse type: an integer ≥ 1."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is not ≥ 1")
-    return n
-
-
 def add_subparser(sub: Any) -> None:
     """Registers ``koudian view``."""
     p = sub.add_parser("view", help="write a log as a self-contained HTML replay viewer")
     p.add_argument("log", help="a JSON Lines log (one hand, or several from simulate --log)")
-    p.add_argument("--hand", type=positive, default=None, help="only hand N (1-based)")
+    p.add_argument("--hand", type=_positive_int, default=None, help="only hand N (1-based)")
     p.add_argument("-o", "--output", default="replay.html", help="output file (replay.html)")
     p.set_defaults(func=_cmd_view)
