@@ -351,3 +351,23 @@ def test_browser_plays_a_whole_hand_by_clicking() -> None:
         page.wait_for_selector("body[data-ready='1']")
         page.keyboard.press("End")
         assert [int(x) for x in page.locator(".settlement .delta").all_inner_texts()] == shown
+
+
+def test_the_documented_remote_bot_plays_a_hand() -> None:
+    pytest.importorskip("websockets")
+    import re
+    import subprocess
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "web.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"^```python\n(.*?)^```", doc, flags=re.S | re.M)
+    with live_server(log_path=None) as (base, server):
+        port = base.rsplit(":", 1)[1]
+        code = code.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr
+        deltas = json.loads(out.stdout.strip())
+        assert server.hands == 1
+        (log,) = server.replays.values()
+        assert deltas == list(koudian.replay(log).result.deltas)  # type: ignore[union-attr]

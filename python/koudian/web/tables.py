@@ -93,7 +93,6 @@ class Table:
         self.messages = 0
         self.request_id = 0
         self.last_active = time.monotonic()
-        self.finished: list[str] = []
 
     # ------------------------------------------------------------ messages
 
