@@ -99,6 +99,13 @@ def test_split_hands_keeps_each_hand_from_header_to_end(tmp_path: Path) -> None:
         assert koudian.replay(log).log == log
 
 
+def test_split_hands_leaves_out_fault_records_after_a_hand() -> None:
+    a, b = _played("shanxi", 1).log, _played("linxian", 2).log
+    fault = '{"type":"fault","seat":1,"kind":"timeout","detail":"x","fallback":{}}\n'
+    assert split_hands(a + fault + fault + "\n" + b) == [a, b]
+    assert split_hands("") == []
+
+
 def test_view_writes_one_self_contained_file(tmp_path: Path) -> None:
     path = _log_file(tmp_path, 3)
     out = tmp_path / "r.html"
