@@ -6,6 +6,8 @@
 //! agent cannot cheat; it costs nothing until the agent asks for more
 //! than the legal actions.
 
+#[cfg(test)]
+mod decisions;
 pub mod greedy;
 
 pub use greedy::GreedyAgent;
