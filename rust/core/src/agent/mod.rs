@@ -9,8 +9,10 @@
 #[cfg(test)]
 mod decisions;
 pub mod greedy;
+mod ranked;
 
 pub use greedy::GreedyAgent;
+pub use ranked::{rank_actions, RankedAction};
 
 use crate::error::Error;
 use crate::game::action::BY_INDEX;

@@ -107,6 +107,7 @@ mod ctx;
 mod groups;
 mod keys;
 mod policy;
+mod rank;
 mod tally;
 mod ukeire;
 
@@ -243,10 +244,6 @@ pub fn greedy_action(game: &Game, seat: u8) -> Result<Action, Error> {
     }
     Ok(GreedyAgent::new(0).act(&view))
 }
-
-#[cfg(test)]
-#[path = "../greedy_reference.rs"]
-mod reference;
 
 #[cfg(test)]
 mod tests;
