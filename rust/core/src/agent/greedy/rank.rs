@@ -77,7 +77,7 @@ impl Rankings {
             .enumerate()
             .map(|(i, (action, numbers))| RankedAction {
                 action,
-                value: -(i as f64),
+                value: 0.0 - i as f64,
                 numbers,
             })
             .collect()
