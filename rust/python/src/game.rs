@@ -676,7 +676,7 @@ impl PyGameResult {
 
 // ------------------------------------------------------------------- game
 
-fn seat_arg(seat: i64) -> PyResult<u8> {
+pub(crate) fn seat_arg(seat: i64) -> PyResult<u8> {
     u8::try_from(seat).ok().filter(|&s| s < 4).ok_or_else(|| {
         IllegalActionError::new_err(format!("seat {seat} does not exist (seats are 0-3)"))
     })
