@@ -874,8 +874,36 @@ class Game:
 def replay(log: str) -> Game:
     """Rebuilds a game from its log, checking every line comes out identical."""
 
+def replay_steps(log: str) -> list[Game]:
+    """Replays a log like ``replay``, returning the game after the deal and
+    after every chosen action (independent copies, in order)."""
+
 def mix_seed(seed: int, index: int) -> int:
     """SplitMix64 of ``(seed, index)``: the seed of game ``index`` of a run."""
+
+class RankedAction:
+    """One legal action as an agent ranks it (``rank_actions``)."""
+
+    @property
+    def action(self) -> Action: ...
+    @property
+    def value(self) -> float:
+        """One summary number, higher is better, comparable only within one
+        ranking (greedy: minus the rank)."""
+    @property
+    def numbers(self) -> dict[str, float]:
+        """The named numbers the agent compared: for greedy ``shanten``,
+        ``improving`` (live improving tiles, the waits' when ready, where
+        counted), ``wait_value`` (ting discards) and ``danger`` (1 when a
+        face-up discard may pay 包胡) where they apply."""
+    def __repr__(self) -> str: ...
+
+def rank_actions(game: Game, seat: int, agent: str = "greedy") -> list[RankedAction]:
+    """Every legal action of ``seat`` in the current position, best first,
+    as the agent ``agent`` ranks them (``"greedy"``); the first is exactly
+    the action that agent plays. Empty when the seat is not to act;
+    ``IllegalActionError`` for a seat outside 0-3, ``RulesetError`` for an
+    unknown agent."""
 
 class NativeAgent:
     """A built-in agent of the Rust core (``"random"``, ``"greedy"``)."""

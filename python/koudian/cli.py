@@ -211,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
         simulate = None  # type: ignore[assignment]
     if simulate is not None and hasattr(simulate, "add_subparser"):
         simulate.add_subparser(sub)
+    from koudian.web import register
+
+    register(sub)  # view, review, serve (koudian/web)
     return p
 
 

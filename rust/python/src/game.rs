@@ -14,8 +14,8 @@ use crate::score::PySettlement;
 use crate::tiles::{extract_tile, extract_tiles, tile_list, tile_obj, type_name};
 use koudian_core::agent::{builtin, Agent, SeatView};
 use koudian_core::game::{
-    encode, replay as core_replay, Action, ActionMask, Deal, EndKind, Game, HandResult, Match,
-    MatchLength, Observation, Pending, N_ACTIONS,
+    encode, replay as core_replay, replay_each as core_replay_each, Action, ActionMask, Deal,
+    EndKind, Game, HandResult, Match, MatchLength, Observation, Pending, N_ACTIONS,
 };
 use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
@@ -631,7 +631,7 @@ impl PyGameResult {
 
 // ------------------------------------------------------------------- game
 
-fn seat_arg(seat: i64) -> PyResult<u8> {
+pub(crate) fn seat_arg(seat: i64) -> PyResult<u8> {
     u8::try_from(seat).ok().filter(|&s| s < 4).ok_or_else(|| {
         IllegalActionError::new_err(format!("seat {seat} does not exist (seats are 0-3)"))
     })
@@ -933,6 +933,17 @@ impl PyGame {
 #[pyfunction]
 fn replay(log: &str) -> PyResult<PyGame> {
     Ok(PyGame::wrap(core_replay(log).map_err(to_py)?))
+}
+
+/// Replays a log like `replay`, returning the game after the deal and
+/// after every chosen action (independent copies, in order): the states a
+/// viewer steps through.
+#[pyfunction]
+fn replay_steps(py: Python<'_>, log: &str) -> PyResult<Vec<PyGame>> {
+    let mut states = Vec::new();
+    py.detach(|| core_replay_each(log, |g| states.push(g.clone())))
+        .map_err(to_py)?;
+    Ok(states.into_iter().map(PyGame::wrap).collect())
 }
 
 /// The seed derivation of matches and self-play: SplitMix64 of
@@ -1301,6 +1312,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("N_ACTIONS", N_ACTIONS)?;
     m.add("N_PLANES", N_PLANES)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_steps, m)?)?;
     m.add_function(wrap_pyfunction!(mix_seed, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_native, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_logs, m)?)?;

@@ -7,8 +7,8 @@
 //! its value by each of the other three, every win share by its payer.
 //! Settling pairwise keeps the payments itemized and the total zero-sum.
 
+use super::ledger::{Ledger, PaymentReason};
 use super::outcome::{Checked, HandEnd, Kong, Outcome};
-use super::settle::{Ledger, PaymentReason};
 use super::shanxi::others;
 use super::{check_point_rule, HandValue, KongKind, Pattern, WinContext};
 use crate::error::Error;

@@ -1,8 +1,8 @@
 //! Shanxi 扣点点 scoring (RULES.md §3 "Scoring", "Dealer bonus",
 //! "Multipliers"): the win value and who pays it, kong values, 带庄.
 
+use super::ledger::{Ledger, PaymentReason};
 use super::outcome::{Checked, HandEnd, Outcome};
-use super::settle::{Ledger, PaymentReason};
 use super::{check_point_rule, four_of_a_kinds, is_full_flush, HandValue, KongKind, Pattern};
 use super::{Seat, WinContext};
 use crate::error::Error;

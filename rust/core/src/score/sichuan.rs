@@ -1,8 +1,8 @@
 //! Sichuan basic-points scoring (RULES.md §5 "Hand value", "Payment",
 //! "Draw (查叫)", "Kong payments").
 
+use super::ledger::{Ledger, PaymentReason};
 use super::outcome::{Checked, HandEnd, Outcome};
-use super::settle::{Ledger, PaymentReason};
 use super::shanxi::others;
 use super::{four_of_a_kinds, hand_value as any_hand_value, is_full_flush};
 use super::{HandValue, KongKind, Pattern, WinContext};
