@@ -3,76 +3,179 @@
 A bot in any language plays by reading one request per line on stdin and
 writing one reply per line on stdout (flush after each line). Use it with
 ``koudian simulate --agents 'cmd:python my_bot.py',random,random,random``
-or ``ExternalAgent("python my_bot.py")``.
+or ``ExternalAgent("python my_bot.py")``; a Python bot can use
+``run_bot``, which does all of the below.
 
-Request (engine → bot), one per decision::
+Request (engine → bot), one per decision, protocol version 2::
 
-    {"type": "act", "protocol": 1, "seat": 2,
+    {"type": "act", "protocol": 2, "id": 17, "seat": 2,
      "observation": {...},
      "legal_actions": [{"action": "discard", "tile": "5m", "index": 4}, ...]}
 
-``observation`` is ``Observation.to_json()``: ``seat``, ``dealer``,
-``to_act``, ``pending`` (``{"kind": "turn"|"discard"|"added_kong"|"none",
-"from": seat|null, "tile": "5m"|null}``), ``hand`` (own concealed tiles in
-notation), ``drawn``, ``concealed_count``, ``melds`` (per seat, ``{"kind",
-"tile" (null when hidden), "from"}``), ``ting``, ``discards`` (``{"seat",
-"tile" (null when face down and not yours), "face_down", "claimed"}``),
+``id`` grows with every request to the bot. ``observation`` is
+``Observation.to_json()``: ``seat``, ``dealer``, ``to_act``, ``pending``
+(``{"kind": "turn"|"discard"|"added_kong"|"none", "from": seat|null,
+"tile": "5m"|null}``), ``hand`` (own concealed tiles in notation),
+``drawn``, ``concealed_count``, ``melds`` (per seat, ``{"kind", "tile"
+(null when hidden), "from"}``), ``ting``, ``discards`` (``{"seat", "tile"
+(null when face down and not yours), "face_down", "claimed"}``),
 ``wall_remaining``, ``live_remaining``, ``kongs``, ``wilds``,
 ``face_up_in_wall``, ``may_win_discards``, ``scores``. It never holds
 another seat's concealed tiles.
 
-Reply (bot → engine): one of the legal actions, as
-``{"action": "discard", "tile": "5m"}`` or ``{"index": 4}`` (the dense
-index of ``koudian.Action``); other keys are ignored.
+Reply (bot → engine): one line, one of the legal actions, as
+``{"action": "discard", "tile": "5m", "id": 17}`` or ``{"index": 4, "id":
+17}`` (the dense index of ``koudian.Action``), echoing the request's
+``id``; other keys are ignored. A reply line is UTF-8 and at most
+``MAX_LINE_BYTES`` (64 KiB) long.
 
-Faults. A bot that crashes (or cannot start), does not answer within
-``timeout`` seconds, answers with something that is not a JSON action
-(``malformed``) or with an action that is not legal (``illegal``) does not
-stop the game: the engine plays the **fallback action** for it — the first
-legal action in dense index order other than ``leave`` (so it discards its
-lowest tile on its turn, and on a discard wins if it may, else pongs or
-kongs if it may, else passes) — records a ``Fault`` (``koudian.agents``)
-in the match log and the summary, and continues. A bot that timed out or
-crashed is restarted for its next decision (its state is lost); after
-``max_restarts`` restarts it is ``dead`` and only the fallback is played.
+Which lines are replies. Output left over from earlier requests is
+discarded before each request is sent, and a line that echoes another
+request's ``id`` (a late or second answer) is skipped. A bot that echoes
+ids (version 2) may also write other lines (a banner, log lines, any
+line that is not a JSON object with the request's ``id``): they are
+skipped. Version 1 bots, which reply without ``id``, are still accepted:
+before a bot's first reply, lines that are not JSON objects (a banner)
+are skipped; after it, the next line without ``id`` is the reply, so a
+version 1 bot that answers twice, slowly enough that the engine has sent
+its next request, has its second answer taken as the next reply — echo
+the ``id`` to be safe. At most ``MAX_SKIPPED_LINES`` lines or
+``MAX_SKIPPED_BYTES`` bytes are skipped per request.
+
+Faults. A bot that crashes (or cannot be restarted), does not read its
+request or answer within ``timeout`` seconds (``timeout``), answers with
+something that is not a JSON action (``malformed``: not UTF-8, not JSON,
+nested too deep, no such action — or only skipped lines until the
+timeout) or with an action that is not legal (``illegal``), or writes
+more than the limits above (``overflow``) does not stop the game: the
+engine plays the **fallback action** for it — the first legal action in
+dense index order other than ``leave`` (so it discards its lowest tile
+on its turn, and on a discard wins if it may, else pongs or kongs if it
+may, else passes) — records a ``Fault`` (``koudian.faults``) in the
+match log and the summary, and continues. A bot that timed out, crashed
+or overflowed is stopped and restarted for its next decision (its state
+is lost); after ``max_restarts`` restarts it is ``dead`` and only the
+fallback is played. A crash fault says how the bot ended (``exited with
+code 3``, ``killed by signal 9 (SIGKILL)``).
+
+Processes. Each bot runs in a process group of its own (a new session on
+POSIX, a new process group on Windows); the whole group — the children
+and grandchildren it forked, unless they left it — is killed when the bot
+is restarted and when the agent is closed, garbage-collected or the
+interpreter exits. A bot command that cannot start at all (no such
+program) is not a fault but an error: ``ExternalAgent.start``,
+``koudian.simulate`` and ``koudian.Match`` raise ``BotError`` naming the
+command before any hand is played. ``timeout`` is a number of seconds
+``0 < timeout <= MAX_TIMEOUT`` (3600).
 """
 
 from __future__ import annotations
 
 import json
-import queue
+import math
+import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
+import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from koudian._core import Action, KoudianError, Observation
-from koudian.agents import Fault, fallback_action
+from koudian.faults import Fault, fallback_action
 
-__all__ = ["PROTOCOL_VERSION", "ExternalAgent", "parse_reply", "request", "run_bot"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_SKIPPED_BYTES",
+    "MAX_SKIPPED_LINES",
+    "MAX_TIMEOUT",
+    "PROTOCOL_VERSION",
+    "BotError",
+    "ExternalAgent",
+    "check_timeout",
+    "parse_reply",
+    "request",
+    "run_bot",
+    "start_bots",
+]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+
+MAX_LINE_BYTES = 64 * 1024
+"""Longest reply line, in bytes without its newline; a longer one is an
+``overflow`` fault."""
+
+MAX_SKIPPED_LINES = 1000
+"""Most lines skipped (left over, late, banner or log lines) per request
+before the bot is an ``overflow`` fault."""
+
+MAX_SKIPPED_BYTES = 1 << 20
+"""Most bytes skipped per request before the bot is an ``overflow`` fault."""
+
+MAX_TIMEOUT = 3600.0
+"""Largest ``timeout`` in seconds."""
+
+_CHUNK = 64 * 1024
+"""Bytes read from a bot at a time; the reader holds at most
+``MAX_LINE_BYTES + _CHUNK`` unread bytes and then stops reading, so a bot
+that floods blocks on its own full pipe."""
+
+_STOP_GRACE = 0.5
+"""Seconds a bot has to exit by itself once its stdin is closed at the end."""
+
+_EXIT_WAIT = 1.0
+"""Seconds allowed for a bot that closed its stdout to exit, for its status."""
+
+_POLL = 0.05
+"""Seconds between checks that a silent bot is still running (its children
+may hold its stdout open, so an end of file may never come)."""
 
 
-def request(observation: Observation, legal_actions: Sequence[Action]) -> dict[str, Any]:
+class BotError(KoudianError):
+    """An external bot cannot be used: an empty or unparsable command, a
+    ``timeout`` out of range, or a command that cannot start at all."""
+
+
+def check_timeout(timeout: object) -> float:
+    """``timeout`` as seconds, ``0 < timeout <= MAX_TIMEOUT``; else ``BotError``."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise BotError(f"timeout must be a number of seconds, got {timeout!r}")
+    value = float(timeout)
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise BotError(
+            f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {timeout!r}"
+        )
+    return value
+
+
+def request(
+    observation: Observation, legal_actions: Sequence[Action], request_id: int = 0
+) -> dict[str, Any]:
     """The request sent to a bot for one decision."""
     return {
         "type": "act",
         "protocol": PROTOCOL_VERSION,
+        "id": request_id,
         "seat": observation.seat,
         "observation": observation.to_json(),
         "legal_actions": [a.to_json() for a in legal_actions],
     }
 
 
-def parse_reply(line: str) -> Action:
-    """The action of a reply line; ``ValueError`` when it is not one."""
+def _loads(line: str) -> tuple[object, str]:
+    """The JSON value of ``line`` and ``""``, or ``None`` and why not.
+    Any exception counts (``"[" * 100000`` raises ``RecursionError``)."""
     try:
-        data = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"not JSON: {e}") from None
+        return json.loads(line), ""
+    except Exception as e:  # the reply is the bot's: nothing it sends may escape
+        return None, f"not JSON: {type(e).__name__}: {str(e)[:100]}"
+
+
+def _action_of(data: object) -> Action:
+    """The action of a decoded reply; ``ValueError`` when it is not one."""
     if not isinstance(data, dict):
         raise ValueError("a reply is a JSON object")
     try:
@@ -88,18 +191,313 @@ def parse_reply(line: str) -> Action:
         if tile is not None and not isinstance(tile, str):
             raise ValueError('"tile" must be a string like "5m"')
         return Action(kind, tile)
-    except KoudianError as e:
-        raise ValueError(str(e)) from None
+    except ValueError:
+        raise
+    except Exception as e:  # e.g. OverflowError for a huge index
+        raise ValueError(f"{type(e).__name__}: {e}") from None
 
 
-def _pump(stream: IO[str], out: queue.Queue[str | None]) -> None:
-    for line in stream:
-        out.put(line)
-    out.put(None)
+def parse_reply(line: str) -> Action:
+    """The action of a reply line; ``ValueError`` when it is not one,
+    whatever is wrong with it."""
+    data, error = _loads(line)
+    if error:
+        raise ValueError(error)
+    return _action_of(data)
+
+
+def _describe_exit(code: int | None) -> str:
+    """How a process ended, from its ``returncode``."""
+    if code is None:
+        return "is still running"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            return f"killed by signal {-code}"
+        return f"killed by signal {-code} ({name})"
+    return f"exited with code {code}"
+
+
+def _show(raw: bytes) -> str:
+    """A short printable form of a line for a fault's detail."""
+    return repr(raw[:120].decode("utf-8", "replace")) + ("…" if len(raw) > 120 else "")
+
+
+# -------------------------------------------------------------- transport
+
+_TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
+
+
+class _Output:
+    """A bot's stdout: a daemon thread reads raw chunks into a bounded
+    buffer; ``line`` hands out one line at a time. The thread never
+    decodes anything, so nothing a bot writes can end it but an end of
+    file; it owns the stream and closes it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._cond = threading.Condition()
+        self._buf = bytearray()
+        self._pos = 0  # start of the unread bytes in _buf
+        self._eof = False
+        self._closed = False
+        self._skip_line = False  # the bytes up to the next newline are old
+        self.skipped = 0  # bytes discarded since the last discard()
+        threading.Thread(target=self._run, name="koudian-bot-out", daemon=True).start()
+
+    def _unread(self) -> int:
+        return len(self._buf) - self._pos
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while self._unread() > MAX_LINE_BYTES and not self._closed:
+                        self._cond.wait()
+                    if self._closed:
+                        return
+                try:
+                    chunk = self._stream.read(_CHUNK)
+                except (OSError, ValueError):
+                    chunk = b""
+                with self._cond:
+                    if not chunk:
+                        self._eof = True
+                        self._cond.notify_all()
+                        return
+                    if self._pos > _CHUNK:
+                        del self._buf[: self._pos]
+                        self._pos = 0
+                    self._buf += chunk
+                    self._cond.notify_all()
+        finally:
+            try:
+                self._stream.close()
+            except OSError:
+                pass
+
+    def discard(self) -> tuple[int, int]:
+        """Drops every unread byte (output left over from earlier
+        requests); returns the lines and bytes dropped."""
+        with self._cond:
+            old = self._buf[self._pos :]
+            self._buf.clear()
+            self._pos = 0
+            # A line cut in two: its rest is old too.
+            self._skip_line = self._skip_line or (bool(old) and not old.endswith(b"\n"))
+            self.skipped = len(old)
+            self._cond.notify_all()
+            return old.count(b"\n"), len(old)
+
+    def line(self, deadline: float, exited: Callable[[], bool]) -> bytes | str:
+        """The next line without its newline, or ``_TIMEOUT`` at
+        ``deadline``, ``_EOF`` at the end of the output or when the bot has
+        exited, ``_OVERFLOW`` for a line over ``MAX_LINE_BYTES`` (or more
+        than ``MAX_SKIPPED_BYTES`` skipped)."""
+        with self._cond:
+            while True:
+                buf, pos = self._buf, self._pos
+                nl = buf.find(b"\n", pos)
+                if self._skip_line:
+                    end = len(buf) if nl < 0 else nl + 1
+                    self.skipped += end - pos
+                    self._pos = end
+                    self._skip_line = nl < 0
+                    self._cond.notify_all()
+                    if self.skipped > MAX_SKIPPED_BYTES:
+                        return _OVERFLOW
+                    if nl >= 0:
+                        continue
+                elif nl >= 0:
+                    if nl - pos > MAX_LINE_BYTES:
+                        return _OVERFLOW
+                    self._pos = nl + 1
+                    self._cond.notify_all()
+                    return bytes(buf[pos:nl])
+                elif len(buf) - pos > MAX_LINE_BYTES:
+                    return _OVERFLOW
+                if self._eof:
+                    if len(buf) > self._pos:  # a last line without its newline
+                        line = bytes(buf[self._pos :])
+                        self._pos = len(buf)
+                        return line
+                    return _EOF
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return _TIMEOUT
+                # Whatever the bot wrote before it ended is read first.
+                if not self._cond.wait(min(remaining, _POLL)) and exited():
+                    if not self._cond.wait(0.01):
+                        return _EOF
+
+    def close(self) -> None:
+        """Lets the thread end (it also ends at the end of the output)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
+class _Input:
+    """A bot's stdin: a daemon thread writes each request, so that a bot
+    that does not read makes ``send`` time out instead of blocking the
+    engine. The thread owns the stream and closes it at ``close``."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._cond = threading.Condition()
+        self._data: bytes | None = None
+        self._error: OSError | None = None
+        self._closed = False
+        threading.Thread(target=self._run, name="koudian-bot-in", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while self._data is None and not self._closed:
+                        self._cond.wait()
+                    if self._data is None:
+                        return
+                    data = self._data
+                error = None
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[self._stream.write(view) or 0 :]
+                except (OSError, ValueError) as e:
+                    error = e if isinstance(e, OSError) else OSError(str(e))
+                with self._cond:
+                    self._data = None
+                    self._error = error
+                    self._cond.notify_all()
+                if error is not None:
+                    return
+        finally:
+            try:
+                self._stream.close()
+            except OSError:
+                pass
+
+    def send(self, data: bytes, deadline: float) -> OSError | str | None:
+        """Writes ``data``: None when written, the ``OSError`` when the
+        write failed, ``_TIMEOUT`` when ``deadline`` passed first."""
+        with self._cond:
+            if self._error is not None:
+                return self._error
+            self._data = data
+            self._cond.notify_all()
+            while self._data is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return _TIMEOUT
+                self._cond.wait(remaining)
+            return self._error
+
+    def close(self) -> None:
+        """Closes the bot's stdin once the write in progress, if any, ends."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kills the bot's whole process group. Called only while the bot is
+    not yet reaped, so its pid (the group's id) cannot have been reused."""
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    else:  # pragma: no cover - Windows
+        subprocess.run(
+            ["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+            check=False,
+        )
+        proc.kill()
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the bot has ended, without reaping it (see ``_kill_group``)."""
+    if proc.returncode is not None:
+        return True
+    if os.name == "posix":
+        try:
+            return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+    return proc.poll() is not None  # pragma: no cover - Windows
+
+
+def _stop(proc: subprocess.Popen[bytes], out: _Output, inp: _Input, grace: float) -> None:
+    """Ends a bot: closes its stdin, gives it ``grace`` seconds to exit,
+    kills its process group and reaps it. Module-level and holding no
+    agent, so that ``weakref.finalize`` can run it at exit."""
+    inp.close()
+    end = time.monotonic() + grace
+    delay = 0.001
+    while grace > 0 and not _exited(proc) and time.monotonic() < end:
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    if proc.returncode is None:
+        _kill_group(proc)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
+            pass
+    out.close()
+
+
+class _Bot:
+    """One running bot process with its two pipe threads."""
+
+    def __init__(self, argv: list[str], stderr: IO[str] | None) -> None:
+        group: dict[str, Any] = (
+            {"start_new_session": True}
+            if os.name == "posix"
+            else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        )
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr if stderr is not None else subprocess.DEVNULL,
+            bufsize=0,
+            **group,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.out = _Output(self.proc.stdout)
+        self.inp = _Input(self.proc.stdin)
+        self.replied = False  # whether it has sent a reply yet
+        self._finalizer = weakref.finalize(self, _stop, self.proc, self.out, self.inp, 0.0)
+
+    def exited(self) -> bool:
+        return _exited(self.proc)
+
+    def status(self) -> str:
+        """How the bot ended (after ``stop``)."""
+        return _describe_exit(self.proc.returncode)
+
+    def stop(self, grace: float = 0.0) -> None:
+        if self._finalizer.detach() is not None:
+            _stop(self.proc, self.out, self.inp, grace)
+
+
+# ------------------------------------------------------------------ agent
 
 
 class ExternalAgent:
-    """An agent played by an external process speaking the protocol."""
+    """An agent played by an external process speaking the protocol.
+
+    ``command`` is split like a shell would (``shlex``); ``timeout`` is
+    the seconds the bot has for each decision, from its request being
+    sent to its reply (``check_timeout``); ``stderr`` receives the bot's
+    stderr (default: discarded). The bot starts at ``start()`` or at the
+    first ``act``; ``close()`` stops it.
+    """
 
     def __init__(
         self,
@@ -110,101 +508,186 @@ class ExternalAgent:
         seat: int = 0,
         stderr: IO[str] | None = None,
     ) -> None:
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:
+            raise BotError(f"cannot parse the bot command {command!r}: {e}") from None
+        if not argv:
+            raise BotError(f"the bot command is empty ({command!r})")
         self.command = command
-        self.timeout = timeout
+        self.timeout = check_timeout(timeout)
         self.max_restarts = max_restarts
         self.seat = seat
         self.restarts = 0
         self.dead = False
+        self._argv = argv
         self._stderr = stderr
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._bot: _Bot | None = None
         self._faults: list[Fault] = []
         self._started = False
+        self._next_id = 0
+        self._echoes_ids = False  # a version 2 bot
 
-    def _start(self) -> None:
-        self._lines = queue.Queue()
-        self._proc = subprocess.Popen(
-            shlex.split(self.command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr if self._stderr is not None else subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
-        assert self._proc.stdout is not None
-        threading.Thread(target=_pump, args=(self._proc.stdout, self._lines), daemon=True).start()
-
-    def _stop(self) -> None:
-        p, self._proc = self._proc, None
-        if p is None:
+    def start(self) -> None:
+        """Starts the bot if it is not running; ``BotError`` (naming the
+        command) when it cannot start at all."""
+        if self._bot is not None:
             return
         try:
-            if p.stdin is not None:
-                p.stdin.close()
-        except OSError:
-            pass
-        try:
-            p.wait(timeout=0.5)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+            self._bot = _Bot(self._argv, self._stderr)
+        except (OSError, ValueError) as e:
+            raise BotError(f"cannot start the bot command {self.command!r}: {e}") from None
+        self._started = True
 
     def _ensure(self) -> bool:
         """A running process, starting or restarting one; False if dead."""
         if self.dead:
             return False
-        if self._proc is not None and self._proc.poll() is None:
+        if self._bot is not None and not self._bot.exited():
             return True
-        if self._proc is not None or self._started:
-            self._stop()
+        if self._bot is not None or self._started:
+            self._halt()
             if self.restarts >= self.max_restarts:
                 self.dead = True
                 return False
             self.restarts += 1
-        self._started = True
-        self._start()
+        self.start()
         return True
+
+    def _halt(self, grace: float = 0.0) -> None:
+        bot, self._bot = self._bot, None
+        if bot is not None:
+            bot.stop(grace)
 
     def _fault(self, seat: int, kind: str, detail: str, legal: Sequence[Action]) -> Action:
         fb = fallback_action(legal)
         self._faults.append(Fault(seat, kind, detail, fb))
         return fb
 
+    def _halt_fault(self, seat: int, kind: str, detail: str, legal: Sequence[Action]) -> Action:
+        """A fault after which the bot is stopped (restarted next time)."""
+        self._halt()
+        return self._fault(seat, kind, detail, legal)
+
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """Asks the bot; on any fault, the fallback action (see the module)."""
         seat = observation.seat
         try:
             alive = self._ensure()
-        except OSError as e:
+        except BotError as e:
             self.dead = True
-            return self._fault(seat, "crash", f"cannot start {self.command!r}: {e}", legal_actions)
+            return self._fault(seat, "crash", str(e), legal_actions)
         if not alive:
-            return self._fault(seat, "dead", "the bot crashed too often", legal_actions)
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
+            return self._fault(seat, "dead", "the bot failed too often", legal_actions)
+        bot = self._bot
+        assert bot is not None
+        self._next_id += 1
+        rid = self._next_id
+        payload = json.dumps(request(observation, legal_actions, rid), separators=(",", ":"))
+        deadline = time.monotonic() + self.timeout
+        lines, _ = bot.out.discard()
+        sent = bot.inp.send(payload.encode() + b"\n", deadline)
+        if sent == _TIMEOUT:
+            detail = f"the bot did not read its request within {self.timeout:g} s"
+            return self._halt_fault(seat, "timeout", detail, legal_actions)
+        if isinstance(sent, OSError):
+            return self._crash(bot, f"stopped reading ({sent})", seat, legal_actions)
+        return self._reply(bot, rid, deadline, lines, seat, legal_actions)
+
+    def _crash(self, bot: _Bot, what: str, seat: int, legal: Sequence[Action]) -> Action:
+        """A crash fault saying how the bot ended (``what`` it did first)."""
+        end = time.monotonic() + _EXIT_WAIT
+        while not bot.exited() and time.monotonic() < end:
+            time.sleep(0.005)
+        ended = bot.exited()
+        self._halt()
+        how = bot.status() if ended else "is still running (stopped)"
+        return self._fault(seat, "crash", f"the bot {what} and {how}", legal)
+
+    def _reply(
+        self,
+        bot: _Bot,
+        rid: int,
+        deadline: float,
+        lines: int,
+        seat: int,
+        legal: Sequence[Action],
+    ) -> Action:
+        size = 0
+        first_skipped: bytes | None = None
+        while True:
+            got = bot.out.line(deadline, bot.exited)
+            if got == _TIMEOUT:
+                if first_skipped is None:
+                    detail = f"no reply within {self.timeout:g} s"
+                    return self._halt_fault(seat, "timeout", detail, legal)
+                detail = (
+                    f"no reply within {self.timeout:g} s, only lines that are not "
+                    f"replies, the first {_show(first_skipped)}"
+                )
+                return self._halt_fault(seat, "malformed", detail, legal)
+            if got == _OVERFLOW:
+                detail = (
+                    f"a line longer than {MAX_LINE_BYTES} bytes or more than "
+                    f"{MAX_SKIPPED_BYTES} bytes that are not replies"
+                )
+                return self._halt_fault(seat, "overflow", detail, legal)
+            if got == _EOF:
+                return self._crash(bot, "closed its stdout", seat, legal)
+            assert isinstance(got, bytes)
+            verdict = self._classify(got, rid, bot.replied)
+            if verdict is None:  # skipped
+                lines += 1
+                size += len(got) + 1
+                if first_skipped is None and got.strip():
+                    first_skipped = got
+                if lines > MAX_SKIPPED_LINES or size + bot.out.skipped > MAX_SKIPPED_BYTES:
+                    detail = (
+                        f"more than {MAX_SKIPPED_LINES} lines or {MAX_SKIPPED_BYTES} bytes "
+                        "that are not replies"
+                    )
+                    return self._halt_fault(seat, "overflow", detail, legal)
+                continue
+            bot.replied = True
+            if isinstance(verdict, str):
+                return self._fault(seat, "malformed", verdict, legal)
+            try:
+                action = _action_of(verdict)
+            except ValueError as e:
+                return self._fault(seat, "malformed", f"{_show(got)}: {e}", legal)
+            if action not in legal:
+                return self._fault(seat, "illegal", f"{action} is not legal here", legal)
+            return action
+
+    def _classify(self, raw: bytes, rid: int, replied: bool) -> object:
+        """What a line is: None (skipped), a decoded reply, or why it is a
+        malformed reply (a ``str``). See the module on which lines are
+        replies."""
         try:
-            proc.stdin.write(json.dumps(request(observation, legal_actions)) + "\n")
-            proc.stdin.flush()
-        except OSError as e:
-            self._stop()
-            return self._fault(seat, "crash", f"writing the request failed: {e}", legal_actions)
-        try:
-            line = self._lines.get(timeout=self.timeout)
-        except queue.Empty:
-            self._stop()
-            return self._fault(seat, "timeout", f"no reply within {self.timeout} s", legal_actions)
-        if line is None:
-            code = proc.poll()
-            self._stop()
-            return self._fault(seat, "crash", f"the bot exited (code {code})", legal_actions)
-        try:
-            action = parse_reply(line)
-        except ValueError as e:
-            return self._fault(seat, "malformed", f"{line.strip()[:200]!r}: {e}", legal_actions)
-        if action not in legal_actions:
-            return self._fault(seat, "illegal", f"{action} is not legal here", legal_actions)
-        return action
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return f"{_show(raw)}: not UTF-8 text ({e.reason} at byte {e.start})"
+        if not text.strip():
+            return None
+        data, error = _loads(text)
+        if isinstance(data, dict) and "id" in data:
+            echo = data["id"]
+            if type(echo) is int and echo == rid:
+                self._echoes_ids = True
+                return data
+            return None  # another request's reply
+        if self._echoes_ids:
+            return None  # a version 2 bot's other output
+        if not isinstance(data, dict):
+            if not replied and not text.lstrip().startswith("{"):
+                return None  # a banner
+            return f"{_show(raw)}: {error or 'a reply is a JSON object'}"
+        return data
+
+    @property
+    def pid(self) -> int | None:
+        """The running bot's process id (its process group's too), or None."""
+        return self._bot.proc.pid if self._bot is not None else None
 
     def take_faults(self) -> list[Fault]:
         """The faults since the last call."""
@@ -212,22 +695,25 @@ class ExternalAgent:
         return f
 
     def close(self) -> None:
-        """Stops the bot process."""
-        self._stop()
-
-    def __del__(self) -> None:
-        try:
-            self._stop()
-        except Exception:
-            pass
+        """Stops the bot process and its process group."""
+        self._halt(_STOP_GRACE)
 
     def __repr__(self) -> str:
         return f"ExternalAgent({self.command!r})"
 
 
+def start_bots(agents: Sequence[object]) -> None:
+    """Starts every ``ExternalAgent`` among ``agents`` (drivers call it
+    before the first hand); ``BotError`` for one that cannot start."""
+    for a in agents:
+        if isinstance(a, ExternalAgent):
+            a.start()
+
+
 def run_bot(choose: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     """The loop of a Python bot: reads requests on stdin, writes
-    ``choose(request)`` (a reply such as ``{"index": 4}``) on stdout.
+    ``choose(request)`` (a reply such as ``{"index": 4}``) on stdout,
+    echoing the request's ``id``.
 
     >>> # my_bot.py
     >>> # from koudian.protocol import run_bot
@@ -236,6 +722,9 @@ def run_bot(choose: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     for line in sys.stdin:
         if not line.strip():
             continue
-        reply = choose(json.loads(line))
+        req = json.loads(line)
+        reply = dict(choose(req))
+        if "id" in req:
+            reply["id"] = req["id"]
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()

@@ -1,0 +1,293 @@
+"""The external-bot boundary under misbehaving bots (tests/bots/*_bot.py):
+a bot that never reads, floods, writes a huge line, deep JSON or invalid
+UTF-8, answers twice, prints a banner, forks children or dies by a signal
+never hangs or bloats the engine, leaves no process behind, and each fault
+is reported with its kind. Each run is a subprocess (tests/bots/drive.py),
+so that a hang is a killed child and the RSS measured is the engine's."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import koudian
+import numpy as np
+import pytest
+from koudian import Action, KoudianError, Observation
+from koudian.faults import fallback_action
+from koudian.protocol import (
+    MAX_LINE_BYTES,
+    MAX_TIMEOUT,
+    PROTOCOL_VERSION,
+    BotError,
+    ExternalAgent,
+    parse_reply,
+    request,
+    run_bot,
+)
+
+BOTS = Path(__file__).parent / "bots"
+KINDS = {"illegal", "malformed", "timeout", "overflow", "crash", "dead"}
+RSS_LIMIT = 200 << 20
+TIMEOUT = 0.4
+posix_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads /proc; process groups are POSIX"
+)
+
+
+def bound(timeout: float) -> float:
+    """Seconds a run may take: each of the 1 + max_restarts (3) processes
+    a bot gets may cost one wait of ``timeout`` and its stop; the rest is
+    starting Python four times and playing the hands."""
+    return 3.0 + 4 * (2 * timeout)
+
+
+class FallbackAgent:
+    """Plays the documented fallback every time."""
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return fallback_action(legal_actions)
+
+
+def drive(
+    tmp_path: Path,
+    bot: str,
+    *args: str,
+    rules: str = "shanxi",
+    hands: int = 3,
+    via: str = "simulate",
+) -> dict[str, Any]:
+    """Runs tests/bots/drive.py on one bot; kills it (and every recorded
+    bot process) if it outlives ``bound``, which fails the test."""
+    pids = tmp_path / "pids"
+    pids.write_text("")
+    env = {**os.environ, "KOUDIAN_TEST_PIDS": str(pids)}
+    cmd = [sys.executable, str(BOTS / "drive.py"), rules, str(hands), str(TIMEOUT), via]
+    cmd += [str(BOTS / bot), *args]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+    )
+    try:
+        out, err = proc.communicate(timeout=bound(TIMEOUT) + 10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail(f"{bot}: the run hung (killed after {bound(TIMEOUT) + 10:.0f} s)")
+    finally:
+        for pid in pids.read_text().split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+    assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+    r: dict[str, Any] = json.loads(out)
+    assert r["elapsed"] < bound(TIMEOUT), r["elapsed"]
+    assert r["peak_rss"] < RSS_LIMIT, r["peak_rss"]
+    assert r["pids"], "the bot never started"
+    assert r["alive"] == [], f"bot processes outlived the match: {r['alive']}"
+    assert {k for k, _ in r["faults"]} <= KINDS
+    return r
+
+
+def kinds(r: dict[str, Any]) -> set[str]:
+    return {k for k, _ in r["faults"]}
+
+
+def fallback_game(rules: str, hands: int) -> list[list[int]]:
+    """The per-hand deltas of the drive.py run with the fallback at seat 0."""
+    agents = [FallbackAgent(), "random", "random", "random"]
+    return koudian.simulate(rules, agents, hands, seed=3).deltas.tolist()  # type: ignore[no-any-return]
+
+
+@posix_only
+def test_a_bot_that_never_reads_its_input_is_a_timeout_not_a_hang(tmp_path: Path) -> None:
+    r = drive(tmp_path, "never_reads_bot.py")
+    assert "timeout" in kinds(r)
+    assert any("did not read" in d for k, d in r["faults"] if k == "timeout")
+
+
+@posix_only
+@pytest.mark.parametrize("bot", ["flood_lines_bot.py", "flood_bytes_bot.py", "huge_line_bot.py"])
+def test_a_flooding_bot_is_an_overflow_and_its_output_is_not_kept(tmp_path: Path, bot: str) -> None:
+    r = drive(tmp_path, bot)
+    assert "overflow" in kinds(r)
+    # A loaded machine may also see a timeout (the bot building its line).
+    assert kinds(r) <= {"overflow", "timeout", "dead"}
+
+
+@posix_only
+def test_deep_json_is_malformed_at_once(tmp_path: Path) -> None:
+    r = drive(tmp_path, "deep_json_bot.py")
+    assert kinds(r) == {"malformed"}
+    assert r["deltas"] == fallback_game("shanxi", 3)
+
+
+@posix_only
+def test_invalid_utf8_is_malformed_at_once(tmp_path: Path) -> None:
+    r = drive(tmp_path, "bad_utf8_bot.py")
+    assert kinds(r) == {"malformed"}
+    assert all("UTF-8" in d for _, d in r["faults"])
+    # At once: no fault waited for the timeout.
+    assert r["elapsed"] < 3.0 + TIMEOUT
+
+
+@posix_only
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_second_answer_is_never_the_reply_to_the_next_request(
+    tmp_path: Path, version: str
+) -> None:
+    # Each second answer is "leave": taken as a reply, it ends the hand.
+    r = drive(tmp_path, "twice_bot.py", version, rules="linxian", hands=4)
+    assert r["faults"] == []
+    assert "left" not in r["ends"]
+    assert r["deltas"] == fallback_game("linxian", 4)
+
+
+@posix_only
+def test_a_banner_at_start_is_not_a_reply(tmp_path: Path) -> None:
+    r = drive(tmp_path, "banner_bot.py")
+    assert r["faults"] == []
+    assert r["deltas"] == fallback_game("shanxi", 3)
+
+
+@posix_only
+@pytest.mark.parametrize("via", ["simulate", "match"])
+def test_a_bots_children_and_grandchildren_die_with_it(tmp_path: Path, via: str) -> None:
+    r = drive(tmp_path, "fork_bot.py", via=via)
+    crashes = [d for k, d in r["faults"] if k == "crash"]
+    assert crashes and all("exited with code 3" in d for d in crashes)
+    # Four processes (one start, three restarts), each with two children.
+    assert len(r["pids"]) == 12
+
+
+@posix_only
+def test_a_crash_by_signal_names_the_signal(tmp_path: Path) -> None:
+    r = drive(tmp_path, "signal_bot.py")
+    crashes = [d for k, d in r["faults"] if k == "crash"]
+    assert crashes and all("killed by signal 9 (SIGKILL)" in d for d in crashes)
+
+
+# ------------------------------------------------------- the protocol itself
+
+
+def test_any_reply_that_is_not_an_action_is_a_value_error() -> None:
+    for bad in [
+        "[" * 100_000,
+        "{" * 100_000,
+        '{"index": ' + "[" * 100_000,
+        '{"index": 1' + "0" * 5000 + "}",
+        '{"index": ' + "9" * 30 + "}",
+        '{"action": "discard", "tile": "' + "5m" * 1000 + '"}',
+        "NaN",
+        "",
+    ]:
+        with pytest.raises(ValueError):
+            parse_reply(bad)
+
+
+def test_requests_carry_the_protocol_version_and_an_id() -> None:
+    g = koudian.Game("shanxi", seed=1)
+    seat = g.to_act
+    assert seat is not None
+    req = request(g.observe(seat), g.legal_actions(), 7)
+    assert PROTOCOL_VERSION == 2 and req["protocol"] == 2 and req["id"] == 7
+    assert req["type"] == "act" and req["seat"] == seat
+
+
+def test_run_bot_echoes_the_request_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [json.dumps({"type": "act", "id": 41, "legal_actions": [{"index": 3}]}), "", "{}"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines[:2]) + "\n"))
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    run_bot(lambda req: req["legal_actions"][0])
+    assert [json.loads(x) for x in out.getvalue().splitlines()] == [{"index": 3, "id": 41}]
+
+
+def test_the_line_cap_is_documented() -> None:
+    import koudian.protocol as protocol
+
+    assert MAX_LINE_BYTES == 64 * 1024
+    assert "64 KiB" in (protocol.__doc__ or "")
+    assert MAX_TIMEOUT == 3600
+
+
+@pytest.mark.parametrize(
+    "timeout", [math.nan, math.inf, -1.0, 0.0, 1e308, MAX_TIMEOUT * 2, "5", True]
+)
+def test_a_timeout_out_of_range_is_refused(timeout: Any) -> None:
+    with pytest.raises(BotError, match="timeout"):
+        ExternalAgent("python bot.py", timeout=timeout)
+    with pytest.raises(KoudianError, match="timeout"):
+        koudian.simulate("shanxi", ["cmd:python bot.py", *["random"] * 3], 1, timeout=timeout)
+
+
+@pytest.mark.parametrize("command", ["", "   ", "'unterminated"])
+def test_an_empty_or_unparsable_command_is_refused(command: str) -> None:
+    with pytest.raises(BotError, match="command"):
+        ExternalAgent(command)
+    with pytest.raises(BotError, match="command"):
+        koudian.simulate("shanxi", [f"cmd:{command}", *["random"] * 3], 1)
+
+
+def test_a_bot_that_cannot_start_stops_the_run_before_any_hand() -> None:
+    played = []
+
+    class Watch(FallbackAgent):
+        def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+            played.append(1)
+            return super().act(observation, legal_actions)
+
+    agents = [Watch(), "cmd:/nonexistent/bot --flag", "random", "random"]
+    with pytest.raises(BotError, match="/nonexistent/bot"):
+        koudian.simulate("shanxi", agents, 3)
+    with pytest.raises(BotError, match="/nonexistent/bot"):
+        koudian.Match("shanxi", agents, hands=3)
+    assert played == []
+    assert issubclass(BotError, KoudianError)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e308", "3601", "abc"])
+def test_cli_refuses_a_bad_timeout(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from koudian.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--agents", "random", "--timeout", value, "--hands", "1"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--timeout" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("spec", ["cmd:", 'cmd:""', "cmd:nonexistent_bot_xyz"])
+def test_cli_refuses_a_bot_that_cannot_run(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from koudian.cli import main
+
+    assert main(["simulate", "--agents", f"{spec},random,random,random", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("koudian: error: ") and "command" in err
+    assert "hands" not in out  # no summary: nothing was played
+
+
+def test_a_well_behaved_v2_bot_plays_without_faults() -> None:
+    script = "from koudian.protocol import run_bot; run_bot(lambda r: r['legal_actions'][0])"
+    agent = ExternalAgent(f"{sys.executable} -c {json.dumps(script)}", timeout=5.0)
+    try:
+        g = koudian.Game("shanxi", seed=2)
+        ref = koudian.Game("shanxi", seed=2)
+        while (seat := g.to_act) is not None:
+            legal = g.legal_actions()
+            a = agent.act(g.observe(seat), legal) if seat == 0 else fallback_action(legal)
+            g.step(a)
+            ref.step(legal[0] if seat == 0 else fallback_action(legal))
+        assert agent.take_faults() == []
+        assert g.result is not None and ref.result is not None
+        assert np.array_equal(g.result.deltas, ref.result.deltas)
+    finally:
+        agent.close()
