@@ -7,6 +7,7 @@ so that a hang is a killed child and the RSS measured is the engine's."""
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import math
@@ -14,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -291,3 +293,44 @@ def test_a_well_behaved_v2_bot_plays_without_faults() -> None:
         assert np.array_equal(g.result.deltas, ref.result.deltas)
     finally:
         agent.close()
+
+
+def _wait_for_pids(path: Path, n: int) -> list[int]:
+    """The pids recorded in ``path`` once there are ``n`` (at most 10 s)."""
+    for _ in range(1000):
+        pids = [int(x) for x in path.read_text().split()]
+        if len(pids) >= n:
+            return pids
+        time.sleep(0.01)
+    pytest.fail(f"only {path.read_text().split()} recorded")
+
+
+@posix_only
+def test_a_bot_dropped_without_close_dies_with_its_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sys.path.insert(0, str(BOTS))
+    from drive import survivors
+
+    pids_file = tmp_path / "pids"
+    pids_file.write_text("")
+    monkeypatch.setenv("KOUDIAN_TEST_PIDS", str(pids_file))
+    a = ExternalAgent(f"{sys.executable} {BOTS / 'fork_bot.py'}")
+    a.start()
+    pids = _wait_for_pids(pids_file, 3)
+    assert a.pid in pids and len(survivors(pids)) == 3
+    del a
+    gc.collect()
+    assert survivors(pids) == []
+
+    # At interpreter exit, without close().
+    pids_file.write_text("")
+    script = (
+        "import sys, time; from koudian.protocol import ExternalAgent; "
+        f"a = ExternalAgent({sys.executable + ' ' + str(BOTS / 'fork_bot.py')!r}); a.start(); "
+        f"p = {str(pids_file)!r}\n"
+        "while len(open(p).read().split()) < 3: time.sleep(0.01)"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
+    pids = _wait_for_pids(pids_file, 3)
+    assert survivors(pids) == []
