@@ -40,6 +40,10 @@ BOTS = Path(__file__).parent / "bots"
 KINDS = {"illegal", "malformed", "timeout", "overflow", "crash", "dead"}
 RSS_LIMIT = 200 << 20
 TIMEOUT = 0.4
+"""The bots' timeout where the test waits for timeouts."""
+PATIENT = 3.0
+"""The timeout where a test expects none: a loaded machine may take more
+than ``TIMEOUT`` to start Python."""
 posix_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads /proc; process groups are POSIX"
 )
@@ -66,23 +70,24 @@ def drive(
     rules: str = "shanxi",
     hands: int = 3,
     via: str = "simulate",
+    timeout: float = TIMEOUT,
 ) -> dict[str, Any]:
     """Runs tests/bots/drive.py on one bot; kills it (and every recorded
     bot process) if it outlives ``bound``, which fails the test."""
     pids = tmp_path / "pids"
     pids.write_text("")
     env = {**os.environ, "KOUDIAN_TEST_PIDS": str(pids)}
-    cmd = [sys.executable, str(BOTS / "drive.py"), rules, str(hands), str(TIMEOUT), via]
+    cmd = [sys.executable, str(BOTS / "drive.py"), rules, str(hands), str(timeout), via]
     cmd += [str(BOTS / bot), *args]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
     )
     try:
-        out, err = proc.communicate(timeout=bound(TIMEOUT) + 10)
+        out, err = proc.communicate(timeout=bound(timeout) + 10)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        pytest.fail(f"{bot}: the run hung (killed after {bound(TIMEOUT) + 10:.0f} s)")
+        pytest.fail(f"{bot}: the run hung (killed after {bound(timeout) + 10:.0f} s)")
     finally:
         for pid in pids.read_text().split():
             try:
@@ -91,7 +96,7 @@ def drive(
                 pass
     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
     r: dict[str, Any] = json.loads(out)
-    assert r["elapsed"] < bound(TIMEOUT), r["elapsed"]
+    assert r["elapsed"] < bound(timeout), r["elapsed"]
     assert r["peak_rss"] < RSS_LIMIT, r["peak_rss"]
     assert r["pids"], "the bot never started"
     assert r["alive"] == [], f"bot processes outlived the match: {r['alive']}"
@@ -127,18 +132,18 @@ def test_a_flooding_bot_is_an_overflow_and_its_output_is_not_kept(tmp_path: Path
 
 @posix_only
 def test_deep_json_is_malformed_at_once(tmp_path: Path) -> None:
-    r = drive(tmp_path, "deep_json_bot.py")
+    r = drive(tmp_path, "deep_json_bot.py", timeout=PATIENT)
     assert kinds(r) == {"malformed"}
     assert r["deltas"] == fallback_game("shanxi", 3)
 
 
 @posix_only
 def test_invalid_utf8_is_malformed_at_once(tmp_path: Path) -> None:
-    r = drive(tmp_path, "bad_utf8_bot.py")
+    r = drive(tmp_path, "bad_utf8_bot.py", timeout=PATIENT)
     assert kinds(r) == {"malformed"}
     assert all("UTF-8" in d for _, d in r["faults"])
-    # At once: no fault waited for the timeout.
-    assert r["elapsed"] < 3.0 + TIMEOUT
+    # At once: the faults (one per decision) did not wait for the timeout.
+    assert len(r["faults"]) > 20 and r["elapsed"] < PATIENT
 
 
 @posix_only
@@ -147,7 +152,7 @@ def test_a_second_answer_is_never_the_reply_to_the_next_request(
     tmp_path: Path, version: str
 ) -> None:
     # Each second answer is "leave": taken as a reply, it ends the hand.
-    r = drive(tmp_path, "twice_bot.py", version, rules="linxian", hands=4)
+    r = drive(tmp_path, "twice_bot.py", version, rules="linxian", hands=4, timeout=PATIENT)
     assert r["faults"] == []
     assert "left" not in r["ends"]
     assert r["deltas"] == fallback_game("linxian", 4)
@@ -155,7 +160,7 @@ def test_a_second_answer_is_never_the_reply_to_the_next_request(
 
 @posix_only
 def test_a_banner_at_start_is_not_a_reply(tmp_path: Path) -> None:
-    r = drive(tmp_path, "banner_bot.py")
+    r = drive(tmp_path, "banner_bot.py", timeout=PATIENT)
     assert r["faults"] == []
     assert r["deltas"] == fallback_game("shanxi", 3)
 
@@ -334,3 +339,50 @@ def test_a_bot_dropped_without_close_dies_with_its_children(
     subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
     pids = _wait_for_pids(pids_file, 3)
     assert survivors(pids) == []
+
+
+def test_output_left_from_an_earlier_request_is_dropped_to_its_line_end() -> None:
+    from koudian.protocol import _Output
+
+    r, w = os.pipe()
+    out = _Output(os.fdopen(r, "rb", buffering=0))
+    try:
+        os.write(w, b'{"index": 1}\n{"ind')  # a second answer, cut in two
+        time.sleep(0.1)
+        assert out.discard() == (1, 18)
+        os.write(w, b'ex": 2}\nreply\n')
+        deadline = time.monotonic() + 5
+        assert out.line(deadline, lambda: False) == b"reply"
+        assert out.skipped == 18 + 8
+        os.write(w, b"x" * (MAX_LINE_BYTES + 1))
+        assert out.line(deadline, lambda: False) == "overflow"
+        assert out.line(time.monotonic() + 0.05, lambda: False) == "overflow"
+    finally:
+        os.close(w)
+        out.close()
+
+
+def test_a_reply_must_echo_the_id_once_a_bot_does(tmp_path: Path) -> None:
+    script = tmp_path / "wrong_id_bot.py"
+    script.write_text(
+        "import json, sys\n"
+        "for n, line in enumerate(sys.stdin):\n"
+        "    req = json.loads(line)\n"
+        "    rid = req['id'] if n == 0 else req['id'] + 100\n"
+        "    index = req['legal_actions'][0]['index']\n"
+        "    print(json.dumps({'index': index, 'id': rid}), flush=True)\n"
+    )
+    agent = ExternalAgent(f"{sys.executable} {script}", timeout=PATIENT)
+    try:
+        g = koudian.Game("shanxi", seed=2)
+        seat = g.to_act
+        assert seat is not None
+        legal = g.legal_actions()
+        assert agent.act(g.observe(seat), legal) == legal[0]
+        agent.timeout = TIMEOUT  # the bot has started: now wait less
+        assert agent.act(g.observe(seat), legal) == fallback_action(legal)
+        faults = agent.take_faults()
+        assert [f.kind for f in faults] == ["malformed"]
+        assert "echoes the request's id, 2" in faults[0].detail
+    finally:
+        agent.close()

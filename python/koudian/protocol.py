@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import shlex
 import signal
@@ -141,7 +142,7 @@ class BotError(KoudianError):
 
 def check_timeout(timeout: object) -> float:
     """``timeout`` as seconds, ``0 < timeout <= MAX_TIMEOUT``; else ``BotError``."""
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
         raise BotError(f"timeout must be a number of seconds, got {timeout!r}")
     value = float(timeout)
     if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
@@ -226,7 +227,7 @@ def _show(raw: bytes) -> str:
 
 # -------------------------------------------------------------- transport
 
-_TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
+_TIMEOUT, _EOF, _EXITED, _OVERFLOW = "timeout", "eof", "exited", "overflow"
 
 
 class _Output:
@@ -292,9 +293,10 @@ class _Output:
 
     def line(self, deadline: float, exited: Callable[[], bool]) -> bytes | str:
         """The next line without its newline, or ``_TIMEOUT`` at
-        ``deadline``, ``_EOF`` at the end of the output or when the bot has
-        exited, ``_OVERFLOW`` for a line over ``MAX_LINE_BYTES`` (or more
-        than ``MAX_SKIPPED_BYTES`` skipped)."""
+        ``deadline``, ``_EOF`` at the end of the output, ``_EXITED`` when
+        the bot has exited (its children may hold its stdout open),
+        ``_OVERFLOW`` for a line over ``MAX_LINE_BYTES`` (or more than
+        ``MAX_SKIPPED_BYTES`` skipped)."""
         with self._cond:
             while True:
                 buf, pos = self._buf, self._pos
@@ -329,7 +331,7 @@ class _Output:
                 # Whatever the bot wrote before it ended is read first.
                 if not self._cond.wait(min(remaining, _POLL)) and exited():
                     if not self._cond.wait(0.01):
-                        return _EOF
+                        return _EXITED
 
     def close(self) -> None:
         """Lets the thread end (it also ends at the end of the output)."""
@@ -424,12 +426,12 @@ def _exited(proc: subprocess.Popen[bytes]) -> bool:
     """Whether the bot has ended, without reaping it (see ``_kill_group``)."""
     if proc.returncode is not None:
         return True
-    if os.name == "posix":
+    if os.name == "posix" and hasattr(os, "waitid"):
         try:
             return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
         except ChildProcessError:
             return True
-    return proc.poll() is not None  # pragma: no cover - Windows
+    return proc.poll() is not None  # pragma: no cover - Windows (reaps: no group there)
 
 
 def _stop(proc: subprocess.Popen[bytes], out: _Output, inp: _Input, grace: float) -> None:
@@ -469,8 +471,13 @@ class _Bot:
             **group,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.out = _Output(self.proc.stdout)
-        self.inp = _Input(self.proc.stdin)
+        try:
+            self.out = _Output(self.proc.stdout)
+            self.inp = _Input(self.proc.stdin)
+        except BaseException:  # e.g. no thread can start: no process is left behind
+            _kill_group(self.proc)
+            self.proc.wait()
+            raise
         self.replied = False  # whether it has sent a reply yet
         self._finalizer = weakref.finalize(self, _stop, self.proc, self.out, self.inp, 0.0)
 
@@ -531,11 +538,11 @@ class ExternalAgent:
     def start(self) -> None:
         """Starts the bot if it is not running; ``BotError`` (naming the
         command) when it cannot start at all."""
-        if self._bot is not None:
+        if self._bot is not None or self.dead:
             return
         try:
             self._bot = _Bot(self._argv, self._stderr)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RuntimeError) as e:
             raise BotError(f"cannot start the bot command {self.command!r}: {e}") from None
         self._started = True
 
@@ -602,7 +609,7 @@ class ExternalAgent:
         ended = bot.exited()
         self._halt()
         how = bot.status() if ended else "is still running (stopped)"
-        return self._fault(seat, "crash", f"the bot {what} and {how}", legal)
+        return self._fault(seat, "crash", f"the bot {what + ' and ' if what else ''}{how}", legal)
 
     def _reply(
         self,
@@ -623,7 +630,8 @@ class ExternalAgent:
                     return self._halt_fault(seat, "timeout", detail, legal)
                 detail = (
                     f"no reply within {self.timeout:g} s, only lines that are not "
-                    f"replies, the first {_show(first_skipped)}"
+                    f"replies (a reply echoes the request's id, {rid}), the first "
+                    f"{_show(first_skipped)}"
                 )
                 return self._halt_fault(seat, "malformed", detail, legal)
             if got == _OVERFLOW:
@@ -634,6 +642,8 @@ class ExternalAgent:
                 return self._halt_fault(seat, "overflow", detail, legal)
             if got == _EOF:
                 return self._crash(bot, "closed its stdout", seat, legal)
+            if got == _EXITED:
+                return self._crash(bot, "", seat, legal)
             assert isinstance(got, bytes)
             verdict = self._classify(got, rid, bot.replied)
             if verdict is None:  # skipped

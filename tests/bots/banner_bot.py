@@ -1,5 +1,5 @@
 """Prints a banner and a log line at start, then plays the fallback,
-echoing ids (protocol version 2)."""
+echoing ids (protocol version 2), with a log line before each reply."""
 
 import json
 import sys
@@ -11,4 +11,5 @@ print("banner bot 1.0 starting", flush=True)
 print("[INFO] loading weights", flush=True)
 for line in sys.stdin:
     req = json.loads(line)
+    print(f"thinking about request {req['id']}", flush=True)
     _misbehave.reply({**_misbehave.fallback(req), "id": req["id"]})
