@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -341,11 +342,12 @@ def test_a_bot_dropped_without_close_dies_with_its_children(
     assert survivors(pids) == []
 
 
-def test_output_left_from_an_earlier_request_is_dropped_to_its_line_end() -> None:
+@pytest.mark.parametrize("threaded", [False, True])
+def test_output_left_from_an_earlier_request_is_dropped_to_its_line_end(threaded: bool) -> None:
     from koudian.protocol import _Output
 
     r, w = os.pipe()
-    out = _Output(os.fdopen(r, "rb", buffering=0))
+    out = _Output(os.fdopen(r, "rb", buffering=0), threaded)
     try:
         os.write(w, b'{"index": 1}\n{"ind')  # a second answer, cut in two
         time.sleep(0.1)
@@ -354,8 +356,11 @@ def test_output_left_from_an_earlier_request_is_dropped_to_its_line_end() -> Non
         deadline = time.monotonic() + 5
         assert out.line(deadline, lambda: False) == b"reply"
         assert out.skipped == 18 + 8
-        os.write(w, b"x" * (MAX_LINE_BYTES + 1))
+        # More than the pipe holds: written while the line is read.
+        writer = threading.Thread(target=os.write, args=(w, b"x" * (MAX_LINE_BYTES + 1)))
+        writer.start()
         assert out.line(deadline, lambda: False) == "overflow"
+        writer.join()
         assert out.line(time.monotonic() + 0.05, lambda: False) == "overflow"
     finally:
         os.close(w)
@@ -386,3 +391,50 @@ def test_a_reply_must_echo_the_id_once_a_bot_does(tmp_path: Path) -> None:
         assert "echoes the request's id, 2" in faults[0].detail
     finally:
         agent.close()
+
+
+@posix_only
+@pytest.mark.parametrize(
+    ("bot", "rules", "kind"),
+    [
+        ("banner_bot.py", "shanxi", None),
+        ("twice_bot.py v2", "linxian", None),
+        ("never_reads_bot.py", "shanxi", "timeout"),
+        ("flood_bytes_bot.py", "shanxi", "overflow"),
+        ("bad_utf8_bot.py", "shanxi", "malformed"),
+        ("signal_bot.py", "shanxi", "crash"),
+    ],
+)
+def test_the_threaded_transport_behaves_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bot: str, rules: str, kind: str | None
+) -> None:
+    # Windows cannot poll pipes: there threads read and write them.
+    import koudian.protocol as protocol
+
+    sys.path.insert(0, str(BOTS))
+    from drive import survivors
+
+    monkeypatch.setattr(protocol, "_THREADED", True)
+    pids_file = tmp_path / "pids"
+    pids_file.write_text("")
+    monkeypatch.setenv("KOUDIAN_TEST_PIDS", str(pids_file))
+    timeout = PATIENT if kind is None else TIMEOUT
+    script, *args = bot.split()
+    agent = ExternalAgent(" ".join([sys.executable, str(BOTS / script), *args]), timeout=timeout)
+    t0 = time.monotonic()
+    r = koudian.simulate(rules, [agent, "random", "random", "random"], 3, seed=3)
+    assert time.monotonic() - t0 < bound(timeout)
+    found = {f.kind for f in r.faults}
+    if kind is None:
+        assert found == set()
+        assert r.deltas.tolist() == fallback_game(rules, 3)
+    else:
+        # The never-reading bot's replies are "pass", often illegal.
+        assert kind in found and found <= {kind, "dead", "illegal"}
+    pids = [int(x) for x in pids_file.read_text().split()]
+    assert pids and survivors(pids) == []
+    for _ in range(100):  # the pipe threads end with their bot
+        if not any(t.name.startswith("koudian-bot-") for t in threading.enumerate()):
+            break
+        time.sleep(0.02)
+    assert not any(t.name.startswith("koudian-bot-") for t in threading.enumerate())

@@ -75,6 +75,7 @@ import json
 import math
 import numbers
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -229,28 +230,72 @@ def _show(raw: bytes) -> str:
 
 _TIMEOUT, _EOF, _EXITED, _OVERFLOW = "timeout", "eof", "exited", "overflow"
 
+_THREADED = not hasattr(select, "poll")
+"""Pipes are read and written by threads where they cannot be polled
+(Windows); elsewhere the engine polls them itself, which saves a thread
+hand-off per message (tests force the threads on POSIX too)."""
+
+
+def _ms(seconds: float) -> int:
+    """A ``poll`` timeout in whole milliseconds, never waiting less than asked."""
+    return max(0, math.ceil(seconds * 1000))
+
 
 class _Output:
-    """A bot's stdout: a daemon thread reads raw chunks into a bounded
-    buffer; ``line`` hands out one line at a time. The thread never
-    decodes anything, so nothing a bot writes can end it but an end of
-    file; it owns the stream and closes it."""
+    """A bot's stdout read as raw bytes into a bounded buffer; ``line``
+    hands out one line at a time. Nothing is decoded here, so nothing a
+    bot writes can break the reading. At most ``MAX_LINE_BYTES + _CHUNK``
+    unread bytes are held: beyond that nothing more is read, and a bot
+    that floods blocks on its own full pipe.
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    Polled (``threaded=False``): ``line`` and ``discard`` read the pipe
+    themselves. Threaded: a daemon thread reads it and owns the stream."""
+
+    def __init__(self, stream: IO[bytes], threaded: bool) -> None:
         self._stream = stream
+        self._fd = stream.fileno()
         self._cond = threading.Condition()
         self._buf = bytearray()
         self._pos = 0  # start of the unread bytes in _buf
         self._eof = False
         self._closed = False
         self._skip_line = False  # the bytes up to the next newline are old
-        self.skipped = 0  # bytes discarded since the last discard()
-        threading.Thread(target=self._run, name="koudian-bot-out", daemon=True).start()
+        self.skipped = 0  # bytes dropped since the last discard(), included
+        self._poll: Any = None
+        if threaded:
+            threading.Thread(target=self._run, name="koudian-bot-out", daemon=True).start()
+        else:
+            self._poll = select.poll()
+            self._poll.register(self._fd, select.POLLIN)
 
     def _unread(self) -> int:
         return len(self._buf) - self._pos
 
+    def _append(self, chunk: bytes) -> None:
+        if not chunk:
+            self._eof = True
+            return
+        if self._pos > _CHUNK:
+            del self._buf[: self._pos]
+            self._pos = 0
+        self._buf += chunk
+
+    def _read(self, timeout: float) -> bool:
+        """Polled: reads one chunk if one comes within ``timeout``; whether
+        any output (or its end) came."""
+        if self._eof or not self._poll.poll(_ms(timeout)):
+            return False
+        try:
+            chunk = os.read(self._fd, _CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            chunk = b""
+        self._append(chunk)
+        return True
+
     def _run(self) -> None:
+        """Threaded: the reading loop."""
         try:
             while True:
                 with self._cond:
@@ -263,33 +308,44 @@ class _Output:
                 except (OSError, ValueError):
                     chunk = b""
                 with self._cond:
-                    if not chunk:
-                        self._eof = True
-                        self._cond.notify_all()
-                        return
-                    if self._pos > _CHUNK:
-                        del self._buf[: self._pos]
-                        self._pos = 0
-                    self._buf += chunk
+                    self._append(chunk or b"")
                     self._cond.notify_all()
+                    if not chunk:
+                        return
         finally:
             try:
                 self._stream.close()
             except OSError:
                 pass
 
+    def _wait(self, timeout: float) -> bool:
+        """Waits up to ``timeout`` for more output; whether any came."""
+        if self._poll is None:
+            return self._cond.wait(timeout)
+        return self._read(timeout)
+
     def discard(self) -> tuple[int, int]:
-        """Drops every unread byte (output left over from earlier
-        requests); returns the lines and bytes dropped."""
+        """Drops the output left over from earlier requests (polled: also
+        what is waiting in the pipe, up to ``MAX_SKIPPED_BYTES``); returns
+        the lines and bytes dropped."""
         with self._cond:
-            old = self._buf[self._pos :]
-            self._buf.clear()
-            self._pos = 0
+            lines = size = 0
+            ends_line = True
+            while True:
+                old = self._buf[self._pos :]
+                if old:
+                    lines += old.count(b"\n")
+                    size += len(old)
+                    ends_line = old.endswith(b"\n")
+                self._buf.clear()
+                self._pos = 0
+                if self._poll is None or size > MAX_SKIPPED_BYTES or not self._read(0):
+                    break
             # A line cut in two: its rest is old too.
-            self._skip_line = self._skip_line or (bool(old) and not old.endswith(b"\n"))
-            self.skipped = len(old)
+            self._skip_line = self._skip_line or not ends_line
+            self.skipped = size
             self._cond.notify_all()
-            return old.count(b"\n"), len(old)
+            return lines, size
 
     def line(self, deadline: float, exited: Callable[[], bool]) -> bytes | str:
         """The next line without its newline, or ``_TIMEOUT`` at
@@ -329,31 +385,43 @@ class _Output:
                 if remaining <= 0:
                     return _TIMEOUT
                 # Whatever the bot wrote before it ended is read first.
-                if not self._cond.wait(min(remaining, _POLL)) and exited():
-                    if not self._cond.wait(0.01):
+                if not self._wait(min(remaining, _POLL)) and exited():
+                    if not self._wait(0.01):
                         return _EXITED
 
     def close(self) -> None:
-        """Lets the thread end (it also ends at the end of the output)."""
+        """Threaded: lets the thread end (it also ends at the end of the
+        output). Polled: closes the stream."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        if self._poll is not None:
+            self._stream.close()
 
 
 class _Input:
-    """A bot's stdin: a daemon thread writes each request, so that a bot
-    that does not read makes ``send`` time out instead of blocking the
-    engine. The thread owns the stream and closes it at ``close``."""
+    """A bot's stdin, written so that a bot that does not read makes
+    ``send`` time out instead of blocking the engine: polled, the pipe is
+    non-blocking and ``send`` waits for room until its deadline; threaded,
+    a daemon thread writes each request and owns the stream."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: IO[bytes], threaded: bool) -> None:
         self._stream = stream
+        self._fd = stream.fileno()
         self._cond = threading.Condition()
         self._data: bytes | None = None
         self._error: OSError | None = None
         self._closed = False
-        threading.Thread(target=self._run, name="koudian-bot-in", daemon=True).start()
+        self._poll: Any = None
+        if threaded:
+            threading.Thread(target=self._run, name="koudian-bot-in", daemon=True).start()
+        else:
+            os.set_blocking(self._fd, False)
+            self._poll = select.poll()
+            self._poll.register(self._fd, select.POLLOUT)
 
     def _run(self) -> None:
+        """Threaded: the writing loop."""
         try:
             while True:
                 with self._cond:
@@ -384,9 +452,25 @@ class _Input:
     def send(self, data: bytes, deadline: float) -> OSError | str | None:
         """Writes ``data``: None when written, the ``OSError`` when the
         write failed, ``_TIMEOUT`` when ``deadline`` passed first."""
+        if self._error is not None:
+            return self._error
+        if self._poll is not None:
+            view = memoryview(data)
+            while view:
+                try:
+                    view = view[os.write(self._fd, view) :]
+                    continue
+                except BlockingIOError:
+                    pass
+                except OSError as e:
+                    self._error = e
+                    return e
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return _TIMEOUT
+                self._poll.poll(_ms(remaining))  # room, or the reader gone
+            return None
         with self._cond:
-            if self._error is not None:
-                return self._error
             self._data = data
             self._cond.notify_all()
             while self._data is not None:
@@ -397,10 +481,16 @@ class _Input:
             return self._error
 
     def close(self) -> None:
-        """Closes the bot's stdin once the write in progress, if any, ends."""
+        """Closes the bot's stdin (threaded: once the write in progress,
+        if any, ends)."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        if self._poll is not None:
+            try:
+                self._stream.close()
+            except OSError:
+                pass
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -456,7 +546,7 @@ def _stop(proc: subprocess.Popen[bytes], out: _Output, inp: _Input, grace: float
 class _Bot:
     """One running bot process with its two pipe threads."""
 
-    def __init__(self, argv: list[str], stderr: IO[str] | None) -> None:
+    def __init__(self, argv: list[str], stderr: IO[str] | None, threaded: bool) -> None:
         group: dict[str, Any] = (
             {"start_new_session": True}
             if os.name == "posix"
@@ -472,8 +562,8 @@ class _Bot:
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
-            self.out = _Output(self.proc.stdout)
-            self.inp = _Input(self.proc.stdin)
+            self.out = _Output(self.proc.stdout, threaded)
+            self.inp = _Input(self.proc.stdin, threaded)
         except BaseException:  # e.g. no thread can start: no process is left behind
             _kill_group(self.proc)
             self.proc.wait()
@@ -541,7 +631,7 @@ class ExternalAgent:
         if self._bot is not None or self.dead:
             return
         try:
-            self._bot = _Bot(self._argv, self._stderr)
+            self._bot = _Bot(self._argv, self._stderr, _THREADED)
         except (OSError, ValueError, RuntimeError) as e:
             raise BotError(f"cannot start the bot command {self.command!r}: {e}") from None
         self._started = True
