@@ -29,8 +29,9 @@ Reply (bot → engine): one line, one of the legal actions, as
 ``id``; other keys are ignored. A reply line is UTF-8 and at most
 ``MAX_LINE_BYTES`` (64 KiB) long.
 
-Which lines are replies. Output left over from earlier requests is
-discarded before each request is sent, and a line that echoes another
+Which lines are replies. Output left over from earlier requests (what
+has reached the engine by then) is discarded before each request is
+sent, and a line that echoes another
 request's ``id`` (a late or second answer) is skipped. A bot that echoes
 ids (version 2) may also write other lines (a banner, log lines, any
 line that is not a JSON object with the request's ``id``): they are
@@ -52,17 +53,20 @@ engine plays the **fallback action** for it — the first legal action in
 dense index order other than ``leave`` (so it discards its lowest tile
 on its turn, and on a discard wins if it may, else pongs or kongs if it
 may, else passes) — records a ``Fault`` (``koudian.faults``) in the
-match log and the summary, and continues. A bot that timed out, crashed
-or overflowed is stopped and restarted for its next decision (its state
-is lost); after ``max_restarts`` restarts it is ``dead`` and only the
+match log and the summary, and continues. A bot that timed out (also
+with only skipped lines), crashed or overflowed is stopped and restarted
+for its next decision (its state is lost); after ``max_restarts`` restarts it is ``dead`` and only the
 fallback is played. A crash fault says how the bot ended (``exited with
 code 3``, ``killed by signal 9 (SIGKILL)``).
 
+The ``timeout`` counts from the request to the reply, writing the request
+included, and for a bot just (re)started, its start-up too.
+
 Processes. Each bot runs in a process group of its own (a new session on
-POSIX, a new process group on Windows); the whole group — the children
-and grandchildren it forked, unless they left it — is killed when the bot
-is restarted and when the agent is closed, garbage-collected or the
-interpreter exits. A bot command that cannot start at all (no such
+POSIX); the whole group — the children and grandchildren it forked,
+unless they left it — is killed when the bot is restarted and when the
+agent is closed, garbage-collected or the interpreter exits (on Windows
+the bot's process tree, with ``taskkill /T``, while the bot runs). A bot command that cannot start at all (no such
 program) is not a fault but an error: ``ExternalAgent.start``,
 ``koudian.simulate`` and ``koudian.Match`` raise ``BotError`` naming the
 command before any hand is played. ``timeout`` is a number of seconds
