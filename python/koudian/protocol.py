@@ -55,9 +55,10 @@ on its turn, and on a discard wins if it may, else pongs or kongs if it
 may, else passes) — records a ``Fault`` (``koudian.faults``) in the
 match log and the summary, and continues. A bot that timed out (also
 with only skipped lines), crashed or overflowed is stopped and restarted
-for its next decision (its state is lost); after ``max_restarts`` restarts it is ``dead`` and only the
-fallback is played. A crash fault says how the bot ended (``exited with
-code 3``, ``killed by signal 9 (SIGKILL)``).
+for its next decision (its state is lost); after ``max_restarts``
+restarts it is ``dead`` and only the fallback is played. A crash fault
+says how the bot ended (``exited with code 3``, ``was killed by
+signal 9 (SIGKILL)``).
 
 The ``timeout`` counts from the request to the reply, writing the request
 included, and for a bot just (re)started, its start-up too.
@@ -66,11 +67,12 @@ Processes. Each bot runs in a process group of its own (a new session on
 POSIX); the whole group — the children and grandchildren it forked,
 unless they left it — is killed when the bot is restarted and when the
 agent is closed, garbage-collected or the interpreter exits (on Windows
-the bot's process tree, with ``taskkill /T``, while the bot runs). A bot command that cannot start at all (no such
-program) is not a fault but an error: ``ExternalAgent.start``,
-``koudian.simulate`` and ``koudian.Match`` raise ``BotError`` naming the
-command before any hand is played. ``timeout`` is a number of seconds
-``0 < timeout <= MAX_TIMEOUT`` (3600).
+the bot's process tree, with ``taskkill /T``, while the bot runs). A bot
+command that cannot start at all (no such program) is not a fault but an
+error: ``ExternalAgent.start``, ``koudian.simulate`` and
+``koudian.Match`` raise ``BotError`` naming the command before any hand
+is played. ``timeout`` is a number of seconds ``0 < timeout <=
+MAX_TIMEOUT`` (3600).
 """
 
 from __future__ import annotations
@@ -134,6 +136,10 @@ _STOP_GRACE = 0.5
 
 _EXIT_WAIT = 1.0
 """Seconds allowed for a bot that closed its stdout to exit, for its status."""
+
+_FLOOD_DETAIL = (
+    f"more than {MAX_SKIPPED_LINES} lines or {MAX_SKIPPED_BYTES} bytes that are not replies"
+)
 
 _POLL = 0.05
 """Seconds between checks that a silent bot is still running (its children
@@ -220,8 +226,8 @@ def _describe_exit(code: int | None) -> str:
         try:
             name = signal.Signals(-code).name
         except ValueError:
-            return f"killed by signal {-code}"
-        return f"killed by signal {-code} ({name})"
+            return f"was killed by signal {-code}"
+        return f"was killed by signal {-code} ({name})"
     return f"exited with code {code}"
 
 
@@ -232,7 +238,7 @@ def _show(raw: bytes) -> str:
 
 # -------------------------------------------------------------- transport
 
-_TIMEOUT, _EOF, _EXITED, _OVERFLOW = "timeout", "eof", "exited", "overflow"
+_TIMEOUT, _EOF, _EXITED, _OVERFLOW, _FLOOD = "timeout", "eof", "exited", "overflow", "flood"
 
 _THREADED = not hasattr(select, "poll")
 """Pipes are read and written by threads where they cannot be polled
@@ -355,8 +361,8 @@ class _Output:
         """The next line without its newline, or ``_TIMEOUT`` at
         ``deadline``, ``_EOF`` at the end of the output, ``_EXITED`` when
         the bot has exited (its children may hold its stdout open),
-        ``_OVERFLOW`` for a line over ``MAX_LINE_BYTES`` (or more than
-        ``MAX_SKIPPED_BYTES`` skipped)."""
+        ``_OVERFLOW`` for a line over ``MAX_LINE_BYTES``, ``_FLOOD`` for
+        more than ``MAX_SKIPPED_BYTES`` skipped."""
         with self._cond:
             while True:
                 buf, pos = self._buf, self._pos
@@ -368,7 +374,7 @@ class _Output:
                     self._skip_line = nl < 0
                     self._cond.notify_all()
                     if self.skipped > MAX_SKIPPED_BYTES:
-                        return _OVERFLOW
+                        return _FLOOD
                     if nl >= 0:
                         continue
                 elif nl >= 0:
@@ -729,11 +735,10 @@ class ExternalAgent:
                 )
                 return self._halt_fault(seat, "malformed", detail, legal)
             if got == _OVERFLOW:
-                detail = (
-                    f"a line longer than {MAX_LINE_BYTES} bytes or more than "
-                    f"{MAX_SKIPPED_BYTES} bytes that are not replies"
-                )
+                detail = f"a line longer than {MAX_LINE_BYTES} bytes"
                 return self._halt_fault(seat, "overflow", detail, legal)
+            if got == _FLOOD:
+                return self._halt_fault(seat, "overflow", _FLOOD_DETAIL, legal)
             if got == _EOF:
                 return self._crash(bot, "closed its stdout", seat, legal)
             if got == _EXITED:
@@ -746,11 +751,7 @@ class ExternalAgent:
                 if first_skipped is None and got.strip():
                     first_skipped = got
                 if lines > MAX_SKIPPED_LINES or size + bot.out.skipped > MAX_SKIPPED_BYTES:
-                    detail = (
-                        f"more than {MAX_SKIPPED_LINES} lines or {MAX_SKIPPED_BYTES} bytes "
-                        "that are not replies"
-                    )
-                    return self._halt_fault(seat, "overflow", detail, legal)
+                    return self._halt_fault(seat, "overflow", _FLOOD_DETAIL, legal)
                 continue
             bot.replied = True
             if isinstance(verdict, str):
