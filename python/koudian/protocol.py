@@ -246,6 +246,14 @@ _THREADED = not hasattr(select, "poll")
 hand-off per message (tests force the threads on POSIX too)."""
 
 
+def _close_quietly(stream: IO[bytes]) -> None:
+    """Closes a pipe whose other end may be gone."""
+    try:
+        stream.close()
+    except OSError:
+        pass
+
+
 def _ms(seconds: float) -> int:
     """A ``poll`` timeout in whole milliseconds, never waiting less than asked."""
     return max(0, math.ceil(seconds * 1000))
@@ -323,10 +331,7 @@ class _Output:
                     if not chunk:
                         return
         finally:
-            try:
-                self._stream.close()
-            except OSError:
-                pass
+            _close_quietly(self._stream)
 
     def _wait(self, timeout: float) -> bool:
         """Waits up to ``timeout`` for more output; whether any came."""
@@ -406,7 +411,7 @@ class _Output:
             self._closed = True
             self._cond.notify_all()
         if self._poll is not None:
-            self._stream.close()
+            _close_quietly(self._stream)
 
 
 class _Input:
@@ -454,10 +459,7 @@ class _Input:
                 if error is not None:
                     return
         finally:
-            try:
-                self._stream.close()
-            except OSError:
-                pass
+            _close_quietly(self._stream)
 
     def send(self, data: bytes, deadline: float) -> OSError | str | None:
         """Writes ``data``: None when written, the ``OSError`` when the
@@ -497,10 +499,7 @@ class _Input:
             self._closed = True
             self._cond.notify_all()
         if self._poll is not None:
-            try:
-                self._stream.close()
-            except OSError:
-                pass
+            _close_quietly(self._stream)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
