@@ -553,7 +553,7 @@ def _stop(proc: subprocess.Popen[bytes], out: _Output, inp: _Input, grace: float
 
 
 class _Bot:
-    """One running bot process with its two pipe threads."""
+    """One running bot process and its two pipes."""
 
     def __init__(self, argv: list[str], stderr: IO[str] | None, threaded: bool) -> None:
         group: dict[str, Any] = (
@@ -581,6 +581,7 @@ class _Bot:
         self._finalizer = weakref.finalize(self, _stop, self.proc, self.out, self.inp, 0.0)
 
     def exited(self) -> bool:
+        """Whether the process has ended (it is not reaped before ``stop``)."""
         return _exited(self.proc)
 
     def status(self) -> str:
@@ -588,6 +589,7 @@ class _Bot:
         return _describe_exit(self.proc.returncode)
 
     def stop(self, grace: float = 0.0) -> None:
+        """Ends the process and its group, once (see ``_stop``)."""
         if self._finalizer.detach() is not None:
             _stop(self.proc, self.out, self.inp, grace)
 
@@ -684,7 +686,8 @@ class ExternalAgent:
             self.dead = True
             return self._fault(seat, "crash", str(e), legal_actions)
         if not alive:
-            return self._fault(seat, "dead", "the bot failed too often", legal_actions)
+            detail = f"the bot failed too often ({self.restarts} restarts)"
+            return self._fault(seat, "dead", detail, legal_actions)
         bot = self._bot
         assert bot is not None
         self._next_id += 1
@@ -719,30 +722,14 @@ class ExternalAgent:
         seat: int,
         legal: Sequence[Action],
     ) -> Action:
+        """Reads lines until the reply to request ``rid`` or a fault;
+        ``lines`` were already skipped (left over from earlier requests)."""
         size = 0
         first_skipped: bytes | None = None
         while True:
             got = bot.out.line(deadline, bot.exited)
-            if got == _TIMEOUT:
-                if first_skipped is None:
-                    detail = f"no reply within {self.timeout:g} s"
-                    return self._halt_fault(seat, "timeout", detail, legal)
-                detail = (
-                    f"no reply within {self.timeout:g} s, only lines that are not "
-                    f"replies (a reply echoes the request's id, {rid}), the first "
-                    f"{_show(first_skipped)}"
-                )
-                return self._halt_fault(seat, "malformed", detail, legal)
-            if got == _OVERFLOW:
-                detail = f"a line longer than {MAX_LINE_BYTES} bytes"
-                return self._halt_fault(seat, "overflow", detail, legal)
-            if got == _FLOOD:
-                return self._halt_fault(seat, "overflow", _FLOOD_DETAIL, legal)
-            if got == _EOF:
-                return self._crash(bot, "closed its stdout", seat, legal)
-            if got == _EXITED:
-                return self._crash(bot, "", seat, legal)
-            assert isinstance(got, bytes)
+            if isinstance(got, str):
+                return self._no_reply(bot, got, rid, first_skipped, seat, legal)
             verdict = self._classify(got, rid, bot.replied)
             if verdict is None:  # skipped
                 lines += 1
@@ -762,6 +749,36 @@ class ExternalAgent:
             if action not in legal:
                 return self._fault(seat, "illegal", f"{action} is not legal here", legal)
             return action
+
+    def _no_reply(
+        self,
+        bot: _Bot,
+        why: str,
+        rid: int,
+        first_skipped: bytes | None,
+        seat: int,
+        legal: Sequence[Action],
+    ) -> Action:
+        """The fault when ``_Output.line`` gave no line but ``why``."""
+        if why == _TIMEOUT:
+            if first_skipped is None:
+                detail = f"no reply within {self.timeout:g} s"
+                return self._halt_fault(seat, "timeout", detail, legal)
+            detail = (
+                f"no reply within {self.timeout:g} s, only lines that are not "
+                f"replies (a reply echoes the request's id, {rid}), the first "
+                f"{_show(first_skipped)}"
+            )
+            return self._halt_fault(seat, "malformed", detail, legal)
+        if why == _OVERFLOW:
+            detail = f"a line longer than {MAX_LINE_BYTES} bytes"
+            return self._halt_fault(seat, "overflow", detail, legal)
+        if why == _FLOOD:
+            return self._halt_fault(seat, "overflow", _FLOOD_DETAIL, legal)
+        if why == _EOF:
+            return self._crash(bot, "closed its stdout", seat, legal)
+        assert why == _EXITED
+        return self._crash(bot, "", seat, legal)
 
     def _classify(self, raw: bytes, rid: int, replied: bool) -> object:
         """What a line is: None (skipped), a decoded reply, or why it is a
