@@ -171,7 +171,7 @@ def test_a_banner_at_start_is_not_a_reply(tmp_path: Path) -> None:
 @posix_only
 @pytest.mark.parametrize("via", ["simulate", "match"])
 def test_a_bots_children_and_grandchildren_die_with_it(tmp_path: Path, via: str) -> None:
-    r = drive(tmp_path, "fork_bot.py", via=via)
+    r = drive(tmp_path, "fork_bot.py", via=via, timeout=PATIENT)
     crashes = [d for k, d in r["faults"] if k == "crash"]
     assert crashes and all("exited with code 3" in d for d in crashes)
     # Four processes (one start, three restarts), each with two children.
@@ -180,7 +180,7 @@ def test_a_bots_children_and_grandchildren_die_with_it(tmp_path: Path, via: str)
 
 @posix_only
 def test_a_crash_by_signal_names_the_signal(tmp_path: Path) -> None:
-    r = drive(tmp_path, "signal_bot.py")
+    r = drive(tmp_path, "signal_bot.py", timeout=PATIENT)
     crashes = [d for k, d in r["faults"] if k == "crash"]
     assert crashes and all("was killed by signal 9 (SIGKILL)" in d for d in crashes)
 
