@@ -420,7 +420,7 @@ def test_the_threaded_transport_behaves_the_same(
     pids_file = tmp_path / "pids"
     pids_file.write_text("")
     monkeypatch.setenv("KOUDIAN_TEST_PIDS", str(pids_file))
-    timeout = PATIENT if kind is None else TIMEOUT
+    timeout = TIMEOUT if kind == "timeout" else PATIENT
     script, *args = bot.split()
     agent = ExternalAgent(" ".join([sys.executable, str(BOTS / script), *args]), timeout=timeout)
     t0 = time.monotonic()
