@@ -503,8 +503,8 @@ class _Input:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kills the bot's whole process group. Called only while the bot is
-    not yet reaped, so its pid (the group's id) cannot have been reused."""
+    """Kills the bot's whole process group. On Linux it is called before
+    the bot is reaped, so its pid (the group's id) cannot have been reused."""
     if os.name == "posix":
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -543,8 +543,12 @@ def _stop(proc: subprocess.Popen[bytes], out: _Output, inp: _Input, grace: float
     while grace > 0 and not _exited(proc) and time.monotonic() < end:
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
-    if proc.returncode is None:
+    # A POSIX group outlives its leader while its children run. Where the
+    # leader may have been reaped already (no os.waitid), its pid is still
+    # the group's id while the group has members.
+    if os.name == "posix" or proc.returncode is None:
         _kill_group(proc)
+    if proc.returncode is None:
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
