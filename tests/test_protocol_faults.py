@@ -24,6 +24,8 @@ from typing import Any
 import koudian
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from koudian import Action, KoudianError, Observation
 from koudian.faults import fallback_action
 from koudian.protocol import (
@@ -36,6 +38,7 @@ from koudian.protocol import (
     request,
     run_bot,
 )
+from koudian.protocol import _action_of as protocol_action_of
 
 BOTS = Path(__file__).parent / "bots"
 KINDS = {"illegal", "malformed", "timeout", "overflow", "crash", "dead"}
@@ -440,3 +443,55 @@ def test_the_threaded_transport_behaves_the_same(
             break
         time.sleep(0.02)
     assert not any(t.name.startswith("koudian-bot-") for t in threading.enumerate())
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    line=st.one_of(
+        st.binary(max_size=200),
+        st.text(max_size=200).map(str.encode),
+        _json.map(lambda v: json.dumps(v).encode()),
+        st.builds(
+            lambda d, extra: json.dumps({**extra, **d}).encode(),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "index": st.integers(-(2**70), 2**70) | _json,
+                    "action": st.sampled_from(["discard", "pass", "win", "leave", "x"]) | _json,
+                    "tile": st.sampled_from(["5m", "9z", "", "5m5m"]) | _json,
+                    "id": st.integers(0, 3) | _json,
+                },
+            ),
+            st.dictionaries(st.text(max_size=4), _json, max_size=2),
+        ),
+    ),
+    replied=st.booleans(),
+    echoes=st.booleans(),
+)
+def test_no_reply_line_raises_anything_but_a_fault(
+    line: bytes, replied: bool, echoes: bool
+) -> None:
+    agent = ExternalAgent("python bot.py")
+    agent._echoes_ids = echoes
+    verdict = agent._classify(line, 2, replied)
+    assert verdict is None or isinstance(verdict, (str, dict))
+    if isinstance(verdict, dict):
+        try:
+            assert isinstance(protocol_action_of(verdict), Action)
+        except ValueError:
+            pass
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    try:
+        assert isinstance(parse_reply(text), Action)
+    except ValueError:
+        pass
