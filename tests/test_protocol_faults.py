@@ -495,3 +495,28 @@ def test_no_reply_line_raises_anything_but_a_fault(
         assert isinstance(parse_reply(text), Action)
     except ValueError:
         pass
+
+
+def test_the_protocol_and_the_agents_do_not_import_each_other() -> None:
+    import ast
+
+    import koudian.agents
+    import koudian.faults
+    import koudian.protocol
+
+    def imports(module: object) -> set[str]:
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))  # type: ignore[attr-defined]
+        return {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+            a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+        }
+
+    assert "koudian.agents" not in imports(koudian.protocol)
+    assert imports(koudian.faults) <= {
+        "__future__",
+        "collections.abc",
+        "dataclasses",
+        "koudian._core",
+    }
+    # The old import paths still work.
+    assert koudian.agents.Fault is koudian.faults.Fault
+    assert koudian.agents.fallback_action is koudian.faults.fallback_action
