@@ -349,10 +349,11 @@ def test_a_bot_dropped_without_close_dies_with_its_children(
 
 @pytest.mark.parametrize("threaded", [False, True])
 def test_output_left_from_an_earlier_request_is_dropped_to_its_line_end(threaded: bool) -> None:
-    from koudian.protocol import _Output
+    from koudian._botprocess import Output
+    from koudian.protocol import MAX_SKIPPED_BYTES
 
     r, w = os.pipe()
-    out = _Output(os.fdopen(r, "rb", buffering=0), threaded)
+    out = Output(os.fdopen(r, "rb", buffering=0), threaded, MAX_LINE_BYTES, MAX_SKIPPED_BYTES)
     try:
         os.write(w, b'{"index": 1}\n{"ind')  # a second answer, cut in two
         time.sleep(0.1)
@@ -414,12 +415,12 @@ def test_the_threaded_transport_behaves_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bot: str, rules: str, kind: str | None
 ) -> None:
     # Windows cannot poll pipes: there threads read and write them.
-    import koudian.protocol as protocol
+    import koudian._botprocess as botprocess
 
     sys.path.insert(0, str(BOTS))
     from drive import survivors
 
-    monkeypatch.setattr(protocol, "_THREADED", True)
+    monkeypatch.setattr(botprocess, "THREADED", True)
     pids_file = tmp_path / "pids"
     pids_file.write_text("")
     monkeypatch.setenv("KOUDIAN_TEST_PIDS", str(pids_file))

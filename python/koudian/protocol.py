@@ -80,18 +80,13 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import os
-import select
 import shlex
-import signal
-import subprocess
 import sys
-import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
+from koudian._botprocess import EOF, EXITED, FLOOD, OVERFLOW, TIMEOUT, BotProcess
 from koudian._core import Action, KoudianError, Observation
 from koudian.faults import Fault, fallback_action
 
@@ -126,11 +121,6 @@ MAX_SKIPPED_BYTES = 1 << 20
 MAX_TIMEOUT = 3600.0
 """Largest ``timeout`` in seconds."""
 
-_CHUNK = 64 * 1024
-"""Bytes read from a bot at a time; the reader holds at most
-``MAX_LINE_BYTES + _CHUNK`` unread bytes and then stops reading, so a bot
-that floods blocks on its own full pipe."""
-
 _STOP_GRACE = 0.5
 """Seconds a bot has to exit by itself once its stdin is closed at the end."""
 
@@ -140,10 +130,6 @@ _EXIT_WAIT = 1.0
 _FLOOD_DETAIL = (
     f"more than {MAX_SKIPPED_LINES} lines or {MAX_SKIPPED_BYTES} bytes that are not replies"
 )
-
-_POLL = 0.05
-"""Seconds between checks that a silent bot is still running (its children
-may hold its stdout open, so an end of file may never come)."""
 
 
 class BotError(KoudianError):
@@ -218,384 +204,9 @@ def parse_reply(line: str) -> Action:
     return _action_of(data)
 
 
-def _describe_exit(code: int | None) -> str:
-    """How a process ended, from its ``returncode``."""
-    if code is None:
-        return "is still running"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            return f"was killed by signal {-code}"
-        return f"was killed by signal {-code} ({name})"
-    return f"exited with code {code}"
-
-
 def _show(raw: bytes) -> str:
     """A short printable form of a line for a fault's detail."""
     return repr(raw[:120].decode("utf-8", "replace")) + ("…" if len(raw) > 120 else "")
-
-
-# -------------------------------------------------------------- transport
-
-_TIMEOUT, _EOF, _EXITED, _OVERFLOW, _FLOOD = "timeout", "eof", "exited", "overflow", "flood"
-
-_THREADED = not hasattr(select, "poll")
-"""Pipes are read and written by threads where they cannot be polled
-(Windows); elsewhere the engine polls them itself, which saves a thread
-hand-off per message (tests force the threads on POSIX too)."""
-
-
-def _close_quietly(stream: IO[bytes]) -> None:
-    """Closes a pipe whose other end may be gone."""
-    try:
-        stream.close()
-    except OSError:
-        pass
-
-
-def _ms(seconds: float) -> int:
-    """A ``poll`` timeout in whole milliseconds, never waiting less than asked."""
-    return max(0, math.ceil(seconds * 1000))
-
-
-class _Output:
-    """A bot's stdout read as raw bytes into a bounded buffer; ``line``
-    hands out one line at a time. Nothing is decoded here, so nothing a
-    bot writes can break the reading. At most ``MAX_LINE_BYTES + _CHUNK``
-    unread bytes are held: beyond that nothing more is read, and a bot
-    that floods blocks on its own full pipe.
-
-    Polled (``threaded=False``): ``line`` and ``discard`` read the pipe
-    themselves. Threaded: a daemon thread reads it and owns the stream."""
-
-    def __init__(self, stream: IO[bytes], threaded: bool) -> None:
-        self._stream = stream
-        self._fd = stream.fileno()
-        self._cond = threading.Condition()
-        self._buf = bytearray()
-        self._pos = 0  # start of the unread bytes in _buf
-        self._eof = False
-        self._closed = False
-        self._skip_line = False  # the bytes up to the next newline are old
-        self.skipped = 0  # bytes dropped since the last discard(), included
-        self._poll: Any = None
-        if threaded:
-            threading.Thread(target=self._run, name="koudian-bot-out", daemon=True).start()
-        else:
-            self._poll = select.poll()
-            self._poll.register(self._fd, select.POLLIN)
-
-    def _unread(self) -> int:
-        return len(self._buf) - self._pos
-
-    def _append(self, chunk: bytes) -> None:
-        if not chunk:
-            self._eof = True
-            return
-        if self._pos > _CHUNK:
-            del self._buf[: self._pos]
-            self._pos = 0
-        self._buf += chunk
-
-    def _read(self, timeout: float) -> bool:
-        """Polled: reads one chunk if one comes within ``timeout``; whether
-        any output (or its end) came."""
-        if self._eof or not self._poll.poll(_ms(timeout)):
-            return False
-        try:
-            chunk = os.read(self._fd, _CHUNK)
-        except BlockingIOError:
-            return False
-        except OSError:
-            chunk = b""
-        self._append(chunk)
-        return True
-
-    def _run(self) -> None:
-        """Threaded: the reading loop."""
-        try:
-            while True:
-                with self._cond:
-                    while self._unread() > MAX_LINE_BYTES and not self._closed:
-                        self._cond.wait()
-                    if self._closed:
-                        return
-                try:
-                    chunk = self._stream.read(_CHUNK)
-                except (OSError, ValueError):
-                    chunk = b""
-                with self._cond:
-                    self._append(chunk or b"")
-                    self._cond.notify_all()
-                    if not chunk:
-                        return
-        finally:
-            _close_quietly(self._stream)
-
-    def _wait(self, timeout: float) -> bool:
-        """Waits up to ``timeout`` for more output; whether any came."""
-        if self._poll is None:
-            return self._cond.wait(timeout)
-        return self._read(timeout)
-
-    def discard(self) -> tuple[int, int]:
-        """Drops the output left over from earlier requests (polled: also
-        what is waiting in the pipe, up to ``MAX_SKIPPED_BYTES``); returns
-        the lines and bytes dropped."""
-        with self._cond:
-            lines = size = 0
-            ends_line = True
-            while True:
-                old = self._buf[self._pos :]
-                if old:
-                    lines += old.count(b"\n")
-                    size += len(old)
-                    ends_line = old.endswith(b"\n")
-                self._buf.clear()
-                self._pos = 0
-                if self._poll is None or size > MAX_SKIPPED_BYTES or not self._read(0):
-                    break
-            # A line cut in two: its rest is old too.
-            self._skip_line = self._skip_line or not ends_line
-            self.skipped = size
-            self._cond.notify_all()
-            return lines, size
-
-    def line(self, deadline: float, exited: Callable[[], bool]) -> bytes | str:
-        """The next line without its newline, or ``_TIMEOUT`` at
-        ``deadline``, ``_EOF`` at the end of the output, ``_EXITED`` when
-        the bot has exited (its children may hold its stdout open),
-        ``_OVERFLOW`` for a line over ``MAX_LINE_BYTES``, ``_FLOOD`` for
-        more than ``MAX_SKIPPED_BYTES`` skipped."""
-        with self._cond:
-            while True:
-                buf, pos = self._buf, self._pos
-                nl = buf.find(b"\n", pos)
-                if self._skip_line:
-                    end = len(buf) if nl < 0 else nl + 1
-                    self.skipped += end - pos
-                    self._pos = end
-                    self._skip_line = nl < 0
-                    self._cond.notify_all()
-                    if self.skipped > MAX_SKIPPED_BYTES:
-                        return _FLOOD
-                    if nl >= 0:
-                        continue
-                elif nl >= 0:
-                    if nl - pos > MAX_LINE_BYTES:
-                        return _OVERFLOW
-                    self._pos = nl + 1
-                    self._cond.notify_all()
-                    return bytes(buf[pos:nl])
-                elif len(buf) - pos > MAX_LINE_BYTES:
-                    return _OVERFLOW
-                if self._eof:
-                    if len(buf) > self._pos:  # a last line without its newline
-                        line = bytes(buf[self._pos :])
-                        self._pos = len(buf)
-                        return line
-                    return _EOF
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return _TIMEOUT
-                # Whatever the bot wrote before it ended is read first.
-                if not self._wait(min(remaining, _POLL)) and exited():
-                    if not self._wait(0.01):
-                        return _EXITED
-
-    def close(self) -> None:
-        """Threaded: lets the thread end (it also ends at the end of the
-        output). Polled: closes the stream."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        if self._poll is not None:
-            _close_quietly(self._stream)
-
-
-class _Input:
-    """A bot's stdin, written so that a bot that does not read makes
-    ``send`` time out instead of blocking the engine: polled, the pipe is
-    non-blocking and ``send`` waits for room until its deadline; threaded,
-    a daemon thread writes each request and owns the stream."""
-
-    def __init__(self, stream: IO[bytes], threaded: bool) -> None:
-        self._stream = stream
-        self._fd = stream.fileno()
-        self._cond = threading.Condition()
-        self._data: bytes | None = None
-        self._error: OSError | None = None
-        self._closed = False
-        self._poll: Any = None
-        if threaded:
-            threading.Thread(target=self._run, name="koudian-bot-in", daemon=True).start()
-        else:
-            os.set_blocking(self._fd, False)
-            self._poll = select.poll()
-            self._poll.register(self._fd, select.POLLOUT)
-
-    def _run(self) -> None:
-        """Threaded: the writing loop."""
-        try:
-            while True:
-                with self._cond:
-                    while self._data is None and not self._closed:
-                        self._cond.wait()
-                    if self._data is None:
-                        return
-                    data = self._data
-                error = None
-                try:
-                    view = memoryview(data)
-                    while view:
-                        view = view[self._stream.write(view) or 0 :]
-                except (OSError, ValueError) as e:
-                    error = e if isinstance(e, OSError) else OSError(str(e))
-                with self._cond:
-                    self._data = None
-                    self._error = error
-                    self._cond.notify_all()
-                if error is not None:
-                    return
-        finally:
-            _close_quietly(self._stream)
-
-    def send(self, data: bytes, deadline: float) -> OSError | str | None:
-        """Writes ``data``: None when written, the ``OSError`` when the
-        write failed, ``_TIMEOUT`` when ``deadline`` passed first."""
-        if self._error is not None:
-            return self._error
-        if self._poll is not None:
-            view = memoryview(data)
-            while view:
-                try:
-                    view = view[os.write(self._fd, view) :]
-                    continue
-                except BlockingIOError:
-                    pass
-                except OSError as e:
-                    self._error = e
-                    return e
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return _TIMEOUT
-                self._poll.poll(_ms(remaining))  # room, or the reader gone
-            return None
-        with self._cond:
-            self._data = data
-            self._cond.notify_all()
-            while self._data is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return _TIMEOUT
-                self._cond.wait(remaining)
-            return self._error
-
-    def close(self) -> None:
-        """Closes the bot's stdin (threaded: once the write in progress,
-        if any, ends)."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        if self._poll is not None:
-            _close_quietly(self._stream)
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kills the bot's whole process group. On Linux it is called before
-    the bot is reaped, so its pid (the group's id) cannot have been reused."""
-    if os.name == "posix":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    else:  # pragma: no cover - Windows
-        subprocess.run(
-            ["taskkill", "/F", "/T", "/PID", str(proc.pid)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=10,
-            check=False,
-        )
-        proc.kill()
-
-
-def _exited(proc: subprocess.Popen[bytes]) -> bool:
-    """Whether the bot has ended, without reaping it (see ``_kill_group``)."""
-    if proc.returncode is not None:
-        return True
-    if os.name == "posix" and hasattr(os, "waitid"):
-        try:
-            return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
-    return proc.poll() is not None  # pragma: no cover - Windows (reaps: no group there)
-
-
-def _stop(proc: subprocess.Popen[bytes], out: _Output, inp: _Input, grace: float) -> None:
-    """Ends a bot: closes its stdin, gives it ``grace`` seconds to exit,
-    kills its process group and reaps it. Module-level and holding no
-    agent, so that ``weakref.finalize`` can run it at exit."""
-    inp.close()
-    end = time.monotonic() + grace
-    delay = 0.001
-    while grace > 0 and not _exited(proc) and time.monotonic() < end:
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
-    # A POSIX group outlives its leader while its children run. Where the
-    # leader may have been reaped already (no os.waitid), its pid is still
-    # the group's id while the group has members.
-    if os.name == "posix" or proc.returncode is None:
-        _kill_group(proc)
-    if proc.returncode is None:
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
-            pass
-    out.close()
-
-
-class _Bot:
-    """One running bot process and its two pipes."""
-
-    def __init__(self, argv: list[str], stderr: IO[str] | None, threaded: bool) -> None:
-        group: dict[str, Any] = (
-            {"start_new_session": True}
-            if os.name == "posix"
-            else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-        )
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr if stderr is not None else subprocess.DEVNULL,
-            bufsize=0,
-            **group,
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.out = _Output(self.proc.stdout, threaded)
-            self.inp = _Input(self.proc.stdin, threaded)
-        except BaseException:  # e.g. no thread can start: no process is left behind
-            _kill_group(self.proc)
-            self.proc.wait()
-            raise
-        self.replied = False  # whether it has sent a reply yet
-        self._finalizer = weakref.finalize(self, _stop, self.proc, self.out, self.inp, 0.0)
-
-    def exited(self) -> bool:
-        """Whether the process has ended (it is not reaped before ``stop``)."""
-        return _exited(self.proc)
-
-    def status(self) -> str:
-        """How the bot ended (after ``stop``)."""
-        return _describe_exit(self.proc.returncode)
-
-    def stop(self, grace: float = 0.0) -> None:
-        """Ends the process and its group, once (see ``_stop``)."""
-        if self._finalizer.detach() is not None:
-            _stop(self.proc, self.out, self.inp, grace)
 
 
 # ------------------------------------------------------------------ agent
@@ -634,7 +245,7 @@ class ExternalAgent:
         self.dead = False
         self._argv = argv
         self._stderr = stderr
-        self._bot: _Bot | None = None
+        self._bot: BotProcess | None = None
         self._faults: list[Fault] = []
         self._started = False
         self._next_id = 0
@@ -646,7 +257,7 @@ class ExternalAgent:
         if self._bot is not None or self.dead:
             return
         try:
-            self._bot = _Bot(self._argv, self._stderr, _THREADED)
+            self._bot = BotProcess(self._argv, self._stderr, MAX_LINE_BYTES, MAX_SKIPPED_BYTES)
         except (OSError, ValueError, RuntimeError) as e:
             raise BotError(f"cannot start the bot command {self.command!r}: {e}") from None
         self._started = True
@@ -700,14 +311,14 @@ class ExternalAgent:
         deadline = time.monotonic() + self.timeout
         lines, _ = bot.out.discard()
         sent = bot.inp.send(payload.encode() + b"\n", deadline)
-        if sent == _TIMEOUT:
+        if sent == TIMEOUT:
             detail = f"the bot did not read its request within {self.timeout:g} s"
             return self._halt_fault(seat, "timeout", detail, legal_actions)
         if isinstance(sent, OSError):
             return self._crash(bot, f"stopped reading ({sent})", seat, legal_actions)
         return self._reply(bot, rid, deadline, lines, seat, legal_actions)
 
-    def _crash(self, bot: _Bot, what: str, seat: int, legal: Sequence[Action]) -> Action:
+    def _crash(self, bot: BotProcess, what: str, seat: int, legal: Sequence[Action]) -> Action:
         """A crash fault saying how the bot ended (``what`` it did first)."""
         end = time.monotonic() + _EXIT_WAIT
         while not bot.exited() and time.monotonic() < end:
@@ -719,7 +330,7 @@ class ExternalAgent:
 
     def _reply(
         self,
-        bot: _Bot,
+        bot: BotProcess,
         rid: int,
         deadline: float,
         lines: int,
@@ -756,7 +367,7 @@ class ExternalAgent:
 
     def _no_reply(
         self,
-        bot: _Bot,
+        bot: BotProcess,
         why: str,
         rid: int,
         first_skipped: bytes | None,
@@ -764,7 +375,7 @@ class ExternalAgent:
         legal: Sequence[Action],
     ) -> Action:
         """The fault when ``_Output.line`` gave no line but ``why``."""
-        if why == _TIMEOUT:
+        if why == TIMEOUT:
             if first_skipped is None:
                 detail = f"no reply within {self.timeout:g} s"
                 return self._halt_fault(seat, "timeout", detail, legal)
@@ -774,14 +385,14 @@ class ExternalAgent:
                 f"{_show(first_skipped)}"
             )
             return self._halt_fault(seat, "malformed", detail, legal)
-        if why == _OVERFLOW:
+        if why == OVERFLOW:
             detail = f"a line longer than {MAX_LINE_BYTES} bytes"
             return self._halt_fault(seat, "overflow", detail, legal)
-        if why == _FLOOD:
+        if why == FLOOD:
             return self._halt_fault(seat, "overflow", _FLOOD_DETAIL, legal)
-        if why == _EOF:
+        if why == EOF:
             return self._crash(bot, "closed its stdout", seat, legal)
-        assert why == _EXITED
+        assert why == EXITED
         return self._crash(bot, "", seat, legal)
 
     def _classify(self, raw: bytes, rid: int, replied: bool) -> object:
