@@ -45,6 +45,7 @@ from koudian._core import (
 )
 from koudian.agents import Agent, AgentSpec, Fault, make_agent, native_name
 from koudian.game import Game, play
+from koudian.protocol import MAX_TIMEOUT, BotError, check_timeout, start_bots
 
 __all__ = ["END_KINDS", "SimulationResult", "add_subparser", "simulate"]
 
@@ -377,7 +378,10 @@ def simulate(
     the number of games just finished. The native path plays ``chunk``
     games per call into the core (default: as many as take about a
     quarter of a second); the results never depend on it.
-    ``native=False`` forces the Python-driven loop.
+    ``native=False`` forces the Python-driven loop. ``timeout`` is the
+    seconds an external bot has per decision (``0 < timeout <= 3600``).
+    Every external bot is started before the first hand: one that cannot
+    start raises ``koudian.protocol.BotError``.
     """
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -386,6 +390,7 @@ def simulate(
     _check_int(hands, "hands", "u64")
     _check_int(seed, "seed", "u64")
     _check_int(threads, "threads", "usize")
+    timeout = check_timeout(timeout)
     r = _resolve_rules(rules)
     labels = [_label(a) for a in agents]
     names = [native_name(a) for a in agents]
@@ -411,8 +416,10 @@ def simulate(
                 for text in simulate_logs(r, native_names, n, seed=seed, start=start):
                     log.write(text)
     else:
-        made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]
+        made: list[Agent] = []
         try:
+            made += (make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents))
+            start_bots(made)
             batch: list[dict[str, Any]] = []
             for row in _python_games(r, made, hands, seed, faults, log):
                 batch.append(row)
@@ -519,6 +526,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _timeout_seconds(text: str) -> float:
+    """argparse type of ``--timeout``: seconds, ``0 < t <= MAX_TIMEOUT``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    try:
+        return check_timeout(value)
+    except BotError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     agents = _split_agents(args.agents)
     if len(agents) == 1:
@@ -577,7 +596,10 @@ def add_subparser(sub: Any) -> None:
     p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
     p.add_argument("--log", default=None, help="write every hand's JSON Lines log to this file")
     p.add_argument(
-        "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
+        "--timeout",
+        type=_timeout_seconds,
+        default=5.0,
+        help=f"seconds an external bot may think per decision, at most {MAX_TIMEOUT:g} (5)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)
