@@ -36,6 +36,21 @@ def survivors(pids: list[int]) -> list[int]:
     return found
 
 
+def peak_rss() -> int:
+    """This process's peak resident set in bytes. VmHWM belongs to the
+    address space made at exec; ru_maxrss would not do: Linux carries it
+    over fork and exec, so a driver started by a large pytest process
+    would report the parent's peak."""
+    try:
+        with open("/proc/self/status", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def main() -> None:
     rules, hands, timeout, driver, *bot = sys.argv[1:]
     command = " ".join([sys.executable, *bot])
@@ -54,7 +69,7 @@ def main() -> None:
         ends = [x.kind for x in m.results]
         deltas = [list(x.deltas) for x in m.results]
     elapsed = time.monotonic() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    peak = peak_rss()
     with open(os.environ["KOUDIAN_TEST_PIDS"], encoding="utf-8") as f:
         pids = [int(x) for x in f.read().split()]
     print(
