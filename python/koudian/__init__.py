@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from koudian._core import (
+    ENCODING_VERSION,
     Action,
     Decomposition,
     DiscardOption,
@@ -46,6 +47,7 @@ from koudian._core import (
     chajiao_value,
     decompose,
     discard_options,
+    encoding_planes,
     fmt,
     from_counts,
     glyphs,
@@ -121,6 +123,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ENCODING_VERSION",
     "Action",
     "Agent",
     "Decomposition",
@@ -159,6 +162,7 @@ __all__ = [
     "chajiao_value",
     "decompose",
     "discard_options",
+    "encoding_planes",
     "fmt",
     "from_counts",
     "glyphs",

@@ -662,7 +662,12 @@ def settle(outcome: Outcome, rules: RulesLike = "shanxi") -> Settlement:
 N_ACTIONS: int
 """Size of the dense action space (141)."""
 N_PLANES: int
-"""Number of observation planes (29); see ``koudian.env``."""
+"""Number of observation planes of encoding version 1 (29); see ``koudian.env``."""
+ENCODING_VERSION: int
+"""The newest observation encoding's version (2); see ``koudian.env``."""
+
+def encoding_planes(version: int) -> int:
+    """Number of planes of observation encoding ``version`` (1: 29, 2: 66)."""
 
 ActionLike = Union["Action", int, str]
 
@@ -769,8 +774,10 @@ class Observation:
     def legal_actions(self) -> list[Action]: ...
     @property
     def action_mask(self) -> npt.NDArray[np.bool_]: ...
-    def planes(self) -> npt.NDArray[np.float32]:
-        """Float32 planes of shape ``(29, 34)``; layout in ``koudian.env``."""
+    def planes(self, version: int = 1, dtype: str = "float32") -> npt.NDArray[Any]:
+        """Planes of shape ``(P, 34)`` in encoding ``version`` (1: the 29
+        float32 planes; 2: 66 planes of small integers, ``"float32"`` or
+        ``"uint8"``); layouts in ``koudian.env``."""
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready data (the external-bot protocol's form)."""
 

@@ -14,6 +14,7 @@ mod score;
 mod shanten;
 mod tiles;
 mod ting;
+mod vec_env;
 mod waits;
 mod wildcards;
 mod win;
@@ -33,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     game::register(m)?;
     bench::register(m)?;
     ints::register(m)?;
+    vec_env::register(m)?;
     Ok(())
 }
