@@ -41,6 +41,7 @@ from koudian._core import (
     RulesetError,
     Set,
     Settlement,
+    VecEnv,
     Win,
     __version__,
     can_declare_ting,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from koudian import env as env
+    from koudian import vector as vector
     from koudian.agents import Agent, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
@@ -99,8 +101,9 @@ _LAZY = {
 
 # Submodules reached as attributes after a bare `import koudian`
 # (`koudian.env.env("shanxi")`), imported on first use like the names above:
-# koudian.env needs pettingzoo and gymnasium (the `rl` extra).
-_LAZY_MODULES = {"env": "koudian.env"}
+# koudian.env needs pettingzoo and gymnasium, koudian.vector gymnasium (the
+# `rl` extra).
+_LAZY_MODULES = {"env": "koudian.env", "vector": "koudian.vector"}
 
 
 def __getattr__(name: str) -> Any:
@@ -156,6 +159,7 @@ __all__ = [
     "SimulationResult",
     "Suit",
     "Tile",
+    "VecEnv",
     "Win",
     "__version__",
     "can_declare_ting",

@@ -218,7 +218,7 @@ impl PyVecEnv {
 impl PyVecEnv {
     #[new]
     #[pyo3(signature = (
-        rules, num_envs, *, learners = None, opponents = "greedy", seed = 0, threads = 0,
+        rules, num_envs, *, learners = Learners::All, opponents = "greedy", seed = 0, threads = 0,
         obs_dtype = "uint8", encoding = ENCODING_VERSION, on_illegal = "raise"
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -226,7 +226,7 @@ impl PyVecEnv {
         py: Python<'_>,
         rules: &Bound<'_, PyAny>,
         num_envs: i64,
-        learners: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = learners_of)] learners: Learners,
         opponents: &str,
         #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
         #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
@@ -235,10 +235,6 @@ impl PyVecEnv {
         on_illegal: &str,
     ) -> PyResult<Self> {
         let r = resolve(py, Some(rules))?;
-        let learners = match learners {
-            None => Learners::All,
-            Some(l) => learners_of(l)?,
-        };
         let n = usize::try_from(num_envs)
             .ok()
             .filter(|&n| n > 0)
