@@ -118,7 +118,7 @@ def test_results_do_not_depend_on_the_thread_count(learners: str | int) -> None:
         env.reset()
         trace = []
         for _ in range(60):
-            obs, reward, terminated, _, info = env.step(first_legal(env.action_masks()))
+            obs, reward, terminated, *_ = env.step(first_legal(env.action_masks()))
             trace.append((obs.copy(), reward.copy(), terminated.copy(), env.to_act.copy()))
         runs.append((trace, [env.log(i) for i in range(80)]))
     for other in runs[1:]:
