@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import ENCODING_VERSION, N_ACTIONS, VecEnv
+from koudian._core import ENCODING_VERSION, N_ACTIONS, Ruleset, VecEnv
 
 try:
     from gymnasium import spaces
@@ -66,14 +66,14 @@ except ImportError:  # pragma: no cover - gymnasium < 1.0
 __all__ = ["KoudianVectorEnv"]
 
 
-class KoudianVectorEnv(VectorEnv):  # type: ignore[misc]
+class KoudianVectorEnv(VectorEnv):  # type: ignore[type-arg, unused-ignore]
     """``koudian.VecEnv`` (same arguments) as a Gymnasium vector env."""
 
     metadata: dict[str, Any] = {"autoreset_mode": _SAME_STEP}  # noqa: RUF012
 
     def __init__(
         self,
-        rules: object = "shanxi",
+        rules: str | Ruleset = "shanxi",
         num_envs: int = 64,
         *,
         learners: str | int = "all",
@@ -85,7 +85,7 @@ class KoudianVectorEnv(VectorEnv):  # type: ignore[misc]
         on_illegal: str = "raise",
     ) -> None:
         self.env = VecEnv(
-            rules,  # type: ignore[arg-type]
+            rules,
             num_envs,
             learners=learners,
             opponents=opponents,
