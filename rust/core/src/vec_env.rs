@@ -569,13 +569,32 @@ impl Table {
         };
         let obs = self.game.observe(seat);
         encode::write(&obs, enc, o.obs);
-        let words = obs.legal.0;
-        for (i, m) in o.masks.iter_mut().enumerate() {
-            *m = words[i >> 6] >> (i & 63) & 1 == 1;
+        // Eight mask entries a table look-up, not one bit test each.
+        let mut bytes = [0u8; 24];
+        for (b, w) in bytes.chunks_exact_mut(8).zip(obs.legal.0) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        for (m, &b) in o.masks.chunks_mut(8).zip(&bytes) {
+            m.copy_from_slice(&BYTE_BITS[b as usize][..m.len()]);
         }
         o.to_act[0] = i64::from(seat);
     }
 }
+
+/// `BYTE_BITS[b][j]`: bit `j` of byte `b`.
+static BYTE_BITS: [[bool; 8]; 256] = {
+    let mut t = [[false; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            t[b][j] = b >> j & 1 == 1;
+            j += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// The action played for an illegal one: the first legal action, never
 /// leaving when another is legal.

@@ -196,9 +196,10 @@ pub(crate) fn write<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) {
     let at = |plane: usize, k: usize| plane * KINDS + k;
     let fill = |out: &mut [T], plane: usize, v: T| out[at(plane, 0)..at(plane + 1, 0)].fill(v);
     let one = T::of(1);
-    for k in 0..KINDS {
-        for n in 0..o.concealed[k].min(4) as usize {
-            out[at(n, k)] = one;
+    for (k, &c) in o.concealed.iter().enumerate() {
+        // Branch-free: four stores a kind (the count is at most 4).
+        for n in 0..4 {
+            out[at(n, k)] = T::of(u8::from(c > n as u8));
         }
     }
     if let Some(t) = o.drawn {
@@ -216,11 +217,30 @@ pub(crate) fn write<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) {
             }
         }
     }
-    for d in o.discards() {
-        if let (Some(t), false) = (d.tile, d.claimed) {
-            let i = at(9 + rel(d.seat), t.index());
+    // One pass over the discards, newest first: the pond (planes 9-12)
+    // and, in version 2, each seat's latest ones (planes 42-65).
+    let mut seen = [0usize; 4];
+    for d in o.discards().iter().rev() {
+        let r = rel(d.seat);
+        let Some(t) = d.tile else {
+            seen[r] += 1;
+            continue;
+        };
+        if !d.claimed {
+            let i = at(9 + r, t.index());
             out[i] = out[i].plus(1);
         }
+        if v2 && seen[r] < RECENT_DISCARDS {
+            let v = if d.claimed {
+                2
+            } else if d.face_down {
+                3
+            } else {
+                1
+            };
+            out[at(42 + RECENT_DISCARDS * r + seen[r], t.index())] = T::of(v);
+        }
+        seen[r] += 1;
     }
     for t in o.wilds.kinds() {
         out[at(13, t.index())] = one;
@@ -268,27 +288,6 @@ pub(crate) fn write<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) {
         fill(out, 34 + r, T::of(o.concealed_count[s as usize]));
         let score = (128 + o.scores[s as usize].clamp(-128, 127)) as u8;
         fill(out, 38 + r, T::of(score));
-    }
-    let mut seen = [0usize; 4];
-    for d in o.discards().iter().rev() {
-        let r = rel(d.seat);
-        if seen[r] == RECENT_DISCARDS {
-            continue;
-        }
-        if let Some(t) = d.tile {
-            let v = if d.claimed {
-                2
-            } else if d.face_down {
-                3
-            } else {
-                1
-            };
-            out[at(42 + RECENT_DISCARDS * r + seen[r], t.index())] = T::of(v);
-        }
-        seen[r] += 1;
-        if seen == [RECENT_DISCARDS; 4] {
-            break;
-        }
     }
 }
 
