@@ -174,9 +174,9 @@ struct Table {
 }
 
 /// Tables a worker steps without splitting further: enough work (tens of
-/// microseconds) to pay for a rayon task, few enough to share the tables
-/// between threads evenly.
-const MIN_BLOCK: usize = 32;
+/// microseconds) to pay for a rayon task and a pool thread's wake-up,
+/// few enough to share the tables between threads evenly.
+const MIN_BLOCK: usize = 64;
 
 /// `N` tables, stepped together (see the [module docs](self)).
 ///
@@ -465,6 +465,9 @@ impl VecEnv {
         let block = n.div_ceil(4 * width).max(MIN_BLOCK);
         let tables = &mut self.tables[..];
         match workers {
+            // Too few tables to split: the calling thread steps them all
+            // rather than wait for a pool thread to wake.
+            _ if n <= block => blocks(tables, actions, out, row, usize::MAX, &f),
             Workers::Caller => blocks(tables, actions, out, row, usize::MAX, &f),
             _ => workers.install(|| blocks(tables, actions, out, row, block, &f)),
         }
