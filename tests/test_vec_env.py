@@ -89,6 +89,8 @@ def test_an_illegal_action_names_its_table_and_changes_nothing() -> None:
         env.step(actions[:5])
     with pytest.raises(IllegalActionError, match="int64 or int32"):
         env.step(actions.astype(np.float64))
+    with pytest.raises(IllegalActionError, match="contiguous"):
+        env.step(np.repeat(first_legal(env.action_masks()), 2)[::2])
     assert np.array_equal(before[0], env.obs)
     assert np.array_equal(before[1], env.action_masks())
     assert before[2] == [env.log(i) for i in range(6)]
@@ -212,3 +214,13 @@ def test_gymnasium_wrapper_and_its_example() -> None:
     obs, *_ = envs.step(actions)
     assert envs.observation_space.contains(obs)
     assert (envs.to_act >= 0).all()
+
+
+def test_env_bench_measures_every_case() -> None:
+    pytest.importorskip("pettingzoo")
+    from koudian._bench_env import env_report, run_env_bench
+
+    results = run_env_bench(seconds=0.01, repeat=1, pz_steps=200, sizes=(8,))
+    assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * 4
+    assert all(r.rate > 0 for r in results)
+    assert "vs PettingZoo" in env_report(results)

@@ -67,12 +67,17 @@ def _vec_rate(rules: str, n: int, threads: int, learners: str | int, seconds: fl
 
 
 def run_env_bench(
-    rules: str = "shanxi", *, seconds: float = 0.5, repeat: int = 3, pz_steps: int = 20_000
+    rules: str = "shanxi",
+    *,
+    seconds: float = 0.5,
+    repeat: int = 3,
+    pz_steps: int = 20_000,
+    sizes: tuple[int, ...] = SIZES,
 ) -> list[EnvRate]:
     """Every case ``repeat`` times (rounds interleaved), best kept."""
     cases: list[tuple[str, object]] = [("PettingZoo AEC env (1 table)", None)]
     for learners in ("all", 0):
-        for n in SIZES:
+        for n in sizes:
             for threads in THREADS:
                 who = "all seats" if learners == "all" else "seat 0 vs greedy"
                 cases.append((f"VecEnv N={n:<5} threads={threads} {who}", (n, threads, learners)))

@@ -315,12 +315,17 @@ impl PyVecEnv {
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let on = self.on_illegal;
+        let strided = |_| {
+            IllegalActionError::new_err("actions must be a contiguous array (np.ascontiguousarray)")
+        };
         if let Ok(a) = actions.cast::<PyArray1<i64>>() {
             let a = a.readonly();
-            self.call(py, Op::Step(Actions::I64(a.as_slice()?), on))?;
+            let a = a.as_slice().map_err(strided)?;
+            self.call(py, Op::Step(Actions::I64(a), on))?;
         } else if let Ok(a) = actions.cast::<PyArray1<i32>>() {
             let a = a.readonly();
-            self.call(py, Op::Step(Actions::I32(a.as_slice()?), on))?;
+            let a = a.as_slice().map_err(strided)?;
+            self.call(py, Op::Step(Actions::I32(a), on))?;
         } else {
             return Err(IllegalActionError::new_err(format!(
                 "actions must be a contiguous (N,) int64 or int32 numpy array, got {}",
