@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from koudian._core import (
+    ENCODING_VERSION,
     Action,
     Decomposition,
     DiscardOption,
@@ -41,12 +42,14 @@ from koudian._core import (
     RulesetError,
     Set,
     Settlement,
+    VecEnv,
     Win,
     __version__,
     can_declare_ting,
     chajiao_value,
     decompose,
     discard_options,
+    encoding_planes,
     fmt,
     from_counts,
     glyphs,
@@ -76,6 +79,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from koudian import env as env
+    from koudian import vector as vector
     from koudian.agents import Agent, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
@@ -99,8 +103,9 @@ _LAZY = {
 
 # Submodules reached as attributes after a bare `import koudian`
 # (`koudian.env.env("shanxi")`), imported on first use like the names above:
-# koudian.env needs pettingzoo and gymnasium (the `rl` extra).
-_LAZY_MODULES = {"env": "koudian.env"}
+# koudian.env needs pettingzoo and gymnasium, koudian.vector gymnasium (the
+# `rl` extra).
+_LAZY_MODULES = {"env": "koudian.env", "vector": "koudian.vector"}
 
 
 def __getattr__(name: str) -> Any:
@@ -123,6 +128,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ENCODING_VERSION",
     "Action",
     "Agent",
     "Decomposition",
@@ -156,12 +162,14 @@ __all__ = [
     "SimulationResult",
     "Suit",
     "Tile",
+    "VecEnv",
     "Win",
     "__version__",
     "can_declare_ting",
     "chajiao_value",
     "decompose",
     "discard_options",
+    "encoding_planes",
     "fmt",
     "from_counts",
     "glyphs",
