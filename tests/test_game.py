@@ -297,11 +297,16 @@ def test_linxian_concealed_kong_kind_is_hidden_from_others_until_settled() -> No
 
 
 def test_bad_seats_and_dealers_raise() -> None:
-    with pytest.raises(IllegalActionError, match="seat 4"):
+    # A seat that does not exist is a bad argument (a ValueError naming
+    # the seat), not an illegal move.
+    with pytest.raises(koudian.KoudianError, match="seat 4 does not exist") as e:
         Game("shanxi", seed=1, dealer=4)
+    assert not isinstance(e.value, IllegalActionError)
     g = Game("shanxi", seed=1)
-    with pytest.raises(IllegalActionError):
-        g.observe(7)
+    for bad in (5, 7):
+        with pytest.raises(ValueError, match=f"seat {bad} does not exist") as e:
+            g.observe(bad)
+        assert not isinstance(e.value, IllegalActionError)
     with pytest.raises(IllegalActionError, match="linxian"):
         g.leave(1)
 

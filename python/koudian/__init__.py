@@ -25,6 +25,7 @@ from koudian._core import (
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
+    InvalidLogError,
     InvalidTilesError,
     Kong,
     KoudianError,
@@ -38,6 +39,8 @@ from koudian._core import (
     Payment,
     Ruleset,
     RulesetError,
+    SeenDiscard,
+    SeenMeld,
     Set,
     Settlement,
     Win,
@@ -74,9 +77,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from koudian import env as env
-    from koudian.agents import Agent, GreedyAgent, RandomAgent
+    from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
+    from koudian.protocol import ExternalAgent
     from koudian.simulation import SimulationResult, simulate
 
 # The table layer (game.py, agents.py, match.py, simulation.py) imports
@@ -84,6 +88,8 @@ if TYPE_CHECKING:
 # within its few-millisecond budget (PEP 562 module __getattr__).
 _LAZY = {
     "Agent": "koudian.agents",
+    "ExternalAgent": "koudian.protocol",
+    "Fault": "koudian.agents",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -109,7 +115,13 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     if submodule is not None:
-        return importlib.import_module(submodule)  # also sets globals()[name]
+        try:
+            return importlib.import_module(submodule)  # also sets globals()[name]
+        except ImportError as e:
+            # An AttributeError, so that hasattr(koudian, "env") is False
+            # without the extra; the message carries the install hint
+            # (`from koudian import env` raises the ImportError itself).
+            raise AttributeError(f"koudian.{name} is unavailable: {e}") from e
     assert module is not None
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
@@ -125,6 +137,8 @@ __all__ = [
     "Agent",
     "Decomposition",
     "DiscardOption",
+    "ExternalAgent",
+    "Fault",
     "Game",
     "GameResult",
     "GreedyAgent",
@@ -133,6 +147,7 @@ __all__ = [
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
+    "InvalidLogError",
     "InvalidTilesError",
     "Kong",
     "KoudianError",
@@ -148,6 +163,8 @@ __all__ = [
     "RandomAgent",
     "Ruleset",
     "RulesetError",
+    "SeenDiscard",
+    "SeenMeld",
     "Set",
     "Settlement",
     "SimulationResult",

@@ -68,6 +68,11 @@ class IllegalActionError(KoudianError):
 class InconsistentOutcomeError(KoudianError):
     """A finished-hand description that cannot have happened."""
 
+class InvalidLogError(KoudianError):
+    """A game log that is malformed, holds several hands (read those with
+    ``koudian.read_logs``), or does not replay to itself: an edited line,
+    or a header whose ``seed`` no longer deals its wall."""
+
 # -- tiles -------------------------------------------------------------
 
 def _tile_table() -> list[tuple[str, str, str, int, str, int]]:
@@ -693,31 +698,42 @@ class Action:
     def __hash__(self) -> int: ...
 
 class SeenMeld:
-    """A meld as an observer sees it."""
+    """A meld as an observer sees it (``Observation.melds``, a list per seat)."""
 
     @property
-    def kind(self) -> MeldKind: ...
+    def kind(self) -> MeldKind:
+        """Pong, or which kong (exposed, added, concealed)."""
     @property
     def tile(self) -> Tile | None:
         """None for another seat's concealed kong when the rules hide it."""
     @property
-    def from_seat(self) -> int | None: ...
+    def from_seat(self) -> int | None:
+        """The seat whose discard was claimed into it (None: not claimed)."""
 
 class SeenDiscard:
-    """A discard as an observer sees it."""
+    """A discard as an observer sees it (``Observation.discards``, in order)."""
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """Who discarded it."""
     @property
     def tile(self) -> Tile | None:
         """None for another seat's face-down ting discard."""
     @property
-    def face_down(self) -> bool: ...
+    def face_down(self) -> bool:
+        """A ting declaration's face-down discard (nobody may claim it)."""
     @property
-    def claimed(self) -> bool: ...
+    def claimed(self) -> bool:
+        """Claimed into a meld (it left the pond)."""
 
 class Observation:
-    """What one seat may see: its own tiles and all public information."""
+    """What one seat may see: its own tiles and all public information.
+
+    ``str(observation)`` is the table as that seat sees it, one line per
+    item: tiles left, wild kinds, then every seat from the observer on
+    with its score, ting, melds and pond in order (face-down ting
+    discards as 🀫), the observer's hand in glyphs and notation, what is
+    asked and the legal actions. ``repr`` is one line."""
 
     @property
     def seat(self) -> int: ...
@@ -869,7 +885,11 @@ class Game:
     def __copy__(self) -> Game: ...
 
 def replay(log: str) -> Game:
-    """Rebuilds a game from its log, checking every line comes out identical."""
+    """Rebuilds a game from the log of one hand, checking every line comes
+    out identical. Raises ``InvalidLogError`` for a malformed log, a log
+    of several hands (a ``koudian simulate --log`` file: read it with
+    ``koudian.read_logs(path)``), or a header whose seed does not deal its
+    wall (an edited seed)."""
 
 def mix_seed(seed: int, index: int) -> int:
     """SplitMix64 of ``(seed, index)``: the seed of game ``index`` of a run."""
@@ -881,7 +901,12 @@ class NativeAgent:
     @property
     def name(self) -> str: ...
     def reset(self, seed: int) -> None: ...
-    def act(self, observation: Observation) -> Action: ...
+    def act(
+        self, observation: Observation, legal_actions: Sequence[Action] | None = None
+    ) -> Action:
+        """The core agent's action for an observation taken from a ``Game``
+        that has not moved since; ``legal_actions`` (ignored: the core
+        reads them from the game) makes a ``NativeAgent`` an ``Agent``."""
 
 class MatchState:
     """The core's match bookkeeping: hand seeds, dealer rotation, totals."""

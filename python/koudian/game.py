@@ -35,7 +35,7 @@ from koudian._core import (
     SeenMeld,
     replay,
 )
-from koudian.agents import Agent, Fault, fallback_action
+from koudian.agents import Agent, AgentSpec, Fault, fallback_action, make_agent
 
 __all__ = [
     "N_ACTIONS",
@@ -53,16 +53,32 @@ __all__ = [
 
 def play(
     game: Game,
-    agents: Sequence[Agent],
+    agents: Sequence[AgentSpec],
     on_fault: Callable[[Fault], None] | None = None,
 ) -> GameResult:
     """Plays ``game`` to its end with one agent per seat and returns the
-    result. An agent answering with anything but one of its legal actions
-    gets the fallback (``koudian.agents.fallback_action``) played for it;
+    result. ``agents`` are what ``Match`` and ``simulate`` take: ``Agent``
+    objects, built-in names (``"random"``, ``"greedy"``) or external bots
+    (``"cmd:python my_bot.py"``, started here and stopped at the end).
+    An agent answering with anything but one of its legal actions gets the
+    fallback (``koudian.agents.fallback_action``) played for it;
     ``on_fault`` receives each such ``Fault`` (agents that report their
     own faults, like external bots, are asked through ``take_faults``)."""
     if len(agents) != 4:
         raise ValueError(f"give 4 agents, one per seat; got {len(agents)}")
+    made = [make_agent(a, seat=s) for s, a in enumerate(agents)]
+    try:
+        return _play(game, made, on_fault)
+    finally:
+        for spec, a in zip(agents, made, strict=True):
+            close = getattr(a, "close", None)
+            if isinstance(spec, str) and close is not None:
+                close()  # only the bots this call started
+
+
+def _play(
+    game: Game, agents: Sequence[Agent], on_fault: Callable[[Fault], None] | None
+) -> GameResult:
     takers = [getattr(a, "take_faults", None) for a in agents]
     while True:
         seat = game.to_act

@@ -5,7 +5,8 @@
 //! * [`action`]: [`Action`] and its dense encoding (the RL action space).
 //! * [`table`]: [`Game`], one hand from deal to settlement.
 //! * [`claims`]: who answers a discard first, and what beats what.
-//! * [`observation`]: what one seat may see.
+//! * [`observation`]: what one seat may see (and `render`: its text,
+//!   `Display` on [`Observation`]).
 //! * [`event`]: the JSON Lines log and [`replay`].
 //! * [`rotation`]: who deals next, and [`Match`] (N hands or 四圈).
 //!
@@ -59,6 +60,7 @@ pub mod claims;
 pub mod event;
 mod judge;
 pub mod observation;
+mod render;
 pub mod result;
 pub mod rotation;
 mod settle;
@@ -66,7 +68,7 @@ pub mod table;
 pub mod wall;
 
 pub use action::{Action, ActionMask, N_ACTIONS};
-pub use event::{replay, replay_each, Event, LOG_VERSION};
+pub use event::{log_hands, replay, replay_each, Event, LOG_VERSION};
 pub use observation::{Observation, Pending, SeenDiscard, SeenMeld};
 pub use result::{EndKind, HandResult};
 pub use rotation::{next_dealer, Match, MatchLength};

@@ -286,6 +286,25 @@ impl Pattern {
         }
     }
 
+    /// Chinese name as the rules of `family` say it: Sichuan players say
+    /// 七对 and 杠上花 where the Koudian games say 七小对 and 杠上开花
+    /// (docs/rules.md §5); every other name is the same in every family.
+    ///
+    /// ```
+    /// use koudian_core::ruleset::Family;
+    /// use koudian_core::score::Pattern;
+    /// assert_eq!(Pattern::SevenPairs.chinese_in(Family::Sichuan), "七对");
+    /// assert_eq!(Pattern::SevenPairs.chinese_in(Family::Shanxi), "七小对");
+    /// assert_eq!(Pattern::KongBloom.chinese_in(Family::Sichuan), "杠上花");
+    /// ```
+    pub const fn chinese_in(self, family: crate::ruleset::Family) -> &'static str {
+        match (self, family) {
+            (Pattern::SevenPairs, crate::ruleset::Family::Sichuan) => "七对",
+            (Pattern::KongBloom, crate::ruleset::Family::Sichuan) => "杠上花",
+            _ => self.chinese(),
+        }
+    }
+
     /// English name.
     pub const fn english(self) -> &'static str {
         use Pattern::*;
