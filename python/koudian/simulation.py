@@ -422,6 +422,44 @@ def _python_games(
         }
 
 
+class _StopOnCtrlC:
+    """While a run is under way, Ctrl-C (SIGINT) only asks it to stop: the
+    run checks ``stopped`` between chunks of native games and between
+    Python-driven hands, so that it ends on a hand boundary with its log
+    and its results agreeing. A second Ctrl-C interrupts at once. Only
+    Python's own handler is replaced, and only in the main thread (the
+    only one that receives signals); elsewhere a ``KeyboardInterrupt``
+    still stops the run, at whatever point it arrives."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self._installed = False
+
+    def __enter__(self) -> _StopOnCtrlC:
+        import signal
+        import threading
+
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
+            signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        import signal
+
+        self.stopped = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            import signal
+
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def simulate(
     rules: object,
     agents: Sequence[AgentSpec],
@@ -474,7 +512,9 @@ def simulate(
     faults: list[Fault] = []
     interrupted = False
     made: list[Agent] = []
+    ctrl_c = _StopOnCtrlC()
     try:
+        ctrl_c.__enter__()
         if use_native:
             native_names = [n for n in names if n is not None]
             start = 0
@@ -489,12 +529,16 @@ def simulate(
                 start += n
                 if progress is not None:
                     progress(n)
+                if ctrl_c.stopped:
+                    raise KeyboardInterrupt
         else:
             made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]
             batch: list[dict[str, Any]] = []
             try:
                 for row in _python_games(r, made, hands, seed, faults, log):
                     batch.append(row)
+                    if ctrl_c.stopped:
+                        raise KeyboardInterrupt
                     if len(batch) >= 256:
                         parts.append(_merge_rows(batch))
                         if progress is not None:
@@ -509,6 +553,7 @@ def simulate(
     except KeyboardInterrupt:
         interrupted = True
     finally:
+        ctrl_c.__exit__()
         for a in made:
             close = getattr(a, "close", None)
             if close is not None:

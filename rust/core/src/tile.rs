@@ -332,16 +332,27 @@ pub fn parse(s: &str) -> Result<Vec<Tile>, Error> {
             i += 1;
             continue;
         }
-        if let Some(rank) = numeral_rank(c) {
-            if let Some(suit) = chars.get(i + 1).and_then(|&n| suit_of_char(n)) {
-                out.push(Tile(suit * 9 + rank - 1));
-                i += 2;
+        if numeral_rank(c).is_some() {
+            // A run of numerals before one suit name, as players write
+            // them: 四五六筒 is 456p, like 456p in notation.
+            let mut end = i;
+            while chars.get(end).and_then(|&n| numeral_rank(n)).is_some() {
+                end += 1;
+            }
+            if let Some(suit) = chars.get(end).and_then(|&n| suit_of_char(n)) {
+                for &n in &chars[i..end] {
+                    if let Some(rank) = numeral_rank(n) {
+                        out.push(Tile(suit * 9 + rank - 1));
+                    }
+                }
+                i = end + 1;
                 continue;
             }
+            let at = end.min(chars.len() - 1);
             return Err(bad_char(
-                c,
-                i,
-                "a Chinese numeral must be followed by 万, 筒 or 条",
+                chars[at],
+                at,
+                "Chinese numerals must be followed by 万, 筒 or 条 (一万, 四五六筒)",
             ));
         }
         if let Some((t, len)) = honor_of_chars(&chars, i) {

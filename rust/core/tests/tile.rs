@@ -50,6 +50,26 @@ fn errors_name_the_character_and_position() {
 }
 
 #[test]
+fn chinese_numeral_runs_before_one_suit_name_parse() {
+    // As players write them: 四五六筒 is 456p, like the notation.
+    assert_eq!(format_tiles(&parse("四五六筒").unwrap()), "456p");
+    assert_eq!(
+        format_tiles(&parse("一二三万 七八九条 五五筒 东").unwrap()),
+        "123m55p789s1z"
+    );
+    assert_eq!(parse("四五六筒").unwrap(), parse("456p").unwrap());
+    // A run with no suit name after it names the character where the
+    // suit was expected.
+    let e = parse("四五六x").unwrap_err().to_string();
+    assert!(
+        e.contains("'x' at position 3") && e.contains("万, 筒 or 条"),
+        "{e}"
+    );
+    let e = parse("四五").unwrap_err().to_string();
+    assert!(e.contains("position 1"), "{e}");
+}
+
+#[test]
 fn glyphs_and_chinese_names_parse() {
     let tiles = parse("一万九筒五条东南西北白发中红中🀄").unwrap();
     assert_eq!(format_tiles(&tiles), "1m9p5s123456777z");
