@@ -12,7 +12,6 @@ import koudian
 import pytest
 from koudian import Action, Game, IllegalActionError, InvalidLogError
 
-
 # -- 10: the same agent specifications in play, Match and simulate
 
 

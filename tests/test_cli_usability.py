@@ -17,6 +17,7 @@ from koudian.cli import main
 from koudian.simulation import SimulationInterrupted, agent_labels
 
 BOT = str(Path(__file__).parent / "bots" / "first_legal_bot.py")
+_KOUDIAN = [sys.executable, "-m", "koudian"]
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -142,8 +143,7 @@ def test_analyze_names_three_suits_as_no_win_under_sichuan(
 def test_ctrl_c_prints_the_summary_of_the_hands_played(agents: str, tmp_path: Path) -> None:
     log = tmp_path / "run.jsonl"
     p = subprocess.Popen(
-        [sys.executable, "-m", "koudian", "simulate", "--agents", agents]
-        + ["--hands", "100000000", "--log", str(log)],
+        [*_KOUDIAN, "simulate", "--agents", agents, "--hands", "100000000", "--log", str(log)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -166,7 +166,6 @@ def test_ctrl_c_prints_the_summary_of_the_hands_played(agents: str, tmp_path: Pa
     assert played > 0
     # The log holds exactly the hands the summary counts.
     text = log.read_text(encoding="utf-8")
-    assert koudian.game.replay  # the reader of one hand
     assert text.count('"type":"header"') == played
 
 
