@@ -1,4 +1,4 @@
-"""The table from Python (RULES.md §6): illegal actions refused with the
+"""The table from Python (docs/rules.md §6): illegal actions refused with the
 state unchanged, hidden information never observed, deterministic logs,
 replay, prepared walls."""
 
@@ -320,7 +320,7 @@ def test_linxian_leave_ends_the_hand_with_penalty() -> None:
 
 
 def test_sichuan_earthly_hand_after_a_concealed_kong_and_winners_is_a_list() -> None:
-    """RULES.md §5: 地胡 is a non-dealer's win "before any claim was made,
+    """docs/rules.md §5: 地胡 is a non-dealer's win "before any claim was made,
     on the dealer's first discard"; a concealed kong is not a claim. The
     result's ``winners`` is a ``list[int]``, as the stub says (it was
     ``bytes``)."""

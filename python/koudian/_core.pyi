@@ -157,7 +157,7 @@ class Hand:
 # -- rulesets ------------------------------------------------------------
 
 class Ruleset:
-    """A complete, validated ruleset: every option of RULES.md.
+    """A complete, validated ruleset: every option of docs/rules.md.
 
     ``Ruleset(family="linxian", **options)`` starts from the family's
     defaults; ``Ruleset.preset(name, **overrides)`` from a shipped preset.
@@ -214,14 +214,14 @@ class Ruleset:
     def replace(self, **options: OptionValue) -> Ruleset:
         """A validated copy with some options changed."""
     def to_dict(self) -> dict[str, OptionValue]:
-        """Every option and its value, in RULES.md order."""
+        """Every option and its value, in docs/rules.md order."""
     def to_toml(self) -> str:
         """The ruleset as TOML, every option with its documentation."""
     def get(self, name: str) -> OptionValue:
         """The value of option ``name``."""
     @staticmethod
     def options() -> list[tuple[str, str]]:
-        """``(name, documentation)`` of every option, in RULES.md order."""
+        """``(name, documentation)`` of every option, in docs/rules.md order."""
     @property
     def wild_kinds(self) -> int:
         """Number of wild kinds a hand gets (0, 1 or 2)."""
@@ -268,12 +268,12 @@ def is_win(
     rules: RulesLike = "shanxi",
 ) -> bool:
     """Whether a complete hand (``14 - 3 × melds`` concealed tiles) wins
-    under the ruleset's shapes (RULES.md §2).
+    under the ruleset's shapes (docs/rules.md §2).
 
     Under ``no_honors`` (Sichuan) an honor tile in the hand, its melds or
     ``wildcards`` raises ``InvalidHandError`` naming the tile. In the
     sichuan family a hand whose tiles, melds included, hold all three
-    suits is not a win (缺一门, RULES.md §5)."""
+    suits is not a win (缺一门, docs/rules.md §5)."""
 
 def decompose(
     hand: HandLike,

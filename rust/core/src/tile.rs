@@ -1,6 +1,6 @@
 //! Tiles (牌): the 34 kinds, their points, and every notation players use.
 //!
-//! Index convention (RULES.md §1, shared by every mahjong library):
+//! Index convention (docs/rules.md §1, shared by every mahjong library):
 //! `0..=8` 1-9 万 (`m`), `9..=17` 1-9 筒 (`p`), `18..=26` 1-9 条 (`s`),
 //! `27..=33` 东南西北白发中 (`1z`..`7z`).
 
@@ -194,7 +194,7 @@ impl Tile {
         }
     }
 
-    /// The next kind in the indicator sequence (RULES.md §3 `indicator`):
+    /// The next kind in the indicator sequence (docs/rules.md §3 `indicator`):
     /// ranks wrap 9→1 in a suit, 东→南→西→北→东, 中→发→白→中.
     pub const fn indicator_next(self) -> Tile {
         let i = self.0;

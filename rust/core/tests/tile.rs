@@ -1,4 +1,4 @@
-//! RULES.md §1: tiles, points and notation.
+//! docs/rules.md §1: tiles, points and notation.
 
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::tile::{counts_of, format_tiles, parse, Suit, Tile};

@@ -12,7 +12,7 @@
 //! | `139`       | `Pass` (decline a claim or win; Linxian last tile)|
 //! | `140`       | `Leave` (Linxian 逃跑)                            |
 //!
-//! The tile in an action is its kind index (RULES.md §1), so
+//! The tile in an action is its kind index (docs/rules.md §1), so
 //! `Discard(5m)` is `4` and `Ting(5m)` is `34 + 4`.
 
 use crate::error::Error;

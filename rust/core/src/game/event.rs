@@ -2,7 +2,7 @@
 //! here without dependencies, and [`replay`].
 //!
 //! Line 1, `"type":"header"`: format name and version, engine version,
-//! every ruleset option (RULES.md names), the seed (`null` for a prepared
+//! every ruleset option (docs/rules.md names), the seed (`null` for a prepared
 //! deal), the dealer, the dice (`[dealer's pair, opened wall owner's
 //! pair]` or `null`), with dice also `dealer_rolls` (the first-dealer
 //! roll-off, `[[a,b],…]`, or `null` when the dealer was given; a log

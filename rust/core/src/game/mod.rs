@@ -1,4 +1,4 @@
-//! The table (RULES.md §3-§6): one state machine for every ruleset, the
+//! The table (docs/rules.md §3-§6): one state machine for every ruleset, the
 //! event log, observations, matches.
 //!
 //! * [`wall`]: seeded shuffle, dice, deal, wildcard choice, prepared walls.
@@ -25,7 +25,7 @@
 //! and in Sichuan when four or fewer live tiles remain; the Linxian last
 //! live tile that cannot win ends the hand.
 //!
-//! # Decisions where RULES.md is silent
+//! # Decisions where docs/rules.md is silent
 //!
 //! * After a pong the player must discard (no kong, no win before it);
 //!   he may declare ting with that discard.

@@ -1,4 +1,4 @@
-//! Scoring (RULES.md §3-§5): what a winning hand is worth ([`hand_value`])
+//! Scoring (docs/rules.md §3-§5): what a winning hand is worth ([`hand_value`])
 //! and who pays whom when a hand ends ([`settle()`]).
 //!
 //! * `shanxi.rs`: 扣点点 values (tile points × special-hand multiplier,
@@ -10,7 +10,7 @@
 //!   and its consistency checks; `settle.rs`: the zero-sum ledger
 //!   ([`Settlement`]).
 //!
-//! # Decisions where RULES.md is silent
+//! # Decisions where docs/rules.md is silent
 //!
 //! * Every payment, in every family, is multiplied by the ruleset's
 //!   `base_stake` (the Linxian 逃跑 penalty is `leave_penalty × base_stake`).
@@ -29,7 +29,7 @@
 //! * Shanxi and Linxian 天胡/地胡 flags are ignored (they are Sichuan
 //!   patterns only).
 //! * Shanxi `discarder_pays_kongs` also applies to a robbed kong (which
-//!   RULES.md §3 says counts as winning on the konger's discard); kong
+//!   docs/rules.md §3 says counts as winning on the konger's discard); kong
 //!   payments are computed first (with `kong_giver_pays`), then redirected.
 //!   Whether a kong giver had declared ting is taken at the time of the
 //!   kong ([`Kong::giver_ting`]), not at the end of the hand. With
@@ -74,7 +74,7 @@ use crate::tile::{Suit, Tile, KINDS};
 use crate::wildcard::Wildcards;
 use std::fmt;
 
-/// The three kinds of kong (RULES.md §3 "Kinds of kong").
+/// The three kinds of kong (docs/rules.md §3 "Kinds of kong").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KongKind {
     /// 点杠/吃杠: a discard claimed onto a concealed triplet.
@@ -477,7 +477,7 @@ fn four_of_a_kinds(hand: &Hand) -> impl Iterator<Item = Tile> {
 }
 
 /// Koudian point-rule check: whether a `points`-point winning tile may win
-/// by self-draw / on a discard (RULES.md §3 `point_rule`, §4 thresholds).
+/// by self-draw / on a discard (docs/rules.md §3 `point_rule`, §4 thresholds).
 fn check_point_rule(points: u8, self_draw: bool, rules: &Ruleset) -> Result<(), Error> {
     let (min_self, min_discard) = rules.point_rule.minimums();
     let need = if self_draw { min_self } else { min_discard };

@@ -178,7 +178,7 @@ impl Ledger {
 /// ```
 /// use koudian_core::{hand::{Hand, Meld, MeldKind}, tile::{parse, Tile}, Ruleset};
 /// use koudian_core::score::{settle, HandEnd, Kong, KongKind, Outcome, Win};
-/// // RULES.md §4 worked example: A (0) exposed kong of 东 (10), C (2) a
+/// // docs/rules.md §4 worked example: A (0) exposed kong of 东 (10), C (2) a
 /// // concealed kong of 6p, B (1, ting) discards 8m, D (3) wins; base 10.
 /// let mut rules = Ruleset::linxian();
 /// rules.base_stake = 10;
