@@ -641,15 +641,27 @@ def _split_agents(text: str) -> list[str]:
     return [a for a in out if a]
 
 
-def _positive_int(text: str) -> int:
-    """argparse type of ``--hands``: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_at_least(minimum: int, rule: str) -> Callable[[str], int]:
+    """An argparse type: a whole number ``>= minimum``, refused as
+    ``"{rule}, got N"`` below it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{rule}, got {value}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1, "must be at least 1")
+"""argparse type of ``--hands``."""
+
+_threads = _int_at_least(0, "threads must be ≥ 0 (0: every core)")
+"""argparse type of ``--threads``."""
 
 
 def _check_agent(spec: str) -> None:
@@ -701,17 +713,6 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print(f"rules {rules_label(args)}, agents {', '.join(result.agents)}, seed {args.seed}")
     print(result.summary())
     return code
-
-
-def _threads(text: str) -> int:
-    """argparse type of ``--threads``: an integer >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"threads must be ≥ 0 (0: every core), got {value}")
-    return value
 
 
 _EXAMPLES = """examples:
