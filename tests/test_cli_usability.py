@@ -148,13 +148,16 @@ def test_ctrl_c_prints_the_summary_of_the_hands_played(agents: str, tmp_path: Pa
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,  # a process group of its own, as at a terminal
     )
     try:
         # Wait until hands are being played (the log grows), then Ctrl-C.
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 10_000):
             time.sleep(0.1)
-        p.send_signal(signal.SIGINT)
+        # A terminal's Ctrl-C: SIGINT to the whole foreground process
+        # group, bots included.
+        os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
@@ -162,6 +165,7 @@ def test_ctrl_c_prints_the_summary_of_the_hands_played(agents: str, tmp_path: Pa
     assert p.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert "interrupted:" in out and "of 100000000 hands played" in out
+    assert "fault" not in out  # the bots were not hit by the Ctrl-C
     played = int(out.split("interrupted: ")[1].split(" of")[0])
     assert played > 0
     # The log holds exactly the hands the summary counts.

@@ -131,6 +131,9 @@ class ExternalAgent:
             stderr=self._stderr if self._stderr is not None else subprocess.DEVNULL,
             text=True,
             bufsize=1,
+            # Its own session: a Ctrl-C at the terminal reaches the engine,
+            # which stops the run between hands, not the bot mid-hand.
+            start_new_session=True,
         )
         assert self._proc.stdout is not None
         threading.Thread(target=_pump, args=(self._proc.stdout, self._lines), daemon=True).start()
