@@ -422,6 +422,43 @@ def _python_games(
         }
 
 
+def _native_parts(
+    rules: Ruleset,
+    names: list[str],
+    hands: int,
+    seed: int,
+    threads: int,
+    chunk: int | None,
+    log: IO[str] | None,
+) -> Iterator[dict[str, Any]]:
+    """The native games in chunks, each chunk's logs written before the
+    chunk is yielded: an interrupted run's log holds exactly the hands
+    its result counts."""
+    start = 0
+    for part in _native_chunks(rules, names, hands, seed, threads, chunk):
+        n = int(part["kind"].shape[0])
+        if log is not None:
+            log.write("".join(simulate_logs(rules, names, n, seed=seed, start=start)))
+        start += n
+        yield part
+
+
+def _batched(
+    rows: Iterator[dict[str, Any]], stopped: Callable[[], bool]
+) -> Iterator[dict[str, Any]]:
+    """Python-driven games' rows in parts of up to 256 hands, a part cut
+    short as soon as ``stopped()`` (Ctrl-C), so that a run stops after
+    the hand under way."""
+    batch: list[dict[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= 256 or stopped():
+            yield _merge_rows(batch)
+            batch = []
+    if batch:
+        yield _merge_rows(batch)
+
+
 class _StopOnCtrlC:
     """While a run is under way, Ctrl-C (SIGINT) only asks it to stop: the
     run checks ``stopped`` between chunks of native games and between
@@ -512,52 +549,29 @@ def simulate(
     faults: list[Fault] = []
     interrupted = False
     made: list[Agent] = []
-    ctrl_c = _StopOnCtrlC()
-    try:
-        ctrl_c.__enter__()
-        if use_native:
-            native_names = [n for n in names if n is not None]
-            start = 0
-            for part in _native_chunks(r, native_names, hands, seed, threads, chunk):
-                n = int(part["kind"].shape[0])
-                if log is not None:
-                    # Chunk by chunk, so that an interrupted run's log
-                    # holds exactly the hands its summary counts.
-                    texts = simulate_logs(r, native_names, n, seed=seed, start=start)
-                    log.write("".join(texts))
+    run: Iterator[dict[str, Any]]
+    with _StopOnCtrlC() as ctrl_c:
+        try:
+            if use_native:
+                native_names = [n for n in names if n is not None]
+                run = _native_parts(r, native_names, hands, seed, threads, chunk, log)
+            else:
+                made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]
+                rows = _python_games(r, made, hands, seed, faults, log)
+                run = _batched(rows, lambda: ctrl_c.stopped)
+            for part in run:
                 parts.append(part)
-                start += n
                 if progress is not None:
-                    progress(n)
+                    progress(int(part["kind"].shape[0]))
                 if ctrl_c.stopped:
                     raise KeyboardInterrupt
-        else:
-            made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]
-            batch: list[dict[str, Any]] = []
-            try:
-                for row in _python_games(r, made, hands, seed, faults, log):
-                    batch.append(row)
-                    if ctrl_c.stopped:
-                        raise KeyboardInterrupt
-                    if len(batch) >= 256:
-                        parts.append(_merge_rows(batch))
-                        if progress is not None:
-                            progress(len(batch))
-                        batch = []
-            finally:
-                # Also on Ctrl-C: the hands finished in this batch count.
-                if batch:
-                    parts.append(_merge_rows(batch))
-                    if progress is not None:
-                        progress(len(batch))
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        ctrl_c.__exit__()
-        for a in made:
-            close = getattr(a, "close", None)
-            if close is not None:
-                close()
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            for a in made:
+                close = getattr(a, "close", None)
+                if close is not None:
+                    close()
     result = _concat(parts, labels)
     result.seconds = time.perf_counter() - t0
     result.faults = faults
