@@ -20,7 +20,13 @@ import os
 
 from koudian._core import Ruleset, RulesetError
 
-__all__ = ["add_rules_argument", "parse_overrides", "resolve_rules", "rules_from_args"]
+__all__ = [
+    "add_rules_argument",
+    "parse_overrides",
+    "resolve_rules",
+    "rules_from_args",
+    "rules_label",
+]
 
 
 def add_rules_argument(parser: argparse.ArgumentParser, default: str | None = "shanxi") -> None:
@@ -44,7 +50,8 @@ def add_rules_argument(parser: argparse.ArgumentParser, default: str | None = "s
         metavar="KEY=VALUE",
         dest="rule_overrides",
         help="change one ruleset option, repeatable: --set special_hands=true "
-        "--set wall_reserve=[12,2] (koudian rules --help lists the options)",
+        "--set wall_reserve=[12,2] (koudian rules prints every option, docs/rules.md "
+        "explains them)",
     )
 
 
