@@ -13,7 +13,8 @@ adds the loop that lets agents play a hand::
 A game is driven one decision at a time: ``g.to_act`` is the seat asked,
 ``g.legal_actions(seat)`` its exact legal actions (``Action`` values, in
 dense index order; ``g.legal_mask(seat)`` the same as a 141-long bool
-mask), ``g.observe(seat)`` what that seat may see, ``g.step(action)``
+mask), ``g.observe(seat)`` what that seat may see (``print`` it for the
+table as that seat sees it), ``g.step(action)``
 plays it (an ``Action``, a dense index, or text such as ``"discard 5m"``).
 An illegal action raises ``IllegalActionError`` naming the reason and
 changes nothing. ``g.log`` is the JSON Lines record and ``replay(log)``
