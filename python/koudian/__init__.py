@@ -26,6 +26,7 @@ from koudian._core import (
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
+    InvalidLogError,
     InvalidTilesError,
     Kong,
     KoudianError,
@@ -40,6 +41,8 @@ from koudian._core import (
     RankedAction,
     Ruleset,
     RulesetError,
+    SeenDiscard,
+    SeenMeld,
     Set,
     Settlement,
     VecEnv,
@@ -80,9 +83,10 @@ if TYPE_CHECKING:
 
     from koudian import env as env
     from koudian import vector as vector
-    from koudian.agents import Agent, GreedyAgent, RandomAgent
+    from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
+    from koudian.protocol import ExternalAgent
     from koudian.simulation import SimulationResult, simulate
 
 # The table layer (game.py, agents.py, match.py, simulation.py) imports
@@ -90,6 +94,8 @@ if TYPE_CHECKING:
 # within its few-millisecond budget (PEP 562 module __getattr__).
 _LAZY = {
     "Agent": "koudian.agents",
+    "ExternalAgent": "koudian.protocol",
+    "Fault": "koudian.agents",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -116,7 +122,13 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     if submodule is not None:
-        return importlib.import_module(submodule)  # also sets globals()[name]
+        try:
+            return importlib.import_module(submodule)  # also sets globals()[name]
+        except ImportError as e:
+            # An AttributeError, so that hasattr(koudian, "env") is False
+            # without the extra; the message carries the install hint
+            # (`from koudian import env` raises the ImportError itself).
+            raise AttributeError(f"koudian.{name} is unavailable: {e}") from e
     assert module is not None
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
@@ -133,6 +145,8 @@ __all__ = [
     "Agent",
     "Decomposition",
     "DiscardOption",
+    "ExternalAgent",
+    "Fault",
     "Game",
     "GameResult",
     "GreedyAgent",
@@ -141,6 +155,7 @@ __all__ = [
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
+    "InvalidLogError",
     "InvalidTilesError",
     "Kong",
     "KoudianError",
@@ -157,6 +172,8 @@ __all__ = [
     "RankedAction",
     "Ruleset",
     "RulesetError",
+    "SeenDiscard",
+    "SeenMeld",
     "Set",
     "Settlement",
     "SimulationResult",

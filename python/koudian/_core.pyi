@@ -68,6 +68,11 @@ class IllegalActionError(KoudianError):
 class InconsistentOutcomeError(KoudianError):
     """A finished-hand description that cannot have happened."""
 
+class InvalidLogError(KoudianError):
+    """A game log that is malformed, holds several hands (read those with
+    ``koudian.read_logs``), or does not replay to itself: an edited line,
+    or a header whose ``seed`` no longer deals its wall."""
+
 # -- tiles -------------------------------------------------------------
 
 def _tile_table() -> list[tuple[str, str, str, int, str, int]]:
@@ -152,7 +157,7 @@ class Hand:
 # -- rulesets ------------------------------------------------------------
 
 class Ruleset:
-    """A complete, validated ruleset: every option of RULES.md.
+    """A complete, validated ruleset: every option of docs/rules.md.
 
     ``Ruleset(family="linxian", **options)`` starts from the family's
     defaults; ``Ruleset.preset(name, **overrides)`` from a shipped preset.
@@ -209,14 +214,14 @@ class Ruleset:
     def replace(self, **options: OptionValue) -> Ruleset:
         """A validated copy with some options changed."""
     def to_dict(self) -> dict[str, OptionValue]:
-        """Every option and its value, in RULES.md order."""
+        """Every option and its value, in docs/rules.md order."""
     def to_toml(self) -> str:
         """The ruleset as TOML, every option with its documentation."""
     def get(self, name: str) -> OptionValue:
         """The value of option ``name``."""
     @staticmethod
     def options() -> list[tuple[str, str]]:
-        """``(name, documentation)`` of every option, in RULES.md order."""
+        """``(name, documentation)`` of every option, in docs/rules.md order."""
     @property
     def wild_kinds(self) -> int:
         """Number of wild kinds a hand gets (0, 1 or 2)."""
@@ -263,12 +268,12 @@ def is_win(
     rules: RulesLike = "shanxi",
 ) -> bool:
     """Whether a complete hand (``14 - 3 × melds`` concealed tiles) wins
-    under the ruleset's shapes (RULES.md §2).
+    under the ruleset's shapes (docs/rules.md §2).
 
     Under ``no_honors`` (Sichuan) an honor tile in the hand, its melds or
     ``wildcards`` raises ``InvalidHandError`` naming the tile. In the
     sichuan family a hand whose tiles, melds included, hold all three
-    suits is not a win (缺一门, RULES.md §5)."""
+    suits is not a win (缺一门, docs/rules.md §5)."""
 
 def decompose(
     hand: HandLike,
@@ -698,31 +703,42 @@ class Action:
     def __hash__(self) -> int: ...
 
 class SeenMeld:
-    """A meld as an observer sees it."""
+    """A meld as an observer sees it (``Observation.melds``, a list per seat)."""
 
     @property
-    def kind(self) -> MeldKind: ...
+    def kind(self) -> MeldKind:
+        """Pong, or which kong (exposed, added, concealed)."""
     @property
     def tile(self) -> Tile | None:
         """None for another seat's concealed kong when the rules hide it."""
     @property
-    def from_seat(self) -> int | None: ...
+    def from_seat(self) -> int | None:
+        """The seat whose discard was claimed into it (None: not claimed)."""
 
 class SeenDiscard:
-    """A discard as an observer sees it."""
+    """A discard as an observer sees it (``Observation.discards``, in order)."""
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """Who discarded it."""
     @property
     def tile(self) -> Tile | None:
         """None for another seat's face-down ting discard."""
     @property
-    def face_down(self) -> bool: ...
+    def face_down(self) -> bool:
+        """A ting declaration's face-down discard (nobody may claim it)."""
     @property
-    def claimed(self) -> bool: ...
+    def claimed(self) -> bool:
+        """Claimed into a meld (it left the pond)."""
 
 class Observation:
-    """What one seat may see: its own tiles and all public information."""
+    """What one seat may see: its own tiles and all public information.
+
+    ``str(observation)`` is the table as that seat sees it, one line per
+    item: tiles left, wild kinds, then every seat from the observer on
+    with its score, ting, melds and pond in order (face-down ting
+    discards as 🀫), the observer's hand in glyphs and notation, what is
+    asked and the legal actions. ``repr`` is one line."""
 
     @property
     def seat(self) -> int: ...
@@ -879,7 +895,11 @@ class Game:
     def __copy__(self) -> Game: ...
 
 def replay(log: str) -> Game:
-    """Rebuilds a game from its log, checking every line comes out identical."""
+    """Rebuilds a game from the log of one hand, checking every line comes
+    out identical. Raises ``InvalidLogError`` for a malformed log, a log
+    of several hands (a ``koudian simulate --log`` file: read it with
+    ``koudian.read_logs(path)``), or a header whose seed does not deal its
+    wall (an edited seed)."""
 
 def replay_steps(log: str) -> list[Game]:
     """Replays a log like ``replay``, returning the game after the deal and
@@ -919,7 +939,12 @@ class NativeAgent:
     @property
     def name(self) -> str: ...
     def reset(self, seed: int) -> None: ...
-    def act(self, observation: Observation) -> Action: ...
+    def act(
+        self, observation: Observation, legal_actions: Sequence[Action] | None = None
+    ) -> Action:
+        """The core agent's action for an observation taken from a ``Game``
+        that has not moved since; ``legal_actions`` (ignored: the core
+        reads them from the game) makes a ``NativeAgent`` an ``Agent``."""
 
 class MatchState:
     """The core's match bookkeeping: hand seeds, dealer rotation, totals."""

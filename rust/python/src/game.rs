@@ -17,6 +17,7 @@ use koudian_core::game::{
     encode, replay as core_replay, replay_each as core_replay_each, Action, ActionMask, Deal,
     EndKind, Game, HandResult, Match, MatchLength, Observation, Pending, N_ACTIONS,
 };
+use koudian_core::ruleset::Family;
 use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
 use koudian_core::tile::{self, Tile};
@@ -526,14 +527,12 @@ impl PyObservation {
         d.set_item("scores", o.scores.to_vec())?;
         Ok(d)
     }
+    /// The table as this seat sees it, as text (the core's rendering).
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
     fn __repr__(&self) -> String {
-        format!(
-            "<Observation seat={} pending={} hand={} legal={}>",
-            self.inner.seat,
-            pending_name(self.inner.pending),
-            tile::format_counts(&self.inner.concealed),
-            self.inner.legal.len()
-        )
+        format!("<Observation {}>", self.inner.summary())
     }
 }
 
@@ -639,8 +638,9 @@ impl PyGameResult {
 // ------------------------------------------------------------------- game
 
 pub(crate) fn seat_arg(seat: i64) -> PyResult<u8> {
+    // A bad argument, not an illegal move: KoudianError (a ValueError).
     u8::try_from(seat).ok().filter(|&s| s < 4).ok_or_else(|| {
-        IllegalActionError::new_err(format!("seat {seat} does not exist (seats are 0-3)"))
+        crate::errors::KoudianError::new_err(format!("seat {seat} does not exist (seats are 0-3)"))
     })
 }
 
@@ -939,6 +939,14 @@ impl PyGame {
 /// Rebuilds a game from its log, checking every line comes out identical.
 #[pyfunction]
 fn replay(log: &str) -> PyResult<PyGame> {
+    let hands = koudian_core::game::log_hands(log);
+    if hands > 1 {
+        return Err(crate::errors::InvalidLogError::new_err(format!(
+            "this log holds {hands} hands; use koudian.read_logs(path) to read a \
+             multi-hand log (a koudian simulate --log file) hand by hand, and replay \
+             one hand's log at a time"
+        )));
+    }
     Ok(PyGame::wrap(core_replay(log).map_err(to_py)?))
 }
 
@@ -1007,12 +1015,17 @@ impl PyNativeAgent {
     }
 
     /// The action for an observation taken from a `Game` that has not
-    /// moved since.
+    /// moved since. `legal_actions` is accepted so that a `NativeAgent`
+    /// is an `Agent` (`act(observation, legal_actions)`); the core agent
+    /// reads the legal actions from the game itself.
+    #[pyo3(signature = (observation, legal_actions = None))]
     fn act<'py>(
         &mut self,
         py: Python<'py>,
         observation: &Bound<'py, PyObservation>,
+        legal_actions: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAction>> {
+        let _ = legal_actions;
         let o = observation.get();
         let game = o.game.as_ref().ok_or_else(|| {
             IllegalActionError::new_err("native agents act on observations taken from a Game")
@@ -1150,7 +1163,7 @@ fn row(g: &Game, summary: HandSummary) -> Row {
     let patterns = g
         .win_values()
         .iter()
-        .flat_map(|(_, v)| pattern_names(v))
+        .flat_map(|(_, v)| pattern_names(v, g.rules().family))
         .collect();
     Row {
         summary,
@@ -1161,11 +1174,11 @@ fn row(g: &Game, summary: HandSummary) -> Row {
 
 /// The distinct pattern names (Chinese, English) of one winner's hand,
 /// sorted.
-fn pattern_names(v: &HandValue) -> Vec<(&'static str, &'static str)> {
+fn pattern_names(v: &HandValue, family: Family) -> Vec<(&'static str, &'static str)> {
     let mut names: Vec<_> = v
         .patterns
         .iter()
-        .map(|p| (p.chinese(), p.english()))
+        .map(|p| (p.chinese_in(family), p.english()))
         .collect();
     names.sort_unstable();
     names.dedup();
@@ -1178,7 +1191,7 @@ fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
     g.win_values()
         .iter()
         .map(|(seat, v)| {
-            let names = pattern_names(v)
+            let names = pattern_names(v, g.rules().family)
                 .into_iter()
                 .map(|(zh, en)| format!("{zh} {en}"));
             (*seat, names.collect())

@@ -1,6 +1,6 @@
 //! The table state machine: one hand of any ruleset, from the deal to the
 //! settlement. See the [`crate::game`] module docs for the flow and the
-//! decisions taken where RULES.md is silent.
+//! decisions taken where docs/rules.md is silent.
 
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};

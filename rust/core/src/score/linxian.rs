@@ -1,4 +1,4 @@
-//! Linxian 抠点 scoring (RULES.md §4 "Winning", "Payment of a win",
+//! Linxian 抠点 scoring (docs/rules.md §4 "Winning", "Payment of a win",
 //! "Kongs", "Settlement", "Leaving").
 //!
 //! The seed's formula — per player, kong score = own kong value × 3 − the

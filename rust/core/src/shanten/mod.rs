@@ -11,7 +11,7 @@
 //!
 //! where `H` is the concealed multiset, `T` ranges over the concealed
 //! parts (`14 - 3n` tiles) of complete hands of every shape the
-//! [`ShapeRules`] enable (RULES.md §2), and `|T \ H|` counts the tiles of
+//! [`ShapeRules`] enable (docs/rules.md §2), and `|T \ H|` counts the tiles of
 //! `T` missing from `H` (surplus tiles of `H` are discarded). So a ready
 //! 13-tile hand is 0 and a complete 14-tile hand is −1. For a 14-tile
 //! hand this equals the best 13-tile shanten over its discards, except
@@ -37,7 +37,7 @@
 //! for a 5th copy, so targets are not capped there and the exception is
 //! gone (a wild tile then completes the hand: the wild kind is a wait).
 //!
-//! **Seven pairs** count a 4-of-a-kind as two pairs (RULES.md §2);
+//! **Seven pairs** count a 4-of-a-kind as two pairs (docs/rules.md §2);
 //! `xiangting` follows riichi rules where it does not (a convention
 //! difference on hands holding 4 of a kind). Seven pairs and thirteen
 //! orphans need a hand without melds.
