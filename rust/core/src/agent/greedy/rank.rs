@@ -14,7 +14,7 @@
 //! the best shapes first when none is safe), the kongs declined; then any
 //! other legal action in index order, leaving the table last.
 
-use super::GreedyAgent;
+use super::{keep_value, GreedyAgent};
 use crate::agent::{RankedAction, SeatView};
 use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
@@ -936,36 +936,4 @@ impl<'a> Ctx<'a> {
                 && !(honor_dead && (!self.shape.thirteen_orphans || th.melded[o]))
         })
     }
-}
-
-/// How much a hand wants to keep one tile of kind `k` (lower: discard
-/// first): neighbours within two ranks and copies, then points in the
-/// Koudian families (waits need points) or centrality in Sichuan.
-#[inline]
-fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
-    let mut conn = 4 * (c[k] as u32 - 1);
-    if k < 27 {
-        let r = k % 9;
-        let base = k - r;
-        for (d, w) in [(1usize, 2u32), (2, 1)] {
-            if r >= d {
-                conn += w * c[base + r - d] as u32;
-            }
-            if r + d < 9 {
-                conn += w * c[base + r + d] as u32;
-            }
-        }
-    }
-    let t = Tile::from_index_unchecked(k as u8);
-    let tail = match family {
-        Family::Sichuan => {
-            if k < 27 {
-                4 - (t.rank() as i32 - 5).unsigned_abs()
-            } else {
-                0
-            }
-        }
-        _ => t.points() as u32,
-    };
-    conn * 16 + tail
 }
