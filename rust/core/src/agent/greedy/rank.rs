@@ -14,7 +14,7 @@
 //! the best shapes first when none is safe), the kongs declined; then any
 //! other legal action in index order, leaving the table last.
 
-use super::{keep_value, GreedyAgent};
+use super::{bit, keep_value, GreedyAgent, ORPHANS};
 use crate::agent::{RankedAction, SeatView};
 use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
@@ -109,9 +109,6 @@ fn combine(a: &Needs, b: &Needs) -> Needs {
 fn group_of(k: usize) -> usize {
     (k / 9).min(3)
 }
-
-/// The 13 thirteen-orphans kinds as a mask.
-const ORPHANS: u64 = 1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
 
 /// A hand's shanten with everything precomputed so that the shanten after
 /// adding or removing one tile costs one group lookup and a few minimums
@@ -339,11 +336,6 @@ struct Ctx<'a> {
     /// Sichuan: the suit to clear (缺一门).
     void: Option<usize>,
     unseen: Option<Counts>,
-}
-
-#[inline]
-fn bit(k: usize) -> u64 {
-    1u64 << k
 }
 
 impl<'a> Ctx<'a> {
