@@ -654,6 +654,9 @@ class Settlement:
     @property
     def payments(self) -> list[Payment]:
         """Every payment, in the order the rules produce them."""
+    @property
+    def baohu_paid(self) -> tuple[int, int, int, int]:
+        """What each seat paid for 包胡 (covering a win for everyone)."""
 
 def settle(outcome: Outcome, rules: RulesLike = "shanxi") -> Settlement:
     """Settles a finished hand: checks it is consistent

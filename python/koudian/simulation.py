@@ -402,12 +402,8 @@ def _python_games(
             log.write(g.log)
             for f in hand_faults:
                 log.write(json.dumps(f.to_json()) + "\n")
-        baohu = [0, 0, 0, 0]
         settlement = r.settlement
-        if settlement is not None:
-            for p in settlement.payments:
-                if p.kind == "win_covered":
-                    baohu[p.payer] += p.amount
+        baohu = (0, 0, 0, 0) if settlement is None else settlement.baohu_paid
         yield {
             "kind": np.array([END_KINDS.index(r.kind)], np.uint8),
             "winners": np.array([[s in r.winners for s in range(4)]], bool),

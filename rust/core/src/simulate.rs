@@ -10,7 +10,8 @@ use crate::agent::{Agent, SeatView};
 use crate::error::Error;
 use crate::game::{mix_seed, EndKind, Game};
 use crate::parallel::Workers;
-use crate::ruleset::Ruleset;
+use crate::ruleset::{Family, Ruleset};
+use crate::score::HandValue;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -208,6 +209,89 @@ where
         }
         _ => workers.install(|| games.into_par_iter().map_init(init, one).collect()),
     }
+}
+
+/// One simulated hand with what a run's report tallies beyond its
+/// [`HandSummary`]: the 包胡 each seat paid and the winners' patterns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandRow {
+    /// The hand's summary.
+    pub summary: HandSummary,
+    /// What each seat paid for 包胡 (covering a win alone).
+    pub baohu: [i64; 4],
+    /// Each winner's distinct pattern names (Chinese, English).
+    pub patterns: Vec<(&'static str, &'static str)>,
+}
+
+impl HandRow {
+    /// The row of the finished hand `g` (a summarizer for
+    /// [`simulate_with`]).
+    ///
+    /// ```
+    /// use koudian_core::agent::builtin;
+    /// use koudian_core::simulate::{pattern_tally, simulate_with, HandRow};
+    /// use koudian_core::Ruleset;
+    /// let rows = simulate_with(&Ruleset::shanxi(), 0..50, 1, 1, |_| builtin("greedy", 0), HandRow::of)
+    ///     .unwrap();
+    /// let wins = rows.iter().filter(|r| r.summary.winners.iter().any(|&w| w)).count();
+    /// assert!(wins > 0);
+    /// assert!(pattern_tally(&rows).iter().all(|(_, n)| *n as usize <= wins * 4));
+    /// ```
+    pub fn of(g: &Game, summary: HandSummary) -> HandRow {
+        let baohu = g.settlement().map_or([0; 4], |s| s.baohu_paid());
+        let patterns = g
+            .win_values()
+            .iter()
+            .flat_map(|(_, v)| pattern_names(v, g.rules().family))
+            .collect();
+        HandRow {
+            summary,
+            baohu,
+            patterns,
+        }
+    }
+}
+
+/// The distinct pattern names (Chinese as `family` says them, English) of
+/// one winner's hand, sorted.
+pub fn pattern_names(v: &HandValue, family: Family) -> Vec<(&'static str, &'static str)> {
+    let mut names: Vec<_> = v
+        .patterns
+        .iter()
+        .map(|p| (p.chinese_in(family), p.english()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The distinct patterns of each winner of a finished hand, as
+/// `"中文 english"` names.
+pub fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
+    g.win_values()
+        .iter()
+        .map(|(seat, v)| {
+            let names = pattern_names(v, g.rules().family)
+                .into_iter()
+                .map(|(zh, en)| format!("{zh} {en}"));
+            (*seat, names.collect())
+        })
+        .collect()
+}
+
+/// How many winners of `rows` had each pattern, as `"中文 english"` names
+/// in name order.
+pub fn pattern_tally(rows: &[HandRow]) -> Vec<(String, u64)> {
+    let mut tally = std::collections::HashMap::<(&str, &str), u64>::new();
+    for name in rows.iter().flat_map(|x| &x.patterns) {
+        *tally.entry(*name).or_insert(0) += 1;
+    }
+    let mut patterns: Vec<(String, u64)> = tally
+        .into_iter()
+        .map(|((zh, en), count)| (format!("{zh} {en}"), count))
+        .collect();
+    patterns.sort();
+    patterns
 }
 
 #[cfg(test)]

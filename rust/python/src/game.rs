@@ -17,9 +17,8 @@ use koudian_core::game::{
     encode, replay as core_replay, replay_each as core_replay_each, Action, ActionMask, Deal,
     EndKind, Game, HandResult, Match, MatchLength, Observation, Pending, N_ACTIONS,
 };
-use koudian_core::ruleset::Family;
-use koudian_core::score::{HandValue, PaymentReason, Settlement};
-use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
+use koudian_core::score::Settlement;
+use koudian_core::simulate::{pattern_tally, play_hand, simulate_with, win_patterns, HandRow};
 use koudian_core::tile::{self, Tile};
 use koudian_core::Error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
@@ -1143,62 +1142,6 @@ fn check_agents(names: &[String]) -> PyResult<()> {
     agents_of(names, 0).map(|_| ()).map_err(to_py)
 }
 
-/// One simulated hand as `simulate_native` reports it.
-struct Row {
-    summary: HandSummary,
-    baohu: [i64; 4],
-    /// Each winner's distinct pattern names (Chinese, English).
-    patterns: Vec<(&'static str, &'static str)>,
-}
-
-fn row(g: &Game, summary: HandSummary) -> Row {
-    let mut baohu = [0i64; 4];
-    if let Some(s) = g.settlement() {
-        for p in &s.payments {
-            if matches!(p.reason, PaymentReason::WinCovered { .. }) {
-                baohu[p.payer as usize] += p.amount;
-            }
-        }
-    }
-    let patterns = g
-        .win_values()
-        .iter()
-        .flat_map(|(_, v)| pattern_names(v, g.rules().family))
-        .collect();
-    Row {
-        summary,
-        baohu,
-        patterns,
-    }
-}
-
-/// The distinct pattern names (Chinese, English) of one winner's hand,
-/// sorted.
-fn pattern_names(v: &HandValue, family: Family) -> Vec<(&'static str, &'static str)> {
-    let mut names: Vec<_> = v
-        .patterns
-        .iter()
-        .map(|p| (p.chinese_in(family), p.english()))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-}
-
-/// The distinct patterns of each winner of a finished hand, as
-/// `"中文 english"` names.
-fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
-    g.win_values()
-        .iter()
-        .map(|(seat, v)| {
-            let names = pattern_names(v, g.rules().family)
-                .into_iter()
-                .map(|(zh, en)| format!("{zh} {en}"));
-            (*seat, names.collect())
-        })
-        .collect()
-}
-
 fn end_code(k: EndKind) -> u8 {
     match k {
         EndKind::Win => 0,
@@ -1247,7 +1190,7 @@ fn simulate_native<'py>(
                 seed,
                 threads,
                 |s| builtin(&agents[s], 0),
-                row,
+                HandRow::of,
             )
         })
         .map_err(to_py)?;
@@ -1263,15 +1206,7 @@ fn simulate_native<'py>(
     let baohu: Vec<i64> = rows.iter().flat_map(|x| x.baohu).collect();
     let decisions: Vec<u32> = sums().map(|s| s.decisions).collect();
     let faults: Vec<bool> = sums().map(|s| s.agent_fault).collect();
-    let mut tally = std::collections::HashMap::<(&str, &str), u64>::new();
-    for name in rows.iter().flat_map(|x| &x.patterns) {
-        *tally.entry(*name).or_insert(0) += 1;
-    }
-    let mut patterns: Vec<(String, u64)> = tally
-        .into_iter()
-        .map(|((zh, en), count)| (format!("{zh} {en}"), count))
-        .collect();
-    patterns.sort();
+    let patterns = pattern_tally(&rows);
     let d = PyDict::new(py);
     d.set_item("kind", PyArray1::from_vec(py, kind))?;
     d.set_item("winners", arr2(py, winners, n)?)?;

@@ -578,6 +578,12 @@ impl PySettlement {
             .collect()
     }
 
+    /// What each seat paid for 包胡 (covering a win for everyone).
+    #[getter]
+    fn baohu_paid<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.baohu_paid())
+    }
+
     fn __str__(&self) -> String {
         self.inner.to_string().trim_end().to_string()
     }
