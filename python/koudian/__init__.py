@@ -73,10 +73,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from koudian import cluster as cluster
+    from koudian import dataset as dataset
     from koudian import env as env
+    from koudian import logs as logs
     from koudian.agents import Agent, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
+    from koudian.logs import read_logs
     from koudian.simulation import SimulationResult, simulate
 
 # The table layer (game.py, agents.py, match.py, simulation.py) imports
@@ -93,12 +97,18 @@ _LAZY = {
     "Match": "koudian.match",
     "SimulationResult": "koudian.simulation",
     "simulate": "koudian.simulation",
+    "read_logs": "koudian.logs",
 }
 
 # Submodules reached as attributes after a bare `import koudian`
 # (`koudian.env.env("shanxi")`), imported on first use like the names above:
 # koudian.env needs pettingzoo and gymnasium (the `rl` extra).
-_LAZY_MODULES = {"env": "koudian.env"}
+_LAZY_MODULES = {
+    "env": "koudian.env",
+    "dataset": "koudian.dataset",
+    "logs": "koudian.logs",
+    "cluster": "koudian.cluster",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -169,6 +179,7 @@ __all__ = [
     "mix_seed",
     "parse",
     "play",
+    "read_logs",
     "replay",
     "settle",
     "shanten",

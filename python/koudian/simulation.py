@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -40,8 +41,8 @@ from koudian._core import (
     RulesetError,
     _check_int,
     mix_seed,
-    simulate_logs,
     simulate_native,
+    simulate_record,
 )
 from koudian.agents import Agent, AgentSpec, Fault, make_agent, native_name
 from koudian.game import Game, play
@@ -89,6 +90,8 @@ class SimulationResult:
     faults: list[Fault] = field(default_factory=list)
     patterns: dict[str, int] = field(default_factory=dict)
     fault_hands: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    retried_tasks: int = 0
+    """Ray tasks retried after their worker died (0 for a local run)."""
 
     @property
     def hands(self) -> int:
@@ -309,6 +312,48 @@ def _native_chunks(
             n = max(_FIRST_CHUNK, int(rate * _CHUNK_SECONDS))
 
 
+_RECORD_CHUNK = 2000
+"""Hands per native call (and per Parquet shard) when recording a dataset
+or a log: each call's rows stay in memory until written."""
+
+
+def play_chunk(
+    rules: Ruleset,
+    names: Sequence[str],
+    start: int,
+    n: int,
+    seed: int,
+    threads: int,
+    seats: Sequence[int] | None,
+    logs: bool,
+) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
+    """Games ``start .. start + n`` natively, with the decisions of
+    ``seats`` (None: none) and the logs when ``logs``: ``(summary,
+    decisions, log text)``, the same whoever calls it (the local loop or a
+    Ray task)."""
+    summary, decisions, text = simulate_record(
+        rules,
+        list(names),
+        n,
+        seed=seed,
+        threads=threads,
+        start=start,
+        seats=None if seats is None else list(seats),
+        logs=logs,
+    )
+    return summary, decisions, None if text is None else text.decode("utf-8")
+
+
+def _check_seats(seats: Sequence[int] | None) -> list[int]:
+    """``record_seats``: distinct seat numbers 0-3 (None: all four)."""
+    if seats is None:
+        return [0, 1, 2, 3]
+    out = sorted({int(s) for s in seats})
+    if not out or any(s not in range(4) for s in out):
+        raise RulesetError(f"record_seats must be seat numbers 0-3, got {list(seats)}")
+    return out
+
+
 def _python_games(
     rules: Ruleset,
     agents: list[Agent],
@@ -353,6 +398,49 @@ def _python_games(
         }
 
 
+def _record_native(
+    rules: Ruleset,
+    names: list[str],
+    labels: list[str],
+    hands: int,
+    seed: int,
+    threads: int,
+    chunk: int | None,
+    record: str | os.PathLike[str] | None,
+    seats: list[int],
+    log: IO[str] | None,
+    parts: list[dict[str, Any]],
+    progress: Callable[[int], None] | None,
+) -> None:
+    """The native games with a dataset and/or a log: one pass, the shards
+    written on a background thread while the next chunk plays."""
+    writer = None
+    if record is not None:
+        from koudian.dataset import ShardWriter
+
+        writer = ShardWriter(record, labels)
+    step = chunk or _RECORD_CHUNK
+    try:
+        for start in range(0, hands, step):
+            n = min(step, hands - start)
+            summary, decisions, text = play_chunk(
+                rules, names, start, n, seed, threads, seats if writer else None, log is not None
+            )
+            parts.append(summary)
+            if writer is not None and decisions is not None:
+                writer.write(start, decisions)
+            if log is not None and text is not None:
+                log.write(text)
+            if progress is not None:
+                progress(n)
+    finally:
+        entries = writer.close() if writer is not None else []
+    if writer is not None and record is not None:
+        from koudian.dataset import write_manifest
+
+        write_manifest(record, rules, labels, seed, hands, seats, entries)
+
+
 def simulate(
     rules: object,
     agents: Sequence[AgentSpec],
@@ -365,6 +453,9 @@ def simulate(
     timeout: float = 5.0,
     chunk: int | None = None,
     native: bool | None = None,
+    record: str | os.PathLike[str] | None = None,
+    record_seats: Sequence[int] | None = None,
+    backend: str = "local",
 ) -> SimulationResult:
     """Plays ``hands`` one-hand games of ``rules`` (a preset name, a
     ``.toml`` file or a ``Ruleset``) with one agent per seat.
@@ -378,6 +469,14 @@ def simulate(
     games per call into the core (default: as many as take about a
     quarter of a second); the results never depend on it.
     ``native=False`` forces the Python-driven loop.
+
+    ``record=DIR`` writes every decision of the seats ``record_seats``
+    (default all) as a Parquet dataset in ``DIR`` (``koudian.dataset``;
+    built-in agents only, extra ``koudian[data]``), one shard per
+    ``chunk`` (default 2,000) hands. ``backend="ray"`` (or
+    ``"ray:ADDRESS"``) plays the games as Ray tasks instead
+    (``koudian.cluster``, extra ``koudian[ray]``): the same results, logs
+    and rows.
     """
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -395,21 +494,42 @@ def simulate(
     use_native = all_native if native is None else native
     if chunk is not None:
         chunk = max(1, chunk)
+    seats = _check_seats(record_seats)
+    if (record is not None or backend != "local") and not use_native:
+        raise RulesetError(
+            "record= and backend= need built-in agents only (random, greedy): "
+            f"got {', '.join(labels)}"
+        )
+    if backend != "local":
+        from koudian import cluster
+
+        return cluster.simulate(
+            r,
+            labels,
+            [n for n in names if n is not None],
+            hands,
+            seed=seed,
+            backend=backend,
+            log=log,
+            progress=progress,
+            chunk=chunk,
+            record=record,
+            record_seats=seats,
+        )
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
     faults: list[Fault] = []
     if use_native:
         native_names = [n for n in names if n is not None]
-        for part in _native_chunks(r, native_names, hands, seed, threads, chunk):
-            parts.append(part)
-            if progress is not None:
-                progress(int(part["kind"].shape[0]))
-        if log is not None:
-            step = chunk or _FIRST_CHUNK
-            for start in range(0, hands, step):
-                n = min(step, hands - start)
-                for text in simulate_logs(r, native_names, n, seed=seed, start=start):
-                    log.write(text)
+        if record is None and log is None:
+            for part in _native_chunks(r, native_names, hands, seed, threads, chunk):
+                parts.append(part)
+                if progress is not None:
+                    progress(int(part["kind"].shape[0]))
+        else:
+            _record_native(
+                r, native_names, labels, hands, seed, threads, chunk, record, seats, log, parts, progress
+            )
     else:
         made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]
         try:
@@ -529,9 +649,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         rules = _resolve_rules(args.rules)
         bar = _Progress(args.hands, not args.quiet)
         log: IO[str] | None = None
+        seats = _seat_list(args.record_seats) if args.record_seats else None
         try:
             if args.log:
-                log = open(args.log, "w", encoding="utf-8")
+                from koudian.logs import open_log
+
+                log = open_log(args.log, args.log_compress)
             result = simulate(
                 rules,
                 agents,
@@ -541,6 +664,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 log=log,
                 progress=bar,
                 timeout=args.timeout,
+                record=args.record,
+                record_seats=seats,
+                backend=args.cluster,
             )
         finally:
             bar.close()
@@ -551,7 +677,19 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     print(f"rules {args.rules}, agents {', '.join(agents)}, seed {args.seed}")
     print(result.summary())
+    if result.retried_tasks:
+        print(f"ray: {result.retried_tasks} task(s) retried after a worker died")
+    if args.record:
+        print(f"dataset: {int(result.decisions.sum())} decisions of hands in {args.record}")
     return 0
+
+
+def _seat_list(text: str) -> list[int]:
+    """``--record-seats 0,2``: seat numbers."""
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RulesetError(f"--record-seats takes seat numbers like 0,2; got {text!r}") from None
 
 
 def add_subparser(sub: Any) -> None:
@@ -575,7 +713,33 @@ def add_subparser(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
-    p.add_argument("--log", default=None, help="write every hand's JSON Lines log to this file")
+    p.add_argument(
+        "--log",
+        default=None,
+        help="write every hand's JSON Lines log to this file (.gz: gzip, .zst: zstd)",
+    )
+    p.add_argument(
+        "--log-compress",
+        choices=["none", "gzip", "zstd"],
+        default=None,
+        help="compress the --log (default: by its suffix); read it with koudian.read_logs",
+    )
+    p.add_argument(
+        "--record",
+        metavar="DIR",
+        default=None,
+        help="write every decision as a Parquet dataset to DIR (koudian.dataset; needs pyarrow)",
+    )
+    p.add_argument(
+        "--record-seats",
+        default=None,
+        help="seats to record, e.g. 0 or 0,2 (default: all)",
+    )
+    p.add_argument(
+        "--cluster",
+        default="local",
+        help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
+    )
     p.add_argument(
         "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
     )
