@@ -67,7 +67,7 @@ def test_ray_gives_the_local_summary_logs_and_rows(
     want, d, want_log = local
     log = io.StringIO()
     seen: list[int] = []
-    r = koudian.cluster.simulate(
+    r = koudian.cluster.run(
         koudian.Ruleset.preset("shanxi"),
         AGENTS,
         AGENTS,
@@ -103,7 +103,7 @@ def test_a_killed_task_is_retried_and_the_result_is_the_clean_runs(
     # Tasks of 100 hands in chunks of 50: the task from hand 100 dies
     # after writing its first shard.
     monkeypatch.setenv(koudian.cluster.KILL_ENV, "100")
-    r = koudian.cluster.simulate(
+    r = koudian.cluster.run(
         koudian.Ruleset.preset("shanxi"),
         AGENTS,
         AGENTS,

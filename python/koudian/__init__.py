@@ -79,8 +79,8 @@ if TYPE_CHECKING:
     from koudian import logs as logs
     from koudian.agents import Agent, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
-    from koudian.match import Match
     from koudian.logs import read_logs
+    from koudian.match import Match
     from koudian.simulation import SimulationResult, simulate
 
 # The table layer (game.py, agents.py, match.py, simulation.py) imports

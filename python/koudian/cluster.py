@@ -43,11 +43,14 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from koudian._core import KoudianError, Ruleset
 
-__all__ = ["KILL_ENV", "parse_backend", "simulate"]
+if TYPE_CHECKING:  # pragma: no cover
+    from koudian.simulation import SimulationResult
+
+__all__ = ["KILL_ENV", "parse_backend", "run"]
 
 KILL_ENV = "KOUDIAN_RAY_TEST_KILL"
 """Test hook: when set to a game index on the driver, the task whose
@@ -111,7 +114,7 @@ def _make_progress_actor(ray: Any) -> Any:
         def retried(self) -> int:
             return sum(1 for a in self.attempts.values() if a > 1)
 
-    return Progress.remote()
+    return Progress.remote()  # type: ignore[attr-defined]
 
 
 def _task(
@@ -128,7 +131,7 @@ def _task(
     logs: bool,
     progress: Any,
     kill_at: int | None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[bytes]]:
     """One Ray task: games ``start .. start + n`` in chunks of ``chunk``,
     each chunk's shard written to ``record``."""
     import ray
@@ -154,7 +157,7 @@ def _task(
     return summaries, entries, texts
 
 
-def simulate(
+def run(
     rules: Ruleset,
     labels: list[str],
     names: list[str],
@@ -168,12 +171,12 @@ def simulate(
     record: str | os.PathLike[str] | None = None,
     record_seats: Sequence[int] = (0, 1, 2, 3),
     tasks: int | None = None,
-) -> Any:
+) -> SimulationResult:
     """``koudian.simulate`` of built-in agents ``names`` on Ray (see the
     module's documentation): a ``SimulationResult`` equal to the local
     run's, with ``retried_tasks`` set. ``tasks`` overrides the number of
     tasks (default: four per CPU of the cluster)."""
-    from koudian.simulation import _RECORD_CHUNK, _concat
+    from koudian.simulation import _RECORD_CHUNK, _concat, write_log
 
     address = parse_backend(backend)
     ray = _ray()
@@ -226,9 +229,7 @@ def simulate(
             for ref in ready:
                 results[index[ref]] = ray.get(ref)
             if progress is not None:
-                done = (
-                    hands if not pending else int(ray.get(actor.total.remote(), timeout=60))
-                )
+                done = hands if not pending else int(ray.get(actor.total.remote(), timeout=60))
                 if done > shown:
                     progress(done - shown)
                     shown = done
@@ -240,7 +241,7 @@ def simulate(
     if log is not None:
         for r in results:
             for text in r[2]:
-                log.write(text)
+                write_log(log, text)
     if record_dir is not None:
         from koudian.dataset import write_manifest
 

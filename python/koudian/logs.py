@@ -98,7 +98,7 @@ def _open_read(path: str | os.PathLike[str]) -> IO[bytes]:
     with open(path, "rb") as f:
         magic = f.read(4)
     if magic.startswith(_GZIP_MAGIC):
-        return gzip.open(path, "rb")
+        return gzip.open(path, "rb")  # type: ignore[return-value]
     if magic.startswith(_ZSTD_MAGIC):
         z = _zstd()
         if z.__name__ == "zstandard":

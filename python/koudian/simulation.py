@@ -326,11 +326,11 @@ def play_chunk(
     threads: int,
     seats: Sequence[int] | None,
     logs: bool,
-) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
+) -> tuple[dict[str, Any], dict[str, Any] | None, bytes | None]:
     """Games ``start .. start + n`` natively, with the decisions of
     ``seats`` (None: none) and the logs when ``logs``: ``(summary,
-    decisions, log text)``, the same whoever calls it (the local loop or a
-    Ray task)."""
+    decisions, log bytes)``, the same whoever calls it (the local loop or
+    a Ray task)."""
     summary, decisions, text = simulate_record(
         rules,
         list(names),
@@ -341,7 +341,18 @@ def play_chunk(
         seats=None if seats is None else list(seats),
         logs=logs,
     )
-    return summary, decisions, None if text is None else text.decode("utf-8")
+    return summary, decisions, text
+
+
+def write_log(log: IO[str], data: bytes) -> None:
+    """Writes UTF-8 log bytes to the text file ``log``: to its binary
+    buffer when it has one (no decoding and re-encoding of megabytes)."""
+    buffer = getattr(log, "buffer", None)
+    if buffer is not None:
+        log.flush()
+        buffer.write(data)
+    else:
+        log.write(data.decode("utf-8"))
 
 
 def _check_seats(seats: Sequence[int] | None) -> list[int]:
@@ -430,7 +441,7 @@ def _record_native(
             if writer is not None and decisions is not None:
                 writer.write(start, decisions)
             if log is not None and text is not None:
-                log.write(text)
+                write_log(log, text)
             if progress is not None:
                 progress(n)
     finally:
@@ -503,7 +514,7 @@ def simulate(
     if backend != "local":
         from koudian import cluster
 
-        return cluster.simulate(
+        return cluster.run(
             r,
             labels,
             [n for n in names if n is not None],
@@ -528,7 +539,18 @@ def simulate(
                     progress(int(part["kind"].shape[0]))
         else:
             _record_native(
-                r, native_names, labels, hands, seed, threads, chunk, record, seats, log, parts, progress
+                r,
+                native_names,
+                labels,
+                hands,
+                seed,
+                threads,
+                chunk,
+                record,
+                seats,
+                log,
+                parts,
+                progress,
             )
     else:
         made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]

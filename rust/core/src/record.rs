@@ -221,6 +221,58 @@ impl Decisions {
         self.shanten.append(&mut other.shanten);
         self.end.append(&mut other.end);
     }
+
+    /// Room for `rows` more rows in every column.
+    fn reserve(&mut self, rows: usize) {
+        self.hand.reserve(rows);
+        self.seed.reserve(rows);
+        self.seat.reserve(rows);
+        self.step.reserve(rows);
+        self.obs.reserve(rows * OBS_BYTES);
+        self.mask.reserve(rows * MASK_BYTES);
+        self.action.reserve(rows);
+        self.counts.reserve(rows * KINDS);
+        self.points.reserve(rows);
+        self.delta.reserve(rows);
+        self.won.reserve(rows);
+        self.shanten.reserve(rows);
+        self.end.reserve(rows);
+    }
+
+    /// The rows, each column allocated to its length, leaving `self`
+    /// empty with its capacity kept (a worker's buffer reused for every
+    /// hand).
+    fn drain(&mut self) -> Decisions {
+        let out = Decisions {
+            hand: self.hand.clone(),
+            seed: self.seed.clone(),
+            seat: self.seat.clone(),
+            step: self.step.clone(),
+            obs: self.obs.clone(),
+            mask: self.mask.clone(),
+            action: self.action.clone(),
+            counts: self.counts.clone(),
+            points: self.points.clone(),
+            delta: self.delta.clone(),
+            won: self.won.clone(),
+            shanten: self.shanten.clone(),
+            end: self.end.clone(),
+        };
+        self.hand.clear();
+        self.seed.clear();
+        self.seat.clear();
+        self.step.clear();
+        self.obs.clear();
+        self.mask.clear();
+        self.action.clear();
+        self.counts.clear();
+        self.points.clear();
+        self.delta.clear();
+        self.won.clear();
+        self.shanten.clear();
+        self.end.clear();
+        out
+    }
 }
 
 /// What [`simulate_dataset`] records besides the summaries.
@@ -293,7 +345,6 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
     }
 
     fn finish(&mut self, g: &Game, summary: HandSummary) -> (T, Decisions) {
-        let mut rows = std::mem::take(&mut self.rows);
         let shanten_of = |s: usize| {
             // A hand the shape rules cannot measure (never after a legal
             // play) is marked rather than failing the run.
@@ -309,14 +360,15 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
             }
         }
         let end = end_code(summary.kind);
-        for &seat in &rows.seat {
+        let r = &mut self.rows;
+        for &seat in &r.seat {
             let s = (seat & 3) as usize;
-            rows.delta.push(summary.deltas[s]);
-            rows.won.push(summary.winners[s]);
-            rows.shanten.push(final_shanten[s]);
-            rows.end.push(end);
+            r.delta.push(summary.deltas[s]);
+            r.won.push(summary.winners[s]);
+            r.shanten.push(final_shanten[s]);
+            r.end.push(end);
         }
-        ((self.summarize)(g, summary), rows)
+        ((self.summarize)(g, summary), self.rows.drain())
     }
 }
 
@@ -364,6 +416,7 @@ where
         summarize: &summarize,
     })?;
     let mut all = Decisions::default();
+    all.reserve(hands.iter().map(|(_, rows)| rows.len()).sum());
     let mut out = Vec::with_capacity(hands.len());
     for (t, mut rows) in hands {
         all.append(&mut rows);

@@ -93,7 +93,20 @@ fn simulate_record<'py>(
         })
         .map_err(to_py)?;
     let (summaries, texts): (Vec<Row>, Vec<String>) = hands.into_iter().unzip();
-    let log = logs.then(|| PyBytes::new(py, texts.concat().as_bytes()));
+    let log = if logs {
+        // One copy, straight into the bytes object.
+        let total = texts.iter().map(String::len).sum();
+        Some(PyBytes::new_with(py, total, |buf| {
+            let mut at = 0;
+            for t in &texts {
+                buf[at..at + t.len()].copy_from_slice(t.as_bytes());
+                at += t.len();
+            }
+            Ok(())
+        })?)
+    } else {
+        None
+    };
     let decisions = match seats {
         Some(_) => Some(decisions_dict(py, rows)?),
         None => None,
