@@ -42,6 +42,7 @@ def test_every_decision_is_a_row_with_its_manifest(recorded: tuple[Path, object]
     m = koudian.dataset.read_manifest(d)
     assert m["agents"] == AGENTS and m["seed"] == 5 and m["hands"] == 120
     assert m["rows"] == t.num_rows and m["encoding"]["obs_bytes"] == koudian._core.OBS_BYTES
+    assert m["encoding"]["version"] == 1
     assert m["rules"] == koudian.Ruleset.preset("shanxi").to_toml()
     assert (d / "_metadata").exists()
     agents = t.column("agent").to_pylist()

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from koudian._core import (
+    ENCODING_VERSION,
     Action,
     Decomposition,
     DiscardOption,
@@ -40,12 +41,14 @@ from koudian._core import (
     RulesetError,
     Set,
     Settlement,
+    VecEnv,
     Win,
     __version__,
     can_declare_ting,
     chajiao_value,
     decompose,
     discard_options,
+    encoding_planes,
     fmt,
     from_counts,
     glyphs,
@@ -77,6 +80,7 @@ if TYPE_CHECKING:
     from koudian import dataset as dataset
     from koudian import env as env
     from koudian import logs as logs
+    from koudian import vector as vector
     from koudian.agents import Agent, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.logs import read_logs
@@ -102,9 +106,12 @@ _LAZY = {
 
 # Submodules reached as attributes after a bare `import koudian`
 # (`koudian.env.env("shanxi")`), imported on first use like the names above:
-# koudian.env needs pettingzoo and gymnasium (the `rl` extra).
+# koudian.env needs pettingzoo and gymnasium, koudian.vector gymnasium (the
+# `rl` extra); koudian.dataset pyarrow on first use (`data`), koudian.cluster
+# Ray (`ray`).
 _LAZY_MODULES = {
     "env": "koudian.env",
+    "vector": "koudian.vector",
     "dataset": "koudian.dataset",
     "logs": "koudian.logs",
     "cluster": "koudian.cluster",
@@ -131,6 +138,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ENCODING_VERSION",
     "Action",
     "Agent",
     "Decomposition",
@@ -163,12 +171,14 @@ __all__ = [
     "SimulationResult",
     "Suit",
     "Tile",
+    "VecEnv",
     "Win",
     "__version__",
     "can_declare_ting",
     "chajiao_value",
     "decompose",
     "discard_options",
+    "encoding_planes",
     "fmt",
     "from_counts",
     "glyphs",

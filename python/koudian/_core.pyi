@@ -662,7 +662,12 @@ def settle(outcome: Outcome, rules: RulesLike = "shanxi") -> Settlement:
 N_ACTIONS: int
 """Size of the dense action space (141)."""
 N_PLANES: int
-"""Number of observation planes (29); see ``koudian.env``."""
+"""Number of observation planes of encoding version 1 (29); see ``koudian.env``."""
+ENCODING_VERSION: int
+"""The newest observation encoding's version (2); see ``koudian.env``."""
+
+def encoding_planes(version: int) -> int:
+    """Number of planes of observation encoding ``version`` (1: 29, 2: 66)."""
 
 ActionLike = Union["Action", int, str]
 
@@ -769,8 +774,10 @@ class Observation:
     def legal_actions(self) -> list[Action]: ...
     @property
     def action_mask(self) -> npt.NDArray[np.bool_]: ...
-    def planes(self) -> npt.NDArray[np.float32]:
-        """Float32 planes of shape ``(29, 34)``; layout in ``koudian.env``."""
+    def planes(self, version: int = 1, dtype: str = "float32") -> npt.NDArray[Any]:
+        """Planes of shape ``(P, 34)`` in encoding ``version`` (1: the 29
+        float32 planes; 2: 66 planes of small integers, ``"float32"`` or
+        ``"uint8"``); layouts in ``koudian.env``."""
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready data (the external-bot protocol's form)."""
 
@@ -939,6 +946,8 @@ MASK_BYTES: int
 """Bytes of a packed legal mask (a dataset's ``mask`` column): 18."""
 OBS_PACK_VERSION: int
 """Version of the packed observation layout."""
+OBS_ENCODING_VERSION: int
+"""The observation encoding a dataset's ``obs`` packs (1: 29 planes)."""
 
 def simulate_record(
     rules: RulesLike,
@@ -962,3 +971,117 @@ def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """The ``(N, N_PLANES, 34)`` float32 planes of ``(N, OBS_BYTES)`` packed
     observations (a dataset's ``obs`` column), exactly the planes they
     were packed from."""
+# ---------------------------------------------------------------------------
+# The vectorized environment (rust/python/src/vec_env.rs): N tables stepped
+# together in Rust. The wrapper with Gymnasium spaces is koudian.vector.
+
+class VecEnv:
+    """``num_envs`` tables of ``rules`` stepped together in Rust, the GIL
+    released, on ``threads`` threads (0: all cores; 1: the caller; ``k``:
+    ``k`` kept threads; results never depend on it).
+
+    ``learners="all"``: every decision of every table comes back
+    (self-play); a seat number: only that seat's, the others played inside
+    the step by the built-in agent ``opponents`` (``"random"``,
+    ``"greedy"``, or any name of the core's agent factory).
+
+    Every array is allocated once and rewritten in place by each call (the
+    same objects each time, usable zero-copy: ``torch.from_numpy(env.obs)``,
+    ``np.from_dlpack``); copy what you keep. ``obs`` is ``(N, P, 34)``
+    (encoding ``encoding``, ``obs_dtype`` ``"uint8"`` or ``"float32"``)
+    from the seat to act ``to_act`` ``(N,)``; ``action_masks()``
+    ``(N, 141)`` bool its legal actions.
+
+    ``step(actions)`` plays one dense action index per table (int64 or
+    int32 ``(N,)``). A hand that ends sets ``terminated[i]``,
+    ``reward[i]`` (the learner's settlement delta; with all seats
+    learners, that of the seat that made the last decision),
+    ``final_obs[i]`` (that seat's last observation) and
+    ``final_deltas[i]`` (all four deltas), and the table deals its next
+    hand in the same step (Gymnasium's same-step auto-reset): ``obs[i]`` is
+    already the new hand's. ``info`` is one dict, the same each call:
+    ``final_obs``, ``_final_obs`` (= ``terminated``), ``final_deltas``,
+    ``to_act``, ``fault``.
+
+    Illegal actions: ``on_illegal="raise"`` refuses the batch with an
+    ``IllegalActionError`` naming the first bad table, every table left
+    unchanged; ``"fallback"`` plays the table's first legal action (never
+    leaving when another is legal) and sets ``fault[i]``.
+
+    Seeds: table ``i``'s hand ``k`` is dealt from
+    ``mix_seed(mix_seed(seed, i), k)`` with seat ``(i + k) % 4`` dealing;
+    opponent seat ``s`` is reset with ``mix_seed(hand seed, 1 + s)``.
+    ``reset(seed)`` restarts at hand 0 of ``seed``; ``reset()`` deals each
+    table its next hand. With one learner seat a hand that ends before its
+    first decision is skipped."""
+
+    def __init__(
+        self,
+        rules: RulesLike,
+        num_envs: int,
+        *,
+        learners: str | int = "all",
+        opponents: str = "greedy",
+        seed: int = 0,
+        threads: int = 0,
+        obs_dtype: str = "uint8",
+        encoding: int = 2,
+        on_illegal: str = "raise",
+    ) -> None: ...
+    def reset(self, seed: int | None = None) -> tuple[npt.NDArray[Any], dict[str, Any]]:
+        """Deals every table a new hand; ``(obs, info)``."""
+    def step(
+        self, actions: npt.NDArray[np.integer[Any]]
+    ) -> tuple[
+        npt.NDArray[Any],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]:
+        """Plays one action per table; ``(obs, reward, terminated,
+        truncated, info)``."""
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal-action masks ``(N, 141)`` of the seats to act."""
+    @property
+    def obs(self) -> npt.NDArray[Any]:
+        """The observations ``(N, P, 34)`` of the last call."""
+    @property
+    def to_act(self) -> npt.NDArray[np.int64]:
+        """The seats to act ``(N,)``."""
+    @property
+    def reward(self) -> npt.NDArray[np.float32]:
+        """The rewards ``(N,)`` of the last step."""
+    @property
+    def terminated(self) -> npt.NDArray[np.bool_]:
+        """Which tables' hands ended in the last step."""
+    @property
+    def truncated(self) -> npt.NDArray[np.bool_]:
+        """Always false: a hand always ends."""
+    @property
+    def final_obs(self) -> npt.NDArray[Any]:
+        """Final observations ``(N, P, 34)`` (valid where ``terminated``)."""
+    @property
+    def final_deltas(self) -> npt.NDArray[np.int64]:
+        """Settlement deltas ``(N, 4)`` (valid where ``terminated``)."""
+    @property
+    def fault(self) -> npt.NDArray[np.bool_]:
+        """Which tables played their fallback for an illegal action."""
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def n_planes(self) -> int: ...
+    @property
+    def encoding(self) -> int: ...
+    @property
+    def obs_dtype(self) -> str: ...
+    @property
+    def learners(self) -> str | int: ...
+    @property
+    def opponents(self) -> str: ...
+    @property
+    def hands_finished(self) -> int:
+        """Hands finished since construction (skipped ones included)."""
+    def log(self, i: int, finished: bool = False) -> str:
+        """Table ``i``'s log: of the hand in play, or (``finished``) of the
+        last hand that ended there; ``koudian.replay`` accepts both."""

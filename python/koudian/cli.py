@@ -132,8 +132,14 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from koudian._bench import host_summary, report, run_bench
 
-    tasks = args.task or ["is_win", "waits", "shanten"]
     host = host_summary()  # before the run: the load average is the host's own
+    if args.env:
+        from koudian._bench_env import env_report, run_env_bench
+
+        print(host)
+        print(env_report(run_env_bench(repeat=args.repeat)))
+        return 0
+    tasks = args.task or ["is_win", "waits", "shanten"]
     results = run_bench(
         args.hands, peers=args.peers, repeat=args.repeat, progress=not args.quiet, tasks=tasks
     )
@@ -202,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--task", action="append", choices=["is_win", "waits", "shanten"], help="only these"
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.add_argument("--env", action="store_true", help="PettingZoo env and VecEnv steps/s instead")
     b.set_defaults(func=_cmd_bench)
 
     # Hook for the game engineer's module: `koudian simulate`.

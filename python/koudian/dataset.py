@@ -28,8 +28,9 @@ shanten     int8                  the seat's shanten at the end (-1 for a winner
 end         uint8                 the hand's end kind, an index into ``END_KINDS``
 ==========  ====================  ==============================================
 
-The observation is the core's 29-plane encoding (``koudian.env``,
-``encode::planes``), packed losslessly: a 0/1 plane as 34 bits, a plane
+The observation is the core's default encoding, version 1 (29 planes,
+``koudian.env``, ``encode::planes``; ``encoding.version`` in the
+manifest), packed losslessly: a 0/1 plane as 34 bits, a plane
 of counts (melds, discards, face-up wall tiles) as 34 nibbles, a plane
 constant across kinds as one byte. ``unpack_obs`` gives the
 ``(N, 29, 34)`` float32 planes back exactly; ``unpack_mask`` the
@@ -65,6 +66,7 @@ from koudian._core import (
     N_ACTIONS,
     N_PLANES,
     OBS_BYTES,
+    OBS_ENCODING_VERSION,
     OBS_PACK_VERSION,
     KoudianError,
     Ruleset,
@@ -265,6 +267,7 @@ def write_manifest(
         "koudian_version": __version__,
         "rules": rules.to_toml(),
         "encoding": {
+            "version": OBS_ENCODING_VERSION,
             "planes": N_PLANES,
             "kinds": 34,
             "pack_version": OBS_PACK_VERSION,

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from koudian._core import (
+    ENCODING_VERSION,
     N_ACTIONS,
     N_PLANES,
     Action,
@@ -33,11 +34,13 @@ from koudian._core import (
     Observation,
     SeenDiscard,
     SeenMeld,
+    encoding_planes,
     replay,
 )
 from koudian.agents import Agent, Fault, fallback_action
 
 __all__ = [
+    "ENCODING_VERSION",
     "N_ACTIONS",
     "N_PLANES",
     "Action",
@@ -46,6 +49,7 @@ __all__ = [
     "Observation",
     "SeenDiscard",
     "SeenMeld",
+    "encoding_planes",
     "play",
     "replay",
 ]

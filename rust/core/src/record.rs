@@ -30,9 +30,12 @@ use crate::simulate::{simulate_recorded, HandSummary, Recorder};
 use crate::tile::KINDS;
 use std::ops::Range;
 
-/// Version of the packed observation layout (with the plane layout of
-/// [`encode::planes`], whose first version it packs).
+/// Version of the packed observation layout.
 pub const OBS_PACK_VERSION: u32 = 1;
+
+/// The observation encoding the rows pack: the default one, version 1
+/// (29 planes, [`encode::planes`]).
+pub const OBS_ENCODING_VERSION: u32 = encode::Encoding::V1.version();
 
 /// How one plane is stored.
 #[derive(Clone, Copy, Debug)]

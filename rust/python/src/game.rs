@@ -19,7 +19,7 @@ use koudian_core::game::{
 };
 use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
-use koudian_core::tile::{self, Tile, KINDS};
+use koudian_core::tile::{self, Tile};
 use koudian_core::Error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
@@ -457,10 +457,17 @@ impl PyObservation {
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         mask_array(py, self.inner.legal)
     }
-    /// The observation as float32 planes of shape `(29, 34)` (layout in
-    /// `koudian.env`).
-    fn planes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        PyArray1::from_slice(py, &encode::planes(&self.inner)).reshape([N_PLANES, KINDS])
+    /// The observation as planes of shape `(P, 34)`: encoding `version`
+    /// (1: the 29 float32 planes of `koudian.env`; 2: 66 planes, float32
+    /// or uint8), as `dtype`.
+    #[pyo3(signature = (version = 1, dtype = "float32"))]
+    fn planes<'py>(
+        &self,
+        py: Python<'py>,
+        version: u32,
+        dtype: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::vec_env::planes_array(py, &self.inner, version, dtype)
     }
     /// The observation as plain JSON-ready data (the external-bot
     /// protocol's `observation`).
@@ -1300,6 +1307,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMatchState>()?;
     m.add("N_ACTIONS", N_ACTIONS)?;
     m.add("N_PLANES", N_PLANES)?;
+    m.add("ENCODING_VERSION", encode::ENCODING_VERSION)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(mix_seed, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_native, m)?)?;

@@ -15,6 +15,7 @@ mod score;
 mod shanten;
 mod tiles;
 mod ting;
+mod vec_env;
 mod waits;
 mod wildcards;
 mod win;
@@ -35,5 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bench::register(m)?;
     ints::register(m)?;
     record::register(m)?;
+    vec_env::register(m)?;
     Ok(())
 }

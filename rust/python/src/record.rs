@@ -153,6 +153,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OBS_BYTES", OBS_BYTES)?;
     m.add("MASK_BYTES", MASK_BYTES)?;
     m.add("OBS_PACK_VERSION", koudian_core::record::OBS_PACK_VERSION)?;
+    m.add(
+        "OBS_ENCODING_VERSION",
+        koudian_core::record::OBS_ENCODING_VERSION,
+    )?;
     m.add_function(wrap_pyfunction!(simulate_record, m)?)?;
     m.add_function(wrap_pyfunction!(unpack_obs, m)?)?;
     Ok(())
