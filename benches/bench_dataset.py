@@ -35,7 +35,8 @@ AGENTS = ["greedy"] * 4
 
 
 def _load() -> str:
-    return "load %.2f %.2f %.2f" % os.getloadavg()
+    a, b, c = os.getloadavg()
+    return f"load {a:.2f} {b:.2f} {c:.2f}"
 
 
 def _best(f: Callable[[], object], rounds: int) -> float:
@@ -119,10 +120,18 @@ def bench_ray(hands: int, rounds: int) -> None:
     import ray
     from ray.cluster_utils import Cluster
 
+    # Ray starts its workers at nice 15 (`worker_niceness`): on a shared
+    # machine they would then lose the CPU to every other process, and the
+    # comparison with the local run (nice 0) would measure that.
+    os.environ["RAY_worker_niceness"] = "0"
     node = {"num_cpus": 1, "object_store_memory": 150 * 2**20}
     c = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
     c.add_node(**node)
-    ray.init(address=c.address, include_dashboard=False, log_to_driver=False)
+    ray.init(
+        address=c.address,
+        include_dashboard=False,
+        log_to_driver=False,
+    )
     try:
         c.wait_for_nodes()
         # Warm the workers (imports) before timing.
@@ -135,10 +144,13 @@ def bench_ray(hands: int, rounds: int) -> None:
             t = time.perf_counter()
             remote = koudian.simulate("shanxi", AGENTS, hands, seed=1, backend="ray")
             t_ray = min(t_ray, time.perf_counter() - t)
-        same = all(
-            np.array_equal(getattr(local, k), getattr(remote, k))
-            for k in ("kind", "winners", "deltas", "decisions", "baohu", "ting")
-        ) and local.summary().splitlines()[1:] == remote.summary().splitlines()[1:]
+        same = (
+            all(
+                np.array_equal(getattr(local, k), getattr(remote, k))
+                for k in ("kind", "winners", "deltas", "decisions", "baohu", "ting")
+            )
+            and local.summary().splitlines()[1:] == remote.summary().splitlines()[1:]
+        )
         print(
             f"ray: {hands} hands greedy x4: local 2 threads {hands / t_local:,.0f} hands/s, "
             f"two-node Ray {hands / t_ray:,.0f} hands/s = {100 * t_local / t_ray:.0f}%, "

@@ -6,6 +6,7 @@ and a task whose worker dies retried without losing or duplicating hands."""
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,8 @@ NODE = {"num_cpus": 1, "object_store_memory": 100 * 2**20}
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
+    # Ray starts workers at nice 15; on a busy machine they would starve.
+    os.environ.setdefault("RAY_worker_niceness", "0")
     c = Cluster(
         initialize_head=True,
         head_node_args={**NODE, "include_dashboard": False},

@@ -168,3 +168,20 @@ def test_read_logs_refuses_what_is_not_a_log(tmp_path: Path) -> None:
     broken.write_bytes(gzip.compress(b'{"type":"header"}\n')[:-6])
     with pytest.raises(koudian.KoudianError, match="not a readable log"):
         list(koudian.read_logs(broken))
+
+
+def test_the_cli_records_and_writes_a_compressed_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from koudian.cli import main
+
+    d, log = tmp_path / "ds", tmp_path / "g.jsonl.gz"
+    args = ["simulate", "--agents", "greedy", "--hands", "40", "--seed", "4", "--quiet"]
+    assert main([*args, "--record", str(d), "--record-seats", "0,2", "--log", str(log)]) == 0
+    assert "dataset:" in capsys.readouterr().out
+    assert set(_rows(d).column("seat").to_pylist()) == {0, 2}
+    assert log.read_bytes()[:2] == b"\x1f\x8b"
+    want = koudian._core.simulate_logs("shanxi", ["greedy"] * 4, 40, seed=4)
+    assert list(koudian.read_logs(log)) == want
+    assert main([*args, "--record", str(d), "--record-seats", "x"]) == 2
+    assert "record-seats" in capsys.readouterr().err

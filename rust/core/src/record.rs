@@ -110,24 +110,29 @@ pub const MASK_BYTES: usize = N_ACTIONS.div_ceil(8);
 /// assert_eq!(back, planes);
 /// ```
 pub fn pack_obs(planes: &[f32; N_PLANES * KINDS], out: &mut [u8; OBS_BYTES]) {
-    out.fill(0);
+    // Every byte of `out` is written: a plane's bits fill its 5 bytes, its
+    // nibbles its 17, a constant its one.
     let mut at = 0;
-    for (p, form) in FORMS.iter().enumerate() {
-        let row = &planes[p * KINDS..(p + 1) * KINDS];
-        match *form {
+    for (row, form) in planes.chunks_exact(KINDS).zip(FORMS) {
+        match form {
             Form::Bits => {
-                for (k, &v) in row.iter().enumerate() {
-                    out[at + k / 8] |= u8::from(v != 0.0) << (k % 8);
-                }
+                let bits = row
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |b, (k, &v)| b | (u64::from(v != 0.0) << k));
+                out[at..at + BITS_BYTES].copy_from_slice(&bits.to_le_bytes()[..BITS_BYTES]);
             }
             Form::Nibbles => {
-                for (k, &v) in row.iter().enumerate() {
-                    out[at + k / 2] |= ((v as u8) & 15) << (4 * (k % 2));
+                for (o, pair) in out[at..at + NIBBLES_BYTES]
+                    .iter_mut()
+                    .zip(row.chunks_exact(2))
+                {
+                    *o = ((pair[0] as u8) & 15) | (((pair[1] as u8) & 15) << 4);
                 }
             }
             Form::Constant { scale } => out[at] = (row[0] * scale).round() as u8,
         }
-        at += form_bytes(*form);
+        at += form_bytes(form);
     }
 }
 
