@@ -32,9 +32,10 @@ on every node (the image, or ``runtime_env={"pip": ["koudian"]}``), then
 run ``RAY_ADDRESS=ray://HEAD:10001 koudian simulate --cluster ray ...``
 or ``--cluster ray:HEAD:6379`` on the head node. A task costs a few
 milliseconds of scheduling and the games are independent, so the run
-scales with the cluster's CPUs: about the per-core native rate (a greedy
-hand takes about 40 µs on one core) times the number of CPUs, less one
-task's length at the end.
+scales with the cluster's CPUs: about the per-core native rate times the
+number of CPUs, less one task's length at the end (docs/datasets.md has
+the measured figures, and why ``RAY_worker_niceness=0`` matters on shared
+machines).
 """
 
 from __future__ import annotations
