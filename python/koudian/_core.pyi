@@ -971,6 +971,7 @@ def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """The ``(N, N_PLANES, 34)`` float32 planes of ``(N, OBS_BYTES)`` packed
     observations (a dataset's ``obs`` column), exactly the planes they
     were packed from."""
+
 # ---------------------------------------------------------------------------
 # The vectorized environment (rust/python/src/vec_env.rs): N tables stepped
 # together in Rust. The wrapper with Gymnasium spaces is koudian.vector.
