@@ -996,6 +996,38 @@ def simulate_logs(
     """The logs of native self-play of games ``start .. start + hands``
     (same seeds as ``simulate_native``), one JSON Lines log per game."""
 
+OBS_BYTES: int
+"""Bytes of a packed observation (a dataset's ``obs`` column): 201."""
+MASK_BYTES: int
+"""Bytes of a packed legal mask (a dataset's ``mask`` column): 18."""
+OBS_PACK_VERSION: int
+"""Version of the packed observation layout."""
+OBS_ENCODING_VERSION: int
+"""The observation encoding a dataset's ``obs`` packs (1: 29 planes)."""
+
+def simulate_record(
+    rules: RulesLike,
+    agents: Sequence[str],
+    hands: int,
+    *,
+    seed: int = 0,
+    threads: int = 0,
+    start: int = 0,
+    seats: Sequence[int] | None = None,
+    logs: bool = False,
+) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]] | None, bytes | None]:
+    """``simulate_native`` of games ``start .. start + hands`` that also
+    records, in the same pass with the GIL released, every decision of
+    ``seats`` (a dict of column arrays, ``koudian.dataset``; None when
+    ``seats`` is None) and, when ``logs``, every game's JSON Lines log (one
+    bytes object, the games in order). Returns ``(summary, decisions,
+    logs)``; none of it depends on ``threads``."""
+
+def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """The ``(N, N_PLANES, 34)`` float32 planes of ``(N, OBS_BYTES)`` packed
+    observations (a dataset's ``obs`` column), exactly the planes they
+    were packed from."""
+
 # ---------------------------------------------------------------------------
 # The vectorized environment (rust/python/src/vec_env.rs): N tables stepped
 # together in Rust. The wrapper with Gymnasium spaces is koudian.vector.

@@ -15,6 +15,7 @@ pub mod game;
 pub mod hand;
 pub mod legal;
 mod parallel;
+pub mod record;
 pub mod ruleset;
 pub mod score;
 pub mod shanten;

@@ -1132,7 +1132,7 @@ fn agents_of(names: &[String], seed: u64) -> Result<[Box<dyn Agent>; 4], Error> 
     ])
 }
 
-fn check_agents(names: &[String]) -> PyResult<()> {
+pub(crate) fn check_agents(names: &[String]) -> PyResult<()> {
     if names.len() != 4 {
         return Err(crate::errors::RulesetError::new_err(format!(
             "give 4 agents, one per seat; got {}",
@@ -1143,12 +1143,7 @@ fn check_agents(names: &[String]) -> PyResult<()> {
 }
 
 fn end_code(k: EndKind) -> u8 {
-    match k {
-        EndKind::Win => 0,
-        EndKind::Exhausted => 1,
-        EndKind::KongDraw => 2,
-        EndKind::Left => 3,
-    }
+    koudian_core::record::end_code(k)
 }
 
 fn arr2<'py, T: numpy::Element + Copy>(
@@ -1194,6 +1189,11 @@ fn simulate_native<'py>(
             )
         })
         .map_err(to_py)?;
+    summary_dict(py, &rows)
+}
+
+/// The dict of numpy arrays `simulate_native` returns for `rows`.
+pub(crate) fn summary_dict<'py>(py: Python<'py>, rows: &[HandRow]) -> PyResult<Bound<'py, PyDict>> {
     let n = rows.len();
     let sums = || rows.iter().map(|x| &x.summary);
     let kind: Vec<u8> = sums().map(|s| end_code(s.kind)).collect();

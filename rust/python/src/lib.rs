@@ -10,6 +10,7 @@ mod game;
 mod hand;
 mod ints;
 mod rank;
+mod record;
 mod ruleset;
 mod score;
 mod shanten;
@@ -36,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bench::register(m)?;
     ints::register(m)?;
     rank::register(m)?;
+    record::register(m)?;
     vec_env::register(m)?;
     Ok(())
 }
