@@ -385,7 +385,7 @@ def simulate(
     # front, as the binding does for its own parameters.
     _check_int(hands, "hands", "u64")
     _check_int(seed, "seed", "u64")
-    _check_int(threads, "threads", "usize")
+    _check_int(threads, "threads", "threads")
     r = _resolve_rules(rules)
     labels = [_label(a) for a in agents]
     names = [native_name(a) for a in agents]

@@ -16,6 +16,10 @@ pub enum Error {
     IllegalAction(String),
     /// A finished-hand description that cannot have happened.
     InconsistentOutcome(String),
+    /// An argument outside its documented range that is none of the
+    /// above (a thread count above the limit, a batch of mismatched
+    /// lengths).
+    InvalidArgument(String),
 }
 
 impl fmt::Display for Error {
@@ -25,7 +29,8 @@ impl fmt::Display for Error {
             | Error::InvalidHand(m)
             | Error::InvalidRuleset(m)
             | Error::IllegalAction(m)
-            | Error::InconsistentOutcome(m) => f.write_str(m),
+            | Error::InconsistentOutcome(m)
+            | Error::InvalidArgument(m) => f.write_str(m),
         }
     }
 }

@@ -95,6 +95,10 @@ fn play_out(
             g.step(fallback)?;
         }
     }
+    // A hand the scorer refused is an error, never a silent zero.
+    if let Some(e) = g.settlement_error() {
+        return Err(e.clone());
+    }
     Ok((decisions, fault))
 }
 

@@ -50,6 +50,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidRuleset(m) => RulesetError::new_err(m),
         Error::IllegalAction(m) => IllegalActionError::new_err(m),
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
+        Error::InvalidArgument(m) => KoudianError::new_err(m),
     }
 }
 

@@ -11,6 +11,7 @@ mod hand;
 mod ints;
 mod ruleset;
 mod score;
+mod seq;
 mod shanten;
 mod tiles;
 mod ting;

@@ -139,14 +139,37 @@ impl Match {
         Ok(Some(g))
     }
 
-    /// Records a finished hand: totals, hand count, next dealer.
+    /// Records a finished hand: totals, hand count, next dealer. Refused
+    /// (the match unchanged) for a hand that is not over, that is not this
+    /// match's next hand ([`Match::next_game`]: its seed, ruleset and
+    /// dealer; so a hand is never recorded twice), whose settlement failed,
+    /// or whose deltas would overflow the totals.
     pub fn record(&mut self, g: &Game) -> Result<(), Error> {
         let r = g.result().ok_or_else(|| {
             Error::IllegalAction("the hand is not over; finish it before recording".into())
         })?;
-        for (t, d) in self.totals.iter_mut().zip(r.deltas) {
-            *t += d;
+        if self.is_over() {
+            return Err(Error::IllegalAction("the match is over".into()));
         }
+        let ours = g.seed() == Some(self.hand_seed(self.hands))
+            && *g.rules() == self.rules
+            && self.dealer.is_none_or(|d| d == g.dealer());
+        if !ours {
+            return Err(Error::IllegalAction(format!(
+                "this game is not hand {} of the match (record each hand of next_game once)",
+                self.hands
+            )));
+        }
+        if let Some(e) = g.settlement_error() {
+            return Err(e.clone());
+        }
+        let mut totals = self.totals;
+        for (t, d) in totals.iter_mut().zip(r.deltas) {
+            *t = t.checked_add(d).ok_or_else(|| {
+                Error::InvalidArgument("the match totals would overflow a 64-bit integer".into())
+            })?;
+        }
+        self.totals = totals;
         let next = next_dealer(self.rules.dealer_rotation, r);
         self.moves += u32::from((next + 4 - r.dealer) & 3);
         self.dealer = Some(next);
