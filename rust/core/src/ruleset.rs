@@ -163,7 +163,8 @@ pub struct Ruleset {
     pub kong_giver_pays: bool,
     /// 点炮包杠.
     pub discarder_pays_kongs: bool,
-    /// Kongs are settled only in a won hand.
+    /// Kongs are settled only in a won hand (Shanxi, Sichuan; off in the
+    /// `sichuan` preset, whose 刮风下雨 is paid at any hand end).
     pub kongs_need_win: bool,
     /// 带庄: ±5 between dealer and winner.
     pub dealer_bonus: bool,
@@ -173,9 +174,11 @@ pub struct Ruleset {
     pub special_hands: bool,
     /// Who deals next.
     pub dealer_rotation: DealerRotation,
-    /// Linxian 逃跑 penalty, in base stakes per other player.
+    /// Linxian 逃跑 penalty, in base stakes per other player (0 to
+    /// [`MAX_LEAVE_PENALTY`]).
     pub leave_penalty: u32,
-    /// The room's base stake every payment is multiplied by.
+    /// The room's base stake every payment is multiplied by (1 to
+    /// [`MAX_BASE_STAKE`]).
     pub base_stake: u32,
     /// Sichuan 查叫 convention.
     pub chajiao: Chajiao,
@@ -581,19 +584,11 @@ impl Ruleset {
                             })?
                     }
                     "leave_penalty" => {
-                        if v > MAX_LEAVE_PENALTY {
-                            return Err(Error::InvalidRuleset(format!(
-                                "leave_penalty must be 0-{MAX_LEAVE_PENALTY}, got {i}"
-                            )));
-                        }
+                        money_ranges(self.base_stake, v)?;
                         self.leave_penalty = v
                     }
                     _ => {
-                        if !(1..=MAX_BASE_STAKE).contains(&v) {
-                            return Err(Error::InvalidRuleset(format!(
-                                "base_stake must be 1-{MAX_BASE_STAKE}, got {i}"
-                            )));
-                        }
+                        money_ranges(v, self.leave_penalty)?;
                         self.base_stake = v
                     }
                 }
@@ -686,18 +681,7 @@ impl Ruleset {
         let bad = |m: &str| Err(Error::InvalidRuleset(m.to_string()));
         // The fields are public: the ranges `set` enforces are checked
         // again here, since every settlement relies on them.
-        if !(1..=MAX_BASE_STAKE).contains(&self.base_stake) {
-            return Err(Error::InvalidRuleset(format!(
-                "base_stake must be 1-{MAX_BASE_STAKE}, got {}",
-                self.base_stake
-            )));
-        }
-        if self.leave_penalty > MAX_LEAVE_PENALTY {
-            return Err(Error::InvalidRuleset(format!(
-                "leave_penalty must be 0-{MAX_LEAVE_PENALTY}, got {}",
-                self.leave_penalty
-            )));
-        }
+        money_ranges(self.base_stake, self.leave_penalty)?;
         if self.family == Family::Sichuan && !self.no_honors {
             return bad("the sichuan family is a 108-tile game: it requires no_honors = true");
         }
@@ -731,6 +715,22 @@ impl Ruleset {
         }
         Ok(())
     }
+}
+
+/// Checks `base_stake` (1 to [`MAX_BASE_STAKE`]) and `leave_penalty` (0
+/// to [`MAX_LEAVE_PENALTY`]).
+fn money_ranges(base_stake: u32, leave_penalty: u32) -> Result<(), Error> {
+    if !(1..=MAX_BASE_STAKE).contains(&base_stake) {
+        return Err(Error::InvalidRuleset(format!(
+            "base_stake must be at least 1 and at most {MAX_BASE_STAKE}, got {base_stake}"
+        )));
+    }
+    if leave_penalty > MAX_LEAVE_PENALTY {
+        return Err(Error::InvalidRuleset(format!(
+            "leave_penalty must be 0-{MAX_LEAVE_PENALTY}, got {leave_penalty}"
+        )));
+    }
+    Ok(())
 }
 
 /// `word` as an error message quotes it: at most 60 characters of it.

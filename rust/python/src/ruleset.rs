@@ -344,6 +344,11 @@ fn read_toml(py: Python<'_>, path: &std::path::Path) -> PyResult<String> {
     use std::io::Read;
     let bad = |why: String| RulesetError::new_err(format!("{}: {why}", path.display()));
     let regular = |m: std::fs::Metadata| -> PyResult<()> {
+        // A directory fails to read with the OS's own error
+        // (`IsADirectoryError`), as `open` would.
+        if m.is_dir() {
+            return Ok(());
+        }
         if !m.is_file() {
             return Err(bad("not a regular file".into()));
         }
