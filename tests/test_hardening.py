@@ -217,6 +217,16 @@ def test_match_refuses_duplicate_and_foreign_games() -> None:
     with pytest.raises(IllegalActionError):
         m.record(foreign)
     assert (m.totals, m.hands_played) == before
+    with pytest.raises(IllegalActionError):
+        MatchState(Ruleset.preset("shanxi"), seed=3, hands=4).record(g)  # other rules
+    # A prepared wall stands for the next hand (tests, puzzles), once.
+    hands = ["123456789m12345p", "123456789m1234p", "123456789s1234p", "123456789s5678p"]
+    p = Game.arranged(hands, rules="linxian", dealer=m.dealer or 0)
+    p.leave(3)
+    m.record(p)
+    with pytest.raises(IllegalActionError):
+        m.record(p)
+    assert m.hands_played == 2
 
 
 # ------------------------------------------------------------- item 15

@@ -47,15 +47,11 @@ impl NMelds {
 /// number of rows, the melds per row, the wild kinds and the ruleset's
 /// hand rules.
 pub struct BatchArgs<'py> {
-    /// Held borrowed for the call, so that an `out` array over the same
-    /// numpy buffer is refused.
-    #[allow(dead_code)] // kept for its borrow
+    /// Another Python thread may write into this array while the GIL-free
+    /// work runs: the core copies each chunk of rows before it checks and
+    /// uses them (`koudian_core`'s batches), and the checks here after it
+    /// only read.
     pub counts: PyReadonlyArray2<'py, u8>,
-    /// A copy of the counts, which the GIL-free work reads: another Python
-    /// thread may write into the caller's array meanwhile (that once made
-    /// a validated row invalid half-way and panicked), and a copy of 34
-    /// bytes a row costs little beside the row's work.
-    pub data: Vec<u8>,
     pub rows: usize,
     pub n_melds: NMelds,
     pub wilds: Wildcards,
@@ -74,9 +70,7 @@ impl<'py> BatchArgs<'py> {
     ) -> PyResult<BatchArgs<'py>> {
         let counts = counts_array(counts)?;
         let rows = counts.as_array().nrows();
-        let data = counts.as_slice()?.to_vec();
         Ok(BatchArgs {
-            data,
             n_melds: n_melds_arg(n_melds, rows)?,
             wilds: extract_wilds(wildcards)?,
             rules: HandRules::from(&resolve(py, rules)?),

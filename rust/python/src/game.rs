@@ -735,6 +735,14 @@ pub struct PyGame {
 }
 
 impl PyGame {
+    /// The scorer's objection to the finished hand, as its exception.
+    fn settled(&self) -> PyResult<()> {
+        match self.inner.settlement_error() {
+            Some(e) => Err(to_py(e.clone())),
+            None => Ok(()),
+        }
+    }
+
     fn wrap(inner: Game) -> PyGame {
         PyGame { inner, moves: 0 }
     }
@@ -945,12 +953,15 @@ impl PyGame {
     }
 
     /// The result with its settlement, once the hand is over, else None.
+    /// Raises the scorer's error if the finished hand could not be
+    /// settled (never zero deltas in silence).
     #[getter]
-    fn result(&self) -> Option<PyGameResult> {
-        self.inner.result().map(|r| PyGameResult {
+    fn result(&self) -> PyResult<Option<PyGameResult>> {
+        self.settled()?;
+        Ok(self.inner.result().map(|r| PyGameResult {
             inner: *r,
             settlement: self.inner.settlement().cloned(),
-        })
+        }))
     }
 
     /// The distinct patterns (`"中文 english"`) of each winner's hand,
@@ -959,13 +970,15 @@ impl PyGame {
         win_patterns(&self.inner)
     }
 
-    /// The settlement, once the hand is over.
+    /// The settlement, once the hand is over (raises as `result` does).
     #[getter]
-    fn settlement(&self) -> Option<PySettlement> {
-        self.inner
+    fn settlement(&self) -> PyResult<Option<PySettlement>> {
+        self.settled()?;
+        Ok(self
+            .inner
             .settlement()
             .cloned()
-            .map(|inner| PySettlement { inner })
+            .map(|inner| PySettlement { inner }))
     }
 
     /// The event log as JSON Lines (holds hidden information: it is the

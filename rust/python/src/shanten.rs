@@ -44,7 +44,7 @@ fn shanten_batch<'py>(
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
     let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype int8", &[counts])?;
     {
-        let data: &[u8] = &a.data;
+        let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             let r = legal::shanten_batch(

@@ -95,8 +95,9 @@ fn waits_batch<'py>(
         &inputs,
     )?;
     {
-        let data: &[u8] = &a.data;
-        // A copy, as the counts are (see `BatchArgs::data`).
+        let data = a.counts.as_slice()?;
+        // A copy: the core reads a row's `held` from the whole array (its
+        // chunks copy only the counts).
         let held_data: Vec<u8> = match &held_arr {
             Some(h) => h.as_slice()?.to_vec(),
             None => Vec::new(),

@@ -218,7 +218,7 @@ fn is_win_batch<'py>(
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
     let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype bool", &[counts])?;
     {
-        let data: &[u8] = &a.data;
+        let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
             let r = legal::is_win_batch_checked(
