@@ -215,7 +215,10 @@ fn on_copy<O, R>(
             f(start, &b, out)
         }
         // `f` itself ran a batch on this thread: a buffer of its own.
-        Err(_) => f(start, &rows.to_vec(), out),
+        Err(_) => {
+            let copy: Vec<Counts> = rows.to_vec();
+            f(start, &copy, out)
+        }
     })
 }
 
