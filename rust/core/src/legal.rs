@@ -252,9 +252,11 @@ fn drop_three_suits(counts: &[Counts], out: &mut [bool]) {
     }
 }
 
-/// [`waits::waits_batch_checked`] under `rules`: under 缺一门 a row keeps
-/// only the waits that leave it lacking a suit (its suits read from its
-/// `held` row when given, else from its counts).
+/// [`waits::waits_batch_checked`] under `rules`: only kinds in play
+/// ([`HandRules::kinds_in_play`]); under 缺一门 a row keeps only the waits
+/// that leave it lacking a suit (its suits read from its `held` row when
+/// given, else from its counts). A `held` row with a count above 4 or
+/// below the row's own is an [`Error::InvalidTiles`] naming the row.
 pub fn waits_batch_checked<O: WaitRow>(
     counts: &[Counts],
     n_melds: &[u8],
