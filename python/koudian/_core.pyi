@@ -17,7 +17,10 @@ Conventions shared by every function:
   ``"shanxi-feng-haozi"``, ``"shanxi-double-haozi"``, ``"linxian"``,
   ``"sichuan"``) or a ``Ruleset``; ``None`` means ``"shanxi"``.
 * Batch functions take an ``(N, 34)`` C-contiguous ``uint8`` array,
-  release the GIL, and split rows over ``threads`` (0 = every core).
+  release the GIL, and split rows over ``threads`` (0 = every core;
+  at most 256, more raises ``KoudianError`` naming the limit). Threads
+  are kept for the process for at most 4 distinct ``threads`` values;
+  another value starts its threads for that call only.
 * Bad input raises a ``KoudianError`` subclass (a ``ValueError``).
   An integer argument outside its range (seeds, ``index``, ``hands``,
   ``start``, ``threads``: ``0..2**64``; ``MatchState`` ``hands`` and
@@ -207,7 +210,9 @@ class Ruleset:
         """A ruleset from a TOML file of options (as ``to_toml`` writes).
         A file that cannot be read raises the ``OSError`` subclass of the
         failure (``FileNotFoundError``, …) naming the path, as ``open``
-        does; bad contents raise ``RulesetError``."""
+        does; bad contents, a file that is not a regular file (a FIFO, a
+        device), larger than 1 MiB or not UTF-8 raise ``RulesetError``
+        naming the path and the problem."""
     @classmethod
     def from_dict(cls, options: Mapping[str, OptionValue]) -> Ruleset:
         """A ruleset from a mapping of options (``family`` picks defaults)."""
@@ -885,11 +890,15 @@ class Game:
     def step(self, action: ActionLike) -> None: ...
     def leave(self, seat: int) -> None: ...
     @property
-    def result(self) -> GameResult | None: ...
+    def result(self) -> GameResult | None:
+        """The result once the hand is over, else None; raises the
+        scorer's ``KoudianError`` if the hand could not be settled (never
+        zero deltas in silence)."""
     def win_patterns(self) -> list[tuple[int, list[str]]]:
         """Distinct patterns (``"中文 english"``) of each winner's hand."""
     @property
-    def settlement(self) -> Settlement | None: ...
+    def settlement(self) -> Settlement | None:
+        """The settlement once the hand is over; raises as ``result``."""
     @property
     def log(self) -> str: ...
     def hand(self, seat: int) -> Hand: ...

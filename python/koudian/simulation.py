@@ -630,7 +630,7 @@ def simulate(
     # front, as the binding does for its own parameters.
     _check_int(hands, "hands", "u64")
     _check_int(seed, "seed", "u64")
-    _check_int(threads, "threads", "usize")
+    _check_int(threads, "threads", "threads")
     timeout = check_timeout(timeout)
     r = resolve_rules(rules)
     labels = agent_labels(agents)

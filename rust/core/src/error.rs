@@ -19,6 +19,10 @@ pub enum Error {
     /// A game log that is malformed, holds several hands, or does not
     /// replay to itself (an edited line, seed or wall).
     InvalidLog(String),
+    /// An argument outside its documented range that is none of the
+    /// above (a thread count above the limit, a batch of mismatched
+    /// lengths).
+    InvalidArgument(String),
 }
 
 impl fmt::Display for Error {
@@ -30,6 +34,7 @@ impl fmt::Display for Error {
             | Error::IllegalAction(m)
             | Error::InconsistentOutcome(m)
             | Error::InvalidLog(m) => f.write_str(m),
+            Error::InvalidArgument(m) => f.write_str(m),
         }
     }
 }

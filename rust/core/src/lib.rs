@@ -31,6 +31,7 @@ pub mod wildcard;
 
 pub use error::Error;
 pub use hand::{Hand, Meld, MeldKind};
+pub use parallel::MAX_THREADS;
 pub use ruleset::Ruleset;
 pub use tile::{Counts, Tile};
 pub use wildcard::Wildcards;

@@ -145,6 +145,10 @@ fn play_out<R: Recorder>(
             rec.played(fallback);
         }
     }
+    // A hand the scorer refused is an error, never a silent zero.
+    if let Some(e) = g.settlement_error() {
+        return Err(e.clone());
+    }
     Ok((decisions, fault))
 }
 

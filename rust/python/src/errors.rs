@@ -59,6 +59,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::IllegalAction(m) => IllegalActionError::new_err(m),
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
         Error::InvalidLog(m) => InvalidLogError::new_err(m),
+        Error::InvalidArgument(m) => KoudianError::new_err(m),
     }
 }
 

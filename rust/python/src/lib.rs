@@ -13,6 +13,7 @@ mod rank;
 mod record;
 mod ruleset;
 mod score;
+mod seq;
 mod shanten;
 mod tiles;
 mod ting;
