@@ -16,6 +16,10 @@ pub enum Error {
     IllegalAction(String),
     /// A finished-hand description that cannot have happened.
     InconsistentOutcome(String),
+    /// A position (an observation and its hidden completion) that no table
+    /// can reach: a broken tile census, a declared hand not ready, a
+    /// completion of the wrong size.
+    InvalidPosition(String),
 }
 
 impl fmt::Display for Error {
@@ -25,7 +29,8 @@ impl fmt::Display for Error {
             | Error::InvalidHand(m)
             | Error::InvalidRuleset(m)
             | Error::IllegalAction(m)
-            | Error::InconsistentOutcome(m) => f.write_str(m),
+            | Error::InconsistentOutcome(m)
+            | Error::InvalidPosition(m) => f.write_str(m),
         }
     }
 }
