@@ -42,6 +42,13 @@ create_exception!(
     "A finished-hand description that cannot have happened."
 );
 
+create_exception!(
+    koudian,
+    InvalidPositionError,
+    KoudianError,
+    "A position (an observation and its completion) no table can reach."
+);
+
 /// Maps a core error to its Python exception.
 pub fn to_py(e: Error) -> PyErr {
     match e {
@@ -50,6 +57,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidRuleset(m) => RulesetError::new_err(m),
         Error::IllegalAction(m) => IllegalActionError::new_err(m),
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
+        Error::InvalidPosition(m) => InvalidPositionError::new_err(m),
     }
 }
 
@@ -63,6 +71,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "InconsistentOutcomeError",
         py.get_type::<InconsistentOutcomeError>(),
+    )?;
+    m.add(
+        "InvalidPositionError",
+        py.get_type::<InvalidPositionError>(),
     )?;
     Ok(())
 }

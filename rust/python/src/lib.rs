@@ -9,6 +9,7 @@ mod errors;
 mod game;
 mod hand;
 mod ints;
+mod position;
 mod ruleset;
 mod score;
 mod shanten;
@@ -33,5 +34,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     game::register(m)?;
     bench::register(m)?;
     ints::register(m)?;
+    position::register(m)?;
     Ok(())
 }

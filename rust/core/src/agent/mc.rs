@@ -1,5 +1,5 @@
 //! The Monte Carlo agent `mc`: at a decision with a real choice it samples
-//! completions of what it cannot see ([`sample_hidden`], the
+//! completions of what it cannot see ([`crate::game::sample_hidden`], the
 //! determinization step), plays each candidate action on every sampled
 //! table followed by the greedy policy for every seat to the end of the
 //! hand, and picks the candidate with the best mean settlement for its
@@ -38,9 +38,8 @@
 
 use super::{Agent, GreedyAgent, SeatView};
 use crate::error::Error;
-use crate::game::{mix_seed, sample_hidden, Action, Game, Prng};
-use crate::shanten::shanten_counts;
-use crate::shape::ShapeRules;
+use crate::game::position::{sample_with, Fast};
+use crate::game::{mix_seed, Action, Game};
 
 /// How the agent spends its time at a decision.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,25 +62,25 @@ pub struct McConfig {
 impl McConfig {
     /// The quick budget (`mc:budget=fast`).
     pub const FAST: McConfig = McConfig {
-        rollouts: 12,
-        min_rollouts: 6,
-        top: 3,
+        rollouts: 4,
+        min_rollouts: 4,
+        top: 2,
         stop_z: 2.0,
         margin_z: 1.0,
     };
     /// The default budget (`mc`).
     pub const DEFAULT: McConfig = McConfig {
-        rollouts: 32,
-        min_rollouts: 8,
-        top: 4,
+        rollouts: 8,
+        min_rollouts: 4,
+        top: 3,
         stop_z: 2.5,
         margin_z: 1.0,
     };
     /// The strong budget (`mc:budget=strong`).
     pub const STRONG: McConfig = McConfig {
-        rollouts: 160,
-        min_rollouts: 16,
-        top: 6,
+        rollouts: 48,
+        min_rollouts: 8,
+        top: 5,
         stop_z: 3.0,
         margin_z: 1.0,
     };
@@ -287,7 +286,7 @@ impl MonteCarloAgent {
         let mut diff = vec![(0.0f64, 0.0f64); tallies.len()];
         for w in 0..self.config.rollouts {
             let world_seed = mix_seed(decision_seed, u64::from(w));
-            let Ok(hidden) = sample_hidden(rules, &obs, &mut Prng::new(world_seed)) else {
+            let Ok(hidden) = sample_with(&game.judge, rules, &obs, &mut Fast(world_seed)) else {
                 break;
             };
             let Ok(mut base) = Game::from_observation(rules, &obs, &hidden, None) else {
@@ -409,15 +408,13 @@ fn candidates(view: &SeatView<'_>, greedy: Action, top: usize) -> Vec<Action> {
     let game = view.game;
     let seat = view.seat;
     let hand = game.hand(seat);
-    let shape = ShapeRules::from(game.rules());
-    let wilds = game.wilds();
     let after = |t: crate::Tile| -> i8 {
         let mut c = hand.concealed;
         if c[t.index()] == 0 {
             return i8::MAX;
         }
         c[t.index()] -= 1;
-        shanten_counts(&c, hand.n_melds(), &wilds, &shape).unwrap_or(i8::MAX)
+        game.judge.shanten(&c, hand.n_melds())
     };
     let mut scored: Vec<(i8, Action)> = Vec::new();
     for a in view.legal().iter() {

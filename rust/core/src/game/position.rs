@@ -310,7 +310,7 @@ impl Game {
             if let (Phase::Turn { drawn: Some(d), .. }, true) = (phase, s == usize::from(me)) {
                 h.concealed[d.index()] = h.concealed[d.index()].saturating_sub(1);
             }
-            if h.tile_count() % 3 == 1 && !declarable_ready(&judge, rules, &h) {
+            if h.tile_count() % 3 == 1 && !declarable_ready(&judge, &h) {
                 return Err(bad(format!(
                     "seat {s} has declared ting but its hand is not ready with a wait worth declaring"
                 )));
@@ -466,8 +466,8 @@ fn declared_before_giving(discards: &[Discard], giver: u8, t: Tile) -> bool {
 }
 
 /// Whether a 13-type hand is ready with a wait worth declaring ting on.
-fn declarable_ready(judge: &Judge, rules: &Ruleset, h: &Hand) -> bool {
-    crate::ting::worth_ting(&judge.waits(h), rules)
+fn declarable_ready(judge: &Judge, h: &Hand) -> bool {
+    judge.ready_to_declare(h)
 }
 
 /// The first field in which two observations differ, for an error.
@@ -517,9 +517,20 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// assert_eq!(h.wall.len(), usize::from(obs.wall_remaining));
 /// ```
 pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Result<Hidden, Error> {
+    rules.validate()?;
+    let judge = Judge::new(rules, obs.wilds);
+    sample_with(&judge, rules, obs, &mut Fast(rng.next_u64()))
+}
+
+/// [`sample_hidden`] with the table's judge.
+pub(crate) fn sample_with(
+    judge: &Judge,
+    rules: &Ruleset,
+    obs: &Observation,
+    rng: &mut Fast,
+) -> Result<Hidden, Error> {
     /// Draws of a declared seat's hand before giving up.
     const TRIES: usize = 200_000;
-    rules.validate()?;
     let me = usize::from(obs.seat & 3);
     let in_play = kinds_in_play(rules);
     let seen = obs.visible_counts();
@@ -583,7 +594,6 @@ pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Resu
             others + n_down + undrawn
         )));
     }
-    let judge = Judge::new(rules, obs.wilds);
     let mut concealed = [[0u8; KINDS]; 4];
     concealed[me] = obs.concealed;
     // Declared seats first, each redrawn until ready, then the others.
@@ -615,7 +625,7 @@ pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Resu
                 break;
             }
             let h = Hand::new(c, &melds)?;
-            if declarable_ready(&judge, rules, &h) {
+            if declarable_ready(&judge, &h) {
                 concealed[s] = c;
                 break;
             }
@@ -674,8 +684,30 @@ fn own_forfeits(obs: &Observation) -> u64 {
     m
 }
 
+/// SplitMix64 with Lemire's bounded draws, seeded from the caller's
+/// [`Prng`]: a declared hand may take hundreds of draws, and ChaCha's
+/// blocks cost more than the readiness test.
+pub(crate) struct Fast(pub(crate) u64);
+
+impl Fast {
+    fn below(&mut self, n: u32) -> u32 {
+        let n = n.max(1);
+        loop {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let x = ((z ^ (z >> 31)) >> 32) as u32;
+            let m = u64::from(x) * u64::from(n);
+            if (m as u32) >= n.wrapping_neg() % n {
+                return (m >> 32) as u32;
+            }
+        }
+    }
+}
+
 /// Fisher-Yates.
-fn shuffle(v: &mut [Tile], rng: &mut Prng) {
+fn shuffle(v: &mut [Tile], rng: &mut Fast) {
     for i in (1..v.len()).rev() {
         let j = rng.below(i as u32 + 1) as usize;
         v.swap(i, j);
@@ -683,7 +715,7 @@ fn shuffle(v: &mut [Tile], rng: &mut Prng) {
 }
 
 /// Puts a uniform random `n`-subset (in random order) at the front of `v`.
-fn partial_shuffle(v: &mut [Tile], n: usize, rng: &mut Prng) {
+fn partial_shuffle(v: &mut [Tile], n: usize, rng: &mut Fast) {
     let len = v.len();
     for i in 0..n.min(len) {
         let j = i + rng.below((len - i) as u32) as usize;
