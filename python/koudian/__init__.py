@@ -22,9 +22,11 @@ from koudian._core import (
     DiscardOption,
     Hand,
     HandValue,
+    Hidden,
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
+    InvalidPositionError,
     InvalidTilesError,
     Kong,
     KoudianError,
@@ -36,6 +38,7 @@ from koudian._core import (
     Outcome,
     Pattern,
     Payment,
+    RankedAction,
     Ruleset,
     RulesetError,
     Set,
@@ -55,6 +58,8 @@ from koudian._core import (
     may_win,
     mix_seed,
     parse,
+    rank_actions,
+    sample_hidden,
     settle,
     shanten,
     shanten_batch,
@@ -75,6 +80,7 @@ if TYPE_CHECKING:
 
     from koudian import env as env
     from koudian.agents import Agent, GreedyAgent, RandomAgent
+    from koudian.arena import ArenaResult, arena
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
     from koudian.simulation import SimulationResult, simulate
@@ -84,6 +90,8 @@ if TYPE_CHECKING:
 # within its few-millisecond budget (PEP 562 module __getattr__).
 _LAZY = {
     "Agent": "koudian.agents",
+    "ArenaResult": "koudian.arena",
+    "arena": "koudian.arena",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -123,6 +131,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Action",
     "Agent",
+    "ArenaResult",
     "Decomposition",
     "DiscardOption",
     "Game",
@@ -130,9 +139,11 @@ __all__ = [
     "GreedyAgent",
     "Hand",
     "HandValue",
+    "Hidden",
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
+    "InvalidPositionError",
     "InvalidTilesError",
     "Kong",
     "KoudianError",
@@ -146,6 +157,7 @@ __all__ = [
     "Pattern",
     "Payment",
     "RandomAgent",
+    "RankedAction",
     "Ruleset",
     "RulesetError",
     "Set",
@@ -155,6 +167,7 @@ __all__ = [
     "Tile",
     "Win",
     "__version__",
+    "arena",
     "can_declare_ting",
     "chajiao_value",
     "decompose",
@@ -169,7 +182,9 @@ __all__ = [
     "mix_seed",
     "parse",
     "play",
+    "rank_actions",
     "replay",
+    "sample_hidden",
     "settle",
     "shanten",
     "shanten_batch",

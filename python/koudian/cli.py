@@ -211,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         simulate = None  # type: ignore[assignment]
     if simulate is not None and hasattr(simulate, "add_subparser"):
         simulate.add_subparser(sub)
+    __import__("koudian.arena").arena.add_subparser(sub)
     return p
 
 
