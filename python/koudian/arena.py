@@ -352,7 +352,9 @@ def arena(
     """Plays ``deals`` seeded deals with the four ``agents`` (built-in
     specs such as ``"mc"`` or ``"mc:rollouts=200"``, Python agents,
     ``"cmd:COMMAND"`` external bots) in ``format`` ``"duplicate"`` or
-    ``"single"``, and returns the records with their statistics
+    ``"single"``, and returns the records with their statistics (seats
+    given the same spec, or Python agents of the same ``name`` attribute
+    or class, are pooled as one agent)
     (``ArenaResult.summary()``, ``.to_json()``). Deterministic: the same
     agents, seed and deals give the same numbers with any ``threads``.
     ``progress`` is called with the partial result as the run goes."""
@@ -365,7 +367,10 @@ def arena(
     if deals < 1:
         raise RulesetError(f"deals must be at least 1, got {deals}")
     r = _resolve_rules(rules)
-    labels = [_label(a) for a in agents]
+    # A Python agent is named by its `name` attribute, if it has one.
+    labels = [
+        a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents
+    ]
     rules_name = rules if isinstance(rules, str) else r.name
     natives = [native_name(a) for a in agents]
     parts: list[dict[str, npt.NDArray[Any]]] = []
