@@ -7,10 +7,9 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import koudian
 import numpy as np
 import pytest
-
-import koudian
 from koudian import Action, NativeAgent, Observation
 from koudian.arena import ArenaResult, _tables
 from koudian.cli import main
@@ -115,8 +114,18 @@ def test_deterministic_with_any_thread_count() -> None:
 def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "a.json"
     code = main(
-        ["arena", "--agents", "greedy,random,random,random", "--deals", "20", "--quiet",
-         "--json", str(out), "--threads", "1"]
+        [
+            "arena",
+            "--agents",
+            "greedy,random,random,random",
+            "--deals",
+            "20",
+            "--quiet",
+            "--json",
+            str(out),
+            "--threads",
+            "1",
+        ]
     )
     assert code == 0
     data = json.loads(out.read_text())

@@ -36,7 +36,7 @@ from koudian._core import KoudianError, Ruleset, RulesetError, arena_native, mix
 from koudian.agents import Agent, AgentSpec, make_agent, native_name
 from koudian.game import Game, play
 
-__all__ = ["ArenaResult", "AgentStats", "PairStats", "arena", "add_subparser"]
+__all__ = ["AgentStats", "ArenaResult", "PairStats", "add_subparser", "arena"]
 
 _Z95 = 1.959963984540054
 _COLUMNS = (
@@ -320,9 +320,7 @@ def _python_records(
                     rows["won"].append(won)
                     rows["self_draw"].append(won and res.self_draw)
                     rows["ting"].append(bool(res.ting[s]))
-                    rows["dealt_in"].append(
-                        won_any and not res.self_draw and res.from_seat == s
-                    )
+                    rows["dealt_in"].append(won_any and not res.self_draw and res.from_seat == s)
                     rows["baohu_paid"].append(covered[s])
                     rows["fault"].append(bool(faults))
             on_deal()
@@ -368,10 +366,8 @@ def arena(
         raise RulesetError(f"deals must be at least 1, got {deals}")
     r = _resolve_rules(rules)
     # A Python agent is named by its `name` attribute, if it has one.
-    labels = [
-        a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents
-    ]
-    rules_name = rules if isinstance(rules, str) else r.name
+    labels = [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
+    rules_name = rules if isinstance(rules, str) else "custom"
     natives = [native_name(a) for a in agents]
     parts: list[dict[str, npt.NDArray[Any]]] = []
 
@@ -386,9 +382,7 @@ def arena(
         for start in range(0, deals, step):
             n = min(step, deals - start)
             parts.append(
-                arena_native(
-                    r, names, n, seed=seed, threads=threads, start=start, format=format
-                )
+                arena_native(r, names, n, seed=seed, threads=threads, start=start, format=format)
             )
             if progress is not None:
                 progress(result())
