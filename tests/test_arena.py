@@ -169,3 +169,15 @@ def test_rank_actions_mc_first_is_what_mc_plays() -> None:
     assert koudian.rank_actions(g, (seat + 1) % 4, agent="mc") == []
     with pytest.raises(koudian.KoudianError):
         koudian.rank_actions(g, seat, agent="clever")
+
+
+def test_mc_plays_in_simulate_and_match() -> None:
+    specs = ["mc:budget=fast", "greedy", "greedy", "greedy"]
+    a = koudian.simulate("shanxi", specs, 2, seed=3)
+    b = koudian.simulate("shanxi", specs, 2, seed=3, threads=1)
+    assert a.deltas.tolist() == b.deltas.tolist()
+    with koudian.Match("shanxi", specs, hands=1, seed=2) as m:
+        totals = m.play()
+    assert sum(totals) == 0
+    with pytest.raises(koudian.KoudianError):
+        NativeAgent("mc:top=0", 0)

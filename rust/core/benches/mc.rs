@@ -9,7 +9,7 @@
 //! Run: `cargo bench -p koudian-core --bench mc`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use koudian_core::agent::{builtin, Agent, SeatView};
+use koudian_core::agent::{builtin, SeatView};
 use koudian_core::game::Game;
 use koudian_core::Ruleset;
 use std::hint::black_box;

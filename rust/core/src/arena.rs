@@ -156,7 +156,7 @@ pub fn arena(
                 })
             };
             let any_win = r.winners.iter().any(|&w| w);
-            for s in 0..4 {
+            for (s, &entry) in entries.iter().enumerate() {
                 out.push(SeatRecord {
                     deal: d,
                     table: if format == Format::Duplicate {
@@ -165,7 +165,7 @@ pub fn arena(
                         0
                     },
                     seat: s as u8,
-                    entry: entries[s],
+                    entry,
                     delta: r.deltas[s],
                     won: r.winners[s],
                     self_draw: r.winners[s] && r.self_draw,

@@ -245,8 +245,8 @@ fn sampled_marginals_are_uniform() {
         for _ in 0..n {
             let h = sample_hidden(&rules, &obs, &mut rng).unwrap();
             front[h.wall[0].index()] += 1.0;
-            for k in 0..kinds {
-                held[k] += f64::from(h.concealed[other][k]);
+            for (m, &c) in held.iter_mut().zip(&h.concealed[other]) {
+                *m += f64::from(c);
             }
         }
         for k in 0..kinds {

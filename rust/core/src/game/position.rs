@@ -302,11 +302,11 @@ impl Game {
         }
         // Declared hands must be ready with a wait worth declaring.
         let phase = turn_phase(rules, obs, hidden.replacement);
-        for s in 0..4usize {
+        for (s, &hand) in hands.iter().enumerate() {
             if !obs.ting[s] {
                 continue;
             }
-            let mut h = hands[s];
+            let mut h = hand;
             if let (Phase::Turn { drawn: Some(d), .. }, true) = (phase, s == usize::from(me)) {
                 h.concealed[d.index()] = h.concealed[d.index()].saturating_sub(1);
             }
@@ -602,9 +602,9 @@ pub(crate) fn sample_with(
     let mut start = 0;
     let mut kong_iter = concealed_kongs.iter();
     let mut melds_of = [[None; 4]; 4];
-    for s in 0..4 {
-        for (i, m) in obs.melds[s].iter().flatten().enumerate() {
-            melds_of[s][i] = Some(match m.tile {
+    for (seat_melds, seen) in melds_of.iter_mut().zip(&obs.melds) {
+        for (i, m) in seen.iter().flatten().enumerate() {
+            seat_melds[i] = Some(match m.tile {
                 Some(t) => Meld::new(m.kind, t),
                 None => Meld::new(m.kind, *kong_iter.next().unwrap_or(&Tile::M1)),
             });
@@ -625,7 +625,7 @@ pub(crate) fn sample_with(
                 break;
             }
             let h = Hand::new(c, &melds)?;
-            if declarable_ready(&judge, &h) {
+            if declarable_ready(judge, &h) {
                 concealed[s] = c;
                 break;
             }
