@@ -499,8 +499,12 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 ///
 /// Uniform: with the tiles told apart, every arrangement of the unseen
 /// tiles is equally likely, and a declared seat's hand is redrawn from
-/// the tiles left until it is ready (which keeps it uniform among the
-/// consistent arrangements); a hidden kong's kind is uniform among the
+/// the tiles left until it is ready: exactly uniform among the consistent
+/// arrangements when at most one other seat has declared. With two or
+/// more, each declared hand is uniform among the ready hands of the
+/// tiles the earlier ones left, an approximation of the joint draw (the
+/// exact joint rejection needs far too many draws: both hands ready at
+/// once is rare); a hidden kong's kind is uniform among the
 /// kinds wholly unseen (each leaves the same number of arrangements of
 /// the rest). The seats' private locks are not sampled: only the
 /// observer's own are known (from `obs`), the others' are taken as
