@@ -66,7 +66,7 @@ impl McConfig {
         min_rollouts: 4,
         top: 2,
         stop_z: 2.0,
-        margin_z: 1.0,
+        margin_z: 2.0,
     };
     /// The default budget (`mc`).
     pub const DEFAULT: McConfig = McConfig {
@@ -74,7 +74,7 @@ impl McConfig {
         min_rollouts: 4,
         top: 3,
         stop_z: 2.5,
-        margin_z: 1.0,
+        margin_z: 2.0,
     };
     /// The strong budget (`mc:budget=strong`).
     pub const STRONG: McConfig = McConfig {
@@ -82,7 +82,7 @@ impl McConfig {
         min_rollouts: 8,
         top: 5,
         stop_z: 3.0,
-        margin_z: 1.0,
+        margin_z: 2.0,
     };
 
     /// Parses the options of an agent spec after `mc` (`":"`-separated
