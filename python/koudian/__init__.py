@@ -23,10 +23,12 @@ from koudian._core import (
     DiscardOption,
     Hand,
     HandValue,
+    Hidden,
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
     InvalidLogError,
+    InvalidPositionError,
     InvalidTilesError,
     Kong,
     KoudianError,
@@ -63,6 +65,7 @@ from koudian._core import (
     mix_seed,
     parse,
     rank_actions,
+    sample_hidden,
     settle,
     shanten,
     shanten_batch,
@@ -87,6 +90,7 @@ if TYPE_CHECKING:
     from koudian import logs as logs
     from koudian import vector as vector
     from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
+    from koudian.arena import ArenaResult, arena
     from koudian.game import Game, GameResult, play, replay
     from koudian.logs import read_logs
     from koudian.match import Match
@@ -100,6 +104,8 @@ _LAZY = {
     "Agent": "koudian.agents",
     "ExternalAgent": "koudian.protocol",
     "Fault": "koudian.agents",
+    "ArenaResult": "koudian.arena",
+    "arena": "koudian.arena",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -155,6 +161,7 @@ __all__ = [
     "ENCODING_VERSION",
     "Action",
     "Agent",
+    "ArenaResult",
     "Decomposition",
     "DiscardOption",
     "ExternalAgent",
@@ -164,10 +171,12 @@ __all__ = [
     "GreedyAgent",
     "Hand",
     "HandValue",
+    "Hidden",
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
     "InvalidLogError",
+    "InvalidPositionError",
     "InvalidTilesError",
     "Kong",
     "KoudianError",
@@ -194,6 +203,7 @@ __all__ = [
     "VecEnv",
     "Win",
     "__version__",
+    "arena",
     "can_declare_ting",
     "chajiao_value",
     "decompose",
@@ -212,6 +222,7 @@ __all__ = [
     "rank_actions",
     "read_logs",
     "replay",
+    "sample_hidden",
     "settle",
     "shanten",
     "shanten_batch",

@@ -23,6 +23,10 @@ pub enum Error {
     /// above (a thread count above the limit, a batch of mismatched
     /// lengths).
     InvalidArgument(String),
+    /// A position (an observation and its hidden completion) that no table
+    /// can reach: a broken tile census, a declared hand not ready, a
+    /// completion of the wrong size.
+    InvalidPosition(String),
 }
 
 impl fmt::Display for Error {
@@ -35,6 +39,7 @@ impl fmt::Display for Error {
             | Error::InconsistentOutcome(m)
             | Error::InvalidLog(m) => f.write_str(m),
             Error::InvalidArgument(m) => f.write_str(m),
+            Error::InvalidPosition(m) => f.write_str(m),
         }
     }
 }

@@ -50,6 +50,13 @@ create_exception!(
      koudian.read_logs), or does not replay to itself."
 );
 
+create_exception!(
+    koudian,
+    InvalidPositionError,
+    KoudianError,
+    "A position (an observation and its completion) no table can reach."
+);
+
 /// Maps a core error to its Python exception.
 pub fn to_py(e: Error) -> PyErr {
     match e {
@@ -60,6 +67,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
         Error::InvalidLog(m) => InvalidLogError::new_err(m),
         Error::InvalidArgument(m) => KoudianError::new_err(m),
+        Error::InvalidPosition(m) => InvalidPositionError::new_err(m),
     }
 }
 
@@ -75,5 +83,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         py.get_type::<InconsistentOutcomeError>(),
     )?;
     m.add("InvalidLogError", py.get_type::<InvalidLogError>())?;
+    m.add(
+        "InvalidPositionError",
+        py.get_type::<InvalidPositionError>(),
+    )?;
     Ok(())
 }

@@ -9,6 +9,7 @@ mod errors;
 mod game;
 mod hand;
 mod ints;
+mod position;
 mod rank;
 mod record;
 mod ruleset;
@@ -40,5 +41,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rank::register(m)?;
     record::register(m)?;
     vec_env::register(m)?;
+    position::register(m)?;
     Ok(())
 }

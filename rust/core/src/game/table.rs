@@ -463,6 +463,194 @@ impl Game {
         Ok(())
     }
 
+    /// A table set to a position given piece by piece
+    /// ([`super::position`] checks the pieces, then calls this): the
+    /// fields the table keeps in step with the hands, melds and discards
+    /// are derived from them, then the legal actions of the seat to act.
+    /// `queue: None` for a `Respond` phase opens the answers afresh and
+    /// skips to `observer` (as if every seat asked before it passed).
+    pub(crate) fn assemble(a: super::position::Assembly) -> Result<Game, Error> {
+        let super::position::Assembly {
+            rules,
+            deal,
+            seed,
+            wall,
+            hands,
+            meld_from,
+            discards: ds,
+            ting,
+            scores,
+            kongs,
+            kongs_made,
+            locks,
+            phase,
+            queue,
+            observer,
+        } = a;
+        let mut discards = [NO_DISCARD; MAX_DISCARDS];
+        let n = ds.len().min(MAX_DISCARDS);
+        discards[..n].copy_from_slice(&ds[..n]);
+        let (mut pond, mut let_pass, mut meld_counts) = ([0u8; KINDS], [0u64; 4], [0u8; KINDS]);
+        let mut declared = [false; 4];
+        let mut has_discarded = [false; 4];
+        for d in &discards[..n] {
+            let s = d.seat as usize & 3;
+            has_discarded[s] = true;
+            if d.face_down {
+                declared[s] = true;
+                continue;
+            }
+            if !d.claimed {
+                pond[d.tile.index()] += 1;
+            }
+            for (o, m) in let_pass.iter_mut().enumerate() {
+                if o != s && declared[o] {
+                    *m |= bit(d.tile);
+                }
+            }
+        }
+        let (mut pongs, mut meld_kinds) = ([0u64; 4], [0u64; 4]);
+        for (s, h) in hands.iter().enumerate() {
+            for m in h.melds() {
+                if !(m.kind == MeldKind::ConcealedKong && rules.hide_concealed_kong) {
+                    meld_counts[m.tile.index()] += m.kind.size();
+                }
+                meld_kinds[s] |= bit(m.tile);
+                if m.kind == MeldKind::Pong {
+                    pongs[s] |= bit(m.tile);
+                }
+            }
+        }
+        let any_claim = meld_from.iter().flatten().any(Option::is_some);
+        let mut kong_list = [Kong::own(0, Tile::M1, KongKind::Concealed); 16];
+        let n_kong_list = kongs_made.len().min(16);
+        kong_list[..n_kong_list].copy_from_slice(&kongs_made[..n_kong_list]);
+        let reserve = usize::from(rules.wall_reserve.0)
+            + usize::from(rules.wall_reserve.1) * usize::from(kongs);
+        let live = wall.remaining().saturating_sub(reserve) as u8;
+        let (pass_hand, pass_kinds, pass_turn, no_kong) = locks;
+        let mut g = Game {
+            judge: Judge::new(&rules, deal.wilds),
+            rules,
+            deal,
+            seed,
+            wall,
+            hands,
+            sets: hands.map(|h| KindSets::of(&h.concealed)),
+            meld_from,
+            discards,
+            n_discards: n as u8,
+            pond,
+            let_pass,
+            meld_counts,
+            ting,
+            pass_hand,
+            pass_kinds,
+            pass_turn,
+            no_kong,
+            pongs,
+            meld_kinds,
+            ready_lb: [NO_BOUND; 4],
+            turn_lb: NO_BOUND,
+            win_on: [0; 4],
+            win_self: [0; 4],
+            ting_kept: [0; 4],
+            kongs,
+            live,
+            any_claim,
+            suited: 0,
+            has_discarded,
+            phase,
+            queue: Queue::default(),
+            to_act: observer,
+            legal: ActionMask::EMPTY,
+            result: None,
+            scores,
+            robbed: None,
+            kong_list,
+            n_kong_list: n_kong_list as u8,
+            settlement: None,
+            settle_error: None,
+            record: true,
+            events: Vec::new(),
+        };
+        g.suited = g.suited_seats();
+        for s in 0..4 {
+            if g.ting[s] && g.keeps_wins() {
+                // The kept winning kinds are those of the 13 tiles: on the
+                // seat's own turn, without the tile it drew.
+                let mut h = g.hands[s];
+                if let Phase::Turn {
+                    seat,
+                    drawn: Some(d),
+                    ..
+                } = g.phase
+                {
+                    if usize::from(seat) == s && h.concealed[d.index()] > 0 {
+                        h.concealed[d.index()] -= 1;
+                    }
+                }
+                (g.win_on[s], g.win_self[s]) = g.judge.declared_wins(&h);
+            }
+        }
+        match g.phase {
+            Phase::Turn {
+                seat,
+                drawn,
+                last_live,
+                after_claim,
+                ..
+            } => {
+                g.to_act = seat;
+                if let Some(auto) = g.turn_legal_of(seat, drawn, last_live, after_claim) {
+                    g.apply(auto, true);
+                }
+            }
+            Phase::Respond { from, tile, rob } => {
+                match queue {
+                    Some(q) => g.queue = q,
+                    None => {
+                        g.open_responses(from, tile, rob);
+                        if !matches!(g.phase, Phase::Respond { .. }) {
+                            return Err(Error::InvalidPosition(format!(
+                                "seat {observer} cannot answer {tile}: nobody may claim it"
+                            )));
+                        }
+                        while !g.queue.done() && g.queue.current().0 != observer {
+                            g.queue.advance();
+                        }
+                        if g.queue.done() {
+                            return Err(Error::InvalidPosition(format!(
+                                "seat {observer} has nothing to answer to {tile}"
+                            )));
+                        }
+                    }
+                }
+                if let Some(auto) = g.respond_legal() {
+                    g.apply(auto, true);
+                }
+            }
+            Phase::Over | Phase::Draw { .. } => {
+                return Err(Error::InvalidPosition(
+                    "a position is rebuilt only where a seat is to act".into(),
+                ))
+            }
+        }
+        Ok(g)
+    }
+
+    /// The seats' private table state no observation shows: the 过胡
+    /// locks (by hand, by kind, until the next draw) and the kong kinds
+    /// forfeited by a pong.
+    pub(crate) fn private_locks(&self) -> super::position::Locks {
+        (
+            self.pass_hand,
+            self.pass_kinds,
+            self.pass_turn,
+            self.no_kong,
+        )
+    }
+
     /// Turns the event record (and so [`Game::log`]) on or off; off saves
     /// time in bulk self-play. On by default.
     pub fn set_recording(&mut self, on: bool) {
