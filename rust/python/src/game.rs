@@ -1305,7 +1305,7 @@ pub(crate) fn summary_dict<'py>(py: Python<'py>, rows: &[HandRow]) -> PyResult<B
     let baohu: Vec<i64> = rows.iter().flat_map(|x| x.baohu).collect();
     let decisions: Vec<u32> = sums().map(|s| s.decisions).collect();
     let faults: Vec<bool> = sums().map(|s| s.agent_fault).collect();
-    let patterns = pattern_tally(&rows);
+    let patterns = pattern_tally(rows);
     let d = PyDict::new(py);
     d.set_item("kind", PyArray1::from_vec(py, kind))?;
     d.set_item("winners", arr2(py, winners, n)?)?;
