@@ -117,18 +117,26 @@ def bench_log(hands: int, rounds: int, tmp: Path) -> None:
 
 
 def bench_ray(hands: int, rounds: int) -> None:
+    # The cluster runs on loopback only, as the tests' (docs/datasets.md,
+    # "The test cluster"): Ray reads this at import, here and in every
+    # process it starts.
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     import ray
+    from ray._private import ray_constants
     from ray.cluster_utils import Cluster
+
+    ray_constants.ENABLE_RAY_CLUSTER = False  # in case Ray was imported earlier
 
     # Ray starts its workers at nice 15 (`worker_niceness`): on a shared
     # machine they would then lose the CPU to every other process, and the
     # comparison with the local run (nice 0) would measure that.
     os.environ["RAY_worker_niceness"] = "0"
-    node = {"num_cpus": 1, "object_store_memory": 150 * 2**20}
+    node = {"num_cpus": 1, "object_store_memory": 150 * 2**20, "node_ip_address": "127.0.0.1"}
     c = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
     c.add_node(**node)
     ray.init(
         address=c.address,
+        _node_ip_address="127.0.0.1",
         include_dashboard=False,
         log_to_driver=False,
     )

@@ -1,7 +1,14 @@
 """The Ray backend (koudian.cluster) against a real two-node Ray cluster
 started here (one CPU and a 100 MB object store per node): the same
 summary, logs and dataset rows as the local run whatever the task count,
-and a task whose worker dies retried without losing or duplicating hands."""
+and a task whose worker dies retried without losing or duplicating hands.
+
+The cluster runs on loopback only (docs/datasets.md, "The test cluster"):
+every node is given 127.0.0.1, and the driver is kept from swapping
+127.0.0.1 in its address for the machine's own address, which Ray does by
+default for multi-node clusters. A test checks that every TCP socket of
+this process and its descendants (GCS, raylets, agents, workers) is on
+127.0.0.0/8."""
 
 from __future__ import annotations
 
@@ -10,36 +17,125 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+# Read by Ray at import (ray._private.ray_constants) in this process and in
+# every process it starts: with it off, Ray resolves "127.0.0.1" and its
+# default node address to loopback instead of the address seen from outside.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
 import koudian
 import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("pyarrow")
+from ray._private import ray_constants  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 AGENTS = ["greedy", "random", "greedy", "random"]
 HANDS = 400
-NODE = {"num_cpus": 1, "object_store_memory": 100 * 2**20}
+LOOPBACK = "127.0.0.1"
+NODE = {"num_cpus": 1, "object_store_memory": 100 * 2**20, "node_ip_address": LOOPBACK}
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
     # Ray starts workers at nice 15; on a busy machine they would starve.
     os.environ.setdefault("RAY_worker_niceness", "0")
+    # If Ray was imported before this module set the variable, its constant
+    # is already fixed: set it for this process too (services.py reads it
+    # as an attribute at each call).
+    saved = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
     c = Cluster(
         initialize_head=True,
         head_node_args={**NODE, "include_dashboard": False},
     )
-    c.add_node(**NODE)
-    ray.init(address=c.address, include_dashboard=False, log_to_driver=False)
     try:
+        c.add_node(**NODE)
+        ray.init(
+            address=c.address,
+            _node_ip_address=LOOPBACK,
+            include_dashboard=False,
+            log_to_driver=False,
+        )
         c.wait_for_nodes()
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
         yield c
     finally:
         ray.shutdown()
         c.shutdown()
+        ray_constants.ENABLE_RAY_CLUSTER = saved
+
+
+def _descendants(root: int) -> set[int]:
+    """``root`` and every process below it (from /proc/*/stat)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may hold spaces.
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    seen, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            todo.extend(children.get(pid, []))
+    return seen
+
+
+def _socket_inodes(pids: set[int]) -> set[str]:
+    inodes = set()
+    for pid in pids:
+        try:
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    return inodes
+
+
+def _ip(hex_addr: str) -> str:
+    """The address of a /proc/net/tcp{,6} field ``ADDR:PORT`` (hex, each
+    32-bit word in host byte order, which is little-endian here)."""
+    words = bytes.fromhex(hex_addr.split(":")[0])
+    raw = b"".join(words[i : i + 4][::-1] for i in range(0, len(words), 4))
+    if len(raw) == 16 and raw[:12] == b"\0" * 10 + b"\xff\xff":
+        raw = raw[12:]  # IPv4-mapped IPv6 (::ffff:a.b.c.d)
+    if len(raw) == 4:
+        return ".".join(str(b) for b in raw)
+    return ":".join(raw[i : i + 2].hex() for i in range(0, 16, 2))
+
+
+def _tcp_sockets(inodes: set[str]) -> list[tuple[str, str, str | None]]:
+    """(state, local address, remote address or None when unconnected) of
+    the TCP sockets ``inodes``."""
+    out = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            next(f)
+            for line in f:
+                fields = line.split()
+                if fields[9] in inodes:
+                    state = "LISTEN" if fields[3] == "0A" else fields[3]
+                    unconnected = fields[2].endswith(":0000")
+                    out.append((state, _ip(fields[1]), None if unconnected else _ip(fields[2])))
+    return out
+
+
+def _loopback(ip: str) -> bool:
+    return ip.startswith("127.") or ip == "0000:0000:0000:0000:0000:0000:0000:0001"
 
 
 def _same(a: koudian.SimulationResult, b: koudian.SimulationResult) -> None:
@@ -120,6 +216,35 @@ def test_a_killed_task_is_retried_and_the_result_is_the_clean_runs(
     _same(r, want)
     assert _rows(tmp_path).equals(_rows(d))
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_proc_net_addresses_are_decoded() -> None:
+    assert _ip("0100007F:1F90") == "127.0.0.1"
+    assert _ip("0202A8C0:0050") == "192.168.2.2"
+    assert _ip("0000000000000000FFFF00000100007F:1F90") == "127.0.0.1"
+    assert _ip("00000000000000000000000001000000:0016") == "0000:0000:0000:0000:0000:0000:0000:0001"
+    assert _loopback("127.0.0.1") and _loopback(_ip("00000000000000000000000001000000:0"))
+    assert not _loopback("0.0.0.0") and not _loopback("192.0.2.2")
+
+
+def test_the_cluster_listens_and_talks_on_loopback_only(
+    cluster: Cluster, local: tuple[koudian.SimulationResult, Path, str]
+) -> None:
+    # Run a job first so that workers and their connections exist.
+    r = koudian.simulate("shanxi", AGENTS, HANDS, seed=3, backend="ray")
+    _same(r, local[0])
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {LOOPBACK}
+    assert cluster.address.startswith(LOOPBACK + ":")
+    pids = _descendants(os.getpid())
+    sockets = _tcp_sockets(_socket_inodes(pids))
+    listening = [s for s in sockets if s[0] == "LISTEN"]
+    # GCS, two raylets (node manager, object manager) at least.
+    assert len(listening) >= 5, sockets
+    assert all(_loopback(local_ip) for _, local_ip, _ in sockets), sockets
+    # Connections between the driver, GCS, raylets and workers.
+    connected = [s for s in sockets if s[2] is not None]
+    assert connected, sockets
+    assert all(_loopback(remote) for _, _, remote in connected if remote), connected
 
 
 def test_a_bad_backend_is_refused() -> None:

@@ -35,7 +35,8 @@ milliseconds of scheduling and the games are independent, so the run
 scales with the cluster's CPUs: about the per-core native rate times the
 number of CPUs, less one task's length at the end (docs/datasets.md has
 the measured figures, and why ``RAY_worker_niceness=0`` matters on shared
-machines).
+machines). The tests' two-node cluster runs on 127.0.0.1 only; docs/datasets.md
+("The test cluster") says how, for a local cluster of your own.
 """
 
 from __future__ import annotations
