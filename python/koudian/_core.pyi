@@ -75,6 +75,7 @@ class InvalidLogError(KoudianError):
     """A game log that is malformed, holds several hands (read those with
     ``koudian.read_logs``), or does not replay to itself: an edited line,
     or a header whose ``seed`` no longer deals its wall."""
+
 class InvalidPositionError(KoudianError):
     """A position (an observation and its completion) no table can reach."""
 
@@ -957,9 +958,7 @@ class RankedAction:
         tables) and ``rollouts``."""
     def __repr__(self) -> str: ...
 
-def rank_actions(
-    game: Game, seat: int, agent: str = "greedy", seed: int = 0
-) -> list[RankedAction]:
+def rank_actions(game: Game, seat: int, agent: str = "greedy", seed: int = 0) -> list[RankedAction]:
     """Every legal action of ``seat`` in the current position, best first,
     as the agent ``agent`` ranks them (``"greedy"``, ``"mc"``,
     ``"mc:rollouts=200"``, ``"mc:budget=fast|strong"``); the first is

@@ -356,7 +356,8 @@ def arena(
     (``ArenaResult.summary()``, ``.to_json()``). Deterministic: the same
     agents, seed and deals give the same numbers with any ``threads``.
     ``progress`` is called with the partial result as the run goes."""
-    from koudian.simulation import _label, _resolve_rules
+    from koudian._cli_rules import resolve_rules
+    from koudian.simulation import _label
 
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -364,7 +365,7 @@ def arena(
         raise RulesetError(f'format {format!r} (available: "duplicate", "single")')
     if deals < 1:
         raise RulesetError(f"deals must be at least 1, got {deals}")
-    r = _resolve_rules(rules)
+    r = resolve_rules(rules)
     # A Python agent is named by its `name` attribute, if it has one.
     labels = [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
     rules_name = rules if isinstance(rules, str) else "custom"

@@ -578,7 +578,6 @@ class _StopOnCtrlC:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-
 def simulate(
     rules: object,
     agents: Sequence[AgentSpec],

@@ -385,7 +385,7 @@ impl Ruleset {
             point_rule: PointRule::None,
             dealer_rotation: DealerRotation::Sichuan,
             kong_draw: KongDraw::Front,
-            // 刮风下雨 is paid whatever the hand's end (RULES.md §5).
+            // 刮风下雨 is paid whatever the hand's end (docs/rules.md §5).
             kongs_need_win: false,
             ..Ruleset::shanxi()
         }
