@@ -215,10 +215,16 @@ pub fn encode_into<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) -> Re
 /// [`encode_into`] once the length and type are checked.
 #[inline]
 pub(crate) fn write<T: Cell>(o: &impl View, enc: Encoding, out: &mut [T]) {
-    out.fill(T::default());
     let me = o.seat();
     let rel = |s: u8| ((s + 4 - me) & 3) as usize;
     let at = |plane: usize, k: usize| plane * KINDS + k;
+    let v2 = enc == Encoding::V2;
+    // Only the planes not written whole below are cleared first (planes
+    // 0-3, 14, 24 and 34-41 are): a fifth less memory to clear a step.
+    let end = enc.n_planes();
+    for (from, to) in [(4, 14), (15, 24), (25, end.min(34)), (42.min(end), end)] {
+        out[at(from, 0)..at(to, 0)].fill(T::default());
+    }
     let fill = |out: &mut [T], plane: usize, v: T| out[at(plane, 0)..at(plane + 1, 0)].fill(v);
     let one = T::of(1);
     for (k, &c) in o.concealed().iter().enumerate() {
@@ -231,7 +237,6 @@ pub(crate) fn write<T: Cell>(o: &impl View, enc: Encoding, out: &mut [T]) {
     if let Some(t) = drawn {
         out[at(4, t.index())] = one;
     }
-    let v2 = enc == Encoding::V2;
     o.each_meld(|s, m| {
         if let Some(t) = m.tile {
             let i = at(5 + rel(s), t.index());
