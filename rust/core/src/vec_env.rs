@@ -38,6 +38,7 @@
 use crate::agent::{builtin, Agent, SeatView};
 use crate::error::Error;
 use crate::game::encode::{self, Cell, Encoding};
+use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
@@ -419,7 +420,7 @@ impl VecEnv {
                 let deltas = t.game.result().map_or([0; 4], |r| r.deltas);
                 o.reward[0] = deltas[me as usize] as f32;
                 o.final_deltas.copy_from_slice(&deltas);
-                encode::write(&t.game.observe(me), enc, o.final_obs);
+                encode::write(&GameView::new(&t.game, me), enc, o.final_obs);
                 // The finished hand becomes the kept one; the previous
                 // kept table is redealt in place.
                 std::mem::swap(&mut t.game, &mut t.last);
@@ -570,11 +571,13 @@ impl Table {
             (Learners::Seat(s), None) => s,
             (Learners::All, None) => 0,
         };
-        let obs = self.game.observe(seat);
-        encode::write(&obs, enc, o.obs);
+        encode::write(&GameView::new(&self.game, seat), enc, o.obs);
         // Eight mask entries a table look-up, not one bit test each.
         let mut bytes = [0u8; 24];
-        for (b, w) in bytes.chunks_exact_mut(8).zip(obs.legal.0) {
+        for (b, w) in bytes
+            .chunks_exact_mut(8)
+            .zip(self.game.legal_actions_for(seat).0)
+        {
             b.copy_from_slice(&w.to_le_bytes());
         }
         for (m, &b) in o.masks.chunks_mut(8).zip(&bytes) {

@@ -45,9 +45,33 @@
 //! | 38-41 | running score of seat r: `clamp(128 + score, 0, 255)` (all columns; one point per unit, 128 is zero) |
 //! | 42-65 | the 6 most recent discards of seat r, newest first: plane `42 + 6r + j` for its j-th latest, 1 at the kind if face up and still in the pond, 2 if claimed into a meld, 3 for the observer's own face-down ting discard; a row of zeros when seat r made fewer discards or the discard lies face down out of the observer's sight |
 
-use super::observation::{Observation, Pending};
+use super::observation::{Observation, Pending, SeenDiscard, SeenMeld};
 use crate::error::Error;
-use crate::tile::KINDS;
+use crate::tile::{Counts, Tile, KINDS};
+use crate::wildcard::Wildcards;
+
+/// What the encoder reads of one seat's view: an [`Observation`], or the
+/// game itself for the seat (the vectorized environment, which so skips
+/// building the observation). Both implementations share the hiding
+/// rules (`game/view.rs`), and the encoder exists once.
+pub(crate) trait View {
+    fn seat(&self) -> u8;
+    fn dealer(&self) -> u8;
+    fn concealed(&self) -> Counts;
+    /// What the seat is asked, and the tile it drew on its turn.
+    fn pending_drawn(&self) -> (Pending, Option<Tile>);
+    /// `f(seat, meld)` for every meld at the table.
+    fn each_meld(&self, f: impl FnMut(u8, SeenMeld));
+    fn each_discard_newest_first(&self, f: impl FnMut(SeenDiscard));
+    fn wilds(&self) -> Wildcards;
+    fn face_up_in_wall(&self) -> Counts;
+    fn ting(&self) -> [bool; 4];
+    fn live_remaining(&self) -> u8;
+    fn may_win_discards(&self) -> bool;
+    fn locked_kinds(&self) -> u64;
+    fn concealed_count(&self) -> [u8; 4];
+    fn scores(&self) -> [i64; 4];
+}
 
 /// The newest encoding's version.
 pub const ENCODING_VERSION: u32 = 2;
@@ -190,41 +214,46 @@ pub fn encode_into<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) -> Re
 
 /// [`encode_into`] once the length and type are checked.
 #[inline]
-pub(crate) fn write<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) {
-    out.fill(T::default());
-    let rel = |s: u8| ((s + 4 - o.seat) & 3) as usize;
+pub(crate) fn write<T: Cell>(o: &impl View, enc: Encoding, out: &mut [T]) {
+    let me = o.seat();
+    let rel = |s: u8| ((s + 4 - me) & 3) as usize;
     let at = |plane: usize, k: usize| plane * KINDS + k;
+    let v2 = enc == Encoding::V2;
+    // Only the planes not written whole below are cleared first (planes
+    // 0-3, 14, 24 and 34-41 are): a fifth less memory to clear a step.
+    let end = enc.n_planes();
+    for (from, to) in [(4, 14), (15, 24), (25, end.min(34)), (42.min(end), end)] {
+        out[at(from, 0)..at(to, 0)].fill(T::default());
+    }
     let fill = |out: &mut [T], plane: usize, v: T| out[at(plane, 0)..at(plane + 1, 0)].fill(v);
     let one = T::of(1);
-    for (k, &c) in o.concealed.iter().enumerate() {
+    for (k, &c) in o.concealed().iter().enumerate() {
         // Branch-free: four stores a kind (the count is at most 4).
         for n in 0..4 {
             out[at(n, k)] = T::of(u8::from(c > n as u8));
         }
     }
-    if let Some(t) = o.drawn {
+    let (pending, drawn) = o.pending_drawn();
+    if let Some(t) = drawn {
         out[at(4, t.index())] = one;
     }
-    let v2 = enc == Encoding::V2;
-    for (s, seat) in o.melds.iter().enumerate() {
-        for m in seat.iter().flatten() {
-            if let Some(t) = m.tile {
-                let i = at(5 + rel(s as u8), t.index());
-                out[i] = out[i].plus(m.kind.size());
-                if let (true, Some(from)) = (v2, m.from) {
-                    out[at(30 + rel(from), t.index())] = one;
-                }
+    o.each_meld(|s, m| {
+        if let Some(t) = m.tile {
+            let i = at(5 + rel(s), t.index());
+            out[i] = out[i].plus(m.kind.size());
+            if let (true, Some(from)) = (v2, m.from) {
+                out[at(30 + rel(from), t.index())] = one;
             }
         }
-    }
+    });
     // One pass over the discards, newest first: the pond (planes 9-12)
     // and, in version 2, each seat's latest ones (planes 42-65).
     let mut seen = [0usize; 4];
-    for d in o.discards().iter().rev() {
+    o.each_discard_newest_first(|d| {
         let r = rel(d.seat);
         let Some(t) = d.tile else {
             seen[r] += 1;
-            continue;
+            return;
         };
         if !d.claimed {
             let i = at(9 + r, t.index());
@@ -241,14 +270,14 @@ pub(crate) fn write<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) {
             out[at(42 + RECENT_DISCARDS * r + seen[r], t.index())] = T::of(v);
         }
         seen[r] += 1;
-    }
-    for t in o.wilds.kinds() {
+    });
+    for t in o.wilds().kinds() {
         out[at(13, t.index())] = one;
     }
-    for k in 0..KINDS {
-        out[at(14, k)] = T::of(o.face_up_in_wall[k]);
+    for (k, &n) in o.face_up_in_wall().iter().enumerate() {
+        out[at(14, k)] = T::of(n);
     }
-    let pending = match o.pending {
+    let pending = match pending {
         Pending::None => None,
         Pending::Turn => Some((26, None)),
         Pending::Discard { tile, .. } => Some((27, Some(tile))),
@@ -260,33 +289,35 @@ pub(crate) fn write<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) {
         }
         fill(out, plane, one);
     }
-    for s in 0..4u8 {
-        if o.ting[s as usize] {
-            fill(out, 16 + rel(s), one);
+    for (s, &ting) in o.ting().iter().enumerate() {
+        if ting {
+            fill(out, 16 + rel(s as u8), one);
         }
     }
-    fill(out, 20 + rel(o.dealer), one);
+    fill(out, 20 + rel(o.dealer()), one);
     let live = if v2 {
-        T::of(o.live_remaining)
+        T::of(o.live_remaining())
     } else {
-        T::ratio(o.live_remaining, 136.0)
+        T::ratio(o.live_remaining(), 136.0)
     };
     fill(out, 24, live);
-    if o.may_win_discards {
+    if o.may_win_discards() {
         fill(out, 25, one);
     }
     if !v2 {
         return;
     }
+    let locked = o.locked_kinds();
     for k in 0..KINDS {
-        if o.locked_kinds >> k & 1 == 1 {
+        if locked >> k & 1 == 1 {
             out[at(29, k)] = one;
         }
     }
-    for s in 0..4u8 {
-        let r = rel(s);
-        fill(out, 34 + r, T::of(o.concealed_count[s as usize]));
-        let score = (128 + o.scores[s as usize].clamp(-128, 127)) as u8;
+    let (counts, scores) = (o.concealed_count(), o.scores());
+    for s in 0..4 {
+        let r = rel(s as u8);
+        fill(out, 34 + r, T::of(counts[s]));
+        let score = (128 + scores[s].clamp(-128, 127)) as u8;
         fill(out, 38 + r, T::of(score));
     }
 }

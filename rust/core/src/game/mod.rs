@@ -69,6 +69,7 @@ pub mod result;
 pub mod rotation;
 mod settle;
 pub mod table;
+pub(crate) mod view;
 pub mod wall;
 
 pub use action::{Action, ActionMask, N_ACTIONS};

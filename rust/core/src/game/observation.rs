@@ -6,9 +6,9 @@
 //! actions. Never another seat's concealed tiles.
 
 use super::action::ActionMask;
-use super::table::{Game, Phase, MAX_DISCARDS};
+use super::table::{Game, MAX_DISCARDS};
 use crate::hand::MeldKind;
-use crate::tile::{Counts, Tile, KINDS};
+use crate::tile::{Counts, Tile};
 use crate::wildcard::Wildcards;
 
 /// A meld as the observer sees it.
@@ -149,22 +149,12 @@ impl Game {
     /// ```
     pub fn observe(&self, seat: u8) -> Observation {
         let seat = seat & 3;
-        let hide_kong = self.rules.hide_concealed_kong;
         let mut melds = [[None; 4]; 4];
         let mut counts = [0u8; 4];
         for s in 0..4u8 {
-            let h = &self.hands[s as usize];
-            counts[s as usize] = h.tile_count() as u8;
+            counts[s as usize] = self.hands[s as usize].tile_count() as u8;
             for (i, tm) in self.table_melds(s).enumerate() {
-                let hidden = hide_kong
-                    && s != seat
-                    && tm.meld.kind == MeldKind::ConcealedKong
-                    && !self.is_over();
-                melds[s as usize][i] = Some(SeenMeld {
-                    kind: tm.meld.kind,
-                    tile: (!hidden).then_some(tm.meld.tile),
-                    from: tm.from,
-                });
+                melds[s as usize][i] = Some(self.seen_meld(s, seat, tm));
             }
         }
         let mut discards = [SeenDiscard {
@@ -174,32 +164,11 @@ impl Game {
             claimed: false,
         }; MAX_DISCARDS];
         for (o, d) in discards.iter_mut().zip(self.discards()) {
-            *o = SeenDiscard {
-                seat: d.seat,
-                tile: (!d.face_down || d.seat == seat).then_some(d.tile),
-                face_down: d.face_down,
-                claimed: d.claimed,
-            };
+            *o = Game::seen_discard(d, seat);
         }
-        let mut face_up = [0u8; KINDS];
-        let len = self.deal.wall.tiles().len();
-        let first_up = len - self.deal.revealed as usize;
-        for i in first_up.max(self.wall.head())..self.wall.tail() {
-            face_up[self.deal.wall.tiles()[i].index()] += 1;
-        }
+        let face_up = self.face_up_in_wall();
         let to_act = self.to_act();
-        let (pending, drawn) = match self.phase {
-            Phase::Turn { seat: s, drawn, .. } if s == seat => (Pending::Turn, drawn),
-            Phase::Respond { from, tile, rob } if to_act == Some(seat) => (
-                if rob {
-                    Pending::AddedKong { from, tile }
-                } else {
-                    Pending::Discard { from, tile }
-                },
-                None,
-            ),
-            _ => (Pending::None, None),
-        };
+        let (pending, drawn) = self.pending_for(seat);
         Observation {
             seat,
             dealer: self.deal.dealer,
