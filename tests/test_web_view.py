@@ -11,8 +11,8 @@ import koudian
 import pytest
 from koudian._core import replay_steps
 from koudian.cli import main
-from koudian.web.snapshot import hand_frames, split_hands, table_state
-from koudian.web.viewer import build_html, render
+from koudian.web.snapshot import hand_frames, table_state
+from koudian.web.viewer import build_html, load_hands, render
 from preset_names import ALL_PRESETS as PRESETS
 from web_support import artifacts, browser_page
 
@@ -91,19 +91,21 @@ def _log_file(tmp_path: Path, hands: int, preset: str = "shanxi") -> Path:
     return path
 
 
-def test_split_hands_keeps_each_hand_from_header_to_end(tmp_path: Path) -> None:
+def test_the_viewer_reads_each_hand_from_header_to_end(tmp_path: Path) -> None:
     path = _log_file(tmp_path, 3)
-    logs = split_hands(path.read_text(encoding="utf-8"))
+    logs = load_hands(path)
     assert len(logs) == 3
     for log in logs:
         assert koudian.replay(log).log == log
 
 
-def test_split_hands_leaves_out_fault_records_after_a_hand() -> None:
+def test_the_viewer_leaves_out_fault_records_after_a_hand(tmp_path: Path) -> None:
     a, b = _played("shanxi", 1).log, _played("linxian", 2).log
     fault = '{"type":"fault","seat":1,"kind":"timeout","detail":"x","fallback":{}}\n'
-    assert split_hands(a + fault + fault + "\n" + b) == [a, b]
-    assert split_hands("") == []
+    path = tmp_path / "faults.jsonl"
+    path.write_text(a + fault + fault + "\n" + b, encoding="utf-8")
+    assert load_hands(path) == [a, b]
+    assert load_hands(path, hand=2) == [b]
 
 
 def test_view_writes_one_self_contained_file(tmp_path: Path) -> None:
@@ -127,7 +129,7 @@ def test_view_errors_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixt
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not a log\n", encoding="utf-8")
     assert main(["view", str(bad), "-o", str(out)]) == 2
-    assert "no koudian log header" in capsys.readouterr().err
+    assert "line 1 comes before any hand's header" in capsys.readouterr().err
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[3] = lines[3].replace('"seat":', '"seat":9,"x":', 1)
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -145,7 +147,7 @@ def test_embedded_json_cannot_close_the_script() -> None:
 
 def test_browser_steps_a_replay_to_the_settlement(tmp_path: Path) -> None:
     path = _log_file(tmp_path, 2, "shanxi-haozi")
-    logs = split_hands(path.read_text(encoding="utf-8"))
+    logs = load_hands(path)
     out = tmp_path / "replay.html"
     out.write_text(render(path), encoding="utf-8")
     engine = koudian.replay(logs[0])
@@ -208,7 +210,7 @@ def test_review_ranks_each_decision_of_the_seat(tmp_path: Path) -> None:
         pytest.skip("this build has no koudian.rank_actions")
     from koudian.web.review import review_hand
 
-    for log in split_hands(path.read_text(encoding="utf-8")):
+    for log in load_hands(path):
         h = review_hand(log, 0, "greedy")
         states = replay_steps(log)
         assert h["summary"]["decisions"] == len(h["review"]) > 0

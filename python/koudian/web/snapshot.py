@@ -28,7 +28,6 @@ __all__ = [
     "action_table",
     "hand_frames",
     "result_json",
-    "split_hands",
     "table_state",
     "tile_table",
 ]
@@ -179,23 +178,3 @@ def hand_frames(log: str) -> dict[str, Any]:
         "frames": frames,
         "result": result_json(last),
     }
-
-
-def split_hands(text: str) -> list[str]:
-    """The hands of a multi-hand JSON Lines file (``koudian simulate
-    --log``), each from its header line to its ``end`` line; lines after
-    an ``end`` (fault records) are not part of the hand."""
-    # TODO(merge): read_logs
-    hands: list[list[str]] = []
-    open_hand = False
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        if line.startswith('{"type":"header"'):
-            hands.append([])
-            open_hand = True
-        if open_hand:
-            hands[-1].append(line)
-            if line.startswith('{"type":"end"'):
-                open_hand = False
-    return ["\n".join(h) + "\n" for h in hands]

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from koudian._core import KoudianError
+from koudian.logs import read_logs
 from koudian.simulation import _positive_int
-from koudian.web.snapshot import action_table, hand_frames, split_hands, tile_table
+from koudian.web.snapshot import action_table, hand_frames, tile_table
 
 __all__ = ["add_subparser", "build_html", "load_hands", "render"]
 
@@ -93,9 +94,9 @@ def build_html(
 
 
 def load_hands(path: str | Path, hand: int | None = None) -> list[str]:
-    """The hand logs of a log file (``hand``: only that one, 1-based)."""
-    text = Path(path).read_text(encoding="utf-8")
-    logs = split_hands(text)
+    """The hand logs of a log file, plain or compressed (``hand``: only
+    that one, 1-based)."""
+    logs = list(read_logs(path))
     if not logs:
         raise KoudianError(f"{path}: no koudian log header found")
     if hand is not None:
