@@ -202,12 +202,34 @@ def test_the_cli_loads_no_web_extra() -> None:
     )
 
 
+def test_review_with_mc_shows_expected_points_with_an_interval(tmp_path: Path) -> None:
+    from koudian.web.review import review_hand
+
+    path = _log_file(tmp_path, 1)
+    (log,) = load_hands(path)
+    spec = "mc:budget=fast"
+    h = review_hand(log, 1, spec)
+    states = replay_steps(log)
+    assert h["summary"]["decisions"] == len(h["review"]) > 0
+    for k, entry in h["review"].items():
+        g = states[int(k)]
+        ranked = entry["ranked"]
+        assert sorted(r["action"]["index"] for r in ranked) == [a.index for a in g.legal_actions(1)]
+        # The first is what mc (seed 0, as review seeds it) plays here.
+        assert ranked[0]["action"]["index"] == koudian.NativeAgent(spec).act(g.observe(1)).index
+        for r in ranked:
+            n = r["numbers"]
+            assert set(n) <= {"mean", "ci_low", "ci_high", "rollouts"} and "rollouts" in n
+            if n["rollouts"] > 0:
+                assert n["ci_low"] <= n["mean"] <= n["ci_high"]
+    out = tmp_path / "review-mc.html"
+    assert main(["review", str(path), "--seat", "1", "--agent", spec, "-o", str(out)]) == 0
+    assert '"ci_low"' in out.read_text(encoding="utf-8")
+
+
 def test_review_ranks_each_decision_of_the_seat(tmp_path: Path) -> None:
     path = _log_file(tmp_path, 2)
     out = tmp_path / "review.html"
-    if not hasattr(koudian, "rank_actions"):
-        assert main(["review", str(path), "--seat", "0", "-o", str(out)]) == 2
-        pytest.skip("this build has no koudian.rank_actions")
     from koudian.web.review import review_hand
 
     for log in load_hands(path):
