@@ -217,11 +217,10 @@ impl Game {
                     self.declare_wins(s, t);
                 }
                 Action::ConcealedKong(t) => {
-                    self.ready_lb[s] = NO_BOUND;
                     self.set_count(s, t, 0);
                     self.push_meld(s, Meld::new(MeldKind::ConcealedKong, t), None);
                     self.renew_wins_if_declared(s);
-                    self.count_kong();
+                    self.count_kong(s);
                     self.record_kong(Kong::own(seat, t, KongKind::Concealed));
                     self.phase = Phase::Draw {
                         seat,
@@ -229,7 +228,7 @@ impl Game {
                     };
                 }
                 Action::AddedKong(t) => {
-                    self.ready_lb[s] = NO_BOUND;
+                    self.tallies.on_added_kong_offer(s);
                     self.remove_one(s, t);
                     self.set_pong_kind(s, t, MeldKind::AddedKong);
                     self.renew_wins_if_declared(s);

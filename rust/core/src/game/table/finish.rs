@@ -42,12 +42,12 @@ impl Game {
         r.replacement = replacement;
         r.heavenly = self_draw && seat == dealer && tile.is_none();
         r.earthly = seat != dealer
-            && !self.any_claim
+            && !self.tallies.any_claim()
             && if self_draw {
                 // A seat's first ordinary draw is the only one before it
                 // first discards: every other turn it draws on ends with a
                 // discard, a kong (whose draws are replacements) or the end.
-                replacement.is_none() && !self.has_discarded[s]
+                replacement.is_none() && !self.tallies.has_discarded(s)
             } else {
                 !robbed && from == Some(dealer) && self.n_discards == 1
             };
@@ -62,7 +62,10 @@ impl Game {
         r.tile = Some(tile);
         r.from = Some(from);
         r.robbed_kong = robbed;
-        r.earthly = !robbed && from == self.deal.dealer && !self.any_claim && self.n_discards == 1;
+        r.earthly = !robbed
+            && from == self.deal.dealer
+            && !self.tallies.any_claim()
+            && self.n_discards == 1;
         self.finish(r);
     }
 

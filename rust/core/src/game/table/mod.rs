@@ -10,12 +10,14 @@
 mod apply;
 mod finish;
 mod respond;
+mod tallies;
 mod turn;
 
+use self::tallies::{Tallies, NO_BOUND};
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
-use super::judge::{kept_completing, misses_a_suit, Judge, KindSets};
+use super::judge::{kept_completing, misses_a_suit, Judge};
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
@@ -110,65 +112,15 @@ pub struct Game {
     pub(crate) seed: Option<u64>,
     pub(crate) wall: Wall,
     pub(crate) hands: [Hand; 4],
-    /// Each seat's concealed kind sets, kept in step with `hands`.
-    sets: [KindSets; 4],
     pub(crate) meld_from: [[Option<u8>; 4]; 4],
     pub(crate) discards: [Discard; MAX_DISCARDS],
     pub(crate) n_discards: u8,
-    /// The face-up discards not claimed, by kind, kept with the discards
-    /// and claims (agents read it every decision: a walk over the
-    /// discards cost each of them about a hundred instructions a turn).
-    pond: Counts,
-    /// Each seat's kinds discarded face up by another seat since it
-    /// declared ting (the tiles it let pass), kept with the discards.
-    let_pass: [u64; 4],
-    /// The tiles of every seat's melds that every seat sees, by kind,
-    /// kept with the melds (for the agents, like `pond`).
-    meld_counts: Counts,
     pub(crate) ting: [bool; 4],
-    pass_hand: [bool; 4],
-    pass_kinds: [u64; 4],
-    pass_turn: [bool; 4],
-    no_kong: [u64; 4],
-    /// Each seat's kinds melded as a pong (not yet a kong), kept with its
-    /// melds: the added-kong candidates are a few bit operations instead
-    /// of a walk over the melds (whose count varies from seat to seat, a
-    /// branch that was mispredicted about 24 times a hand).
-    pongs: [u64; 4],
-    /// Each seat's melded kinds (any meld), kept with its melds: with its
-    /// held kinds, the suits it holds (Sichuan 缺一门) without a walk over
-    /// the melds.
-    meld_kinds: [u64; 4],
-    ready_lb: [i8; 4],
-    turn_lb: i8,
-    /// Where ting is required (outside Sichuan), each declared seat's
-    /// natural kinds it wins with on a discard or a robbed kong, and by
-    /// self-draw ([`Judge::declared_wins`]), kept from its declaration
-    /// and renewed at its kongs ([`Game::renew_wins`]); read only for
-    /// declared seats.
-    win_on: [u64; 4],
-    win_self: [u64; 4],
-    /// The completing kinds of the hands kept by the turn's ting
-    /// declarations (up to four of them, [`Judge::declarable_keeping`]):
-    /// written by [`Game::ting_kinds`], read when one of its `Ting`
-    /// actions is played, in the same turn.
-    ting_kept: [u64; 4],
     pub(crate) kongs: u8,
-    /// The live tiles ([`Game::live_tiles`]), kept with the draws and the
-    /// kongs: each draw's exhaustion test is one load.
-    live: u8,
-    any_claim: bool,
-    /// Sichuan: the seats whose held and melded kinds hold all three
-    /// suits, as a 4-bit mask (0 in the other families). None of them may
-    /// win on a discard (缺一门), so most discards need no per-seat test.
-    /// A seat's kinds lose a suit only when it discards (a claim moves the
-    /// kind into a meld), and every Sichuan discard renews the
-    /// discarder's bit (every Sichuan discard is face up, of a natural
-    /// tile, and answered through [`Game::sichuan_responses`]: the
-    /// family has neither ting nor wild kinds), so a set bit is never
-    /// stale.
-    suited: u8,
-    has_discarded: [bool; 4],
+    /// What the table derives from the hands, melds, discards and wall
+    /// and keeps in step with them (written only through its `on_*`
+    /// methods).
+    tallies: Tallies,
     pub(crate) phase: Phase,
     pub(crate) queue: Queue,
     to_act: u8,
@@ -183,30 +135,6 @@ pub struct Game {
     record: bool,
     pub(crate) events: Vec<Event>,
 }
-
-/// `SEAT_LANES[m]`: all ones for the seats of the 4-bit mask `m`, zero
-/// for the others.
-const SEAT_LANES: [[u64; 4]; 16] = {
-    let mut t = [[0u64; 4]; 16];
-    let mut m = 0;
-    while m < 16 {
-        let mut o = 0;
-        while o < 4 {
-            if m >> o & 1 == 1 {
-                t[m][o] = u64::MAX;
-            }
-            o += 1;
-        }
-        m += 1;
-    }
-    t
-};
-
-/// The ready bound of a seat without one (its first turn, after a kong,
-/// a declared seat): at or below 0, so the turn computes it, and far
-/// enough above `i8::MIN` that the carry's `- 1` at the discard cannot
-/// overflow (a bound is at most 14).
-const NO_BOUND: i8 = -64;
 
 const NO_DISCARD: Discard = Discard {
     seat: 0,
@@ -271,6 +199,9 @@ impl Game {
         debug_assert_eq!(deal.wall.tiles().len(), rules.tile_total());
         let (wall, hands) = Game::deal_hands(&deal)?;
         let first = deal.dealer;
+        let live = wall
+            .remaining()
+            .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
         let mut g = Game {
             rules: rules.clone(),
             judge: Judge::new(rules, deal.wilds),
@@ -278,32 +209,12 @@ impl Game {
             seed,
             wall,
             hands,
-            sets: hands.map(|h| KindSets::of(&h.concealed)),
             meld_from: [[None; 4]; 4],
             discards: [NO_DISCARD; MAX_DISCARDS],
             n_discards: 0,
-            pond: [0; KINDS],
-            let_pass: [0; 4],
-            meld_counts: [0; KINDS],
             ting: [false; 4],
-            pass_hand: [false; 4],
-            pass_kinds: [0; 4],
-            pass_turn: [false; 4],
-            no_kong: [0; 4],
-            pongs: [0; 4],
-            meld_kinds: [0; 4],
-            ready_lb: [NO_BOUND; 4],
-            turn_lb: NO_BOUND,
-            win_on: [0; 4],
-            win_self: [0; 4],
-            ting_kept: [0; 4],
             kongs: 0,
-            live: wall
-                .remaining()
-                .saturating_sub(usize::from(rules.wall_reserve.0)) as u8,
-            any_claim: false,
-            suited: 0,
-            has_discarded: [false; 4],
+            tallies: Tallies::dealt(&hands, live),
             phase: Phase::Turn {
                 seat: first,
                 drawn: None,
@@ -324,7 +235,7 @@ impl Game {
             record: true,
             events: Vec::new(),
         };
-        g.suited = g.suited_seats();
+        g.tallies.on_suited(g.suited_seats());
         g.advance();
         Ok(g)
     }
@@ -376,30 +287,12 @@ impl Game {
             seed: old_seed,
             wall,
             hands,
-            sets,
             meld_from,
             discards,
             n_discards,
-            pond,
-            let_pass,
-            meld_counts,
             ting,
-            pass_hand,
-            pass_kinds,
-            pass_turn,
-            no_kong,
-            pongs,
-            meld_kinds,
-            ready_lb,
-            turn_lb,
-            win_on,
-            win_self,
-            ting_kept,
             kongs,
-            live,
-            any_claim,
-            suited,
-            has_discarded,
+            tallies,
             phase,
             queue,
             to_act,
@@ -424,32 +317,15 @@ impl Game {
         *old_seed = Some(seed);
         *wall = new_wall;
         *hands = new_hands;
-        *sets = new_hands.map(|h| KindSets::of(&h.concealed));
         *meld_from = [[None; 4]; 4];
         *discards = [NO_DISCARD; MAX_DISCARDS];
         *n_discards = 0;
-        *pond = [0; KINDS];
-        *let_pass = [0; 4];
-        *meld_counts = [0; KINDS];
         *ting = [false; 4];
-        *pass_hand = [false; 4];
-        *pass_kinds = [0; 4];
-        *pass_turn = [false; 4];
-        *no_kong = [0; 4];
-        *pongs = [0; 4];
-        *meld_kinds = [0; 4];
-        *ready_lb = [NO_BOUND; 4];
-        *turn_lb = NO_BOUND;
-        *win_on = [0; 4];
-        *win_self = [0; 4];
-        *ting_kept = [0; 4];
         *kongs = 0;
-        *live = new_wall
+        let live = new_wall
             .remaining()
             .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
-        *any_claim = false;
-        *suited = 0;
-        *has_discarded = [false; 4];
+        *tallies = Tallies::dealt(&new_hands, live);
         *phase = Phase::Turn {
             seat: first,
             drawn: None,
@@ -468,7 +344,7 @@ impl Game {
         *settlement = None;
         *settle_error = None;
         events.clear();
-        self.suited = self.suited_seats();
+        self.tallies.on_suited(self.suited_seats());
         self.advance();
         Ok(())
     }
@@ -558,14 +434,14 @@ impl Game {
     /// assert_eq!(g.pond()[t.index()], 1);
     /// ```
     pub fn pond(&self) -> &Counts {
-        &self.pond
+        self.tallies.pond()
     }
 
     /// The tiles of every seat's melds that every seat sees, by kind: all
     /// of them but the concealed kongs where the ruleset hides those
     /// (`hide_concealed_kong`).
     pub fn meld_counts(&self) -> &Counts {
-        &self.meld_counts
+        self.tallies.meld_counts()
     }
 
     /// The kinds discarded face up by the other seats since `seat`
@@ -574,7 +450,7 @@ impl Game {
     /// either does not wait on it or may not win on it (过胡), so 包胡
     /// defence reads them as safe.
     pub fn let_pass(&self, seat: u8) -> u64 {
-        self.let_pass[(seat & 3) as usize]
+        self.tallies.let_pass((seat & 3) as usize)
     }
 
     /// Whether a seat has declared ting.
@@ -651,7 +527,7 @@ impl Game {
         let k = t.index();
         let old = self.hands[s].concealed[k];
         self.hands[s].concealed[k] = n;
-        self.sets[s].change(k, old, n);
+        self.tallies.on_count(s, k, old, n);
     }
 
     /// Adds `d` to seat `s`'s concealed count of `t` (`d` < 0 removes).
@@ -668,7 +544,7 @@ impl Game {
         let k = t.index();
         let old = self.hands[s].concealed[k];
         self.hands[s].concealed[k] = old + 1;
-        self.sets[s].add_one(k, old);
+        self.tallies.on_gain(s, k, old);
     }
 
     /// Seat `s` gives up one `t`, which it holds (a discard or an added
@@ -678,7 +554,7 @@ impl Game {
         let k = t.index();
         let old = self.hands[s].concealed[k];
         self.hands[s].concealed[k] = old - 1;
-        self.sets[s].remove_one(k, old);
+        self.tallies.on_loss(s, k, old);
     }
 
     /// The recorded events (empty when recording is off).
@@ -691,28 +567,28 @@ impl Game {
         let reserve = self.rules.wall_reserve.0 as usize
             + self.rules.wall_reserve.1 as usize * self.kongs as usize;
         debug_assert_eq!(
-            usize::from(self.live),
+            usize::from(self.tallies.live()),
             self.wall.remaining().saturating_sub(reserve)
         );
-        usize::from(self.live)
+        usize::from(self.tallies.live())
     }
 
-    /// A kong is made: one more replacement tile is reserved (the live
-    /// count stays `remaining − reserve`, at least 0).
-    fn count_kong(&mut self) {
+    /// Seat `s` makes a kong: one more replacement tile is reserved (the
+    /// live count stays `remaining − reserve`, at least 0).
+    fn count_kong(&mut self, s: usize) {
         self.kongs += 1;
-        self.live = self.live.saturating_sub(self.rules.wall_reserve.1);
-        debug_assert_eq!(usize::from(self.live), self.live_tiles());
+        self.tallies.on_kong(s, self.rules.wall_reserve.1);
+        debug_assert_eq!(usize::from(self.tallies.live()), self.live_tiles());
     }
 
     /// Whether `seat` may still win on a discard (no 过胡 lock; with
     /// `pass_scope = "tile"` only some kinds are locked, and this is true).
     pub fn may_win_discards(&self, seat: u8) -> bool {
-        let s = (seat & 3) as usize;
+        let (hand, _, turn) = self.tallies.pass_locks((seat & 3) as usize);
         if self.rules.ting_required {
-            !(self.rules.pass_scope == PassScope::Hand && self.pass_hand[s])
+            !(self.rules.pass_scope == PassScope::Hand && hand)
         } else {
-            !self.pass_turn[s]
+            !turn
         }
     }
 
@@ -721,7 +597,7 @@ impl Game {
     /// under the other pass scopes (see [`Game::may_win_discards`]).
     pub fn locked_kinds(&self, seat: u8) -> u64 {
         if self.rules.ting_required && self.rules.pass_scope == PassScope::Tile {
-            self.pass_kinds[(seat & 3) as usize]
+            self.tallies.pass_locks((seat & 3) as usize).1
         } else {
             0
         }

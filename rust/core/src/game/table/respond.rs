@@ -13,11 +13,11 @@ impl Game {
     pub(super) fn may_win_on<const KEPT: bool>(&self, s: usize, tile: Tile) -> bool {
         let plain = || {
             self.judge
-                .may_win_on(&self.hands[s], &self.sets[s], tile, self.ting[s])
+                .may_win_on(&self.hands[s], self.tallies.sets(s), tile, self.ting[s])
         };
         if KEPT {
             debug_assert!(self.keeps_wins());
-            let win = self.ting[s] && self.win_on[s] & bit(tile) != 0;
+            let win = self.ting[s] && self.tallies.win_on(s) & bit(tile) != 0;
             debug_assert_eq!(win, plain());
             win
         } else {
@@ -45,13 +45,14 @@ impl Game {
         if self.rules.ting_required && !self.ting[s] && n < 2 {
             return o;
         }
+        let (hand_lock, kinds_lock, turn_lock) = self.tallies.pass_locks(s);
         let locked = if self.rules.ting_required {
             match self.rules.pass_scope {
-                PassScope::Hand => self.pass_hand[s],
-                PassScope::Tile => self.pass_kinds[s] & bit(tile) != 0,
+                PassScope::Hand => hand_lock,
+                PassScope::Tile => kinds_lock & bit(tile) != 0,
             }
         } else {
-            self.pass_turn[s]
+            turn_lock
         };
         if !locked && self.may_win_on::<KEPT>(s, tile) {
             o.insert(Claim::WIN);
@@ -90,7 +91,7 @@ impl Game {
             // The discarder may hold two itself (it held three), but then
             // the others hold at most one between them (four copies), so
             // its own bit is masked off without losing an answer.
-            let two = |s: usize| self.sets[s].two();
+            let two = |s: usize| self.tallies.sets(s).two();
             let others = (two(0) | two(1) | two(2) | two(3)) & !two(from as usize);
             if others & bit(tile) == 0 {
                 self.phase = Phase::Draw {
@@ -99,8 +100,9 @@ impl Game {
                 };
                 return;
             }
-            let holds_two =
-                |i: u8| (self.sets[((from + i) & 3) as usize].two() >> tile.index() & 1) as u8;
+            let holds_two = |i: u8| {
+                (self.tallies.sets(((from + i) & 3) as usize).two() >> tile.index() & 1) as u8
+            };
             let (a, b, c) = (holds_two(1), holds_two(2), holds_two(3));
             // Exactly one of a, b, c is set: the seat that is.
             debug_assert_eq!(a + b + c, 1);
@@ -146,7 +148,7 @@ impl Game {
         let b = bit(tile);
         let may = |i: u8| {
             let s = usize::from((from + i) & 3);
-            self.sets[s].two() | self.win_on[s]
+            self.tallies.sets(s).two() | self.tallies.win_on(s)
         };
         if (may(1) | may(2) | may(3)) & b == 0 {
             debug_assert!((1..4).all(|i| self.options((from + i) & 3, tile, false).is_empty()));
@@ -175,8 +177,9 @@ impl Game {
         // take a suit from a seat; drawing may give one back).
         let f = from & 3;
         let all = u8::from(!self.lacks_a_suit(usize::from(f), 0));
-        self.suited = self.suited & !(1 << f) | all << f;
-        debug_assert_eq!(self.suited & !self.suited_seats(), 0);
+        let suited = self.tallies.suited() & !(1 << f) | all << f;
+        self.tallies.on_suited(suited);
+        debug_assert_eq!(suited & !self.suited_seats(), 0);
         if self.nobody_answers_kept(from, tile) {
             self.phase = Phase::Draw {
                 seat: next(from),
@@ -191,7 +194,7 @@ impl Game {
     /// suit (Sichuan 缺一门).
     #[inline(always)]
     pub(super) fn lacks_a_suit(&self, s: usize, extra: u64) -> bool {
-        misses_a_suit(self.sets[s].held() | self.meld_kinds[s] | extra)
+        misses_a_suit(self.tallies.sets(s).held() | self.tallies.meld_kinds(s) | extra)
     }
 
     /// Sichuan: whether no seat but `from` may answer its discard `tile`
@@ -203,8 +206,8 @@ impl Game {
         let mut any = 0;
         for i in 1..4 {
             let s = ((from + i) & 3) as usize;
-            let may_win = self.lacks_a_suit(s, b) & !self.pass_turn[s];
-            any |= u64::from(may_win) | self.sets[s].two() & b;
+            let may_win = self.lacks_a_suit(s, b) & !self.tallies.pass_locks(s).2;
+            any |= u64::from(may_win) | self.tallies.sets(s).two() & b;
         }
         any == 0
     }
@@ -215,16 +218,16 @@ impl Game {
     #[inline(always)]
     pub(super) fn nobody_answers_kept(&self, from: u8, tile: Tile) -> bool {
         let b = bit(tile);
-        let two = |i: u8| self.sets[usize::from((from + i) & 3)].two();
+        let two = |i: u8| self.tallies.sets(usize::from((from + i) & 3)).two();
         let quiet = if (two(1) | two(2) | two(3)) & b != 0 {
             false
         } else {
-            let mut rest = 0xF & !(1u8 << (from & 3)) & !self.suited;
+            let mut rest = 0xF & !(1u8 << (from & 3)) & !self.tallies.suited();
             let mut any = false;
             while rest != 0 {
                 let s = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                any |= self.lacks_a_suit(s, b) & !self.pass_turn[s];
+                any |= self.lacks_a_suit(s, b) & !self.tallies.pass_locks(s).2;
             }
             !any
         };
@@ -292,15 +295,7 @@ impl Game {
 
     /// The declined-win lock (过胡).
     pub(super) fn lock_pass(&mut self, seat: u8, tile: Tile) {
-        let s = seat as usize;
-        if !self.rules.ting_required {
-            self.pass_turn[s] = true;
-        } else {
-            match self.rules.pass_scope {
-                PassScope::Hand => self.pass_hand[s] = true,
-                PassScope::Tile => self.pass_kinds[s] |= bit(tile),
-            }
-        }
+        self.tallies.on_pass(&self.rules, seat as usize, tile);
     }
 
     pub(super) fn resolve(&mut self) {
@@ -319,14 +314,12 @@ impl Game {
         if let Some((seat, claim)) = self.queue.pending {
             let s = seat as usize;
             self.discards[self.n_discards as usize - 1].claimed = true;
-            self.pond[tile.index()] -= 1;
-            self.any_claim = true;
+            self.tallies.on_claim(tile);
             if claim.has(Claim::KONG) {
-                self.ready_lb[s] = NO_BOUND;
                 self.add_count(s, tile, -3);
                 self.push_meld(s, Meld::new(MeldKind::ExposedKong, tile), Some(from));
                 self.renew_wins_if_declared(s);
-                self.count_kong();
+                self.count_kong(s);
                 self.record_kong(Kong::exposed(seat, tile, from, self.ting[from as usize]));
                 self.phase = Phase::Draw {
                     seat,
@@ -336,7 +329,7 @@ impl Game {
                 self.add_count(s, tile, -2);
                 self.push_meld(s, Meld::new(MeldKind::Pong, tile), Some(from));
                 if claim.has(Claim::FORFEIT) {
-                    self.no_kong[s] |= bit(tile);
+                    self.tallies.on_kong_forfeit(s, tile);
                 }
                 self.phase = Phase::Turn {
                     seat,
@@ -349,7 +342,7 @@ impl Game {
             return;
         }
         if rob {
-            self.count_kong();
+            self.count_kong(from as usize);
             self.record_kong(Kong::own(from, tile, KongKind::Added));
             self.phase = Phase::Draw {
                 seat: from,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::game::judge::KindSets;
 
 /// A legal action that claims or kongs whenever it may (so that melds
 /// happen often), else a random one other than leaving.
@@ -111,7 +112,7 @@ fn earthly_self_draw_is_a_first_draw_before_any_discard() {
                 }
             }
             let plain = w != r.dealer
-                && !g.any_claim
+                && !g.tallies.any_claim()
                 && r.replacement.is_none()
                 && draws == 1
                 && !discarded;
@@ -258,17 +259,17 @@ fn kind_sets_stay_in_step_with_the_hands() {
             while !g.is_over() {
                 // Sichuan's kept mask of the seats holding every suit
                 // never holds a seat that lacks one.
-                assert_eq!(g.suited & !g.suited_seats(), 0, "{:?}", g.phase);
+                assert_eq!(g.tallies.suited() & !g.suited_seats(), 0, "{:?}", g.phase);
                 for s in 0..4 {
-                    assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
+                    assert_eq!(*g.tallies.sets(s), KindSets::of(&g.hands[s].concealed));
                     let pongs = g.hands[s]
                         .melds()
                         .iter()
                         .filter(|m| m.kind == MeldKind::Pong)
                         .fold(0, |p, m| p | bit(m.tile));
-                    assert_eq!(g.pongs[s], pongs);
+                    assert_eq!(g.tallies.pongs(s), pongs);
                     let melded = g.hands[s].melds().iter().fold(0, |k, m| k | bit(m.tile));
-                    assert_eq!(g.meld_kinds[s], melded);
+                    assert_eq!(g.tallies.meld_kinds(s), melded);
                     // 缺一门 from the kept sets, against the hand's
                     // kinds counted afresh, with and without a tile.
                     for extra in [0, 1 << (seed % 34)] {
@@ -290,7 +291,7 @@ fn kind_sets_stay_in_step_with_the_hands() {
                         }
                     }
                     assert_eq!(
-                        g.judge.declarable(&hand, &g.sets[seat as usize]),
+                        g.judge.declarable(&hand, g.tallies.sets(seat as usize)),
                         kinds,
                         "{hand:?}"
                     );
@@ -307,7 +308,7 @@ fn kind_sets_stay_in_step_with_the_hands() {
                 g.step(meld_seeking_pick(&g, &mut next)).unwrap();
             }
             for s in 0..4 {
-                assert_eq!(g.sets[s], KindSets::of(&g.hands[s].concealed));
+                assert_eq!(*g.tallies.sets(s), KindSets::of(&g.hands[s].concealed));
             }
         }
     }
@@ -333,11 +334,11 @@ fn kept_winning_kinds_follow_the_declared_hands() {
                         + 3 * h.n_melds();
                     if g.ting[s] && g.keeps_wins() && size == 13 {
                         let wins = g.judge.declared_wins(h);
-                        assert_eq!((g.win_on[s], g.win_self[s]), wins, "{h:?}");
+                        assert_eq!(g.tallies.wins(s), wins, "{h:?}");
                         declared += 1;
                         melded += usize::from(h.n_melds() > 0);
                     } else if !g.ting[s] {
-                        assert_eq!(g.win_on[s], 0);
+                        assert_eq!(g.tallies.win_on(s), 0);
                     }
                 }
                 let ting = g

@@ -10,11 +10,11 @@ impl Game {
     /// hand is over (`None`).
     #[inline(always)]
     pub(super) fn draw(&mut self, seat: u8, replacement: Option<MeldKind>) -> Option<(Tile, bool)> {
-        if self.live == 0 {
+        if self.tallies.live() == 0 {
             self.finish_other(EndKind::Exhausted, None);
             return None;
         }
-        self.live -= 1;
+        self.tallies.on_draw((seat & 3) as usize);
         let t = if replacement.is_some() && self.rules.kong_draw == KongDraw::Tail {
             self.wall.draw_back()
         } else {
@@ -23,13 +23,12 @@ impl Game {
         // Seats are 0-3: the mask spares the index checks.
         let s = (seat & 3) as usize;
         self.add_one(s, t);
-        self.pass_turn[s] = false;
         self.emit(Event::Draw {
             seat,
             tile: t,
             replacement: replacement.is_some(),
         });
-        let last_live = self.rules.family == Family::Linxian && self.live == 0;
+        let last_live = self.rules.family == Family::Linxian && self.tallies.live() == 0;
         self.phase = Phase::Turn {
             seat,
             drawn: Some(t),
@@ -49,17 +48,17 @@ impl Game {
     pub(super) fn may_win_self(&self, s: usize, drawn: Option<Tile>, ting: bool) -> bool {
         if let Some(d) = drawn {
             if ting && self.keeps_wins() && !self.judge.is_wild(d) {
-                let win = self.win_self[s] & bit(d) != 0;
+                let win = self.tallies.wins(s).1 & bit(d) != 0;
                 debug_assert_eq!(
                     win,
                     self.judge
-                        .may_win_self(&self.hands[s], &self.sets[s], drawn, ting)
+                        .may_win_self(&self.hands[s], self.tallies.sets(s), drawn, ting)
                 );
                 return win;
             }
         }
         self.judge
-            .may_win_self(&self.hands[s], &self.sets[s], drawn, ting)
+            .may_win_self(&self.hands[s], self.tallies.sets(s), drawn, ting)
     }
 
     pub(super) fn must_win(&self, seat: u8) -> bool {
@@ -112,7 +111,7 @@ impl Game {
                 (true, Some(d)) => w0 |= bit(d),
                 _ => {
                     // The held kinds as a bit set are the discards.
-                    w0 |= self.sets[s].held();
+                    w0 |= self.tallies.sets(s).held();
                     if self.ting_possible(seat, ting) {
                         let kinds = self.ting_kinds(seat);
                         let first = Action::Ting(Tile::from_index_unchecked(0)).index();
@@ -148,15 +147,18 @@ impl Game {
     pub(super) fn ting_possible(&mut self, seat: u8, ting: bool) -> bool {
         let s = (seat & 3) as usize;
         if !self.rules.ting_required || ting {
-            self.turn_lb = NO_BOUND;
+            self.tallies.on_turn_bound(NO_BOUND);
             return false;
         }
-        if self.ready_lb[s] > 0 {
-            self.turn_lb = self.ready_lb[s];
+        let carried = self.tallies.ready_bound(s);
+        if carried > 0 {
+            self.tallies.on_turn_bound(carried);
             return false;
         }
-        let lb = self.judge.ready_bound_sets(&self.hands[s], &self.sets[s]);
-        self.turn_lb = lb;
+        let lb = self
+            .judge
+            .ready_bound_sets(&self.hands[s], self.tallies.sets(s));
+        self.tallies.on_turn_bound(lb);
         lb <= 0
     }
 
@@ -165,8 +167,7 @@ impl Game {
     #[inline(never)]
     pub(super) fn ting_kinds(&mut self, seat: u8) -> u64 {
         let s = (seat & 3) as usize;
-        self.judge
-            .declarable_keeping(&self.hands[s], &self.sets[s], &mut self.ting_kept)
+        self.tallies.on_ting_kinds(&self.judge, &self.hands[s], s)
     }
 
     /// The seat's kong actions on its turn, `drawn` the tile it drew.
@@ -176,8 +177,8 @@ impl Game {
         // Kinds held 4 times (concealed kongs) and ponged kinds with the
         // 4th tile in hand (added kongs, unless forfeited): the usual hand
         // has neither, and one test skips the rest.
-        let fours = self.sets[s].four();
-        let added = self.pongs[s] & self.sets[s].held() & !self.no_kong[s];
+        let fours = self.tallies.sets(s).four();
+        let added = self.tallies.pongs(s) & self.tallies.sets(s).held() & !self.tallies.no_kong(s);
         if fours | added == 0 {
             return ActionMask::EMPTY;
         }
@@ -269,16 +270,9 @@ impl Game {
             claimed: false,
         };
         self.n_discards += 1;
-        self.has_discarded[s] = true;
-        self.ready_lb[s] = self.turn_lb - 1;
+        self.tallies.on_discard(s, t, face_down, &self.ting);
         if face_down {
             self.ting[s] = true;
-        } else {
-            self.pond[t.index()] += 1;
-            // Most discards come before anyone declares (one compare).
-            if self.ting != [false; 4] {
-                self.let_pass_all(s, t);
-            }
         }
         if face_down || self.judge.is_wild(t) {
             self.phase = Phase::Draw {
@@ -290,28 +284,13 @@ impl Game {
         }
     }
 
-    /// Every declared seat but the discarder `s` lets the face-up discard
-    /// `t` pass (or wins on it, which ends the hand): the seats as a
-    /// 4-bit mask, which picks their lanes from [`SEAT_LANES`] (two
-    /// vector and-ors instead of a test per seat).
-    #[inline]
-    pub(super) fn let_pass_all(&mut self, s: usize, t: Tile) {
-        // The 0/1 bytes of `ting` gathered into bits 24-27 (the products
-        // of the four bytes land on distinct bits: no carries).
-        let bytes = u32::from_le_bytes(self.ting.map(u8::from));
-        let declared = ((u64::from(bytes) * 0x0102_0408) >> 24) as usize & 0xf;
-        let lanes = &SEAT_LANES[declared & !(1 << s)];
-        for (m, &l) in self.let_pass.iter_mut().zip(lanes) {
-            *m |= bit(t) & l;
-        }
-    }
-
     /// Seat `s` has just declared ting (its hand 13-type): its kept
     /// winning kinds, where the table keeps them.
     #[inline(never)]
     pub(super) fn renew_wins(&mut self, s: usize) {
         if self.keeps_wins() {
-            (self.win_on[s], self.win_self[s]) = self.judge.declared_wins(&self.hands[s]);
+            self.tallies
+                .on_wins(s, self.judge.declared_wins(&self.hands[s]));
         }
     }
 
@@ -325,11 +304,11 @@ impl Game {
         if !self.keeps_wins() {
             return;
         }
-        match kept_completing(&self.ting_kept, t.index()) {
+        match kept_completing(self.tallies.ting_kept(), t.index()) {
             Some(c) => {
                 let wins = self.judge.wins_of_completing(c);
                 debug_assert_eq!(wins, self.judge.declared_wins(&self.hands[s]));
-                (self.win_on[s], self.win_self[s]) = wins;
+                self.tallies.on_wins(s, wins);
             }
             None => self.renew_wins(s),
         }
@@ -355,14 +334,9 @@ impl Game {
     pub(super) fn push_meld(&mut self, s: usize, meld: Meld, from: Option<u8>) {
         let i = self.hands[s].n_melds();
         if self.hands[s].push_meld(meld).is_ok() {
-            if !(meld.kind == MeldKind::ConcealedKong && self.rules.hide_concealed_kong) {
-                self.meld_counts[meld.tile.index()] += meld.kind.size();
-            }
+            let hidden = meld.kind == MeldKind::ConcealedKong && self.rules.hide_concealed_kong;
+            self.tallies.on_meld(s, meld, hidden);
             self.meld_from[s][i] = from;
-            self.meld_kinds[s] |= bit(meld.tile);
-            if meld.kind == MeldKind::Pong {
-                self.pongs[s] |= bit(meld.tile);
-            }
         }
     }
 
@@ -373,14 +347,8 @@ impl Game {
         if let Some(i) = i {
             // A pong made a kong, or an added kong robbed back to a pong.
             let old = self.hands[s].melds()[i].kind.size();
-            let n = &mut self.meld_counts[t.index()];
-            *n = *n - old + kind.size();
+            self.tallies.on_meld_kind(s, t, old, kind);
             self.hands[s].set_meld(i, Meld::new(kind, t));
-            if kind == MeldKind::Pong {
-                self.pongs[s] |= bit(t);
-            } else {
-                self.pongs[s] &= !bit(t);
-            }
         }
     }
 
