@@ -80,7 +80,7 @@ impl Game {
     /// assert_eq!(g.result().unwrap().kind, EndKind::Left);
     /// ```
     pub fn leave(&mut self, seat: u8) -> Result<(), Error> {
-        if self.rules.family != Family::Linxian {
+        if !self.rules.family.allows_leaving() {
             return Err(Error::IllegalAction(
                 "leaving (逃跑) exists only in the linxian family".into(),
             ));
@@ -251,7 +251,7 @@ impl Game {
                 match action {
                     Action::Win => {
                         self.queue.win(seat);
-                        if self.rules.family != Family::Sichuan {
+                        if !self.rules.family.several_winners() {
                             self.queue.finish();
                         }
                     }

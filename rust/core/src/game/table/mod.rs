@@ -22,7 +22,7 @@ use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
 use crate::hand::{Hand, Meld, MeldKind};
-use crate::ruleset::{Family, KongDraw, PassScope, Ruleset};
+use crate::ruleset::{KongDraw, PassScope, Ruleset};
 use crate::score::{Kong, KongKind, Settlement};
 use crate::tile::{Counts, Tile, KINDS};
 use crate::wildcard::Wildcards;

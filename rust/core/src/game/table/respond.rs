@@ -126,7 +126,7 @@ impl Game {
         // and not locked by a declined win; most random hands hold all
         // three suits, so most discards reach nobody (what `ask` would
         // find, seat by seat, at several times the cost).
-        if self.rules.family == Family::Sichuan && !rob {
+        if self.rules.family.needs_missing_suit() && !rob {
             self.sichuan_responses(from, tile);
             return;
         }
@@ -164,7 +164,7 @@ impl Game {
     /// Sichuan: [`Game::suited`]'s mask of the seats holding all three
     /// suits; 0 in the other families.
     pub(super) fn suited_seats(&self) -> u8 {
-        if self.rules.family != Family::Sichuan {
+        if !self.rules.family.needs_missing_suit() {
             return 0;
         }
         (0..4).fold(0, |m, s| m | u8::from(!self.lacks_a_suit(s, 0)) << s)
@@ -283,7 +283,7 @@ impl Game {
             m.insert(Action::Kong);
         }
         m.insert(Action::Pass);
-        if self.rules.family == Family::Linxian {
+        if self.rules.family.allows_leaving() {
             m.insert(Action::Leave);
         }
         self.legal = m;

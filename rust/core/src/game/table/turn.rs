@@ -28,7 +28,7 @@ impl Game {
             tile: t,
             replacement: replacement.is_some(),
         });
-        let last_live = self.rules.family == Family::Linxian && self.tallies.live() == 0;
+        let last_live = self.rules.family.keeps_last_tile() && self.tallies.live() == 0;
         self.phase = Phase::Turn {
             seat,
             drawn: Some(t),
@@ -63,7 +63,11 @@ impl Game {
 
     pub(super) fn must_win(&self, seat: u8) -> bool {
         (self.rules.must_win && (self.ting[seat as usize] || !self.rules.ting_required))
-            || (self.rules.family == Family::Sichuan && self.live_tiles() <= 4)
+            || self
+                .rules
+                .family
+                .must_win_within()
+                .is_some_and(|n| self.live_tiles() <= n)
     }
 
     /// Computes the legal actions of the turn (the phase's fields:
@@ -79,7 +83,7 @@ impl Game {
     ) -> Option<Action> {
         let s = (seat & 3) as usize;
         let ting = self.ting[s];
-        let linxian = self.rules.family == Family::Linxian;
+        let may_leave = self.rules.family.allows_leaving();
         self.to_act = seat;
         // Where ting is required, only a declared seat may win (the
         // judge's first test, here on the flag at hand: most turns stop
@@ -87,7 +91,7 @@ impl Game {
         // hold every suit (the judge's own test walks the melds).
         let can_win = !after_claim
             && (!self.rules.ting_required || ting)
-            && (self.rules.family != Family::Sichuan || self.lacks_a_suit(s, 0))
+            && (!self.rules.family.needs_missing_suit() || self.lacks_a_suit(s, 0))
             && self.may_win_self(s, drawn, ting);
         // The mask's three words as locals (a mask written through a
         // variable index lives in memory): Discard(t) is bit t of the
@@ -122,7 +126,7 @@ impl Game {
             }
         }
         let only = ActionMask([w0, w1, w2]);
-        if linxian {
+        if may_leave {
             w2 |= last(Action::Leave);
         }
         self.legal = ActionMask([w0, w1, w2]);
@@ -328,7 +332,7 @@ impl Game {
     /// 缺一门 test is the judge's).
     #[inline(always)]
     pub(super) fn keeps_wins(&self) -> bool {
-        self.rules.ting_required && self.rules.family != Family::Sichuan
+        self.rules.ting_required && !self.rules.family.needs_missing_suit()
     }
 
     pub(super) fn push_meld(&mut self, s: usize, meld: Meld, from: Option<u8>) {
@@ -355,7 +359,7 @@ impl Game {
     /// Linxian: a non-ting player's added kong that all three declared
     /// others wait on (and could win on a discard) draws the hand.
     pub(super) fn linxian_kong_draw(&self, konger: u8, t: Tile) -> bool {
-        if self.rules.family != Family::Linxian || self.ting[konger as usize] {
+        if !self.rules.family.all_waiting_kong_draws() || self.ting[konger as usize] {
             return false;
         }
         let (_, min_discard) = self.rules.point_rule.minimums();
