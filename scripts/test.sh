@@ -17,7 +17,8 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 "$WORK/tools/bin/pip" install -q --upgrade pip
 # mypy needs the optional dependencies the package type-checks against.
 "$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy \
-    "pettingzoo>=1.24" "gymnasium>=0.29" "tqdm>=4.60" "pytest>=8" "hypothesis>=6"
+    "pettingzoo>=1.24" "gymnasium>=0.29" "tqdm>=4.60" "pytest>=8" "hypothesis>=6" \
+    "starlette>=0.37" "uvicorn>=0.29" "websockets>=12" "playwright>=1.40"
 export PATH="$WORK/tools/bin:$PATH"
 
 # Lint gates run to the end and fail the run afterwards, so one report shows
@@ -53,6 +54,18 @@ WHEEL=$(ls "$WORK"/dist/koudian-*.whl)
 ls -l "$SDIST" "$WHEEL"
 
 echo "== python tests against the installed wheel"
+# The web tests drive Debian's Chromium (never a downloaded browser). As
+# root (CI) it is installed when missing and the tests must run; otherwise
+# they skip, saying why. Screenshots go to $KOUDIAN_ARTIFACTS.
+if [ "$(id -u)" = 0 ]; then
+    if [ ! -x /usr/bin/chromium ]; then
+        # A failed install fails the browser tests below, saying why.
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+            || echo "apt-get install chromium failed"
+    fi
+    export KOUDIAN_REQUIRE_BROWSER=1
+fi
+export KOUDIAN_ARTIFACTS=${KOUDIAN_ARTIFACTS:-$ROOT/target/test-artifacts}
 "$PY" -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install -q --upgrade pip
 "$WORK/venv/bin/pip" install -q "${WHEEL}[test]"

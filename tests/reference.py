@@ -1,4 +1,4 @@
-"""Deliberately simple brute-force references for the tests (RULES.md §2).
+"""Deliberately simple brute-force references for the tests (docs/rules.md §2).
 
 No tables, no cleverness: a recursive search that takes the lowest natural
 tile left and tries every group it could belong to, with wild tiles filling
@@ -16,7 +16,7 @@ HONOR_SETS = ((27, 28, 29), (27, 28, 30), (27, 29, 30), (28, 29, 30), (31, 32, 3
 
 
 def points(kind: int) -> int:
-    """RULES.md §1: a suited tile is worth its rank, an honor 10."""
+    """docs/rules.md §1: a suited tile is worth its rank, an honor 10."""
     return 10 if kind >= 27 else kind % 9 + 1
 
 
@@ -157,7 +157,7 @@ def waits(
     held: Sequence[int] | None = None,
     **rules: bool,
 ) -> dict[int, int]:
-    """Reference waits with points (RULES.md §2 "Waits and ready"): try
+    """Reference waits with points (docs/rules.md §2 "Waits and ready"): try
     every kind the player holds fewer than 4 of; a wild wait is worth the
     best kind a wild tile could stand for there (a 5th copy included)."""
     held = counts if held is None else held
@@ -190,7 +190,7 @@ def suits_held(*counts: Sequence[int]) -> int:
 def sichuan_is_win(
     counts: Sequence[int], n_melds: int = 0, meld_counts: Sequence[int] = (0,) * 34, **rules: bool
 ) -> bool:
-    """Reference Sichuan win (RULES.md §5): a winning shape whose tiles,
+    """Reference Sichuan win (docs/rules.md §5): a winning shape whose tiles,
     melds included, lack one of the three suits (缺一门)."""
     return is_win(counts, n_melds, **rules) and suits_held(counts, meld_counts) < 3
 

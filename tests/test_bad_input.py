@@ -166,5 +166,7 @@ def test_out_of_range_integers_raise_koudian_error_naming_the_parameter(
 def test_the_cli_reports_a_bad_thread_count(capsys: pytest.CaptureFixture[str]) -> None:
     from koudian.cli import main
 
-    assert main(["simulate", "--threads", "-1", "--hands", "10"]) == 2
-    assert "threads must be an integer in 0..2**64, got -1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--threads", "-1", "--hands", "10"])
+    assert e.value.code == 2
+    assert "threads must be ≥ 0 (0: every core), got -1" in capsys.readouterr().err

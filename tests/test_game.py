@@ -1,4 +1,4 @@
-"""The table from Python (RULES.md §6): illegal actions refused with the
+"""The table from Python (docs/rules.md §6): illegal actions refused with the
 state unchanged, hidden information never observed, deterministic logs,
 replay, prepared walls."""
 
@@ -297,11 +297,16 @@ def test_linxian_concealed_kong_kind_is_hidden_from_others_until_settled() -> No
 
 
 def test_bad_seats_and_dealers_raise() -> None:
-    with pytest.raises(IllegalActionError, match="seat 4"):
+    # A seat that does not exist is a bad argument (a ValueError naming
+    # the seat), not an illegal move.
+    with pytest.raises(koudian.KoudianError, match="seat 4 does not exist") as e:
         Game("shanxi", seed=1, dealer=4)
+    assert not isinstance(e.value, IllegalActionError)
     g = Game("shanxi", seed=1)
-    with pytest.raises(IllegalActionError):
-        g.observe(7)
+    for bad in (5, 7):
+        with pytest.raises(ValueError, match=f"seat {bad} does not exist") as e:
+            g.observe(bad)
+        assert not isinstance(e.value, IllegalActionError)
     with pytest.raises(IllegalActionError, match="linxian"):
         g.leave(1)
 
@@ -315,7 +320,7 @@ def test_linxian_leave_ends_the_hand_with_penalty() -> None:
 
 
 def test_sichuan_earthly_hand_after_a_concealed_kong_and_winners_is_a_list() -> None:
-    """RULES.md §5: 地胡 is a non-dealer's win "before any claim was made,
+    """docs/rules.md §5: 地胡 is a non-dealer's win "before any claim was made,
     on the dealer's first discard"; a concealed kong is not a claim. The
     result's ``winners`` is a ``list[int]``, as the stub says (it was
     ``bytes``)."""

@@ -60,4 +60,4 @@ def test_match_with_an_external_bot_closes_it() -> None:
     with koudian.Match("sichuan", [bot, "random", "random", "random"], hands=2, seed=1) as m:
         m.play()
         assert m.faults == [] and sum(m.totals) == 0
-    assert m.agents[0]._proc is None  # type: ignore[attr-defined]
+    assert m.agents[0].pid is None  # type: ignore[attr-defined]

@@ -125,18 +125,17 @@ def test_cli_accepts_a_quoted_cmd_agent(capsys: pytest.CaptureFixture[str]) -> N
     assert "2 hands" in out and "agent faults" not in out
 
 
-def test_cli_summary_says_why_a_bot_that_cannot_start_faulted(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_cli_summary_says_why_a_bot_faulted(capsys: pytest.CaptureFixture[str]) -> None:
     from koudian.cli import main
 
-    spec = "cmd:nonexistent_bot_xyz,random,random,random"
-    assert main(["simulate", "--agents", spec, "--hands", "3", "--quiet"]) == 0
+    spec = f'cmd:"{sys.executable} {BOTS / "crash_bot.py"}",random,random,random'
+    args = ["simulate", "--agents", spec, "--hands", "3", "--quiet", "--timeout", "2"]
+    assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert any(x.startswith("agent faults (fallback played): seat 0:") for x in lines)
     why = [x for x in lines if "first fault" in x]
     assert len(why) == 1
-    assert why[0].startswith("  seat 0 first fault: crash: cannot start 'nonexistent_bot_xyz'")
+    assert why[0] == "  seat 0 first fault: crash: the bot closed its stdout and exited with code 3"
     # The hands with those faults are not "native" faults (no native agent).
     assert not any("native faults" in x for x in lines)
     assert any(x.endswith("; faults in 3 hands") for x in lines)

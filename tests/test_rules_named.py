@@ -1,6 +1,6 @@
-"""One test per rule of the rule book (shared/RULES.md) that the engine
+"""One test per rule of the rule book (docs/rules.md) that the engine
 followed without a test naming it. Each test is named after its rule, its
-docstring opens with the RULES.md line it checks, and it builds a real
+docstring opens with the docs/rules.md line it checks, and it builds a real
 situation at the table (``Game.arranged`` or seeded deals) so that it
 fails if the engine breaks the rule."""
 
@@ -92,7 +92,7 @@ def eager_choice(g: Game, rng: random.Random) -> Action:
 
 
 def test_four_natural_wild_tiles_form_a_concealed_kong_worth_natural_points() -> None:
-    """RULES.md §2 Wildcards:
+    """docs/rules.md §2 Wildcards:
     "A wild tile never stands in for anything inside a pong or kong, and
     tiles in melds are never wild; four natural tiles of the wild kind may
     form a concealed kong, worth their natural points."
@@ -135,7 +135,7 @@ def test_four_natural_wild_tiles_form_a_concealed_kong_worth_natural_points() ->
     ("preset", "wilds"), [("shanxi-haozi", "7m"), ("shanxi-double-haozi", "7m2m")]
 )
 def test_thirteen_orphans_completed_with_a_wild_tile_is_a_win(preset: str, wilds: str) -> None:
-    """RULES.md §2 Wildcards:
+    """docs/rules.md §2 Wildcards:
     "A wild tile held in hand may stand for any tile kind, including its
     own, in every shape above (standard, seven pairs, thirteen orphans, wind
     sets)".
@@ -201,7 +201,7 @@ def _added_kong_deal(k: str) -> Game:
 
 
 def test_three_to_five_point_tile_cannot_be_robbed_from_a_kong() -> None:
-    """RULES.md §3 Who may win:
+    """docs/rules.md §3 Who may win:
     "`standard` (default): 1-2 points never; 3-5 only by self-draw; 6+ by
     self-draw or on a discard (including robbing a kong)."
 
@@ -232,7 +232,7 @@ def _ready_with_a_quad() -> Game:
 
 
 def test_declining_a_concealed_kong_forfeits_nothing() -> None:
-    """RULES.md §3 Claims and priority:
+    """docs/rules.md §3 Claims and priority:
     "Declining a concealed kong forfeits nothing."
 
     The dealer is offered the concealed kong of 5p and discards instead; on
@@ -272,7 +272,7 @@ def _wild_kinds(rules: str | Ruleset, seeds: int) -> list[list[Tile]]:
 
 
 def test_random_wild_kind_is_uniform_over_the_kinds_in_play() -> None:
-    """RULES.md §3 Wildcard choice:
+    """docs/rules.md §3 Wildcard choice:
     "`random` (default, as the seed says): after dealing, the wild kind is
     drawn uniformly from the kinds in play (from the 7 honors for
     `feng-haozi`; two different kinds for `double-haozi`) with the game's
@@ -308,7 +308,7 @@ def test_random_wild_kind_is_uniform_over_the_kinds_in_play() -> None:
 def test_turn_order_goes_to_the_next_seat_and_the_dealer_starts_with_fourteen(
     preset: str,
 ) -> None:
-    """RULES.md §3 Table:
+    """docs/rules.md §3 Table:
     "Dealer holds 14, others 13. … Turn order goes to the dealer's 下家
     (next seat), then around." (§4 and §5 deal the same way.)
 
@@ -351,7 +351,7 @@ def _drawn_hand(rules: Ruleset, kong: bool) -> Game:
 
 
 def test_round_rotation_keeps_the_deal_on_a_drawn_hand_unless_a_kong_was_made() -> None:
-    """RULES.md §3 Dealer rotation:
+    """docs/rules.md §3 Dealer rotation:
     "`round` (一圈/带庄哆五分): the dealer keeps the deal when he wins,
     otherwise it passes to his 下家; a drawn hand passes it on if any kong
     was made, else the dealer keeps it."
@@ -377,7 +377,7 @@ def test_round_rotation_keeps_the_deal_on_a_drawn_hand_unless_a_kong_was_made() 
 
 
 def test_linxian_dice_set_the_dealer_and_the_break_point() -> None:
-    """RULES.md §4:
+    """docs/rules.md §4:
     "Dice decide the first dealer and the wall's break point; every die
     comes from the game's seeded RNG."
 
@@ -436,7 +436,7 @@ def _linxian_deal() -> Game:
 
 
 def test_linxian_dealer_keeps_the_deal_when_he_wins_else_it_passes_to_his_next_seat() -> None:
-    """RULES.md §4:
+    """docs/rules.md §4:
     "Dealer: keeps the deal when he wins, else it passes to his 下家; a
     drawn hand passes it to the 下家 (decision)."
 
@@ -478,7 +478,7 @@ def test_linxian_dealer_keeps_the_deal_when_he_wins_else_it_passes_to_his_next_s
 
 
 def test_sichuan_discarder_deals_next_after_several_winners_on_one_discard() -> None:
-    """RULES.md §5 Payment:
+    """docs/rules.md §5 Payment:
     "On a discard: the discarder alone pays each winner; several players
     may win on one discard (一炮多响), and the discarder then deals next."
 
@@ -512,7 +512,7 @@ def test_sichuan_discarder_deals_next_after_several_winners_on_one_discard() -> 
 
 
 def test_sichuan_concealed_kongs_are_shown_to_other_players() -> None:
-    """RULES.md §5:
+    """docs/rules.md §5:
     "Concealed kongs are shown ("碰、杠后的牌要亮出牌面")."
 
     The dealer konges 5555p concealed: every other seat's observation shows
@@ -565,7 +565,7 @@ def _account(g: Game, wall: list[Tile]) -> None:
 
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_every_tile_is_accounted_for_at_every_step(preset: str) -> None:
-    """RULES.md §6:
+    """docs/rules.md §6:
     "Settlements are zero-sum; the 136 (or 108) tiles are always all
     accounted for."
 

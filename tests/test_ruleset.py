@@ -1,4 +1,4 @@
-"""Rulesets: every RULES.md option in every preset file, validation
+"""Rulesets: every docs/rules.md option in every preset file, validation
 errors, TOML round trips, and `rules=` accepting a name or a Ruleset."""
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def test_preset_file_holds_every_option_with_its_value(name: str) -> None:
         assert (list(got) if isinstance(got, tuple) else got) == value, key
 
 
-#: Every option RULES.md names (in `code font`), in the order it names them.
-RULES_MD_OPTIONS = [
+#: Every option docs/rules.md names (in `code font`), in the order it names them.
+DOCUMENTED_OPTIONS = [
     "seven_pairs", "thirteen_orphans", "wind_sets", "no_honors", "wall_reserve",
     "haozi_pick", "kong_keeps_waits", "point_rule", "pass_scope", "must_win",
     "kong_after_pong", "kong_giver_pays", "discarder_pays_kongs", "kongs_need_win",
@@ -47,10 +47,10 @@ RULES_MD_OPTIONS = [
 
 
 @pytest.mark.parametrize("name", PRESETS)
-def test_every_rules_md_option_is_in_every_preset_file(name: str) -> None:
+def test_every_documented_option_is_in_every_preset_file(name: str) -> None:
     data = tomllib.loads((PRESET_DIR / f"{name}.toml").read_text(encoding="utf-8"))
     options = {n for n, _ in Ruleset.options()}
-    for option in RULES_MD_OPTIONS:
+    for option in DOCUMENTED_OPTIONS:
         assert option in options and option in data, option
 
 
@@ -143,7 +143,7 @@ def test_incompatible_options_are_refused(
 
 @pytest.mark.parametrize("name", ["shanxi", "shanxi-haozi", "shanxi-double-haozi"])
 def test_no_honors_alone_is_the_108_tile_shanxi_game(name: str) -> None:
-    """RULES.md §3: "136 tiles, or 108 with `no_honors` (不带风, default off;
+    """docs/rules.md §3: "136 tiles, or 108 with `no_honors` (不带风, default off;
     not allowed together with `shanxi-feng-haozi`)". Setting it alone turns
     off the shapes that need honors (十三幺, 风嘴子) instead of refusing."""
     r = Ruleset.preset(name, no_honors=True)

@@ -1,4 +1,4 @@
-"""RULES.md §3-§5 scoring through Python: hand values, the required
+"""docs/rules.md §3-§5 scoring through Python: hand values, the required
 settlement vectors, option effects, zero-sum settlements and typed errors
 for inconsistent outcomes."""
 

@@ -17,7 +17,7 @@ def test_cross_check_with_xiangting() -> None:
     """`xiangting.calculate_replacement_number` is shanten + 1 over the
     standard shape, seven pairs and thirteen orphans, with targets capped at
     4 copies of a kind, like koudian's. Convention difference: its seven
-    pairs need seven *different* kinds (riichi rules), while RULES.md §2
+    pairs need seven *different* kinds (riichi rules), while docs/rules.md §2
     counts a 4-of-a-kind as two pairs. So koudian is never above xiangting,
     and equal whenever no kind is held 3 or more times (the only hands where
     the extra seven-pairs targets can be closer)."""

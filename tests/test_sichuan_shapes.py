@@ -1,4 +1,4 @@
-"""Sichuan (RULES.md §5) in the shape functions: honors are not in play
+"""Sichuan (docs/rules.md §5) in the shape functions: honors are not in play
 (``no_honors``: an honor tile is bad input) and a win lacks one of the
 three suits (缺一门), checked against the brute-force reference on random
 honor-free hands. Shanten stays the shape distance."""

@@ -92,7 +92,7 @@ def test_simulate_results_are_consistent() -> None:
     assert (r.baohu_paid >= 0).all()
     assert np.isfinite(r.ci95).all()
     text = r.summary()
-    assert "win%" in text and "hands/s" in text
+    assert "win %" in text and "of hands" in text and "hands/s" in text
 
 
 @pytest.mark.parametrize("preset", ["shanxi", "sichuan"])

@@ -1,4 +1,4 @@
-"""RULES.md §1 through Python: the Tile enum, notation, glyphs, Chinese
+"""docs/rules.md §1 through Python: the Tile enum, notation, glyphs, Chinese
 names, count arrays, melds and hands, and the typed errors."""
 
 from __future__ import annotations

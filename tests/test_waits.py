@@ -1,4 +1,4 @@
-"""RULES.md §2 "Waits and ready" and §3 报听 through Python: `waits`,
+"""docs/rules.md §2 "Waits and ready" and §3 报听 through Python: `waits`,
 `wait_points`, `waits_batch` against the brute-force reference, the
 4-copy rule, wild waits and their points, discard options and ting."""
 
@@ -73,7 +73,7 @@ def test_wild_wait_is_worth_the_best_kind_it_stands_for() -> None:
     assert pts[Tile.RED] == 4
     hand, kw = "123m456p789s23m55z", {"wildcards": "7z", "rules": "shanxi-haozi"}
     assert koudian.winning_tile_points(hand, "7z", self_draw=True, **kw) == 4
-    # A discarded wild tile can never be claimed (RULES.md §3).
+    # A discarded wild tile can never be claimed (docs/rules.md §3).
     assert koudian.winning_tile_points(hand, "7z", self_draw=False, **kw) is None
     assert koudian.winning_tile_points(hand, "4m", self_draw=False, **kw) == 4
 
@@ -90,7 +90,7 @@ def test_discard_options_report_shanten_waits_and_ting() -> None:
     assert [o.discard for o in opts] == sorted({*koudian.parse("123m456p789s23m111z")})
     east = next(o for o in opts if o.discard is Tile.EAST)
     assert (east.shanten, east.waits, east.best_points) == (0, [Tile.M1, Tile.M4], 4)
-    assert not east.can_declare_ting  # no wait worth 6 (RULES.md §3 报听)
+    assert not east.can_declare_ting  # no wait worth 6 (docs/rules.md §3 报听)
     p4 = next(o for o in opts if o.discard is Tile.P4)
     assert p4.shanten == 1 and p4.waits == [] and p4.best_points is None
     # Each option agrees with the single-hand functions.

@@ -1,4 +1,4 @@
-"""RULES.md §2 winning shapes through Python: `is_win`, `decompose` and
+"""docs/rules.md §2 winning shapes through Python: `is_win`, `decompose` and
 `is_win_batch` against the brute-force reference (tests/reference.py) on
 seeded random hands for every shape option and 0/1/2 wild kinds, plus
 property tests, bad input, and a cross-check with the PyPI `mahjong`
@@ -244,7 +244,7 @@ def test_swapping_a_natural_tile_for_a_wild_keeps_a_win(
 def test_cross_check_with_the_mahjong_package() -> None:
     """`mahjong.agari.Agari` (riichi rules) against the shanxi preset on
     no-wildcard hands. Convention difference: riichi seven pairs need seven
-    *different* pairs, while RULES.md §2 counts a 4-of-a-kind as two pairs,
+    *different* pairs, while docs/rules.md §2 counts a 4-of-a-kind as two pairs,
     so the only allowed disagreement is a hand koudian wins as seven pairs
     holding a 4-of-a-kind and not in the standard shape."""
     agari_mod = pytest.importorskip("mahjong.agari")

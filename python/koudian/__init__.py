@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from koudian._core import (
+    ENCODING_VERSION,
     Action,
     Decomposition,
     DiscardOption,
@@ -25,6 +26,7 @@ from koudian._core import (
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
+    InvalidLogError,
     InvalidTilesError,
     Kong,
     KoudianError,
@@ -36,16 +38,21 @@ from koudian._core import (
     Outcome,
     Pattern,
     Payment,
+    RankedAction,
     Ruleset,
     RulesetError,
+    SeenDiscard,
+    SeenMeld,
     Set,
     Settlement,
+    VecEnv,
     Win,
     __version__,
     can_declare_ting,
     chajiao_value,
     decompose,
     discard_options,
+    encoding_planes,
     fmt,
     from_counts,
     glyphs,
@@ -55,6 +62,7 @@ from koudian._core import (
     may_win,
     mix_seed,
     parse,
+    rank_actions,
     settle,
     shanten,
     shanten_batch,
@@ -74,9 +82,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from koudian import env as env
-    from koudian.agents import Agent, GreedyAgent, RandomAgent
+    from koudian import vector as vector
+    from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
+    from koudian.protocol import ExternalAgent
     from koudian.simulation import SimulationResult, simulate
 
 # The table layer (game.py, agents.py, match.py, simulation.py) imports
@@ -84,6 +94,8 @@ if TYPE_CHECKING:
 # within its few-millisecond budget (PEP 562 module __getattr__).
 _LAZY = {
     "Agent": "koudian.agents",
+    "ExternalAgent": "koudian.protocol",
+    "Fault": "koudian.agents",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -97,8 +109,9 @@ _LAZY = {
 
 # Submodules reached as attributes after a bare `import koudian`
 # (`koudian.env.env("shanxi")`), imported on first use like the names above:
-# koudian.env needs pettingzoo and gymnasium (the `rl` extra).
-_LAZY_MODULES = {"env": "koudian.env"}
+# koudian.env needs pettingzoo and gymnasium, koudian.vector gymnasium (the
+# `rl` extra).
+_LAZY_MODULES = {"env": "koudian.env", "vector": "koudian.vector"}
 
 
 def __getattr__(name: str) -> Any:
@@ -109,7 +122,13 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     if submodule is not None:
-        return importlib.import_module(submodule)  # also sets globals()[name]
+        try:
+            return importlib.import_module(submodule)  # also sets globals()[name]
+        except ImportError as e:
+            # An AttributeError, so that hasattr(koudian, "env") is False
+            # without the extra; the message carries the install hint
+            # (`from koudian import env` raises the ImportError itself).
+            raise AttributeError(f"koudian.{name} is unavailable: {e}") from e
     assert module is not None
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
@@ -121,10 +140,13 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ENCODING_VERSION",
     "Action",
     "Agent",
     "Decomposition",
     "DiscardOption",
+    "ExternalAgent",
+    "Fault",
     "Game",
     "GameResult",
     "GreedyAgent",
@@ -133,6 +155,7 @@ __all__ = [
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
+    "InvalidLogError",
     "InvalidTilesError",
     "Kong",
     "KoudianError",
@@ -146,19 +169,24 @@ __all__ = [
     "Pattern",
     "Payment",
     "RandomAgent",
+    "RankedAction",
     "Ruleset",
     "RulesetError",
+    "SeenDiscard",
+    "SeenMeld",
     "Set",
     "Settlement",
     "SimulationResult",
     "Suit",
     "Tile",
+    "VecEnv",
     "Win",
     "__version__",
     "can_declare_ting",
     "chajiao_value",
     "decompose",
     "discard_options",
+    "encoding_planes",
     "fmt",
     "from_counts",
     "glyphs",
@@ -169,6 +197,7 @@ __all__ = [
     "mix_seed",
     "parse",
     "play",
+    "rank_actions",
     "replay",
     "settle",
     "shanten",

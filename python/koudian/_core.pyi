@@ -68,6 +68,11 @@ class IllegalActionError(KoudianError):
 class InconsistentOutcomeError(KoudianError):
     """A finished-hand description that cannot have happened."""
 
+class InvalidLogError(KoudianError):
+    """A game log that is malformed, holds several hands (read those with
+    ``koudian.read_logs``), or does not replay to itself: an edited line,
+    or a header whose ``seed`` no longer deals its wall."""
+
 # -- tiles -------------------------------------------------------------
 
 def _tile_table() -> list[tuple[str, str, str, int, str, int]]:
@@ -152,7 +157,7 @@ class Hand:
 # -- rulesets ------------------------------------------------------------
 
 class Ruleset:
-    """A complete, validated ruleset: every option of RULES.md.
+    """A complete, validated ruleset: every option of docs/rules.md.
 
     ``Ruleset(family="linxian", **options)`` starts from the family's
     defaults; ``Ruleset.preset(name, **overrides)`` from a shipped preset.
@@ -209,14 +214,14 @@ class Ruleset:
     def replace(self, **options: OptionValue) -> Ruleset:
         """A validated copy with some options changed."""
     def to_dict(self) -> dict[str, OptionValue]:
-        """Every option and its value, in RULES.md order."""
+        """Every option and its value, in docs/rules.md order."""
     def to_toml(self) -> str:
         """The ruleset as TOML, every option with its documentation."""
     def get(self, name: str) -> OptionValue:
         """The value of option ``name``."""
     @staticmethod
     def options() -> list[tuple[str, str]]:
-        """``(name, documentation)`` of every option, in RULES.md order."""
+        """``(name, documentation)`` of every option, in docs/rules.md order."""
     @property
     def wild_kinds(self) -> int:
         """Number of wild kinds a hand gets (0, 1 or 2)."""
@@ -263,12 +268,12 @@ def is_win(
     rules: RulesLike = "shanxi",
 ) -> bool:
     """Whether a complete hand (``14 - 3 × melds`` concealed tiles) wins
-    under the ruleset's shapes (RULES.md §2).
+    under the ruleset's shapes (docs/rules.md §2).
 
     Under ``no_honors`` (Sichuan) an honor tile in the hand, its melds or
     ``wildcards`` raises ``InvalidHandError`` naming the tile. In the
     sichuan family a hand whose tiles, melds included, hold all three
-    suits is not a win (缺一门, RULES.md §5)."""
+    suits is not a win (缺一门, docs/rules.md §5)."""
 
 def decompose(
     hand: HandLike,
@@ -662,7 +667,12 @@ def settle(outcome: Outcome, rules: RulesLike = "shanxi") -> Settlement:
 N_ACTIONS: int
 """Size of the dense action space (141)."""
 N_PLANES: int
-"""Number of observation planes (29); see ``koudian.env``."""
+"""Number of observation planes of encoding version 1 (29); see ``koudian.env``."""
+ENCODING_VERSION: int
+"""The newest observation encoding's version (2); see ``koudian.env``."""
+
+def encoding_planes(version: int) -> int:
+    """Number of planes of observation encoding ``version`` (1: 29, 2: 66)."""
 
 ActionLike = Union["Action", int, str]
 
@@ -693,31 +703,42 @@ class Action:
     def __hash__(self) -> int: ...
 
 class SeenMeld:
-    """A meld as an observer sees it."""
+    """A meld as an observer sees it (``Observation.melds``, a list per seat)."""
 
     @property
-    def kind(self) -> MeldKind: ...
+    def kind(self) -> MeldKind:
+        """Pong, or which kong (exposed, added, concealed)."""
     @property
     def tile(self) -> Tile | None:
         """None for another seat's concealed kong when the rules hide it."""
     @property
-    def from_seat(self) -> int | None: ...
+    def from_seat(self) -> int | None:
+        """The seat whose discard was claimed into it (None: not claimed)."""
 
 class SeenDiscard:
-    """A discard as an observer sees it."""
+    """A discard as an observer sees it (``Observation.discards``, in order)."""
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """Who discarded it."""
     @property
     def tile(self) -> Tile | None:
         """None for another seat's face-down ting discard."""
     @property
-    def face_down(self) -> bool: ...
+    def face_down(self) -> bool:
+        """A ting declaration's face-down discard (nobody may claim it)."""
     @property
-    def claimed(self) -> bool: ...
+    def claimed(self) -> bool:
+        """Claimed into a meld (it left the pond)."""
 
 class Observation:
-    """What one seat may see: its own tiles and all public information."""
+    """What one seat may see: its own tiles and all public information.
+
+    ``str(observation)`` is the table as that seat sees it, one line per
+    item: tiles left, wild kinds, then every seat from the observer on
+    with its score, ting, melds and pond in order (face-down ting
+    discards as 🀫), the observer's hand in glyphs and notation, what is
+    asked and the legal actions. ``repr`` is one line."""
 
     @property
     def seat(self) -> int: ...
@@ -769,8 +790,10 @@ class Observation:
     def legal_actions(self) -> list[Action]: ...
     @property
     def action_mask(self) -> npt.NDArray[np.bool_]: ...
-    def planes(self) -> npt.NDArray[np.float32]:
-        """Float32 planes of shape ``(29, 34)``; layout in ``koudian.env``."""
+    def planes(self, version: int = 1, dtype: str = "float32") -> npt.NDArray[Any]:
+        """Planes of shape ``(P, 34)`` in encoding ``version`` (1: the 29
+        float32 planes; 2: 66 planes of small integers, ``"float32"`` or
+        ``"uint8"``); layouts in ``koudian.env``."""
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready data (the external-bot protocol's form)."""
 
@@ -872,10 +895,42 @@ class Game:
     def __copy__(self) -> Game: ...
 
 def replay(log: str) -> Game:
-    """Rebuilds a game from its log, checking every line comes out identical."""
+    """Rebuilds a game from the log of one hand, checking every line comes
+    out identical. Raises ``InvalidLogError`` for a malformed log, a log
+    of several hands (a ``koudian simulate --log`` file: read it with
+    ``koudian.read_logs(path)``), or a header whose seed does not deal its
+    wall (an edited seed)."""
+
+def replay_steps(log: str) -> list[Game]:
+    """Replays a log like ``replay``, returning the game after the deal and
+    after every chosen action (independent copies, in order)."""
 
 def mix_seed(seed: int, index: int) -> int:
     """SplitMix64 of ``(seed, index)``: the seed of game ``index`` of a run."""
+
+class RankedAction:
+    """One legal action as an agent ranks it (``rank_actions``)."""
+
+    @property
+    def action(self) -> Action: ...
+    @property
+    def value(self) -> float:
+        """One summary number, higher is better, comparable only within one
+        ranking (greedy: minus the rank)."""
+    @property
+    def numbers(self) -> dict[str, float]:
+        """The named numbers the agent compared: for greedy ``shanten``,
+        ``improving`` (live improving tiles, the waits' when ready, where
+        counted), ``wait_value`` (ting discards) and ``danger`` (1 when a
+        face-up discard may pay 包胡) where they apply."""
+    def __repr__(self) -> str: ...
+
+def rank_actions(game: Game, seat: int, agent: str = "greedy") -> list[RankedAction]:
+    """Every legal action of ``seat`` in the current position, best first,
+    as the agent ``agent`` ranks them (``"greedy"``); the first is exactly
+    the action that agent plays. Empty when the seat is not to act;
+    ``IllegalActionError`` for a seat outside 0-3, ``RulesetError`` for an
+    unknown agent."""
 
 class NativeAgent:
     """A built-in agent of the Rust core (``"random"``, ``"greedy"``)."""
@@ -884,7 +939,12 @@ class NativeAgent:
     @property
     def name(self) -> str: ...
     def reset(self, seed: int) -> None: ...
-    def act(self, observation: Observation) -> Action: ...
+    def act(
+        self, observation: Observation, legal_actions: Sequence[Action] | None = None
+    ) -> Action:
+        """The core agent's action for an observation taken from a ``Game``
+        that has not moved since; ``legal_actions`` (ignored: the core
+        reads them from the game) makes a ``NativeAgent`` an ``Agent``."""
 
 class MatchState:
     """The core's match bookkeeping: hand seeds, dealer rotation, totals."""
@@ -932,3 +992,118 @@ def simulate_logs(
 ) -> list[str]:
     """The logs of native self-play of games ``start .. start + hands``
     (same seeds as ``simulate_native``), one JSON Lines log per game."""
+
+# ---------------------------------------------------------------------------
+# The vectorized environment (rust/python/src/vec_env.rs): N tables stepped
+# together in Rust. The wrapper with Gymnasium spaces is koudian.vector.
+
+class VecEnv:
+    """``num_envs`` tables of ``rules`` stepped together in Rust, the GIL
+    released, on ``threads`` threads (0: all cores; 1: the caller; ``k``:
+    ``k`` kept threads; results never depend on it).
+
+    ``learners="all"``: every decision of every table comes back
+    (self-play); a seat number: only that seat's, the others played inside
+    the step by the built-in agent ``opponents`` (``"random"``,
+    ``"greedy"``, or any name of the core's agent factory).
+
+    Every array is allocated once and rewritten in place by each call (the
+    same objects each time, usable zero-copy: ``torch.from_numpy(env.obs)``,
+    ``np.from_dlpack``); copy what you keep. ``obs`` is ``(N, P, 34)``
+    (encoding ``encoding``, ``obs_dtype`` ``"uint8"`` or ``"float32"``)
+    from the seat to act ``to_act`` ``(N,)``; ``action_masks()``
+    ``(N, 141)`` bool its legal actions.
+
+    ``step(actions)`` plays one dense action index per table (int64 or
+    int32 ``(N,)``). A hand that ends sets ``terminated[i]``,
+    ``reward[i]`` (the learner's settlement delta; with all seats
+    learners, that of the seat that made the last decision),
+    ``final_obs[i]`` (that seat's last observation) and
+    ``final_deltas[i]`` (all four deltas), and the table deals its next
+    hand in the same step (Gymnasium's same-step auto-reset): ``obs[i]`` is
+    already the new hand's. ``info`` is one dict, the same each call:
+    ``final_obs``, ``_final_obs`` (= ``terminated``), ``final_deltas``,
+    ``to_act``, ``fault``.
+
+    Illegal actions: ``on_illegal="raise"`` refuses the batch with an
+    ``IllegalActionError`` naming the first bad table, every table left
+    unchanged; ``"fallback"`` plays the table's first legal action (never
+    leaving when another is legal) and sets ``fault[i]``.
+
+    Seeds: table ``i``'s hand ``k`` is dealt from
+    ``mix_seed(mix_seed(seed, i), k)`` with seat ``(i + k) % 4`` dealing;
+    opponent seat ``s`` is reset with ``mix_seed(hand seed, 1 + s)``.
+    ``reset(seed)`` restarts at hand 0 of ``seed``; ``reset()`` deals each
+    table its next hand. With one learner seat a hand that ends before its
+    first decision is skipped."""
+
+    def __init__(
+        self,
+        rules: RulesLike,
+        num_envs: int,
+        *,
+        learners: str | int = "all",
+        opponents: str = "greedy",
+        seed: int = 0,
+        threads: int = 0,
+        obs_dtype: str = "uint8",
+        encoding: int = 2,
+        on_illegal: str = "raise",
+    ) -> None: ...
+    def reset(self, seed: int | None = None) -> tuple[npt.NDArray[Any], dict[str, Any]]:
+        """Deals every table a new hand; ``(obs, info)``."""
+    def step(
+        self, actions: npt.NDArray[np.integer[Any]]
+    ) -> tuple[
+        npt.NDArray[Any],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]:
+        """Plays one action per table; ``(obs, reward, terminated,
+        truncated, info)``."""
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal-action masks ``(N, 141)`` of the seats to act."""
+    @property
+    def obs(self) -> npt.NDArray[Any]:
+        """The observations ``(N, P, 34)`` of the last call."""
+    @property
+    def to_act(self) -> npt.NDArray[np.int64]:
+        """The seats to act ``(N,)``."""
+    @property
+    def reward(self) -> npt.NDArray[np.float32]:
+        """The rewards ``(N,)`` of the last step."""
+    @property
+    def terminated(self) -> npt.NDArray[np.bool_]:
+        """Which tables' hands ended in the last step."""
+    @property
+    def truncated(self) -> npt.NDArray[np.bool_]:
+        """Always false: a hand always ends."""
+    @property
+    def final_obs(self) -> npt.NDArray[Any]:
+        """Final observations ``(N, P, 34)`` (valid where ``terminated``)."""
+    @property
+    def final_deltas(self) -> npt.NDArray[np.int64]:
+        """Settlement deltas ``(N, 4)`` (valid where ``terminated``)."""
+    @property
+    def fault(self) -> npt.NDArray[np.bool_]:
+        """Which tables played their fallback for an illegal action."""
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def n_planes(self) -> int: ...
+    @property
+    def encoding(self) -> int: ...
+    @property
+    def obs_dtype(self) -> str: ...
+    @property
+    def learners(self) -> str | int: ...
+    @property
+    def opponents(self) -> str: ...
+    @property
+    def hands_finished(self) -> int:
+        """Hands finished since construction (skipped ones included)."""
+    def log(self, i: int, finished: bool = False) -> str:
+        """Table ``i``'s log: of the hand in play, or (``finished``) of the
+        last hand that ended there; ``koudian.replay`` accepts both."""

@@ -19,10 +19,10 @@ native self-play) and record a ``Fault``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from koudian._core import Action, NativeAgent, Observation
+from koudian.faults import Fault, fallback_action
 
 __all__ = [
     "Agent",
@@ -44,41 +44,6 @@ class Agent(Protocol):
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         """Chooses one of ``legal_actions``."""
         ...
-
-
-@dataclass(frozen=True)
-class Fault:
-    """An agent misbehaved and the fallback action was played for it.
-
-    ``kind`` is ``illegal`` (an action not among the legal ones),
-    ``malformed`` (a reply that is not a valid action), ``timeout``,
-    ``crash`` (the bot process died or could not start) or ``dead`` (the
-    bot crashed too often and is no longer asked).
-    """
-
-    seat: int
-    kind: str
-    detail: str
-    fallback: Action
-
-    def to_json(self) -> dict[str, object]:
-        """The fault as a log record (``{"type": "fault", ...}``)."""
-        return {
-            "type": "fault",
-            "seat": self.seat,
-            "kind": self.kind,
-            "detail": self.detail,
-            "fallback": self.fallback.to_json(),
-        }
-
-
-def fallback_action(legal_actions: Sequence[Action]) -> Action:
-    """The documented fallback: the first legal action in dense index order
-    that is not ``leave`` (``leave`` only if it is the only one)."""
-    if not legal_actions:
-        raise ValueError("no legal action to fall back on")
-    best = min(legal_actions, key=lambda a: (a.kind == "leave", a.index))
-    return best
 
 
 class NativeAgentBase:

@@ -60,6 +60,31 @@ plane    content
 26-28    all ones if the observer is asked: on its turn / to answer a
          discard / to answer an added kong
 =======  ==============================================================
+
+That is encoding version 1, the default. ``KoudianEnv(encoding=2)``
+(``koudian.ENCODING_VERSION``, also ``Observation.planes(version=2)`` and
+``koudian.VecEnv``) gives 66 planes whose values are all small integers
+(the same in ``uint8`` and ``float32``; scale them in the learner):
+
+=======  ==============================================================
+plane    content (version 2)
+=======  ==============================================================
+0-23     as version 1
+24       live tiles left, as a count 0-136 (all columns)
+25-28    as version 1
+29       kinds the observer may not win on a discard because of a
+         ``pass_scope = "tile"`` 过胡 lock
+30-33    melds claimed from seat r's discard: 1 at the meld's kind (the
+         owner is in planes 5-8; a kind has at most one meld at a table)
+34-37    concealed tiles held by seat r, as a count (all columns)
+38-41    running score of seat r, ``clamp(128 + score, 0, 255)`` (all
+         columns; one point a unit, 128 is zero)
+42-65    the 6 most recent discards of seat r, newest first (plane
+         ``42 + 6r + j`` for the j-th latest): 1 at the kind if face up
+         in the pond, 2 if claimed into a meld, 3 for the observer's own
+         face-down ting discard; zeros when seat r made fewer discards or
+         the discard lies face down out of sight
+=======  ==============================================================
 """
 
 from __future__ import annotations
@@ -69,7 +94,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import N_ACTIONS, N_PLANES, Game, Ruleset, mix_seed
+from koudian._core import N_ACTIONS, Game, Ruleset, encoding_planes, mix_seed
 
 try:
     from gymnasium import spaces
@@ -85,7 +110,8 @@ ObsDict = dict[str, npt.NDArray[Any]]
 
 
 class KoudianEnv(AECEnv):  # type: ignore[misc]
-    """One hand of ``rules`` per episode, four agents, action masks."""
+    """One hand of ``rules`` per episode, four agents, action masks;
+    observations in encoding ``encoding`` (1 or 2, float32)."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "koudian_v0",
@@ -99,8 +125,12 @@ class KoudianEnv(AECEnv):  # type: ignore[misc]
         *,
         reward_scale: float = 1.0,
         render_mode: str | None = None,
+        encoding: int = 1,
     ) -> None:
         super().__init__()
+        self.encoding = encoding
+        n_planes = encoding_planes(encoding)
+        high = 4.0 if encoding == 1 else 255.0
         self.rules = rules if isinstance(rules, Ruleset) else Ruleset.preset(str(rules))
         self.reward_scale = reward_scale
         self.render_mode = render_mode
@@ -108,7 +138,7 @@ class KoudianEnv(AECEnv):  # type: ignore[misc]
         self.agents = self.possible_agents[:]
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 4.0, (N_PLANES, 34), np.float32),
+                "observation": spaces.Box(0.0, high, (n_planes, 34), np.float32),
                 "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
             }
         )
@@ -130,7 +160,7 @@ class KoudianEnv(AECEnv):  # type: ignore[misc]
         """Planes and action mask of ``agent``'s seat."""
         o = self.game.observe(int(agent[7:]))
         return {
-            "observation": o.planes(),
+            "observation": o.planes(self.encoding),
             "action_mask": o.action_mask.astype(np.int8),
         }
 

@@ -13,7 +13,8 @@ adds the loop that lets agents play a hand::
 A game is driven one decision at a time: ``g.to_act`` is the seat asked,
 ``g.legal_actions(seat)`` its exact legal actions (``Action`` values, in
 dense index order; ``g.legal_mask(seat)`` the same as a 141-long bool
-mask), ``g.observe(seat)`` what that seat may see, ``g.step(action)``
+mask), ``g.observe(seat)`` what that seat may see (``print`` it for the
+table as that seat sees it), ``g.step(action)``
 plays it (an ``Action``, a dense index, or text such as ``"discard 5m"``).
 An illegal action raises ``IllegalActionError`` naming the reason and
 changes nothing. ``g.log`` is the JSON Lines record and ``replay(log)``
@@ -25,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from koudian._core import (
+    ENCODING_VERSION,
     N_ACTIONS,
     N_PLANES,
     Action,
@@ -33,11 +35,13 @@ from koudian._core import (
     Observation,
     SeenDiscard,
     SeenMeld,
+    encoding_planes,
     replay,
 )
-from koudian.agents import Agent, Fault, fallback_action
+from koudian.agents import Agent, AgentSpec, Fault, fallback_action, make_agent
 
 __all__ = [
+    "ENCODING_VERSION",
     "N_ACTIONS",
     "N_PLANES",
     "Action",
@@ -46,6 +50,7 @@ __all__ = [
     "Observation",
     "SeenDiscard",
     "SeenMeld",
+    "encoding_planes",
     "play",
     "replay",
 ]
@@ -53,16 +58,32 @@ __all__ = [
 
 def play(
     game: Game,
-    agents: Sequence[Agent],
+    agents: Sequence[AgentSpec],
     on_fault: Callable[[Fault], None] | None = None,
 ) -> GameResult:
     """Plays ``game`` to its end with one agent per seat and returns the
-    result. An agent answering with anything but one of its legal actions
-    gets the fallback (``koudian.agents.fallback_action``) played for it;
+    result. ``agents`` are what ``Match`` and ``simulate`` take: ``Agent``
+    objects, built-in names (``"random"``, ``"greedy"``) or external bots
+    (``"cmd:python my_bot.py"``, started here and stopped at the end).
+    An agent answering with anything but one of its legal actions gets the
+    fallback (``koudian.agents.fallback_action``) played for it;
     ``on_fault`` receives each such ``Fault`` (agents that report their
     own faults, like external bots, are asked through ``take_faults``)."""
     if len(agents) != 4:
         raise ValueError(f"give 4 agents, one per seat; got {len(agents)}")
+    made = [make_agent(a, seat=s) for s, a in enumerate(agents)]
+    try:
+        return _play(game, made, on_fault)
+    finally:
+        for spec, a in zip(agents, made, strict=True):
+            close = getattr(a, "close", None)
+            if isinstance(spec, str) and close is not None:
+                close()  # only the bots this call started
+
+
+def _play(
+    game: Game, agents: Sequence[Agent], on_fault: Callable[[Fault], None] | None
+) -> GameResult:
     takers = [getattr(a, "take_faults", None) for a in agents]
     while True:
         seat = game.to_act

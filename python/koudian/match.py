@@ -5,7 +5,8 @@ plays full rounds instead (Linxian 四圈 is ``rounds=4``: the deal has moved
 on 16 seats). Hand seeds, dealer rotation and totals come from the Rust
 core (``koudian.MatchState``); before each hand every agent with a
 ``reset(seed)`` method is reset with ``mix_seed(hand seed, 1 + seat)``,
-as native self-play does.
+as native self-play does. External bots (``cmd:`` agents) start when the
+match is made: one that cannot start raises ``koudian.protocol.BotError``.
 
     >>> import koudian
     >>> m = koudian.Match("linxian", ["random"] * 4, rounds=1, seed=3)
@@ -21,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from koudian._core import Game, GameResult, MatchState, RulesetError, mix_seed
 from koudian.agents import AgentSpec, Fault, make_agent
 from koudian.game import play
+from koudian.protocol import start_bots
 
 __all__ = ["Match"]
 
@@ -44,6 +46,11 @@ class Match:
             hands = 1
         self._state = MatchState(rules, seed=seed, hands=hands, rounds=rounds)  # type: ignore[arg-type]
         self.agents = [make_agent(a, seat=s) for s, a in enumerate(agents)]
+        try:
+            start_bots(self.agents)  # a bot that cannot start fails here
+        except BaseException:
+            self.close()
+            raise
         self.results: list[GameResult] = []
         """Results of the hands played, in order."""
         self.logs: list[str] = []

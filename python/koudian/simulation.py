@@ -28,14 +28,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from koudian._cli_rules import add_rules_argument, resolve_rules, rules_from_args, rules_label
 from koudian._core import (
     KoudianError,
+    NativeAgent,
     Ruleset,
     RulesetError,
     _check_int,
@@ -45,8 +46,16 @@ from koudian._core import (
 )
 from koudian.agents import Agent, AgentSpec, Fault, make_agent, native_name
 from koudian.game import Game, play
+from koudian.protocol import MAX_TIMEOUT, BotError, check_timeout, start_bots
 
-__all__ = ["END_KINDS", "SimulationResult", "add_subparser", "simulate"]
+__all__ = [
+    "END_KINDS",
+    "SimulationInterrupted",
+    "SimulationResult",
+    "add_subparser",
+    "agent_labels",
+    "simulate",
+]
 
 END_KINDS = ("win", "exhausted", "kong_draw", "left")
 """Names of the codes in ``SimulationResult.kind``."""
@@ -89,6 +98,13 @@ class SimulationResult:
     faults: list[Fault] = field(default_factory=list)
     patterns: dict[str, int] = field(default_factory=dict)
     fault_hands: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, bool))
+    family: str = "shanxi"
+    """The ruleset's family: the summary shows the columns and terms it uses."""
+    interrupted: bool = False
+    """True when the run was stopped (Ctrl-C) before all its hands: the
+    arrays hold the hands finished, in game order."""
+    requested: int = 0
+    """The number of hands asked for."""
 
     @property
     def hands(self) -> int:
@@ -152,9 +168,19 @@ class SimulationResult:
         return c
 
     def summary(self) -> str:
-        """The summary table of the CLI."""
+        """The summary table of the CLI.
+
+        Each share names its base: ``win %`` and ``dealt in %`` are shares
+        of all hands, ``self-draw %`` a share of that seat's wins (``-``
+        for a seat that never won). Sichuan has no 包胡, so its column is
+        left out there."""
+        stopped = (
+            f" (interrupted: {self.hands} of {self.requested} hands played)"
+            if self.interrupted
+            else ""
+        )
         if self.hands == 0:
-            return f"0 hands played ({', '.join(self.agents)}): nothing to summarize"
+            return f"0 hands played ({', '.join(self.agents)}): nothing to summarize{stopped}"
         n = self.hands
         wins = self.wins
         counts = np.bincount(self.kind, minlength=len(END_KINDS))
@@ -162,27 +188,39 @@ class SimulationResult:
         # rate and "exhausted" (the same hands, when nothing else ends
         # a hand without a winner) print the same figure.
         draws = int(counts[1:].sum())
+        baohu = self.family != "sichuan"
+        width = max(16, *(len(a) for a in self.agents))
+        # Two header lines: each column's name, then its base.
+        head = f"seat  {'agent':<{width}}  {'win %':>8}  {'self-draw %':>11}"
+        base = f"      {'':<{width}}  {'of hands':>8}  {'of wins':>11}"
+        if baohu:
+            # 包胡 is two characters drawn four columns wide.
+            head += f"  {'包胡 paid (hands)':>16}"
+            base += f"  {'':>18}"
+        head += f"  {'mean ± 95% CI':>20}  {'total':>12}"
+        base += f"  {'per hand':>20}"
         lines = [
-            f"{self.hands} hands, {self.hands_per_second:,.0f} hands/s, "
+            f"{self.hands} hands{stopped}, {self.hands_per_second:,.0f} hands/s, "
             f"draw rate {_percent(draws, n)}",
             "",
-            "seat  agent             win%   self-draw%   包胡 paid (hands)"
-            "        mean ± 95% CI          total",
+            head,
+            base,
         ]
         ci = self.ci95
         for s in range(4):
             # One hand has no spread to estimate: no interval, not "inf".
             ci_text = f"{ci[s]:.3f}" if math.isfinite(ci[s]) else "n/a"
-            sd_share = 100 * self.self_draws[s] / wins[s] if wins[s] else 0.0
-            lines.append(
-                f"{s:>4}  {self.agents[s][:16]:<16} {100 * wins[s] / n:5.1f}   {sd_share:9.1f}"
-                f"   {self.baohu_paid[s]:>9} ({self.baohu_hands[s]:>6})"
-                f"   {self.mean_scores[s]:>+9.3f} ± {ci_text:<8}  {self.scores[s]:>+12}"
-            )
+            sd_share = f"{100 * self.self_draws[s] / wins[s]:.1f}" if wins[s] else "-"
+            line = f"{s:>4}  {self.agents[s]:<{width}}  {100 * wins[s] / n:>8.1f}  {sd_share:>11}"
+            if baohu:
+                line += f"  {self.baohu_paid[s]:>9} ({self.baohu_hands[s]:>6})"
+            mean = f"{self.mean_scores[s]:+.3f} ± {ci_text}"
+            line += f"  {mean:>20}  {self.scores[s]:>+12}"
+            lines.append(line)
         ends = ", ".join(
             f"{k} {_percent(int(c), n)}" for k, c in zip(END_KINDS, counts, strict=False) if c
         )
-        lines += ["", f"hand ends: {ends}"]
+        lines += ["", f"hand ends (share of hands): {ends}"]
         n_wins = int(wins.sum())
         if self.patterns and n_wins:
             top = sorted(self.patterns.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -210,6 +248,16 @@ class SimulationResult:
                 if first is not None:
                     lines.append(f"  seat {seat} first fault: {_short_fault(first)}")
         return "\n".join(lines)
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """``simulate`` was interrupted (Ctrl-C): a ``KeyboardInterrupt`` that
+    carries the hands finished so far as ``result`` (marked
+    ``interrupted``), so that a caller may still report them."""
+
+    def __init__(self, result: SimulationResult) -> None:
+        super().__init__(f"interrupted after {result.hands} of {result.requested} hands")
+        self.result = result
 
 
 def _percent(count: int, total: int) -> str:
@@ -278,18 +326,40 @@ def _merge_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _resolve_rules(rules: object) -> Ruleset:
-    if isinstance(rules, Ruleset):
-        return rules
-    if isinstance(rules, str):
-        if rules.endswith(".toml") or Path(rules).is_file():
-            return Ruleset.from_toml(rules)
-        return Ruleset.preset(rules)
-    raise RulesetError(f"rules must be a preset name, a .toml file or a Ruleset, got {rules!r}")
+_INTERPRETERS = ("python", "python3", "pypy", "pypy3", "node", "ruby", "perl", "sh", "bash")
 
 
 def _label(spec: AgentSpec) -> str:
-    return spec if isinstance(spec, str) else type(spec).__name__
+    """``cmd:python3 -u bots/my_bot.py --x 1`` reads ``cmd:my_bot.py``: the
+    program or script file without its folder; an object its class name."""
+    if not isinstance(spec, str):
+        return type(spec).__name__
+    if not spec.startswith("cmd:"):
+        return spec
+    import shlex
+
+    try:
+        words = shlex.split(spec[4:])
+    except ValueError:
+        words = spec[4:].split()
+    words = [w.replace("\\", "/").rsplit("/", 1)[-1] for w in words]
+    rest = [w for w in words if not w.startswith("-")]
+    if rest and rest[0].rstrip("0123456789.") in _INTERPRETERS and len(rest) > 1:
+        rest = rest[1:]  # the script, not its interpreter
+    return "cmd:" + (rest[0] if rest else spec[4:].strip())
+
+
+def agent_labels(agents: Sequence[AgentSpec]) -> list[str]:
+    """Readable, distinct names of the seats' agents for a summary: equal
+    names are numbered (``cmd:my_bot.py #1``, ``cmd:my_bot.py #2``), except
+    built-in names, whose equal agents play alike."""
+    labels = [_label(a) for a in agents]
+    for name in set(labels):
+        seats = [s for s, x in enumerate(labels) if x == name]
+        if len(seats) > 1 and (name.startswith("cmd:") or not isinstance(agents[seats[0]], str)):
+            for k, s in enumerate(seats, 1):
+                labels[s] = f"{name} #{k}"
+    return labels
 
 
 def _native_chunks(
@@ -353,6 +423,81 @@ def _python_games(
         }
 
 
+def _native_parts(
+    rules: Ruleset,
+    names: list[str],
+    hands: int,
+    seed: int,
+    threads: int,
+    chunk: int | None,
+    log: IO[str] | None,
+) -> Iterator[dict[str, Any]]:
+    """The native games in chunks, each chunk's logs written before the
+    chunk is yielded: an interrupted run's log holds exactly the hands
+    its result counts."""
+    start = 0
+    for part in _native_chunks(rules, names, hands, seed, threads, chunk):
+        n = int(part["kind"].shape[0])
+        if log is not None:
+            log.write("".join(simulate_logs(rules, names, n, seed=seed, start=start)))
+        start += n
+        yield part
+
+
+def _batched(
+    rows: Iterator[dict[str, Any]], stopped: Callable[[], bool]
+) -> Iterator[dict[str, Any]]:
+    """Python-driven games' rows in parts of up to 256 hands, a part cut
+    short as soon as ``stopped()`` (Ctrl-C), so that a run stops after
+    the hand under way."""
+    batch: list[dict[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= 256 or stopped():
+            yield _merge_rows(batch)
+            batch = []
+    if batch:
+        yield _merge_rows(batch)
+
+
+class _StopOnCtrlC:
+    """While a run is under way, Ctrl-C (SIGINT) only asks it to stop: the
+    run checks ``stopped`` between chunks of native games and between
+    Python-driven hands, so that it ends on a hand boundary with its log
+    and its results agreeing. A second Ctrl-C interrupts at once. Only
+    Python's own handler is replaced, and only in the main thread (the
+    only one that receives signals); elsewhere a ``KeyboardInterrupt``
+    still stops the run, at whatever point it arrives."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self._installed = False
+
+    def __enter__(self) -> _StopOnCtrlC:
+        import signal
+        import threading
+
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
+            signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        import signal
+
+        self.stopped = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            import signal
+
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def simulate(
     rules: object,
     agents: Sequence[AgentSpec],
@@ -377,7 +522,15 @@ def simulate(
     the number of games just finished. The native path plays ``chunk``
     games per call into the core (default: as many as take about a
     quarter of a second); the results never depend on it.
-    ``native=False`` forces the Python-driven loop.
+    ``native=False`` forces the Python-driven loop. ``timeout`` is the
+    seconds an external bot has per decision (``0 < timeout <= 3600``).
+    Every external bot is started before the first hand: one that cannot
+    start raises ``koudian.protocol.BotError``.
+
+    Ctrl-C (``KeyboardInterrupt``) stops the run after the hands under
+    way and raises ``SimulationInterrupted``, whose ``result`` holds the
+    hands finished (``log`` has received exactly theirs in the native
+    path; in the Python loop, every finished hand's).
     """
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -386,8 +539,9 @@ def simulate(
     _check_int(hands, "hands", "u64")
     _check_int(seed, "seed", "u64")
     _check_int(threads, "threads", "usize")
-    r = _resolve_rules(rules)
-    labels = [_label(a) for a in agents]
+    timeout = check_timeout(timeout)
+    r = resolve_rules(rules)
+    labels = agent_labels(agents)
     names = [native_name(a) for a in agents]
     all_native = all(n is not None for n in names)
     if native and not all_native:
@@ -398,33 +552,29 @@ def simulate(
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
     faults: list[Fault] = []
-    if use_native:
-        native_names = [n for n in names if n is not None]
-        for part in _native_chunks(r, native_names, hands, seed, threads, chunk):
-            parts.append(part)
-            if progress is not None:
-                progress(int(part["kind"].shape[0]))
-        if log is not None:
-            step = chunk or _FIRST_CHUNK
-            for start in range(0, hands, step):
-                n = min(step, hands - start)
-                for text in simulate_logs(r, native_names, n, seed=seed, start=start):
-                    log.write(text)
-    else:
-        made = [make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents)]
+    interrupted = False
+    made: list[Agent] = []
+    run: Iterator[dict[str, Any]]
+    with _StopOnCtrlC() as ctrl_c:
         try:
-            batch: list[dict[str, Any]] = []
-            for row in _python_games(r, made, hands, seed, faults, log):
-                batch.append(row)
-                if len(batch) >= 256:
-                    parts.append(_merge_rows(batch))
-                    if progress is not None:
-                        progress(len(batch))
-                    batch = []
-            if batch:
-                parts.append(_merge_rows(batch))
+            if use_native:
+                native_names = [n for n in names if n is not None]
+                run = _native_parts(r, native_names, hands, seed, threads, chunk, log)
+            else:
+                # Added one by one, so the finally below closes the bots
+                # made before one that fails.
+                made += (make_agent(a, timeout=timeout, seat=s) for s, a in enumerate(agents))
+                start_bots(made)
+                rows = _python_games(r, made, hands, seed, faults, log)
+                run = _batched(rows, lambda: ctrl_c.stopped)
+            for part in run:
+                parts.append(part)
                 if progress is not None:
-                    progress(len(batch))
+                    progress(int(part["kind"].shape[0]))
+                if ctrl_c.stopped:
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            interrupted = True
         finally:
             for a in made:
                 close = getattr(a, "close", None)
@@ -433,6 +583,11 @@ def simulate(
     result = _concat(parts, labels)
     result.seconds = time.perf_counter() - t0
     result.faults = faults
+    result.family = str(r.family)
+    result.requested = hands
+    if interrupted:
+        result.interrupted = True
+        raise SimulationInterrupted(result)
     return result
 
 
@@ -508,50 +663,98 @@ def _split_agents(text: str) -> list[str]:
     return [a for a in out if a]
 
 
-def _positive_int(text: str) -> int:
-    """argparse type of ``--hands``: an integer >= 1."""
+def _int_at_least(minimum: int, rule: str) -> Callable[[str], int]:
+    """An argparse type: a whole number ``>= minimum``, refused as
+    ``"{rule}, got N"`` below it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{rule}, got {value}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1, "must be at least 1")
+"""argparse type of ``--hands``."""
+
+_threads = _int_at_least(0, "threads must be ≥ 0 (0: every core)")
+"""argparse type of ``--threads``."""
+
+
+def _check_agent(spec: str) -> None:
+    """Refuses an unknown built-in name before anything runs (``cmd:``
+    bots are started, and their commands checked, by ``simulate``)."""
+    if not spec.startswith("cmd:"):
+        NativeAgent(spec)  # RulesetError naming the known agents
+
+
+def _timeout_seconds(text: str) -> float:
+    """argparse type of ``--timeout``: seconds, ``0 < t <= MAX_TIMEOUT``."""
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    try:
+        return check_timeout(value)
+    except BotError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     agents = _split_agents(args.agents)
     if len(agents) == 1:
         agents = agents * 4
+    log: IO[str] | None = None
     try:
+        # Everything is checked before the progress bar is drawn.
         if len(agents) != 4:
             raise RulesetError(f"--agents needs 1 or 4 agents, got {len(agents)}: {agents}")
-        rules = _resolve_rules(args.rules)
-        bar = _Progress(args.hands, not args.quiet)
-        log: IO[str] | None = None
-        try:
-            if args.log:
-                log = open(args.log, "w", encoding="utf-8")
-            result = simulate(
-                rules,
-                agents,
-                args.hands,
-                seed=args.seed,
-                threads=args.threads,
-                log=log,
-                progress=bar,
-                timeout=args.timeout,
-            )
-        finally:
-            bar.close()
-            if log is not None:
-                log.close()
+        for a in agents:
+            _check_agent(a)
+        rules = rules_from_args(args)
+        if args.log:
+            log = open(args.log, "w", encoding="utf-8")
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
-    print(f"rules {args.rules}, agents {', '.join(agents)}, seed {args.seed}")
+    bar = _Progress(args.hands, not args.quiet)
+    code = 0
+    try:
+        result = simulate(
+            rules,
+            agents,
+            args.hands,
+            seed=args.seed,
+            threads=args.threads,
+            log=log,
+            progress=bar,
+            timeout=args.timeout,
+        )
+    except SimulationInterrupted as stop:
+        result, code = stop.result, 130  # 128 + SIGINT, as shells report it
+    except (KoudianError, OSError) as e:
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+        if log is not None:
+            log.close()
+    print(f"rules {rules_label(args)}, agents {', '.join(result.agents)}, seed {args.seed}")
     print(result.summary())
-    return 0
+    return code
+
+
+_EXAMPLES = """examples:
+  koudian simulate --hands 2000
+  koudian simulate --rules linxian --agents greedy --hands 500 --seed 3
+  koudian simulate --rules shanxi --set special_hands=true --agents greedy
+  koudian simulate --agents 'cmd:python examples/my_bot.py,random,random,random' --hands 20
+  koudian simulate --hands 1000 --log hands.jsonl   # read it with koudian.read_logs"""
 
 
 def add_subparser(sub: Any) -> None:
@@ -561,10 +764,13 @@ def add_subparser(sub: Any) -> None:
         help="self-play many hands and summarize the results per seat",
         description=(
             "Self-play: every game is one hand dealt from the seed; built-in agents "
-            "run natively in Rust, Python or external agents from Python."
+            "run natively in Rust, Python or external agents from Python. Ctrl-C stops "
+            "the run and prints the summary of the hands played (exit code 130)."
         ),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
+    add_rules_argument(p)
     p.add_argument(
         "--agents",
         default="greedy,random,random,random",
@@ -574,10 +780,13 @@ def add_subparser(sub: Any) -> None:
         "--hands", type=_positive_int, default=10_000, help="number of hands, >= 1 (default 10000)"
     )
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
+    p.add_argument("--threads", type=_threads, default=0, help="threads, 0 = every core (default)")
     p.add_argument("--log", default=None, help="write every hand's JSON Lines log to this file")
     p.add_argument(
-        "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
+        "--timeout",
+        type=_timeout_seconds,
+        default=5.0,
+        help=f"seconds an external bot may think per decision, at most {MAX_TIMEOUT:g} (5)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)

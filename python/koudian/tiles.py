@@ -1,4 +1,4 @@
-"""Tiles (RULES.md §1): the 34 kinds as ``Tile``, with their points.
+"""Tiles (docs/rules.md §1): the 34 kinds as ``Tile``, with their points.
 
 ``Tile`` members are ints (``Tile.M1 == 0`` … ``Tile.RED == 33``), so they
 index numpy count arrays directly; ``str(tile)`` is notation (``"5m"``).

@@ -1,7 +1,7 @@
 //! Discard analysis: for a complete hand (`14 − 3 × melds` concealed
 //! tiles), what each distinct discard leaves: its shanten, its waits when
 //! ready, the best wait's points and whether ting (报听) may be declared
-//! with it (RULES.md §2 "Waits and ready", §3 报听).
+//! with it (docs/rules.md §2 "Waits and ready", §3 报听).
 //!
 //! Discarding a wild tile is allowed; it is then an ordinary discard that
 //! nobody can claim. Shanten of each discard reuses the other groups'

@@ -16,6 +16,9 @@ pub enum Error {
     IllegalAction(String),
     /// A finished-hand description that cannot have happened.
     InconsistentOutcome(String),
+    /// A game log that is malformed, holds several hands, or does not
+    /// replay to itself (an edited line, seed or wall).
+    InvalidLog(String),
 }
 
 impl fmt::Display for Error {
@@ -25,7 +28,8 @@ impl fmt::Display for Error {
             | Error::InvalidHand(m)
             | Error::InvalidRuleset(m)
             | Error::IllegalAction(m)
-            | Error::InconsistentOutcome(m) => f.write_str(m),
+            | Error::InconsistentOutcome(m)
+            | Error::InvalidLog(m) => f.write_str(m),
         }
     }
 }

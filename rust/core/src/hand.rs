@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::tile::{check_copies, Counts, Tile, KINDS};
 
-/// The kinds of meld (RULES.md §3 "Kinds of kong").
+/// The kinds of meld (docs/rules.md §3 "Kinds of kong").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MeldKind {
     /// 碰: three of a kind claimed from a discard.

@@ -3,10 +3,10 @@
 //! alone; this layer adds the ruleset's two rules about which
 //! tiles a hand may hold and win with.
 //!
-//! * `no_honors` (the Sichuan preset, RULES.md §5 "108 tiles"): an honor
+//! * `no_honors` (the Sichuan preset, docs/rules.md §5 "108 tiles"): an honor
 //!   tile in the hand, its melds or the wild kinds is bad input, an
 //!   [`Error::InvalidHand`] naming the tile (a batch names the row too).
-//! * 缺一门 (the sichuan family, RULES.md §5): a win lacks one of the
+//! * 缺一门 (the sichuan family, docs/rules.md §5): a win lacks one of the
 //!   three suits. A complete hand whose tiles (concealed and melds) hold
 //!   all three suits is not a win and has no decomposition; a wait is
 //!   never a kind whose addition leaves the hand holding all three suits

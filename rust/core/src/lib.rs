@@ -24,6 +24,7 @@ pub mod simulate;
 mod testing;
 pub mod tile;
 pub mod ting;
+pub mod vec_env;
 pub mod waits;
 pub mod wildcard;
 

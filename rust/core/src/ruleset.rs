@@ -1,11 +1,11 @@
-//! Rulesets: every option named in RULES.md, their defaults, and
+//! Rulesets: every option named in docs/rules.md, their defaults, and
 //! validation. Presets live as TOML files in the Python package; the core
 //! only knows option names, types and consistency rules, so a preset is
 //! `Ruleset::default()` plus `set` calls.
 
 use crate::error::Error;
 
-/// The game family: which chapter of RULES.md drives table flow and
+/// The game family: which chapter of docs/rules.md drives table flow and
 /// scoring (§3 Shanxi, §4 Linxian, §5 Sichuan).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
@@ -358,7 +358,7 @@ impl Default for Ruleset {
 }
 
 impl Ruleset {
-    /// The `shanxi` preset: RULES.md §3 defaults.
+    /// The `shanxi` preset: docs/rules.md §3 defaults.
     pub fn shanxi() -> Ruleset {
         Ruleset {
             family: Family::Shanxi,
@@ -393,7 +393,7 @@ impl Ruleset {
         }
     }
 
-    /// The `linxian` preset: RULES.md §4.
+    /// The `linxian` preset: docs/rules.md §4.
     pub fn linxian() -> Ruleset {
         Ruleset {
             family: Family::Linxian,
@@ -409,7 +409,7 @@ impl Ruleset {
         }
     }
 
-    /// The `sichuan` preset: RULES.md §5.
+    /// The `sichuan` preset: docs/rules.md §5.
     pub fn sichuan() -> Ruleset {
         Ruleset {
             family: Family::Sichuan,
@@ -707,7 +707,7 @@ impl Ruleset {
         Ok(())
     }
 
-    /// Checks cross-option consistency (RULES.md §3: `no_honors` excludes
+    /// Checks cross-option consistency (docs/rules.md §3: `no_honors` excludes
     /// `feng` wildcards; `dealer_self_draw_double` needs `dealer_bonus`;
     /// `dealer_bonus` forces `dealer_rotation = "round"`).
     pub fn validate(&self) -> Result<(), Error> {

@@ -1,6 +1,6 @@
 //! Tiles (牌): the 34 kinds, their points, and every notation players use.
 //!
-//! Index convention (RULES.md §1, shared by every mahjong library):
+//! Index convention (docs/rules.md §1, shared by every mahjong library):
 //! `0..=8` 1-9 万 (`m`), `9..=17` 1-9 筒 (`p`), `18..=26` 1-9 条 (`s`),
 //! `27..=33` 东南西北白发中 (`1z`..`7z`).
 
@@ -194,7 +194,7 @@ impl Tile {
         }
     }
 
-    /// The next kind in the indicator sequence (RULES.md §3 `indicator`):
+    /// The next kind in the indicator sequence (docs/rules.md §3 `indicator`):
     /// ranks wrap 9→1 in a suit, 东→南→西→北→东, 中→发→白→中.
     pub const fn indicator_next(self) -> Tile {
         let i = self.0;
@@ -332,16 +332,27 @@ pub fn parse(s: &str) -> Result<Vec<Tile>, Error> {
             i += 1;
             continue;
         }
-        if let Some(rank) = numeral_rank(c) {
-            if let Some(suit) = chars.get(i + 1).and_then(|&n| suit_of_char(n)) {
-                out.push(Tile(suit * 9 + rank - 1));
-                i += 2;
+        if numeral_rank(c).is_some() {
+            // A run of numerals before one suit name, as players write
+            // them: 四五六筒 is 456p, like 456p in notation.
+            let mut end = i;
+            while chars.get(end).and_then(|&n| numeral_rank(n)).is_some() {
+                end += 1;
+            }
+            if let Some(suit) = chars.get(end).and_then(|&n| suit_of_char(n)) {
+                for &n in &chars[i..end] {
+                    if let Some(rank) = numeral_rank(n) {
+                        out.push(Tile(suit * 9 + rank - 1));
+                    }
+                }
+                i = end + 1;
                 continue;
             }
+            let at = end.min(chars.len() - 1);
             return Err(bad_char(
-                c,
-                i,
-                "a Chinese numeral must be followed by 万, 筒 or 条",
+                chars[at],
+                at,
+                "Chinese numerals must be followed by 万, 筒 or 条 (一万, 四五六筒)",
             ));
         }
         if let Some((t, len)) = honor_of_chars(&chars, i) {

@@ -1,9 +1,9 @@
-//! Declaring ready (报听) and who may win on what (RULES.md §3, §4).
+//! Declaring ready (报听) and who may win on what (docs/rules.md §3, §4).
 //!
 //! * [`can_declare_ting`]: ting is declared together with a discard; after
 //!   that discard the hand must be ready with a wait worth at least
 //!   `ting_min_points` (6 in Shanxi, 3 in Linxian). A wild wait is worth
-//!   the best kind it can stand for (RULES.md §2), so it counts at that
+//!   the best kind it can stand for (docs/rules.md §2), so it counts at that
 //!   value. Rulesets without ting (`ting_required = false`, Sichuan) never
 //!   declare.
 //! * [`may_win`]: the `point_rule` (`standard`: 1-2 never, 3-5 self-draw

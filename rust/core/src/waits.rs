@@ -1,4 +1,4 @@
-//! Waits (听口) of a hand one tile short, and "ready" (听牌): RULES.md §2
+//! Waits (听口) of a hand one tile short, and "ready" (听牌): docs/rules.md §2
 //! "Waits and ready".
 //!
 //! * A natural kind is a wait when drawing it completes the hand, while the

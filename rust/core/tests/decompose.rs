@@ -1,4 +1,4 @@
-//! Decompositions (RULES.md §2): `decompose` against a brute-force
+//! Decompositions (docs/rules.md §2): `decompose` against a brute-force
 //! enumeration of set multisets, plus named cases. Listing rule (see the
 //! `shape::decompose` docs): every set and pair holds a natural tile,
 //! except all-wild ones, reported as the filler kind (the lowest-index wild

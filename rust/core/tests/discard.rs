@@ -1,4 +1,4 @@
-//! Discard analysis (RULES.md §2 waits, §3 报听) against one call per
+//! Discard analysis (docs/rules.md §2 waits, §3 报听) against one call per
 //! discard of the single-hand functions under the ruleset (`legal`: each
 //! shape function tested against brute force in `shanten.rs`, `waits.rs`
 //! and `ting.rs`; Sichuan's 缺一门 and no-honors rules in `legal.rs`).

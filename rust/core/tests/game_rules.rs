@@ -1,4 +1,4 @@
-//! One test per table rule of RULES.md §3-§5: each deals a prepared wall
+//! One test per table rule of docs/rules.md §3-§5: each deals a prepared wall
 //! and plays the exact sequence.
 
 use koudian_core::game::{
@@ -158,7 +158,7 @@ fn sichuan_one_discard_several_winners() {
     assert_eq!(next_dealer(DealerRotation::Sichuan, &r), 0);
 }
 
-/// RULES.md §5: "地胡 (a non-dealer wins before any claim was made, on
+/// docs/rules.md §5: "地胡 (a non-dealer wins before any claim was made, on
 /// the dealer's first discard …)". A concealed kong is not a claim: the
 /// dealer's discard after one is still his first, and still 地胡 (it was
 /// paid as the shape alone, 对对胡 2, while the result said 地胡).

@@ -1,5 +1,5 @@
 //! Soak: thousands of seeded random games per preset, checking the table's
-//! invariants after every step (RULES.md §6): tile conservation, no fifth
+//! invariants after every step (docs/rules.md §6): tile conservation, no fifth
 //! copy, hand sizes, observations never leak hidden tiles, zero-sum
 //! settlements the scorer accepts, replay equal to the original, and
 //! determinism across thread counts.

@@ -1,4 +1,4 @@
-//! Linxian 抠点 scoring (RULES.md §4): values, 一包三, kongs (3点起算),
+//! Linxian 抠点 scoring (docs/rules.md §4): values, 一包三, kongs (3点起算),
 //! the seed's settlement formula and worked example, 逃跑.
 
 use koudian_core::hand::{Hand, Meld, MeldKind};

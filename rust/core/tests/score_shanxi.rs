@@ -1,4 +1,4 @@
-//! Shanxi 扣点点 scoring (RULES.md §3): hand values, multipliers, point
+//! Shanxi 扣点点 scoring (docs/rules.md §3): hand values, multipliers, point
 //! rule, wild tiles, and one settlement test per option where switching
 //! the option changes the money.
 
@@ -573,7 +573,7 @@ fn settlement_prints_a_readable_table() {
 
 // ------------------------------------------------ brute-force reference
 
-/// The special-hand multiplier straight from RULES.md §3, over every
+/// The special-hand multiplier straight from docs/rules.md §3, over every
 /// decomposition the independent recursive `decompose` lists.
 fn reference_multiplier(h: &Hand, rules: &Ruleset) -> Option<u32> {
     use koudian_core::shape::{decompose, Set, Shape, ShapeRules};

@@ -1,4 +1,4 @@
-//! Sichuan basic-points scoring (RULES.md §5): every pattern, 根, 杠上花,
+//! Sichuan basic-points scoring (docs/rules.md §5): every pattern, 根, 杠上花,
 //! 抢杠, 缺一门, the seed's examples, payments, 查叫, 刮风下雨, and the
 //! pattern value against a brute-force reference over random hands.
 
@@ -376,7 +376,7 @@ fn heavenly_needs_the_dealer_and_earthly_a_non_dealer() {
     assert!(settle(&o, &rules()).is_err());
 }
 
-/// 天胡/地胡 come before any claim (RULES.md §5): a concealed kong does not
+/// 天胡/地胡 come before any claim (docs/rules.md §5): a concealed kong does not
 /// end them; a pong, or a kong of another's tile, does.
 #[test]
 fn earthly_hand_stands_after_a_concealed_kong_not_after_a_claim() {
@@ -402,7 +402,7 @@ fn no_ting_needed_in_sichuan() {
 
 /// A deliberately simple reference: every way to split the concealed
 /// tiles into one pair and sets (lowest tile first), each scored straight
-/// from the RULES.md §5 table.
+/// from the docs/rules.md §5 table.
 mod reference {
     use super::*;
 

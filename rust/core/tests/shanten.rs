@@ -14,7 +14,7 @@
 //! Python side): xiangting returns the replacement number, which is this
 //! shanten + 1; it caps targets at 4 copies like this crate does without
 //! wildcards; its seven pairs (riichi rules) never count a 4-of-a-kind as
-//! two pairs, ours do (RULES.md §2); it has no wildcards, no 风嘴子 and no
+//! two pairs, ours do (docs/rules.md §2); it has no wildcards, no 风嘴子 and no
 //! way to switch shapes off.
 
 use koudian_core::hand::{Hand, Meld, MeldKind};

@@ -1,4 +1,4 @@
-//! RULES.md §1: tiles, points and notation.
+//! docs/rules.md §1: tiles, points and notation.
 
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::tile::{counts_of, format_tiles, parse, Suit, Tile};
@@ -47,6 +47,26 @@ fn errors_name_the_character_and_position() {
     let e = parse("一万x").unwrap_err().to_string();
     assert!(e.contains("'x' at position 2"), "{e}");
     assert!(parse("123").unwrap_err().to_string().contains("position 0"));
+}
+
+#[test]
+fn chinese_numeral_runs_before_one_suit_name_parse() {
+    // As players write them: 四五六筒 is 456p, like the notation.
+    assert_eq!(format_tiles(&parse("四五六筒").unwrap()), "456p");
+    assert_eq!(
+        format_tiles(&parse("一二三万 七八九条 五五筒 东").unwrap()),
+        "123m55p789s1z"
+    );
+    assert_eq!(parse("四五六筒").unwrap(), parse("456p").unwrap());
+    // A run with no suit name after it names the character where the
+    // suit was expected.
+    let e = parse("四五六x").unwrap_err().to_string();
+    assert!(
+        e.contains("'x' at position 3") && e.contains("万, 筒 or 条"),
+        "{e}"
+    );
+    let e = parse("四五").unwrap_err().to_string();
+    assert!(e.contains("position 1"), "{e}");
 }
 
 #[test]

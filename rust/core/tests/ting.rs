@@ -1,4 +1,4 @@
-//! Koudian ting (报听) and win-point rules, RULES.md §3 and §4.
+//! Koudian ting (报听) and win-point rules, docs/rules.md §3 and §4.
 
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::ruleset::{PointRule, Ruleset};

@@ -1,4 +1,4 @@
-//! Waits (听口) and ready (RULES.md §2 "Waits and ready"): the table-based
+//! Waits (听口) and ready (docs/rules.md §2 "Waits and ready"): the table-based
 //! waits against a brute force over the 34 draws, plus named rule cases.
 
 mod shape_reference;

@@ -1,4 +1,4 @@
-//! Win detection (RULES.md §2 winning shapes, wildcards 耗子): the table
+//! Win detection (docs/rules.md §2 winning shapes, wildcards 耗子): the table
 //! method against the brute-force search in `shape_reference`, on seeded
 //! random hands, exhaustively over single-suit and honor patterns, and
 //! on named rule cases.

@@ -42,6 +42,14 @@ create_exception!(
     "A finished-hand description that cannot have happened."
 );
 
+create_exception!(
+    koudian,
+    InvalidLogError,
+    KoudianError,
+    "A game log that is malformed, holds several hands (read those with \
+     koudian.read_logs), or does not replay to itself."
+);
+
 /// Maps a core error to its Python exception.
 pub fn to_py(e: Error) -> PyErr {
     match e {
@@ -50,6 +58,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidRuleset(m) => RulesetError::new_err(m),
         Error::IllegalAction(m) => IllegalActionError::new_err(m),
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
+        Error::InvalidLog(m) => InvalidLogError::new_err(m),
     }
 }
 
@@ -64,5 +73,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "InconsistentOutcomeError",
         py.get_type::<InconsistentOutcomeError>(),
     )?;
+    m.add("InvalidLogError", py.get_type::<InvalidLogError>())?;
     Ok(())
 }

@@ -14,12 +14,13 @@ use crate::score::PySettlement;
 use crate::tiles::{extract_tile, extract_tiles, tile_list, tile_obj, type_name};
 use koudian_core::agent::{builtin, Agent, SeatView};
 use koudian_core::game::{
-    encode, replay as core_replay, Action, ActionMask, Deal, EndKind, Game, HandResult, Match,
-    MatchLength, Observation, Pending, N_ACTIONS,
+    encode, replay as core_replay, replay_each as core_replay_each, Action, ActionMask, Deal,
+    EndKind, Game, HandResult, Match, MatchLength, Observation, Pending, N_ACTIONS,
 };
+use koudian_core::ruleset::Family;
 use koudian_core::score::{HandValue, PaymentReason, Settlement};
 use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
-use koudian_core::tile::{self, Tile, KINDS};
+use koudian_core::tile::{self, Tile};
 use koudian_core::Error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
@@ -457,10 +458,17 @@ impl PyObservation {
     fn action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         mask_array(py, self.inner.legal)
     }
-    /// The observation as float32 planes of shape `(29, 34)` (layout in
-    /// `koudian.env`).
-    fn planes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        PyArray1::from_slice(py, &encode::planes(&self.inner)).reshape([N_PLANES, KINDS])
+    /// The observation as planes of shape `(P, 34)`: encoding `version`
+    /// (1: the 29 float32 planes of `koudian.env`; 2: 66 planes, float32
+    /// or uint8), as `dtype`.
+    #[pyo3(signature = (version = 1, dtype = "float32"))]
+    fn planes<'py>(
+        &self,
+        py: Python<'py>,
+        version: u32,
+        dtype: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::vec_env::planes_array(py, &self.inner, version, dtype)
     }
     /// The observation as plain JSON-ready data (the external-bot
     /// protocol's `observation`).
@@ -519,14 +527,12 @@ impl PyObservation {
         d.set_item("scores", o.scores.to_vec())?;
         Ok(d)
     }
+    /// The table as this seat sees it, as text (the core's rendering).
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
     fn __repr__(&self) -> String {
-        format!(
-            "<Observation seat={} pending={} hand={} legal={}>",
-            self.inner.seat,
-            pending_name(self.inner.pending),
-            tile::format_counts(&self.inner.concealed),
-            self.inner.legal.len()
-        )
+        format!("<Observation {}>", self.inner.summary())
     }
 }
 
@@ -631,9 +637,10 @@ impl PyGameResult {
 
 // ------------------------------------------------------------------- game
 
-fn seat_arg(seat: i64) -> PyResult<u8> {
+pub(crate) fn seat_arg(seat: i64) -> PyResult<u8> {
+    // A bad argument, not an illegal move: KoudianError (a ValueError).
     u8::try_from(seat).ok().filter(|&s| s < 4).ok_or_else(|| {
-        IllegalActionError::new_err(format!("seat {seat} does not exist (seats are 0-3)"))
+        crate::errors::KoudianError::new_err(format!("seat {seat} does not exist (seats are 0-3)"))
     })
 }
 
@@ -932,7 +939,26 @@ impl PyGame {
 /// Rebuilds a game from its log, checking every line comes out identical.
 #[pyfunction]
 fn replay(log: &str) -> PyResult<PyGame> {
+    let hands = koudian_core::game::log_hands(log);
+    if hands > 1 {
+        return Err(crate::errors::InvalidLogError::new_err(format!(
+            "this log holds {hands} hands; use koudian.read_logs(path) to read a \
+             multi-hand log (a koudian simulate --log file) hand by hand, and replay \
+             one hand's log at a time"
+        )));
+    }
     Ok(PyGame::wrap(core_replay(log).map_err(to_py)?))
+}
+
+/// Replays a log like `replay`, returning the game after the deal and
+/// after every chosen action (independent copies, in order): the states a
+/// viewer steps through.
+#[pyfunction]
+fn replay_steps(py: Python<'_>, log: &str) -> PyResult<Vec<PyGame>> {
+    let mut states = Vec::new();
+    py.detach(|| core_replay_each(log, |g| states.push(g.clone())))
+        .map_err(to_py)?;
+    Ok(states.into_iter().map(PyGame::wrap).collect())
 }
 
 /// The seed derivation of matches and self-play: SplitMix64 of
@@ -989,12 +1015,17 @@ impl PyNativeAgent {
     }
 
     /// The action for an observation taken from a `Game` that has not
-    /// moved since.
+    /// moved since. `legal_actions` is accepted so that a `NativeAgent`
+    /// is an `Agent` (`act(observation, legal_actions)`); the core agent
+    /// reads the legal actions from the game itself.
+    #[pyo3(signature = (observation, legal_actions = None))]
     fn act<'py>(
         &mut self,
         py: Python<'py>,
         observation: &Bound<'py, PyObservation>,
+        legal_actions: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAction>> {
+        let _ = legal_actions;
         let o = observation.get();
         let game = o.game.as_ref().ok_or_else(|| {
             IllegalActionError::new_err("native agents act on observations taken from a Game")
@@ -1132,7 +1163,7 @@ fn row(g: &Game, summary: HandSummary) -> Row {
     let patterns = g
         .win_values()
         .iter()
-        .flat_map(|(_, v)| pattern_names(v))
+        .flat_map(|(_, v)| pattern_names(v, g.rules().family))
         .collect();
     Row {
         summary,
@@ -1143,11 +1174,11 @@ fn row(g: &Game, summary: HandSummary) -> Row {
 
 /// The distinct pattern names (Chinese, English) of one winner's hand,
 /// sorted.
-fn pattern_names(v: &HandValue) -> Vec<(&'static str, &'static str)> {
+fn pattern_names(v: &HandValue, family: Family) -> Vec<(&'static str, &'static str)> {
     let mut names: Vec<_> = v
         .patterns
         .iter()
-        .map(|p| (p.chinese(), p.english()))
+        .map(|p| (p.chinese_in(family), p.english()))
         .collect();
     names.sort_unstable();
     names.dedup();
@@ -1160,7 +1191,7 @@ fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
     g.win_values()
         .iter()
         .map(|(seat, v)| {
-            let names = pattern_names(v)
+            let names = pattern_names(v, g.rules().family)
                 .into_iter()
                 .map(|(zh, en)| format!("{zh} {en}"));
             (*seat, names.collect())
@@ -1300,7 +1331,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMatchState>()?;
     m.add("N_ACTIONS", N_ACTIONS)?;
     m.add("N_PLANES", N_PLANES)?;
+    m.add("ENCODING_VERSION", encode::ENCODING_VERSION)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_steps, m)?)?;
     m.add_function(wrap_pyfunction!(mix_seed, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_native, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_logs, m)?)?;

@@ -9,11 +9,13 @@ mod errors;
 mod game;
 mod hand;
 mod ints;
+mod rank;
 mod ruleset;
 mod score;
 mod shanten;
 mod tiles;
 mod ting;
+mod vec_env;
 mod waits;
 mod wildcards;
 mod win;
@@ -33,5 +35,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     game::register(m)?;
     bench::register(m)?;
     ints::register(m)?;
+    rank::register(m)?;
+    vec_env::register(m)?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 
-/// A complete, validated ruleset (every option of RULES.md). Immutable and
+/// A complete, validated ruleset (every option of docs/rules.md). Immutable and
 /// hashable; `replace(**options)` makes a changed copy.
 #[pyclass(name = "Ruleset", module = "koudian", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -179,7 +179,7 @@ impl PyRuleset {
         })
     }
 
-    /// Every option and its value, in RULES.md order.
+    /// Every option and its value, in docs/rules.md order.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (name, _) in OPTIONS {
@@ -193,7 +193,8 @@ impl PyRuleset {
 
     /// The ruleset as TOML: every option with its documentation.
     fn to_toml(&self) -> PyResult<String> {
-        let mut s = String::from("# koudian ruleset: every option of RULES.md with its value.\n");
+        let mut s =
+            String::from("# koudian ruleset: every option of docs/rules.md with its value.\n");
         for (name, doc) in OPTIONS {
             let v = self.inner.get(name).map_err(to_py)?;
             s.push_str(&format!("\n# {doc}\n{name} = {}\n", toml_value(&v)));
@@ -213,7 +214,7 @@ impl PyRuleset {
         }
     }
 
-    /// `(name, documentation)` of every option, in RULES.md order.
+    /// `(name, documentation)` of every option, in docs/rules.md order.
     #[staticmethod]
     fn options() -> Vec<(&'static str, &'static str)> {
         OPTIONS.to_vec()

@@ -1,4 +1,4 @@
-//! Scoring (RULES.md §3-§5): `hand_value`, and `settle` over a typed
+//! Scoring (docs/rules.md §3-§5): `hand_value`, and `settle` over a typed
 //! `Outcome` (`Win`, `Kong`) giving a `Settlement` of `Payment`s.
 
 use crate::errors::{to_py, InconsistentOutcomeError};

@@ -1,4 +1,4 @@
-//! Discard analysis and ting (报听, RULES.md §3): `discard_options`,
+//! Discard analysis and ting (报听, docs/rules.md §3): `discard_options`,
 //! `can_declare_ting`, `may_win`, `winning_tile_points`,
 //! `ting_kong_allowed`.
 

@@ -1,4 +1,4 @@
-//! Waits (听口, RULES.md §2 "Waits and ready"): `waits`, `wait_points`,
+//! Waits (听口, docs/rules.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
 use crate::batch::{as_counts, check_rows_where, counts_array, out_array, BatchArgs, RowError};

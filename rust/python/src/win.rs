@@ -1,4 +1,4 @@
-//! Win detection and decomposition (RULES.md §2): `is_win`, `decompose`,
+//! Win detection and decomposition (docs/rules.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
 use crate::batch::{as_counts, check_rows_where, out_array, BatchArgs};

@@ -6,9 +6,13 @@
 //! agent cannot cheat; it costs nothing until the agent asks for more
 //! than the legal actions.
 
+#[cfg(test)]
+mod decisions;
 pub mod greedy;
+mod ranked;
 
 pub use greedy::GreedyAgent;
+pub use ranked::{rank_actions, RankedAction};
 
 use crate::error::Error;
 use crate::game::action::BY_INDEX;

@@ -12,7 +12,7 @@
 //! | `139`       | `Pass` (decline a claim or win; Linxian last tile)|
 //! | `140`       | `Leave` (Linxian 逃跑)                            |
 //!
-//! The tile in an action is its kind index (RULES.md §1), so
+//! The tile in an action is its kind index (docs/rules.md §1), so
 //! `Discard(5m)` is `4` and `Ting(5m)` is `34 + 4`.
 
 use crate::error::Error;
@@ -127,22 +127,32 @@ impl Action {
     /// use koudian_core::Tile;
     /// assert_eq!(Action::from_name("ting", Some(Tile::RED)).unwrap(), Action::Ting(Tile::RED));
     /// assert!(Action::from_name("chow", None).is_err());
+    /// // A tile where the action takes none is refused, not dropped.
+    /// assert!(Action::from_name("pong", Some(Tile::RED)).is_err());
     /// ```
     pub fn from_name(name: &str, tile: Option<Tile>) -> Result<Action, Error> {
         let need = |f: fn(Tile) -> Action| {
             tile.map(f)
                 .ok_or_else(|| Error::IllegalAction(format!("action {name:?} needs a tile")))
         };
+        let bare = |a: Action| match tile {
+            None => Ok(a),
+            // Refused rather than dropped: "pong 5m" must not silently
+            // become a pong of whatever tile is pending.
+            Some(t) => Err(Error::IllegalAction(format!(
+                "action {name:?} takes no tile, got {t} (write just \"{name}\")"
+            ))),
+        };
         match name {
             "discard" => need(Action::Discard),
             "ting" => need(Action::Ting),
             "concealed_kong" => need(Action::ConcealedKong),
             "added_kong" => need(Action::AddedKong),
-            "win" => Ok(Action::Win),
-            "pong" => Ok(Action::Pong),
-            "kong" => Ok(Action::Kong),
-            "pass" => Ok(Action::Pass),
-            "leave" => Ok(Action::Leave),
+            "win" => bare(Action::Win),
+            "pong" => bare(Action::Pong),
+            "kong" => bare(Action::Kong),
+            "pass" => bare(Action::Pass),
+            "leave" => bare(Action::Leave),
             _ => Err(Error::IllegalAction(format!(
                 "unknown action {name:?} (expected discard, ting, concealed_kong, added_kong, \
                  win, pong, kong, pass or leave)"

@@ -1,4 +1,4 @@
-//! Answers to a discard or an added kong (RULES.md §3 "Claims and
+//! Answers to a discard or an added kong (docs/rules.md §3 "Claims and
 //! priority"): who is asked, in which order, and what wins.
 //!
 //! Every seat with something to answer is asked once, in this order: the

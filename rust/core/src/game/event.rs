@@ -2,7 +2,7 @@
 //! here without dependencies, and [`replay`].
 //!
 //! Line 1, `"type":"header"`: format name and version, engine version,
-//! every ruleset option (RULES.md names), the seed (`null` for a prepared
+//! every ruleset option (docs/rules.md names), the seed (`null` for a prepared
 //! deal), the dealer, the dice (`[dealer's pair, opened wall owner's
 //! pair]` or `null`), with dice also `dealer_rolls` (the first-dealer
 //! roll-off, `[[a,b],…]`, or `null` when the dealer was given; a log
@@ -460,7 +460,54 @@ fn dice_of<const N: usize>(a: &[Json], out_of_range: &str) -> Result<Option<[u8;
 }
 
 fn bad(line: usize, what: &str) -> Error {
-    Error::InconsistentOutcome(format!("log line {line}: {what}"))
+    Error::InvalidLog(format!("log line {line}: {what}"))
+}
+
+/// How many hands a log text holds: its header lines. A `--log` file of
+/// self-play holds one hand after another; [`replay`] takes one.
+///
+/// ```
+/// use koudian_core::game::{log_hands, Game};
+/// use koudian_core::Ruleset;
+/// let g = Game::new(&Ruleset::shanxi(), 1, None).unwrap();
+/// assert_eq!(log_hands(&g.log()), 1);
+/// assert_eq!(log_hands(&(g.log() + &g.log())), 2);
+/// ```
+pub fn log_hands(log: &str) -> usize {
+    log.lines()
+        .filter(|l| l.trim_start().starts_with("{\"type\":\"header\""))
+        .count()
+}
+
+/// Refuses a header whose `seed` does not deal its `wall`, wild kinds and
+/// dice: an edited seed (or wall) would otherwise replay as a hand of the
+/// new seed that the seed never dealt.
+fn check_seed(rules: &Ruleset, deal: &Deal, seed: u64) -> Result<(), Error> {
+    let dealt = |dealer: Option<u8>| -> Result<bool, Error> {
+        let d = Deal::random(rules, seed, dealer)?;
+        Ok(d.wall.tiles() == deal.wall.tiles()
+            && d.wilds == deal.wilds
+            && d.dice == deal.dice
+            && d.dealer == deal.dealer)
+    };
+    // A rolled first dealer consumed dice before the wall's break: a log
+    // from before `dealer_rolls` was recorded may be either.
+    let same = if deal.dealer_rolls.is_some() {
+        dealt(None)?
+    } else {
+        dealt(Some(deal.dealer))? || (rules.dice && dealt(None)?)
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(bad(
+            1,
+            &format!(
+                "the header's seed {seed} does not deal its wall, wild kinds and dice \
+                 (the seed or the wall was edited)"
+            ),
+        ))
+    }
 }
 
 fn field<'a>(v: &'a Json, key: &str, line: usize) -> Result<&'a Json, Error> {
@@ -516,7 +563,23 @@ fn rules_of(v: &Json) -> Result<Ruleset, Error> {
 /// chosen action, calling `each` with the game after the deal and after
 /// every action. Errors when the log is malformed, an action is illegal,
 /// or any regenerated line differs from the log's.
-pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error> {
+pub fn replay_each(log: &str, each: impl FnMut(&Game)) -> Result<Game, Error> {
+    let hands = log_hands(log);
+    if hands > 1 {
+        return Err(Error::InvalidLog(format!(
+            "this log holds {hands} hands (one header line each); replay takes one hand: \
+             split the log at its header lines"
+        )));
+    }
+    // Every refusal of a log is an invalid log, whatever part of it
+    // (a tile, an option, an action) was bad.
+    replay_lines(log, each).map_err(|e| match e {
+        Error::InvalidLog(_) => e,
+        other => Error::InvalidLog(format!("log: {other}")),
+    })
+}
+
+fn replay_lines(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error> {
     let lines: Vec<&str> = log.lines().collect();
     let header = parse_line(lines.first().copied().unwrap_or(""), 1)?;
     if string(&header, "type", 1)? != "header" || string(&header, "format", 1)? != "koudian-log" {
@@ -593,6 +656,9 @@ pub fn replay_each(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error
         wilds,
         revealed,
     };
+    if let Some(s) = seed {
+        check_seed(&rules, &deal, s)?;
+    }
     let mut g = Game::build(&rules, deal, seed)?;
     if let Some(Json::Arr(a)) = header.get("scores") {
         let mut sc = [0i64; 4];

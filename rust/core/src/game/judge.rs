@@ -1,7 +1,7 @@
 //! The table's questions to the hand analysis: may this seat win this
 //! tile, may it declare ting, may it kong after ting.
 //!
-//! This is the engine's only door to the hand rules of RULES.md §2-§3; it
+//! This is the engine's only door to the hand rules of docs/rules.md §2-§3; it
 //! asks [`crate::shape::is_win`], [`crate::waits`] and [`crate::ting`]
 //! and adds only what is the table's: whether the seat has declared, and
 //! Sichuan's 缺一门.
@@ -261,7 +261,7 @@ impl Judge {
         self.wild_mask >> t.index() & 1 == 1
     }
 
-    /// The waits of a hand one tile short (RULES.md §2).
+    /// The waits of a hand one tile short (docs/rules.md §2).
     #[inline]
     pub(crate) fn waits(&self, hand: &Hand) -> Waits {
         waits_counts(
@@ -697,7 +697,7 @@ impl Judge {
         if !ting {
             return false;
         }
-        // RULES.md §3: a self-drawn wild tile is worth the best of the
+        // docs/rules.md §3: a self-drawn wild tile is worth the best of the
         // hand's waits.
         let points = if self.wilds.is_wild(t) {
             let mut rest = *hand;

@@ -1,11 +1,12 @@
-//! The table (RULES.md §3-§6): one state machine for every ruleset, the
+//! The table (docs/rules.md §3-§6): one state machine for every ruleset, the
 //! event log, observations, matches.
 //!
 //! * [`wall`]: seeded shuffle, dice, deal, wildcard choice, prepared walls.
 //! * [`action`]: [`Action`] and its dense encoding (the RL action space).
 //! * [`table`]: [`Game`], one hand from deal to settlement.
 //! * [`claims`]: who answers a discard first, and what beats what.
-//! * [`observation`]: what one seat may see.
+//! * [`observation`]: what one seat may see (and `render`: its text,
+//!   `Display` on [`Observation`]).
 //! * [`event`]: the JSON Lines log and [`replay`].
 //! * [`rotation`]: who deals next, and [`Match`] (N hands or 四圈).
 //!
@@ -24,7 +25,7 @@
 //! and in Sichuan when four or fewer live tiles remain; the Linxian last
 //! live tile that cannot win ends the hand.
 //!
-//! # Decisions where RULES.md is silent
+//! # Decisions where docs/rules.md is silent
 //!
 //! * After a pong the player must discard (no kong, no win before it);
 //!   he may declare ting with that discard.
@@ -60,6 +61,7 @@ pub mod encode;
 pub mod event;
 mod judge;
 pub mod observation;
+mod render;
 pub mod result;
 pub mod rotation;
 mod settle;
@@ -67,7 +69,7 @@ pub mod table;
 pub mod wall;
 
 pub use action::{Action, ActionMask, N_ACTIONS};
-pub use event::{replay, replay_each, Event, LOG_VERSION};
+pub use event::{log_hands, replay, replay_each, Event, LOG_VERSION};
 pub use observation::{Observation, Pending, SeenDiscard, SeenMeld};
 pub use result::{EndKind, HandResult};
 pub use rotation::{next_dealer, Match, MatchLength};

@@ -1,4 +1,4 @@
-//! What one seat may see (RULES.md §6 "Hidden information is hidden"):
+//! What one seat may see (docs/rules.md §6 "Hidden information is hidden"):
 //! its own tiles, and everything public — discards (a ting declaration's
 //! face-down discard as hidden), melds (a concealed kong's kind hidden
 //! where `hide_concealed_kong`), ting declarations, the wall count, the

@@ -1,4 +1,4 @@
-//! Who deals next (`dealer_rotation`, RULES.md §3-§5) and matches of
+//! Who deals next (`dealer_rotation`, docs/rules.md §3-§5) and matches of
 //! several hands with running totals.
 //!
 //! Decisions: after a player leaves (逃跑) the deal passes to the

@@ -49,7 +49,7 @@ pub(crate) fn outcome(g: &Game, r: &HandResult) -> Outcome {
         if r.replacement.is_some() && !g.kong_list().is_empty() {
             w.kong_bloom = Some(g.kong_list().len() - 1);
         }
-        // The table's own test is RULES.md §5's: before any claim. A
+        // The table's own test is docs/rules.md §5's: before any claim. A
         // concealed kong is not a claim, so it leaves 天胡/地胡 standing.
         w.heavenly = sichuan && r.heavenly;
         w.earthly = sichuan && r.earthly;

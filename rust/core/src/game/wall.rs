@@ -628,7 +628,7 @@ fn random_wilds(rules: &Ruleset, rng: &mut Prng) -> Wildcards {
     }
 }
 
-/// The indicator rule of RULES.md §3: the last wall tile is turned up and
+/// The indicator rule of docs/rules.md §3: the last wall tile is turned up and
 /// the next kind is wild; `feng` keeps turning tiles until an honor shows;
 /// `double` makes the next two kinds wild.
 fn indicator_wilds(rules: &Ruleset, wall: &Wall) -> Result<(Wildcards, u8), Error> {

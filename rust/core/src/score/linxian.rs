@@ -1,4 +1,4 @@
-//! Linxian 抠点 scoring (RULES.md §4 "Winning", "Payment of a win",
+//! Linxian 抠点 scoring (docs/rules.md §4 "Winning", "Payment of a win",
 //! "Kongs", "Settlement", "Leaving").
 //!
 //! The seed's formula — per player, kong score = own kong value × 3 − the
@@ -7,8 +7,8 @@
 //! its value by each of the other three, every win share by its payer.
 //! Settling pairwise keeps the payments itemized and the total zero-sum.
 
+use super::ledger::{Ledger, PaymentReason};
 use super::outcome::{Checked, HandEnd, Kong, Outcome};
-use super::settle::{Ledger, PaymentReason};
 use super::shanxi::others;
 use super::{check_point_rule, HandValue, KongKind, Pattern, WinContext};
 use crate::error::Error;

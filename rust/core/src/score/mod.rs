@@ -1,4 +1,4 @@
-//! Scoring (RULES.md §3-§5): what a winning hand is worth ([`hand_value`])
+//! Scoring (docs/rules.md §3-§5): what a winning hand is worth ([`hand_value`])
 //! and who pays whom when a hand ends ([`settle()`]).
 //!
 //! * `shanxi.rs`: 扣点点 values (tile points × special-hand multiplier,
@@ -7,10 +7,10 @@
 //! * `sichuan.rs`: pattern values (番型 + 根 + 杠上花 + 抢杠), 一炮多响,
 //!   引杠, 查叫 ([`chajiao_value`]), 刮风下雨.
 //! * `outcome.rs`: the typed description of a finished hand ([`Outcome`])
-//!   and its consistency checks; `settle.rs`: the zero-sum ledger
-//!   ([`Settlement`]).
+//!   and its consistency checks; `ledger.rs`: the zero-sum ledger
+//!   ([`Settlement`]); [`settle()`] here picks the family.
 //!
-//! # Decisions where RULES.md is silent
+//! # Decisions where docs/rules.md is silent
 //!
 //! * Every payment, in every family, is multiplied by the ruleset's
 //!   `base_stake` (the Linxian 逃跑 penalty is `leave_penalty × base_stake`).
@@ -29,7 +29,7 @@
 //! * Shanxi and Linxian 天胡/地胡 flags are ignored (they are Sichuan
 //!   patterns only).
 //! * Shanxi `discarder_pays_kongs` also applies to a robbed kong (which
-//!   RULES.md §3 says counts as winning on the konger's discard); kong
+//!   docs/rules.md §3 says counts as winning on the konger's discard); kong
 //!   payments are computed first (with `kong_giver_pays`), then redirected.
 //!   Whether a kong giver had declared ting is taken at the time of the
 //!   kong ([`Kong::giver_ting`]), not at the end of the hand. With
@@ -55,15 +55,14 @@
 //!   non-ready players do not pay among themselves. The value counts 根
 //!   (kongs included), like any win on a discard.
 
+mod ledger;
 mod linxian;
 mod outcome;
-mod settle;
 mod shanxi;
 mod sichuan;
 
+pub use ledger::{Payment, PaymentReason, Settlement};
 pub use outcome::{HandEnd, Kong, Outcome, Seat, Win};
-pub(crate) use settle::settle_from_table;
-pub use settle::{settle, Payment, PaymentReason, Settlement};
 pub use sichuan::chajiao_value;
 pub(crate) use sichuan::{que_yi_men_kinds, suit_mask};
 
@@ -72,9 +71,11 @@ use crate::hand::{Hand, MeldKind};
 use crate::ruleset::{Family, Haozi, Ruleset};
 use crate::tile::{Suit, Tile, KINDS};
 use crate::wildcard::Wildcards;
+use ledger::Ledger;
+use outcome::check;
 use std::fmt;
 
-/// The three kinds of kong (RULES.md §3 "Kinds of kong").
+/// The three kinds of kong (docs/rules.md §3 "Kinds of kong").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KongKind {
     /// 点杠/吃杠: a discard claimed onto a concealed triplet.
@@ -286,6 +287,25 @@ impl Pattern {
         }
     }
 
+    /// Chinese name as the rules of `family` say it: Sichuan players say
+    /// 七对 and 杠上花 where the Koudian games say 七小对 and 杠上开花
+    /// (docs/rules.md §5); every other name is the same in every family.
+    ///
+    /// ```
+    /// use koudian_core::ruleset::Family;
+    /// use koudian_core::score::Pattern;
+    /// assert_eq!(Pattern::SevenPairs.chinese_in(Family::Sichuan), "七对");
+    /// assert_eq!(Pattern::SevenPairs.chinese_in(Family::Shanxi), "七小对");
+    /// assert_eq!(Pattern::KongBloom.chinese_in(Family::Sichuan), "杠上花");
+    /// ```
+    pub const fn chinese_in(self, family: crate::ruleset::Family) -> &'static str {
+        match (self, family) {
+            (Pattern::SevenPairs, crate::ruleset::Family::Sichuan) => "七对",
+            (Pattern::KongBloom, crate::ruleset::Family::Sichuan) => "杠上花",
+            _ => self.chinese(),
+        }
+    }
+
     /// English name.
     pub const fn english(self) -> &'static str {
         use Pattern::*;
@@ -458,7 +478,7 @@ fn four_of_a_kinds(hand: &Hand) -> impl Iterator<Item = Tile> {
 }
 
 /// Koudian point-rule check: whether a `points`-point winning tile may win
-/// by self-draw / on a discard (RULES.md §3 `point_rule`, §4 thresholds).
+/// by self-draw / on a discard (docs/rules.md §3 `point_rule`, §4 thresholds).
 fn check_point_rule(points: u8, self_draw: bool, rules: &Ruleset) -> Result<(), Error> {
     let (min_self, min_discard) = rules.point_rule.minimums();
     let need = if self_draw { min_self } else { min_discard };
@@ -473,4 +493,47 @@ fn check_point_rule(points: u8, self_draw: bool, rules: &Ruleset) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------- settle
+
+/// Settles a finished hand under `rules`: checks that `outcome` is
+/// consistent ([`Error::InconsistentOutcome`] naming what is not), values
+/// each winner's hand, and returns every payment and the per-seat deltas.
+///
+/// ```
+/// use koudian_core::{hand::{Hand, Meld, MeldKind}, tile::{parse, Tile}, Ruleset};
+/// use koudian_core::score::{settle, HandEnd, Kong, KongKind, Outcome, Win};
+/// // docs/rules.md §4 worked example: A (0) exposed kong of 东 (10), C (2) a
+/// // concealed kong of 6p, B (1, ting) discards 8m, D (3) wins; base 10.
+/// let mut rules = Ruleset::linxian();
+/// rules.base_stake = 10;
+/// let hand = Hand::from_tiles(&parse("123m456m88m234s678s").unwrap(), &[]).unwrap();
+/// let mut o = Outcome::new(0, HandEnd::Discard { discarder: 1 });
+/// o.winners.push(Win::new(3, hand, Tile::from_notation("8m").unwrap()));
+/// o.ting = [false, true, false, true];
+/// o.kongs.push(Kong::exposed(0, Tile::EAST, 1, false));
+/// o.kongs.push(Kong::own(2, Tile::from_notation("6p").unwrap(), KongKind::Concealed));
+/// let s = settle(&o, &rules).unwrap();
+/// assert_eq!(s.deltas, [100, -300, 180, 20]);
+/// ```
+pub fn settle(outcome: &Outcome, rules: &Ruleset) -> Result<Settlement, Error> {
+    settle_with(outcome, rules, false)
+}
+
+/// [`settle`] of the outcome the table builds from its own state: the
+/// checks its bookkeeping guarantees are skipped (see `check`).
+pub(crate) fn settle_from_table(outcome: &Outcome, rules: &Ruleset) -> Result<Settlement, Error> {
+    settle_with(outcome, rules, true)
+}
+
+fn settle_with(outcome: &Outcome, rules: &Ruleset, from_table: bool) -> Result<Settlement, Error> {
+    let checked = check(outcome, rules, from_table)?;
+    let mut ledger = Ledger::new(rules.base_stake);
+    match rules.family {
+        Family::Shanxi => shanxi::settle(outcome, &checked, rules, &mut ledger)?,
+        Family::Linxian => linxian::settle(outcome, &checked, rules, &mut ledger)?,
+        Family::Sichuan => sichuan::settle(outcome, &checked, rules, &mut ledger)?,
+    }
+    ledger.finish()
 }

@@ -307,7 +307,7 @@ pub(super) fn check(o: &Outcome, rules: &Ruleset, from_table: bool) -> Result<Ch
                     w.seat
                 ));
             }
-            // Before any claim (RULES.md §5): no pong or exposed kong,
+            // Before any claim (docs/rules.md §5): no pong or exposed kong,
             // hence no added kong either; a concealed kong is not a claim.
             // The winner himself has not melded: 天胡 is the initial 14,
             // 地胡 comes on his first draw or before it.

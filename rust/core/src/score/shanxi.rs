@@ -1,8 +1,8 @@
-//! Shanxi 扣点点 scoring (RULES.md §3 "Scoring", "Dealer bonus",
+//! Shanxi 扣点点 scoring (docs/rules.md §3 "Scoring", "Dealer bonus",
 //! "Multipliers"): the win value and who pays it, kong values, 带庄.
 
+use super::ledger::{Ledger, PaymentReason};
 use super::outcome::{Checked, HandEnd, Outcome};
-use super::settle::{Ledger, PaymentReason};
 use super::{check_point_rule, four_of_a_kinds, is_full_flush, HandValue, KongKind, Pattern};
 use super::{Seat, WinContext};
 use crate::error::Error;
@@ -111,7 +111,7 @@ fn has_pure_straight(hand: &Hand, shape: &ShapeRules) -> bool {
 
 /// A self-drawn wild tile's points: the best kind in play (honors only
 /// when the ruleset has them) it could stand for to complete the hand, a
-/// 5th copy included (RULES.md §2). The completing kinds come from the
+/// 5th copy included (docs/rules.md §2). The completing kinds come from the
 /// waits module (the same computation the table uses for ting).
 fn wild_win_points(hand: &Hand, win_tile: Tile, ctx: &WinContext, rules: &Ruleset) -> u8 {
     let mut short = hand.concealed;

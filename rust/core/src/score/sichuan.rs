@@ -1,8 +1,8 @@
-//! Sichuan basic-points scoring (RULES.md §5 "Hand value", "Payment",
+//! Sichuan basic-points scoring (docs/rules.md §5 "Hand value", "Payment",
 //! "Draw (查叫)", "Kong payments").
 
+use super::ledger::{Ledger, PaymentReason};
 use super::outcome::{Checked, HandEnd, Outcome};
-use super::settle::{Ledger, PaymentReason};
 use super::shanxi::others;
 use super::{four_of_a_kinds, hand_value as any_hand_value, is_full_flush};
 use super::{HandValue, KongKind, Pattern, WinContext};
@@ -85,7 +85,7 @@ pub(crate) fn suit_mask(all: &Counts) -> u8 {
         .fold(0, |m, (i, _)| m | 1 << i)
 }
 
-/// 缺一门 (RULES.md §5): the kinds (bit `i` for kind `i`) whose addition
+/// 缺一门 (docs/rules.md §5): the kinds (bit `i` for kind `i`) whose addition
 /// still leaves a hand holding `all` short of one suit: every kind when
 /// it holds at most one suit, none of the third suit when it holds two,
 /// only the honors when it holds all three.

@@ -11,7 +11,7 @@
 //!
 //! where `H` is the concealed multiset, `T` ranges over the concealed
 //! parts (`14 - 3n` tiles) of complete hands of every shape the
-//! [`ShapeRules`] enable (RULES.md §2), and `|T \ H|` counts the tiles of
+//! [`ShapeRules`] enable (docs/rules.md §2), and `|T \ H|` counts the tiles of
 //! `T` missing from `H` (surplus tiles of `H` are discarded). So a ready
 //! 13-tile hand is 0 and a complete 14-tile hand is −1. For a 14-tile
 //! hand this equals the best 13-tile shanten over its discards, except
@@ -37,7 +37,7 @@
 //! for a 5th copy, so targets are not capped there and the exception is
 //! gone (a wild tile then completes the hand: the wild kind is a wait).
 //!
-//! **Seven pairs** count a 4-of-a-kind as two pairs (RULES.md §2);
+//! **Seven pairs** count a 4-of-a-kind as two pairs (docs/rules.md §2);
 //! `xiangting` follows riichi rules where it does not (a convention
 //! difference on hands holding 4 of a kind). Seven pairs and thirteen
 //! orphans need a hand without melds.
@@ -67,6 +67,7 @@
 //! use. Throughput figures and their method: `benches/shanten.rs`.
 
 mod batch;
+pub(crate) mod lanes;
 mod table;
 
 use crate::error::Error;
@@ -74,11 +75,10 @@ use crate::hand::Hand;
 use crate::shape::ShapeRules;
 use crate::tile::Counts;
 use crate::wildcard::Wildcards;
-pub(crate) use table::{combine, group_key, group_pos, POS_STEP};
-use table::{
-    group_entries, group_entries_kept, honors, suit_needs, to_needs, unpack, HonorTable, Lanes,
-    Needs, KEEP_ALL, P1,
-};
+pub(crate) use lanes::combine;
+use lanes::{to_needs, Lanes, Needs, P1};
+use table::{group_entries, group_entries_kept, honors, suit_needs, unpack, HonorTable, KEEP_ALL};
+pub(crate) use table::{group_key, group_pos, POS_STEP};
 
 /// The 13 kinds of thirteen orphans (幺九).
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
@@ -765,9 +765,6 @@ fn thirteen_orphans_deficiency_of(c: &Counts, keep: &Counts) -> u8 {
 // ---------------------------------------------------------------------------
 // For the greedy agent (agent/greedy.rs), which keeps group needs in the
 // vector layout to update a hand's shanten one tile at a time.
-
-/// Lane of `need[0][1]` in the vector layout of a group's needs.
-pub(crate) const PAIR_LANE: usize = P1;
 
 impl Calculator {
     /// The needs of group `g` (0-2 suits, 3 honors) from that group's own

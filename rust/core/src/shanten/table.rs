@@ -8,35 +8,12 @@
 //! kind (games without wildcards, where a 5th copy cannot be drawn) and
 //! uncapped (wildcard games, where a wild tile may stand for a 5th copy).
 
+use super::lanes::{Lanes, Needs, INF, P1};
 use crate::tile::Counts;
 use std::sync::OnceLock;
 
-/// A group's needs: `[need[0][0], .., need[4][0], need[0][1], .., need[4][1]]`
-/// (the layout other modules read).
-pub(crate) type Needs = [u8; 10];
-
-/// A group's needs as 16 byte lanes, laid out for vectorized min-plus
-/// products: lanes 0-4 hold `need[0..5][0]`, lanes 8-12 `need[0..5][1]`,
-/// the other lanes [`INF`].
-pub(crate) type Lanes = [u8; 16];
-
-/// "Impossible" in a [`Needs`] lane; sums saturate, so it stays large.
-const INF: u8 = 0x80;
-
-/// Lane of `need[m][1]`.
-pub(crate) const P1: usize = 8;
-
 /// A group's needs while building tables.
 type Needs10 = Needs;
-
-/// [`Lanes`] in the [`Needs`] layout.
-#[inline(always)]
-pub(crate) fn to_needs(l: &Lanes) -> Needs {
-    let mut n = [0u8; 10];
-    n[..5].copy_from_slice(&l[..5]);
-    n[5..].copy_from_slice(&l[P1..P1 + 5]);
-    n
-}
 
 /// Kept suit keys (9 counts summing to at most 14).
 const N_KEYS: usize = 405_350;
@@ -549,117 +526,6 @@ pub(crate) fn lanes_added(
     }
 }
 
-/// `SHIFT_MASK[k]`: lanes that a shift by `k` leaves without a value (the
-/// first `k` lanes of each half, and the padding).
-const SHIFT_MASK: [Lanes; 5] = {
-    let mut t = [[0u8; 16]; 5];
-    let mut k = 0;
-    while k < 5 {
-        let mut i = 0;
-        while i < 16 {
-            let m = i % 8;
-            t[k][i] = if m < k || m > 4 { 0xff } else { 0 };
-            i += 1;
-        }
-        k += 1;
-    }
-    t
-};
-
-/// `a` moved up by `k` lanes (zeros shifted in).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
-fn shift_up(a: &Lanes, k: usize) -> Lanes {
-    let mut r = [0u8; 16];
-    r[k..].copy_from_slice(&a[..16 - k]);
-    r
-}
-
-/// Min-plus product of two groups' needs, for up to 4 sets and one pair:
-/// `r[m][0] = min a[k][0] + b[m-k][0]`, `r[m][1] = min (a[k][0] + b[m-k][1],
-/// a[k][1] + b[m-k][0])`, lane-wise over 16 bytes: byte-vector saturating
-/// adds, ors and mins. On x86-64 it is written with SSE2 intrinsics (part
-/// of the x86-64 baseline), elsewhere as plain loops that compilers
-/// vectorize less well; a test checks the two agree.
-#[inline(always)]
-pub(crate) fn combine(a: &Lanes, b: &Lanes) -> Lanes {
-    #[cfg(target_arch = "x86_64")]
-    {
-        combine_sse2(a, b)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        combine_portable(a, b)
-    }
-}
-
-/// [`combine`] with SSE2 intrinsics.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn combine_sse2(a: &Lanes, b: &Lanes) -> Lanes {
-    use std::arch::x86_64::*;
-    let mut out = [0u8; 16];
-    // SAFETY: SSE2 is enabled on every x86-64 target (it is part of the
-    // architecture's baseline), and the only memory accesses are unaligned
-    // 16-byte loads and stores of 16-byte arrays.
-    unsafe {
-        let load = |v: &Lanes| _mm_loadu_si128(v.as_ptr().cast());
-        let bv = load(b);
-        // b's pair-free half, moved into the pair half (the low lanes it
-        // leaves are masked below).
-        let b_up = _mm_slli_si128::<8>(bv);
-        let low_half = _mm_set_epi64x(0, -1);
-        let mut r = bv;
-        macro_rules! step {
-            ($k:literal) => {{
-                let a0 = _mm_set1_epi8(a[$k] as i8);
-                let a1 = _mm_set1_epi8(a[P1 + $k] as i8);
-                let mask = load(&SHIFT_MASK[$k]);
-                let c0 = _mm_or_si128(_mm_adds_epu8(_mm_slli_si128::<$k>(bv), a0), mask);
-                let c1 = _mm_or_si128(
-                    _mm_adds_epu8(_mm_slli_si128::<$k>(b_up), a1),
-                    _mm_or_si128(mask, low_half),
-                );
-                r = _mm_min_epu8(r, _mm_min_epu8(c0, c1));
-            }};
-        }
-        step!(0);
-        step!(1);
-        step!(2);
-        step!(3);
-        step!(4);
-        _mm_storeu_si128(out.as_mut_ptr().cast(), r);
-    }
-    out
-}
-
-/// [`combine`] as plain loops (the non-x86-64 build, and the check of the
-/// SSE2 one).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn combine_portable(a: &Lanes, b: &Lanes) -> Lanes {
-    // b's pair-free half, moved into the pair half.
-    let b_low_up = {
-        let mut r = shift_up(b, P1);
-        for x in &mut r[..P1] {
-            *x = INF;
-        }
-        r
-    };
-    let mut r = *b;
-    for k in 0..5 {
-        let sb = shift_up(b, k);
-        let sl = shift_up(&b_low_up, k);
-        let (a0, a1) = (a[k], a[P1 + k]);
-        let mask = &SHIFT_MASK[k];
-        for i in 0..16 {
-            let c0 = sb[i].saturating_add(a0) | mask[i];
-            let c1 = sl[i].saturating_add(a1) | mask[i] | if i < P1 { 0xff } else { 0 };
-            r[i] = r[i].min(c0).min(c1);
-        }
-    }
-    r
-}
-
 /// [`combine`] for table building, where `u8::MAX` means impossible.
 fn combine_saturating(a: &Needs10, b: &Needs10) -> Needs10 {
     let mut r = [u8::MAX; 10];
@@ -821,6 +687,7 @@ pub(crate) fn honors(wind_sets: bool, capped: bool) -> &'static HonorTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shanten::lanes;
 
     /// The vector keys equal the digit-by-digit ones on random hands of
     /// every size (counts 0-4), and the entries equal the per-group
@@ -894,7 +761,11 @@ mod tests {
                 let e = |r: u64| unpack(u32::from_le_bytes(words[r as usize % words.len()]));
                 (e(next()), e(next()))
             };
-            assert_eq!(combine(&a, &b), combine_portable(&a, &b), "{a:?} {b:?}");
+            assert_eq!(
+                lanes::combine(&a, &b),
+                lanes::combine_portable(&a, &b),
+                "{a:?} {b:?}"
+            );
         }
     }
 }

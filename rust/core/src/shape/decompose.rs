@@ -1,4 +1,4 @@
-//! Every distinct decomposition of a complete hand (RULES.md §2), wild
+//! Every distinct decomposition of a complete hand (docs/rules.md §2), wild
 //! assignments included. Scoring reads `sets`, `pairs` and `shape`.
 //!
 //! **Which decompositions are listed.** A decomposition is a multiset of

@@ -1,4 +1,4 @@
-//! Winning shapes (RULES.md §2): standard 4 sets + pair, seven pairs,
+//! Winning shapes (docs/rules.md §2): standard 4 sets + pair, seven pairs,
 //! thirteen orphans, with 风嘴子 wind sets and wildcards (耗子).
 //!
 //! [`is_win`] answers "is this complete?"; [`decompose()`] lists every

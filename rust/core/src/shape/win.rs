@@ -1,4 +1,4 @@
-//! Win detection by table lookups (RULES.md §2, ALGORITHMS.md "Win
+//! Win detection by table lookups (docs/rules.md §2, ALGORITHMS.md "Win
 //! detection with wildcards").
 //!
 //! A hand is split into its natural tiles and `w` wild tiles. The standard

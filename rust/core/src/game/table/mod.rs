@@ -1,6 +1,6 @@
 //! The table state machine: one hand of any ruleset, from the deal to the
 //! settlement. See the [`crate::game`] module docs for the flow and the
-//! decisions taken where RULES.md is silent.
+//! decisions taken where docs/rules.md is silent.
 //!
 //! One concern per file: this one holds the state, its construction and
 //! its accessors; `apply.rs` steps actions, `turn.rs` is a seat's own

@@ -1,10 +1,21 @@
-//! The greedy agent as it was before the speed work (commit 1117afd), kept
-//! verbatim as the reference the optimized agent must match action for
-//! action (see `greedy::tests`).
-#![allow(dead_code)]
+//! The greedy policy as a ranking of every legal action, on the plain
+//! evaluation: [`shanten`](crate::shanten)'s calculator one tile at a time
+//! and [`waits_counts`], with no shortcut. [`GreedyAgent::rank`] answers
+//! with it, and the tests check that its first action is the fast agent's
+//! at every recorded and seeded decision.
+//!
+//! The order, rule by rule of the [module docs](super): a win first; in
+//! answer to a discard the kong or pong taken, then pass, then the ones
+//! declined; on its own turn the kongs taken, the ting discards (most
+//! live winning tiles, highest value, least kept tile), the face-up
+//! discards (wild last, lower shanten, void-suit first, more improving
+//! tiles where counted, less kept tile, tile index; with a 包胡 threat
+//! the safe ones first when the policy prefers them, or the cheapest of
+//! the best shapes first when none is safe), the kongs declined; then any
+//! other legal action in index order, leaving the table last.
 
-use crate::agent::{Agent, SeatView};
-use crate::error::Error;
+use super::GreedyAgent;
+use crate::agent::{RankedAction, SeatView};
 use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
 use crate::ruleset::Family;
@@ -14,75 +25,63 @@ use crate::tile::{Counts, Tile, KINDS};
 use crate::waits::{waits_counts, Waits};
 use crate::wildcard::Wildcards;
 
-/// The greedy baseline agent (see the [module docs](self) for its
-/// strategy).
-///
-/// ```
-/// use koudian_core::agent::{Agent, GreedyAgent, SeatView};
-/// use koudian_core::game::Game;
-/// use koudian_core::Ruleset;
-/// let mut g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
-/// let mut agents = [0, 1, 2, 3].map(GreedyAgent::new);
-/// while let Some(seat) = g.to_act() {
-///     let a = agents[seat as usize].act(&SeatView::new(&g, seat));
-///     g.step(a).unwrap();
-/// }
-/// assert_eq!(g.result().unwrap().deltas.iter().sum::<i64>(), 0);
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct GreedyAgent {
-    seed: u64,
-}
-
 impl GreedyAgent {
-    /// A greedy agent. It is deterministic; the seed is only recorded.
-    pub fn new(seed: u64) -> GreedyAgent {
-        GreedyAgent { seed }
-    }
-
-    /// The seed given at construction or by the last [`Agent::reset`].
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-}
-
-impl Agent for GreedyAgent {
-    fn act(&mut self, view: &SeatView<'_>) -> Action {
+    /// Every legal action of the view's seat, best first, with the numbers
+    /// the policy compared (`shanten`, `improving` live tiles where
+    /// counted, `wait_value` of a ting discard, `danger` under a 包胡
+    /// threat); empty when the seat is not to act. The first action is the
+    /// one [`Agent::act`](crate::agent::Agent::act) plays.
+    ///
+    /// ```
+    /// use koudian_core::agent::{Agent, GreedyAgent, SeatView};
+    /// use koudian_core::game::Game;
+    /// use koudian_core::Ruleset;
+    /// let g = Game::new(&Ruleset::sichuan(), 9, None).unwrap();
+    /// let view = SeatView::new(&g, g.to_act().unwrap());
+    /// let mut agent = GreedyAgent::new(0);
+    /// let ranked = agent.rank(&view);
+    /// assert_eq!(ranked[0].action, agent.act(&view));
+    /// assert!(ranked[0].number("shanten").is_some());
+    /// ```
+    pub fn rank(&mut self, view: &SeatView<'_>) -> Vec<RankedAction> {
         let legal = view.legal();
-        let a = Ctx::new(view.game, view.seat).decide(legal);
-        if legal.contains(a) {
-            return a;
+        if legal.is_empty() {
+            return Vec::new();
         }
-        // Unreachable by construction; never hand the table an illegal move.
-        let fallback = legal.iter().find(|&x| x != Action::Leave);
-        fallback.unwrap_or(Action::Pass)
-    }
-
-    fn reset(&mut self, seed: u64) {
-        self.seed = seed;
+        Ctx::new(view.game, view.seat).rank(legal)
     }
 }
 
-/// The greedy agent's choice for `seat` in `game`, or an error when the
-/// seat has nothing to decide.
-///
-/// ```
-/// use koudian_core::agent::greedy::greedy_action;
-/// use koudian_core::game::Game;
-/// use koudian_core::Ruleset;
-/// let g = Game::new(&Ruleset::sichuan(), 9, None).unwrap();
-/// let seat = g.to_act().unwrap();
-/// assert!(g.legal_actions().contains(greedy_action(&g, seat).unwrap()));
-/// assert!(greedy_action(&g, (seat + 1) % 4).is_err());
-/// ```
-pub fn greedy_action(game: &Game, seat: u8) -> Result<Action, Error> {
-    let view = SeatView::new(game, seat);
-    if view.legal().is_empty() {
-        return Err(Error::IllegalAction(format!(
-            "seat {seat} has no decision to make now"
-        )));
+/// A ranking being built: each action once, in the order pushed.
+#[derive(Default)]
+struct Rankings(Vec<(Action, Vec<(&'static str, f64)>)>);
+
+impl Rankings {
+    fn push(&mut self, a: Action, numbers: Vec<(&'static str, f64)>) {
+        if !self.0.iter().any(|(b, _)| *b == a) {
+            self.0.push((a, numbers));
+        }
     }
-    Ok(GreedyAgent::new(0).act(&view))
+
+    /// The ranking, completed by the legal actions not ranked (in index
+    /// order, leaving last), valued minus their rank.
+    fn finish(mut self, legal: ActionMask) -> Vec<RankedAction> {
+        for a in legal.iter().filter(|&a| a != Action::Leave) {
+            self.push(a, vec![]);
+        }
+        if legal.contains(Action::Leave) {
+            self.push(Action::Leave, vec![]);
+        }
+        self.0
+            .into_iter()
+            .enumerate()
+            .map(|(i, (action, numbers))| RankedAction {
+                action,
+                value: 0.0 - i as f64,
+                numbers,
+            })
+            .collect()
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -291,7 +290,8 @@ struct Cand {
     sh: i8,
     /// Needs of the tile's group after the discard.
     rem: Needs,
-    quality: u32,
+    /// Live improving tiles (the waits' when ready), when counted.
+    quality: Option<u32>,
     keep: u32,
     wild: bool,
     junk: bool,
@@ -306,7 +306,7 @@ impl Cand {
             self.wild,
             self.sh,
             !self.junk,
-            u32::MAX - self.quality,
+            u32::MAX - self.quality.unwrap_or(0),
             self.keep,
             self.tile.index(),
         )
@@ -453,43 +453,297 @@ impl<'a> Ctx<'a> {
         u
     }
 
-    fn decide(&mut self, legal: ActionMask) -> Action {
+    /// Every legal action, best first (see [`rank`]).
+    fn rank(&mut self, legal: ActionMask) -> Vec<RankedAction> {
+        let mut out = Rankings::default();
+        // Win whenever the table allows it.
         if legal.contains(Action::Win) {
-            return Action::Win;
+            out.push(Action::Win, vec![]);
         }
         match self.game.phase() {
-            Phase::Respond { tile, .. } => self.respond(legal, tile),
-            _ => self.turn(legal),
+            Phase::Respond { tile, .. } => self.rank_response(legal, tile, &mut out),
+            _ => self.rank_turn(legal, &mut out),
         }
+        out.finish(legal)
     }
 
     // -- Answering a discard or an added kong.
 
-    fn respond(&mut self, legal: ActionMask, t: Tile) -> Action {
+    /// Kong when it does not raise the shanten (always after ting), pong
+    /// only when it lowers it (after its best discard), else pass; the
+    /// options not taken follow in that order.
+    fn rank_response(&mut self, legal: ActionMask, t: Tile, out: &mut Rankings) {
         let k = t.index();
         let ting = self.game.is_ting(self.seat);
         let c = self.hand.concealed;
         let n = self.hand.n_melds();
-        if legal.contains(Action::Kong) && !self.is_void(k) {
-            if ting {
-                return Action::Kong;
-            }
-            let now = self.base(&c, n).shanten();
-            let mut after = c;
-            after[k] -= 3;
-            if self.base(&after, n + 1).shanten() <= now {
-                return Action::Kong;
+        let now = self.base(&c, n).shanten();
+        let sh = |x: i8| vec![("shanten", f64::from(x))];
+        let mut declined = Vec::new();
+        if legal.contains(Action::Kong) {
+            // 缺一门: never a kong of the void suit.
+            let after = if self.is_void(k) {
+                None
+            } else {
+                let mut x = c;
+                x[k] -= 3;
+                Some(self.base(&x, n + 1).shanten())
+            };
+            match after {
+                Some(s) if ting || s <= now => out.push(Action::Kong, sh(s)),
+                Some(s) => declined.push((Action::Kong, sh(s))),
+                None => declined.push((Action::Kong, vec![])),
             }
         }
-        if legal.contains(Action::Pong) && !ting && !self.is_void(k) {
-            let now = self.base(&c, n).shanten();
-            let mut after = c;
-            after[k] -= 2;
-            if self.best_discard_shanten(&after, n + 1) < now {
-                return Action::Pong;
+        if legal.contains(Action::Pong) {
+            let after = if ting || self.is_void(k) {
+                None
+            } else {
+                let mut x = c;
+                x[k] -= 2;
+                Some(self.best_discard_shanten(&x, n + 1))
+            };
+            match after {
+                Some(s) if s < now => out.push(Action::Pong, sh(s)),
+                Some(s) => declined.push((Action::Pong, sh(s))),
+                None => declined.push((Action::Pong, vec![])),
             }
         }
-        Action::Pass
+        if legal.contains(Action::Pass) {
+            out.push(Action::Pass, sh(now));
+        }
+        for (a, numbers) in declined {
+            out.push(a, numbers);
+        }
+    }
+
+    // -- The agent's own turn.
+
+    fn rank_turn(&mut self, legal: ActionMask, out: &mut Rankings) {
+        let ting = self.game.is_ting(self.seat);
+        let kongs: Vec<Action> = legal
+            .iter()
+            .filter(|a| matches!(a, Action::ConcealedKong(_) | Action::AddedKong(_)))
+            .collect();
+        let any_discard = legal.iter().any(|a| matches!(a, Action::Discard(_)));
+        let any_ting = legal.iter().any(|a| matches!(a, Action::Ting(_)));
+        if !any_discard && !any_ting {
+            // The Linxian last live tile that does not win: pass, else a
+            // kong.
+            if legal.contains(Action::Pass) {
+                out.push(Action::Pass, vec![]);
+            }
+            return;
+        }
+        if ting {
+            // After ting: every kong the table offers, else the drawn
+            // tile (the one legal discard).
+            for &k in &kongs {
+                out.push(k, vec![]);
+            }
+            return;
+        }
+        // A kong that does not raise the shanten (and, added, may not be
+        // robbed for 包胡) goes first; the others after the discards.
+        let good = self.good_kongs(&kongs);
+        for &(a, s, keep) in &good {
+            if keep {
+                out.push(a, vec![("shanten", f64::from(s))]);
+            }
+        }
+        // Declare ting as soon as any ting discard is legal.
+        if any_ting {
+            self.rank_tings(legal, out);
+        }
+        self.rank_discards(legal, out);
+        for &(a, s, keep) in &good {
+            if !keep {
+                out.push(a, vec![("shanten", f64::from(s))]);
+            }
+        }
+    }
+
+    /// Each legal kong, its shanten after, and whether it is taken: not
+    /// above the best discard's shanten, not of the void suit, an added
+    /// kong not of an unsafe tile.
+    fn good_kongs(&mut self, kongs: &[Action]) -> Vec<(Action, i8, bool)> {
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let best = self.best_discard_shanten(&c, n);
+        let threat = self.threat();
+        let mut out = Vec::new();
+        for &a in kongs {
+            let (k, after, melds) = match a {
+                Action::ConcealedKong(t) => {
+                    let mut x = c;
+                    x[t.index()] = 0;
+                    (t.index(), x, n + 1)
+                }
+                Action::AddedKong(t) => {
+                    let mut x = c;
+                    x[t.index()] -= 1;
+                    (t.index(), x, n)
+                }
+                _ => continue,
+            };
+            let s = self.base(&after, melds).shanten();
+            let unsafe_added = matches!(a, Action::AddedKong(_))
+                && threat.as_ref().is_some_and(|th| self.dangerous(th, k));
+            out.push((a, s, !self.is_void(k) && !unsafe_added && s <= best));
+        }
+        out
+    }
+
+    /// The legal ting discards: the most live winning tiles, then the
+    /// highest value, then the least kept tile.
+    fn rank_tings(&mut self, legal: ActionMask, out: &mut Rankings) {
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let unseen = self.unseen();
+        let mut tings: Vec<(TingKey, Tile)> = Vec::new();
+        for k in 0..KINDS {
+            let t = Tile::from_index_unchecked(k as u8);
+            if c[k] == 0 || !legal.contains(Action::Ting(t)) {
+                continue;
+            }
+            let mut h = c;
+            h[k] -= 1;
+            let mut held = self.hand.all_counts();
+            held[k] -= 1;
+            let w = waits_counts(&h, &held, n, &self.wilds, &self.shape);
+            let (live, value) = self.wait_quality(&w, &unseen);
+            let key = (
+                self.is_wild(k),
+                u32::MAX - live,
+                u32::MAX - value,
+                keep_value(&c, k, self.family),
+                k,
+            );
+            tings.push((key, t));
+        }
+        tings.sort();
+        for (key, t) in tings {
+            out.push(
+                Action::Ting(t),
+                vec![
+                    ("shanten", 0.0),
+                    ("improving", f64::from(u32::MAX - key.1)),
+                    ("wait_value", f64::from(u32::MAX - key.2)),
+                    // A ting discard is face down: never dangerous.
+                    ("danger", 0.0),
+                ],
+            );
+        }
+    }
+
+    /// The face-up discards, best first.
+    fn rank_discards(&mut self, legal: ActionMask, out: &mut Rankings) {
+        let c = self.hand.concealed;
+        let n = self.hand.n_melds();
+        let b14 = self.base(&c, n);
+        let threat = self.threat();
+        let mut cands: Vec<Cand> = Vec::new();
+        for k in 0..KINDS {
+            let t = Tile::from_index_unchecked(k as u8);
+            if c[k] == 0 || !legal.contains(Action::Discard(t)) {
+                continue;
+            }
+            let wild = self.is_wild(k);
+            let natural = !wild && b14.natural[k] > 0;
+            let rem = if natural {
+                b14.group_after(&self.calc, k, false)
+            } else {
+                b14.groups[group_of(k)]
+            };
+            let sh = if natural {
+                b14.shanten_with(k, false, &rem)
+            } else {
+                b14.shanten_without(&self.calc, &self.wilds, k)
+            };
+            cands.push(Cand {
+                tile: t,
+                // A ready hand that cannot declare cannot win: one step
+                // from ready.
+                sh: if self.ting_required && sh == 0 { 1 } else { sh },
+                rem,
+                quality: None,
+                keep: keep_value(&c, k, self.family),
+                // Wild tiles never go while anything else may.
+                wild,
+                // 缺一门: the void suit's tiles first among equals.
+                junk: self.is_void(k),
+                danger: threat.as_ref().is_some_and(|th| self.dangerous(th, k)),
+            });
+        }
+        if cands.is_empty() {
+            return;
+        }
+        let all_wild = cands.iter().all(|x| x.wild);
+        let counts = |x: &Cand| all_wild || !x.wild;
+        let min_sh = cands.iter().filter(|x| counts(x)).map(|x| x.sh).min();
+        let min_sh = min_sh.unwrap_or(0);
+        // 包胡 defence: a safe tile when it costs at most one shanten, and
+        // at any cost once two or more from ready (folding).
+        let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
+        let safe_min = cands
+            .iter()
+            .filter(|x| counts(x) && !x.danger)
+            .map(|x| x.sh)
+            .min();
+        let prefer_safe =
+            threat.is_some() && safe_min.is_some_and(|s| folding || s <= min_sh + SAFE_ALLOWANCE);
+        // The level whose ties are split by counting improving tiles: the
+        // waits when ready, the tiles that lower the shanten at one.
+        let target = match safe_min {
+            Some(s) if prefer_safe => s,
+            _ => min_sh,
+        };
+        let tied = cands.iter().filter(|x| x.sh == target && counts(x)).count();
+        if tied > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
+            let unseen = self.unseen();
+            let mut memo = [None; KINDS];
+            let near = self.near(&b14.natural, b14.orphans);
+            for x in cands.iter_mut() {
+                if x.sh != target || !counts(x) {
+                    continue;
+                }
+                let mut h = c;
+                h[x.tile.index()] -= 1;
+                x.quality = Some(if x.sh == 0 {
+                    let mut held = self.hand.all_counts();
+                    held[x.tile.index()] -= 1;
+                    let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
+                    self.wait_quality(&w, &unseen).0
+                } else {
+                    self.ukeire(&b14, x.tile.index(), &x.rem, &mut memo, near, &unseen)
+                });
+            }
+        }
+        cands.sort_by_key(Cand::key);
+        if threat.is_some() && cands[0].danger {
+            if prefer_safe {
+                // The safe ones first, each part in key order.
+                cands.sort_by_key(|x| (x.danger, x.key()));
+            } else if safe_min.is_none() {
+                // Everything is dangerous: shed the cheapest among the
+                // best shapes.
+                let best = (cands[0].wild, cands[0].sh);
+                cands.sort_by_key(|x| {
+                    let top = (x.wild, x.sh) == best;
+                    (!top, if top { x.tile.points() } else { 0 }, x.key())
+                });
+            }
+        }
+        for x in cands {
+            let mut numbers = vec![("shanten", f64::from(x.sh))];
+            if let Some(q) = x.quality {
+                numbers.push(("improving", f64::from(q)));
+            }
+            if threat.is_some() {
+                numbers.push(("danger", f64::from(u8::from(x.danger))));
+            }
+            out.push(Action::Discard(x.tile), numbers);
+        }
     }
 
     /// Lowest shanten over the non-wild discards of a 14-type hand.
@@ -513,129 +767,6 @@ impl<'a> Ctx<'a> {
         } else {
             best
         }
-    }
-
-    // -- The agent's own turn.
-
-    fn turn(&mut self, legal: ActionMask) -> Action {
-        let ting = self.game.is_ting(self.seat);
-        let mut kongs = [None::<Action>; 8];
-        let mut n_kongs = 0;
-        let mut any_discard = false;
-        let mut any_ting = false;
-        for a in legal.iter() {
-            match a {
-                Action::ConcealedKong(_) | Action::AddedKong(_) if n_kongs < kongs.len() => {
-                    kongs[n_kongs] = Some(a);
-                    n_kongs += 1;
-                }
-                Action::Discard(_) => any_discard = true,
-                Action::Ting(_) => any_ting = true,
-                _ => {}
-            }
-        }
-        if !any_discard && !any_ting {
-            // The Linxian last live tile that does not win.
-            if legal.contains(Action::Pass) {
-                return Action::Pass;
-            }
-            return kongs[0].unwrap_or(Action::Pass);
-        }
-        if ting {
-            if let Some(k) = kongs[0] {
-                return k;
-            }
-            return legal
-                .iter()
-                .find(|a| matches!(a, Action::Discard(_)))
-                .unwrap_or(Action::Pass);
-        }
-        if n_kongs > 0 {
-            if let Some(k) = self.good_kong(&kongs[..n_kongs]) {
-                return k;
-            }
-        }
-        if any_ting {
-            if let Some(t) = self.best_ting(legal) {
-                return Action::Ting(t);
-            }
-        }
-        match self.best_discard(legal) {
-            Some(t) => Action::Discard(t),
-            None => legal
-                .iter()
-                .find(|&a| a != Action::Leave)
-                .unwrap_or(Action::Pass),
-        }
-    }
-
-    /// A kong that does not raise the shanten over the best discard (and,
-    /// for an added kong, may not be robbed for 包胡).
-    fn good_kong(&mut self, kongs: &[Option<Action>]) -> Option<Action> {
-        let c = self.hand.concealed;
-        let n = self.hand.n_melds();
-        let best = self.best_discard_shanten(&c, n);
-        let threat = self.threat();
-        for a in kongs.iter().flatten() {
-            let (k, after, melds) = match *a {
-                Action::ConcealedKong(t) => {
-                    let mut x = c;
-                    x[t.index()] = 0;
-                    (t.index(), x, n + 1)
-                }
-                Action::AddedKong(t) => {
-                    let mut x = c;
-                    x[t.index()] -= 1;
-                    (t.index(), x, n)
-                }
-                _ => continue,
-            };
-            if self.is_void(k) {
-                continue;
-            }
-            if matches!(a, Action::AddedKong(_)) {
-                if let Some(th) = &threat {
-                    if self.dangerous(th, k) {
-                        continue;
-                    }
-                }
-            }
-            if self.base(&after, melds).shanten() <= best {
-                return Some(*a);
-            }
-        }
-        None
-    }
-
-    /// The best legal ting discard.
-    fn best_ting(&mut self, legal: ActionMask) -> Option<Tile> {
-        let c = self.hand.concealed;
-        let n = self.hand.n_melds();
-        let unseen = self.unseen();
-        let mut best: Option<(TingKey, Tile)> = None;
-        for k in 0..KINDS {
-            let t = Tile::from_index_unchecked(k as u8);
-            if c[k] == 0 || !legal.contains(Action::Ting(t)) {
-                continue;
-            }
-            let mut h = c;
-            h[k] -= 1;
-            let mut held = self.hand.all_counts();
-            held[k] -= 1;
-            let w = waits_counts(&h, &held, n, &self.wilds, &self.shape);
-            let (live, value) = self.wait_quality(&w, &unseen);
-            let key = (
-                self.is_wild(k),
-                u32::MAX - live,
-                u32::MAX - value,
-                keep_value(&c, k, self.family),
-                k,
-            );
-            if best.is_none_or(|(b, _)| key < b) {
-                best = Some((key, t));
-            }
-        }
-        best.map(|(_, t)| t)
     }
 
     /// Live winning copies, and their value, of a ready hand's waits.
@@ -741,131 +872,6 @@ impl<'a> Ctx<'a> {
             }
         }
         total
-    }
-
-    /// The best face-up discard.
-    fn best_discard(&mut self, legal: ActionMask) -> Option<Tile> {
-        let c = self.hand.concealed;
-        let n = self.hand.n_melds();
-        let b14 = self.base(&c, n);
-        let threat = self.threat();
-        let mut cands = [None::<Cand>; KINDS];
-        let mut n_cands = 0;
-        let mut all_wild = true;
-        for k in 0..KINDS {
-            let t = Tile::from_index_unchecked(k as u8);
-            if c[k] == 0 || !legal.contains(Action::Discard(t)) {
-                continue;
-            }
-            let wild = self.is_wild(k);
-            all_wild &= wild;
-            let danger = threat.as_ref().is_some_and(|th| self.dangerous(th, k));
-            let natural = !wild && b14.natural[k] > 0;
-            let rem = if natural {
-                b14.group_after(&self.calc, k, false)
-            } else {
-                b14.groups[group_of(k)]
-            };
-            cands[n_cands] = Some(Cand {
-                tile: t,
-                sh: if natural {
-                    b14.shanten_with(k, false, &rem)
-                } else {
-                    b14.shanten_without(&self.calc, &self.wilds, k)
-                },
-                rem,
-                quality: 0,
-                keep: keep_value(&c, k, self.family),
-                wild,
-                junk: self.is_void(k),
-                danger,
-            });
-            n_cands += 1;
-        }
-        let cands = &mut cands[..n_cands];
-        if n_cands == 0 {
-            return None;
-        }
-        // A ready hand that cannot declare cannot win: one step from ready.
-        if self.ting_required {
-            for x in cands.iter_mut().flatten() {
-                if x.sh == 0 {
-                    x.sh = 1;
-                }
-            }
-        }
-        let min_sh = cands
-            .iter()
-            .flatten()
-            .filter(|x| all_wild || !x.wild)
-            .map(|x| x.sh)
-            .min()
-            .unwrap_or(0);
-        let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
-        let safe_min = cands
-            .iter()
-            .flatten()
-            .filter(|x| (all_wild || !x.wild) && !x.danger)
-            .map(|x| x.sh)
-            .min();
-        // Which shanten level deserves the tile counting.
-        let target = match (threat.is_some(), safe_min) {
-            (true, Some(s)) if folding || s <= min_sh + SAFE_ALLOWANCE => s,
-            _ => min_sh,
-        };
-        let at_target = cands
-            .iter()
-            .flatten()
-            .filter(|x| x.sh == target && (all_wild || !x.wild))
-            .count();
-        // Counting only splits ties: a lone candidate needs none.
-        if at_target > 1 && (0..=UKEIRE_SHANTEN).contains(&target) {
-            let unseen = self.unseen();
-            let mut memo = [None; KINDS];
-            let near = self.near(&b14.natural, b14.orphans);
-            for x in cands.iter_mut().flatten() {
-                if x.sh != target || (x.wild && !all_wild) {
-                    continue;
-                }
-                let mut h = c;
-                h[x.tile.index()] -= 1;
-                x.quality = if x.sh == 0 {
-                    let mut held = self.hand.all_counts();
-                    held[x.tile.index()] -= 1;
-                    let w = waits_counts(&self.eff(&h), &held, n, &self.wilds, &self.shape);
-                    self.wait_quality(&w, &unseen).0
-                } else {
-                    self.ukeire(&b14, x.tile.index(), &x.rem, &mut memo, near, &unseen)
-                };
-            }
-        }
-        let pick = |filter: &dyn Fn(&Cand) -> bool| -> Option<Cand> {
-            cands
-                .iter()
-                .flatten()
-                .filter(|x| filter(x))
-                .min_by_key(|x| x.key())
-                .copied()
-        };
-        let best = pick(&|_| true)?;
-        if threat.is_none() || !best.danger {
-            return Some(best.tile);
-        }
-        if let Some(s) = safe_min {
-            if folding || s <= min_sh + SAFE_ALLOWANCE {
-                if let Some(x) = pick(&|x| !x.danger) {
-                    return Some(x.tile);
-                }
-            }
-            return Some(best.tile);
-        }
-        // Everything is dangerous: shed the cheapest among the best shapes.
-        cands
-            .iter()
-            .flatten()
-            .filter(|x| x.wild == best.wild && x.sh == best.sh)
-            .min_by_key(|x| (x.tile.points(), x.key()))
-            .map(|x| x.tile)
     }
 
     // -- 包胡 defence.

@@ -1,10 +1,11 @@
-//! Settlement: turning a checked [`Outcome`] into itemized, zero-sum
-//! payments ([`settle`]).
+//! The zero-sum ledger every family settles into: [`Payment`]s with
+//! their [`PaymentReason`], collected by [`Ledger`] in base-stake units
+//! and totalled into a [`Settlement`] ([`settle`](super::settle) picks the
+//! family).
 
-use super::outcome::{check, Outcome, Seat};
-use super::{linxian, shanxi, sichuan, KongKind};
+use super::outcome::Seat;
+use super::KongKind;
 use crate::error::Error;
-use crate::ruleset::{Family, Ruleset};
 use crate::tile::Tile;
 use std::fmt;
 
@@ -118,7 +119,7 @@ pub(super) struct Ledger {
 }
 
 impl Ledger {
-    fn new(base: u32) -> Ledger {
+    pub(super) fn new(base: u32) -> Ledger {
         Ledger {
             base: base as u64,
             payments: Vec::new(),
@@ -156,7 +157,7 @@ impl Ledger {
         Ok(())
     }
 
-    fn finish(self) -> Result<Settlement, Error> {
+    pub(super) fn finish(self) -> Result<Settlement, Error> {
         let mut deltas = [0i64; 4];
         for p in &self.payments {
             let overflow = || Error::InvalidRuleset("settlement totals overflow".into());
@@ -169,45 +170,4 @@ impl Ledger {
             payments: self.payments,
         })
     }
-}
-
-/// Settles a finished hand under `rules`: checks that `outcome` is
-/// consistent ([`Error::InconsistentOutcome`] naming what is not), values
-/// each winner's hand, and returns every payment and the per-seat deltas.
-///
-/// ```
-/// use koudian_core::{hand::{Hand, Meld, MeldKind}, tile::{parse, Tile}, Ruleset};
-/// use koudian_core::score::{settle, HandEnd, Kong, KongKind, Outcome, Win};
-/// // RULES.md §4 worked example: A (0) exposed kong of 东 (10), C (2) a
-/// // concealed kong of 6p, B (1, ting) discards 8m, D (3) wins; base 10.
-/// let mut rules = Ruleset::linxian();
-/// rules.base_stake = 10;
-/// let hand = Hand::from_tiles(&parse("123m456m88m234s678s").unwrap(), &[]).unwrap();
-/// let mut o = Outcome::new(0, HandEnd::Discard { discarder: 1 });
-/// o.winners.push(Win::new(3, hand, Tile::from_notation("8m").unwrap()));
-/// o.ting = [false, true, false, true];
-/// o.kongs.push(Kong::exposed(0, Tile::EAST, 1, false));
-/// o.kongs.push(Kong::own(2, Tile::from_notation("6p").unwrap(), KongKind::Concealed));
-/// let s = settle(&o, &rules).unwrap();
-/// assert_eq!(s.deltas, [100, -300, 180, 20]);
-/// ```
-pub fn settle(outcome: &Outcome, rules: &Ruleset) -> Result<Settlement, Error> {
-    settle_with(outcome, rules, false)
-}
-
-/// [`settle`] of the outcome the table builds from its own state: the
-/// checks its bookkeeping guarantees are skipped (see `check`).
-pub(crate) fn settle_from_table(outcome: &Outcome, rules: &Ruleset) -> Result<Settlement, Error> {
-    settle_with(outcome, rules, true)
-}
-
-fn settle_with(outcome: &Outcome, rules: &Ruleset, from_table: bool) -> Result<Settlement, Error> {
-    let checked = check(outcome, rules, from_table)?;
-    let mut ledger = Ledger::new(rules.base_stake);
-    match rules.family {
-        Family::Shanxi => shanxi::settle(outcome, &checked, rules, &mut ledger)?,
-        Family::Linxian => linxian::settle(outcome, &checked, rules, &mut ledger)?,
-        Family::Sichuan => sichuan::settle(outcome, &checked, rules, &mut ledger)?,
-    }
-    ledger.finish()
 }

@@ -1,0 +1,313 @@
+"""The play server's tables, without any web framework.
+
+A ``Table`` is one person's (or one remote bot's) seat at a match: the
+engine's own ``MatchState`` and ``Game`` hold the state, three agents
+(native agent specs such as ``"greedy"``, or ``cmd:`` bots the server was
+configured with) play the other seats. ``Table.handle(text)`` takes one
+client message and returns the replies; a malformed or illegal message
+gets an ``error`` reply and changes nothing.
+
+The seat protocol (JSON over WebSocket, one JSON object per message) is
+documented in ``docs/web.md``; its ``act`` requests and replies are the
+stdin bot protocol's (``koudian.protocol.request`` / ``parse_reply``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from koudian._core import (
+    Game,
+    IllegalActionError,
+    KoudianError,
+    MatchState,
+    Ruleset,
+    mix_seed,
+)
+from koudian._presets import names as preset_names
+from koudian.agents import Agent, fallback_action, make_agent
+from koudian.protocol import parse_reply, request
+from koudian.web.snapshot import result_json, table_state
+
+__all__ = ["MAX_HANDS", "MAX_MESSAGE", "ClientError", "Table", "TableConfig"]
+
+MAX_MESSAGE = 4096
+"""Longest client message accepted, in characters."""
+MAX_HANDS = 16
+"""Most hands in one match."""
+MAX_MESSAGES_PER_HAND = 2000
+"""A table that receives more messages than this in one hand is closed."""
+
+
+class ClientError(ValueError):
+    """A client message that cannot be followed; the reply names why."""
+
+
+class TableConfig:
+    """What the server offers: opponent specs by name, and where finished
+    hands go (``on_hand(log)``)."""
+
+    def __init__(
+        self,
+        opponents: Mapping[str, str],
+        *,
+        on_hand: Callable[[str], str | None] | None = None,
+        bot_timeout: float = 5.0,
+    ) -> None:
+        self.opponents = dict(opponents)
+        self.on_hand = on_hand
+        self.bot_timeout = bot_timeout
+
+
+def _options(raw: object) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or len(raw) > 40:
+        raise ClientError('"options" must be an object of ruleset options')
+    for k, v in raw.items():
+        if not isinstance(v, (bool, int, str)) or (isinstance(v, str) and len(v) > 40):
+            raise ClientError(f"option {k!r}: a bool, an integer or a short string")
+    return dict(raw)
+
+
+def _int(data: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    v = data.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise ClientError(f'"{key}" must be an integer from {lo} to {hi}')
+    return v
+
+
+class Table:
+    """One client's seat at a match against three agents."""
+
+    def __init__(self, config: TableConfig) -> None:
+        self.config = config
+        self.match: MatchState | None = None
+        self.game: Game | None = None
+        self.seat = 0
+        self.agents: list[Agent | None] = [None] * 4
+        self.specs: list[str] = []
+        self.messages = 0
+        self.request_id = 0
+        self.last_active = time.monotonic()
+
+    # ------------------------------------------------------------ messages
+
+    def handle(self, text: str) -> list[dict[str, Any]]:
+        """The replies to one client message (``error`` replies for bad
+        ones: the table is then unchanged)."""
+        self.last_active = time.monotonic()
+        self.messages += 1
+        rid: object = None
+        try:
+            if len(text) > MAX_MESSAGE:
+                raise ClientError(f"message longer than {MAX_MESSAGE} characters")
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise ClientError(f"not JSON: {e}") from None
+            if not isinstance(data, dict):
+                raise ClientError("a message is a JSON object")
+            rid = data.get("id")
+            if rid is not None and not isinstance(rid, (int, str)):
+                rid = None
+            kind = data.get("type", "act")
+            if kind == "new":
+                out = self._new(data)
+            elif kind == "act":
+                out = self._act(text, data.get("id"))
+            elif kind == "next":
+                out = self._next()
+            elif kind == "state":
+                out = [self._state_message()]
+            elif kind == "hint":
+                out = [self._hint(data)]
+            else:
+                raise ClientError(f"unknown message type {kind!r}")
+        except (ValueError, OverflowError) as e:  # ClientError, KoudianError, …
+            err: dict[str, Any] = {"type": "error", "error": str(e)}
+            if rid is not None:
+                err["id"] = rid
+            return [err]
+        return out
+
+    def _new(self, data: Mapping[str, Any]) -> list[dict[str, Any]]:
+        preset = data.get("preset", "shanxi")
+        if not isinstance(preset, str) or preset not in preset_names():
+            raise ClientError(f"unknown preset {preset!r}; one of {', '.join(preset_names())}")
+        rules = Ruleset.preset(preset, **_options(data.get("options")))
+        seat = _int(data, "seat", 0, 0, 3)
+        hands = _int(data, "hands", 1, 1, MAX_HANDS)
+        seed = _int(data, "seed", int(time.time_ns() % (1 << 53)), 0, (1 << 53) - 1)
+        opponents = data.get("opponents", ["greedy"] * 3)
+        if (
+            not isinstance(opponents, list)
+            or len(opponents) != 3
+            or not all(isinstance(o, str) and o in self.config.opponents for o in opponents)
+        ):
+            offered = ", ".join(self.config.opponents)
+            raise ClientError(f'"opponents": three of {offered}')
+        agents: list[Agent | None] = [None] * 4
+        specs: list[str] = ["you"] * 4
+        others = [s for s in range(4) if s != seat]
+        for s, name in zip(others, opponents, strict=True):
+            agents[s] = make_agent(
+                self.config.opponents[name], seat=s, timeout=self.config.bot_timeout
+            )
+            specs[s] = name
+        self.close()
+        self.match = MatchState(rules, seed=seed, hands=hands)
+        self.seat, self.agents, self.specs = seat, agents, specs
+        self.game = None
+        return self._start_hand()
+
+    def _start_hand(self) -> list[dict[str, Any]]:
+        assert self.match is not None
+        game = self.match.next_game(True)
+        if game is None:
+            raise ClientError("the match is over; send a new one")
+        seed = game.seed if game.seed is not None else 0
+        for s, a in enumerate(self.agents):
+            reset = getattr(a, "reset", None)
+            if reset is not None:
+                reset(mix_seed(seed, 1 + s))
+        self.game = game
+        self.messages = 0
+        return self._advance()
+
+    def _act(self, text: str, rid: object) -> list[dict[str, Any]]:
+        game = self.game
+        if game is None or game.done:
+            raise ClientError("no hand in play: send new (or next)")
+        if game.to_act != self.seat:
+            raise ClientError("it is not your turn")
+        if rid is not None and rid != self.request_id:
+            raise ClientError(f"a reply to request {rid!r}; the open request is {self.request_id}")
+        try:
+            action = parse_reply(text)
+        except ValueError as e:
+            raise ClientError(str(e)) from None
+        if action not in game.legal_actions(self.seat):
+            raise IllegalActionError(f"{action} is not legal here")
+        game.step(action)
+        self.request_id += 1
+        return self._advance()
+
+    def _next(self) -> list[dict[str, Any]]:
+        if self.game is None or not self.game.done:
+            raise ClientError("the hand is not over")
+        return self._start_hand()
+
+    def _hint(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        import koudian
+
+        game = self.game
+        if game is None or game.to_act != self.seat:
+            raise ClientError("a hint is for your own decision")
+        rank = getattr(koudian, "rank_actions", None)
+        if rank is None:
+            raise ClientError("hints need koudian.rank_actions, which this build lacks")
+        native = [v for v in self.config.opponents.values() if not v.startswith("cmd:")]
+        agent = data.get("agent", "greedy")
+        if not isinstance(agent, str) or agent not in native:
+            raise ClientError(f'"agent": one of {", ".join(native)}')
+        ranked = rank(game, self.seat, agent=agent)
+        return {"type": "hint", "agent": agent, "ranked": [ranked_json(r) for r in ranked]}
+
+    # ------------------------------------------------------------ playing
+
+    def _advance(self) -> list[dict[str, Any]]:
+        """Plays the agents' decisions until the client's or the end."""
+        game = self.game
+        assert game is not None
+        while not game.done and game.to_act != self.seat:
+            seat = game.to_act
+            assert seat is not None
+            agent = self.agents[seat]
+            assert agent is not None
+            legal = game.legal_actions(seat)
+            action = agent.act(game.observe(seat), legal)
+            if action not in legal:
+                action = fallback_action(legal)
+            game.step(action)
+        if not game.done:
+            return [self._state_message()]
+        assert self.match is not None
+        self.match.record(game)
+        replay = self.config.on_hand(game.log) if self.config.on_hand else None
+        return [self._end_message(replay)]
+
+    def _state_message(self) -> dict[str, Any]:
+        game = self.game
+        if game is None:
+            raise ClientError("no hand in play: send new")
+        if game.done:
+            return self._end_message(None)
+        msg: dict[str, Any]
+        if game.to_act == self.seat:
+            legal = game.legal_actions(self.seat)
+            msg = request(game.observe(self.seat), legal)
+            msg["id"] = self.request_id
+        else:
+            msg = {"type": "state", "seat": self.seat}
+        msg["table"] = table_state(game, self.seat)
+        msg["match"] = self._match_json()
+        return msg
+
+    def _end_message(self, replay: str | None) -> dict[str, Any]:
+        game = self.game
+        assert game is not None
+        return {
+            "type": "end",
+            "seat": self.seat,
+            "result": result_json(game),
+            "table": table_state(game),
+            "match": self._match_json(),
+            "replay": replay,
+        }
+
+    def _match_json(self) -> dict[str, Any]:
+        m = self.match
+        assert m is not None
+        return {
+            "hands_played": m.hands_played,
+            "done": m.done,
+            "totals": list(m.totals),
+            "players": self.specs,
+        }
+
+    def close(self) -> None:
+        """Stops the table's external bot processes."""
+        for a in self.agents:
+            close = getattr(a, "close", None)
+            if close is not None:
+                close()
+
+
+def ranked_json(r: Any) -> dict[str, Any]:
+    """A ``koudian.RankedAction`` as plain JSON."""
+    return {
+        "action": r.action.to_json(),
+        "value": float(r.value),
+        "numbers": {str(k): float(v) for k, v in dict(r.numbers).items()},
+    }
+
+
+def offered_opponents(specs: Sequence[str], bots: Mapping[str, str]) -> dict[str, str]:
+    """The opponents a server offers: the native agent specs that exist in
+    this build (``NativeAgent`` accepts them), then ``cmd:`` bots by name."""
+    from koudian._core import NativeAgent
+
+    out: dict[str, str] = {}
+    for spec in specs:
+        try:
+            NativeAgent(spec)
+        except KoudianError:
+            continue
+        out[spec] = spec
+    for name, command in bots.items():
+        out[name] = "cmd:" + command
+    return out

@@ -1,0 +1,630 @@
+//! A vectorized environment: `N` tables stepped together, for training.
+//!
+//! Every call advances every table by one decision of its learner seats
+//! and writes the results into the caller's buffers ([`Buffers`]),
+//! allocated once: the observation rows of the seat to act (in an
+//! [`Encoding`], as `u8` or `f32`), its legal-action mask, the seat, the
+//! reward and whether the hand ended.
+//!
+//! * **Learners.** [`Learners::All`]: every decision of every table comes
+//!   back (self-play). [`Learners::Seat`]`(s)`: only seat `s`'s; the other
+//!   seats are played inside the step by a built-in agent
+//!   ([`crate::agent::builtin`]), so a step returns at the learner's next
+//!   decision.
+//! * **Seeds.** Table `i`'s hand `k` (counting from 0 at each seeded
+//!   reset) is dealt from `mix_seed(mix_seed(seed, i), k)` with seat
+//!   `(i + k) % 4` dealing, and opponent seat `s` is reset with
+//!   `mix_seed(hand seed, 1 + s)` (as in [`crate::simulate`]). Tables
+//!   never share state, so the results never depend on the thread count.
+//! * **Auto-reset** (Gymnasium's "same step" mode). When a table's hand
+//!   ends in a step, that step's `terminated[i]` is set, `reward[i]` is the
+//!   settlement delta of the learner seat (with all seats learners: of the
+//!   seat that made the last decision), the finished hand's last
+//!   observation of that seat goes to `final_obs[i]` and its four deltas
+//!   to `final_deltas[i]`, and the table deals its next hand at once: the
+//!   step's `obs[i]` is already the new hand's first decision. The finished
+//!   hand is kept until the next one ends ([`VecEnv::game`] with
+//!   `finished`, and its log). Under [`Learners::Seat`], a hand that ends
+//!   before the learner's first decision (a heavenly win, say) is skipped:
+//!   the table deals the next one.
+//! * **Illegal actions** ([`OnIllegal`]): every action is checked before
+//!   any is played; [`OnIllegal::Error`] refuses the batch with the first
+//!   bad table named and leaves every table as it was;
+//!   [`OnIllegal::Fallback`] plays the table's first legal action (never
+//!   leaving when another is legal) and sets `fault[i]`.
+//! * **No allocation per step**: tables are redealt in place, their
+//!   opponents reset, the event record keeps its capacity.
+
+use crate::agent::{builtin, Agent, SeatView};
+use crate::error::Error;
+use crate::game::encode::{self, Cell, Encoding};
+use crate::game::{mix_seed, Action, Game, N_ACTIONS};
+use crate::parallel::Workers;
+use crate::ruleset::Ruleset;
+
+/// Which seats the caller plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Learners {
+    /// All four (self-play).
+    All,
+    /// One seat; built-in agents play the others.
+    Seat(u8),
+}
+
+/// What a step does with an illegal action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnIllegal {
+    /// Refuse the whole batch, naming the table; nothing changes.
+    Error,
+    /// Play the table's fallback action and set its fault flag.
+    Fallback,
+}
+
+/// The caller's output arrays for `n` tables in an encoding of `p`
+/// planes, each written in place by [`VecEnv::reset`] and
+/// [`VecEnv::step`].
+pub struct Buffers<'a, T> {
+    /// `n × p × 34`: the observation of the seat to act.
+    pub obs: &'a mut [T],
+    /// `n × 141`: that seat's legal actions.
+    pub masks: &'a mut [bool],
+    /// `n`: the seat to act.
+    pub to_act: &'a mut [i64],
+    /// `n`: the learner's settlement delta when the hand ended this step,
+    /// else 0.
+    pub reward: &'a mut [f32],
+    /// `n`: the hand ended this step.
+    pub terminated: &'a mut [bool],
+    /// `n × p × 34`: the ended hand's final observation (written only
+    /// where `terminated`).
+    pub final_obs: &'a mut [T],
+    /// `n × 4`: the ended hand's settlement deltas (written only where
+    /// `terminated`).
+    pub final_deltas: &'a mut [i64],
+    /// `n`: this step played the fallback for an illegal action.
+    pub fault: &'a mut [bool],
+}
+
+impl<'a, T> Buffers<'a, T> {
+    /// Checks every length against `n` tables of `row` values.
+    fn check(&self, n: usize, row: usize) -> Result<(), Error> {
+        let lens = [
+            ("obs", self.obs.len(), n * row),
+            ("masks", self.masks.len(), n * N_ACTIONS),
+            ("to_act", self.to_act.len(), n),
+            ("reward", self.reward.len(), n),
+            ("terminated", self.terminated.len(), n),
+            ("final_obs", self.final_obs.len(), n * row),
+            ("final_deltas", self.final_deltas.len(), n * 4),
+            ("fault", self.fault.len(), n),
+        ];
+        for (name, got, want) in lens {
+            if got != want {
+                return Err(Error::InvalidHand(format!(
+                    "buffer {name} holds {got} values, {want} needed for {n} tables"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The first `k` tables' rows and the rest.
+    fn split(self, k: usize, row: usize) -> (Buffers<'a, T>, Buffers<'a, T>) {
+        let (obs, obs2) = self.obs.split_at_mut(k * row);
+        let (masks, masks2) = self.masks.split_at_mut(k * N_ACTIONS);
+        let (to_act, to_act2) = self.to_act.split_at_mut(k);
+        let (reward, reward2) = self.reward.split_at_mut(k);
+        let (terminated, terminated2) = self.terminated.split_at_mut(k);
+        let (final_obs, final_obs2) = self.final_obs.split_at_mut(k * row);
+        let (final_deltas, final_deltas2) = self.final_deltas.split_at_mut(k * 4);
+        let (fault, fault2) = self.fault.split_at_mut(k);
+        (
+            Buffers {
+                obs,
+                masks,
+                to_act,
+                reward,
+                terminated,
+                final_obs,
+                final_deltas,
+                fault,
+            },
+            Buffers {
+                obs: obs2,
+                masks: masks2,
+                to_act: to_act2,
+                reward: reward2,
+                terminated: terminated2,
+                final_obs: final_obs2,
+                final_deltas: final_deltas2,
+                fault: fault2,
+            },
+        )
+    }
+
+    /// A reborrow, to hand out rows without giving up the buffers.
+    fn reborrow(&mut self) -> Buffers<'_, T> {
+        Buffers {
+            obs: self.obs,
+            masks: self.masks,
+            to_act: self.to_act,
+            reward: self.reward,
+            terminated: self.terminated,
+            final_obs: self.final_obs,
+            final_deltas: self.final_deltas,
+            fault: self.fault,
+        }
+    }
+}
+
+/// One table: its hand in play, the last finished hand, the opponents.
+struct Table {
+    game: Game,
+    /// The last hand that ended (a copy of the first deal until one has).
+    last: Game,
+    finished_one: bool,
+    /// The index `k` of the hand in play.
+    hand: u64,
+    /// The table's seed (`mix_seed(seed, i)`).
+    seed: u64,
+    /// The table's number `i`.
+    index: u64,
+    /// The built-in agents of the seats the caller does not play.
+    agents: [Option<Box<dyn Agent>>; 4],
+}
+
+/// Tables a worker steps without splitting further: enough work (tens of
+/// microseconds) to pay for a rayon task and a pool thread's wake-up,
+/// few enough to share the tables between threads evenly.
+const MIN_BLOCK: usize = 64;
+
+/// `N` tables, stepped together (see the [module docs](self)).
+///
+/// ```
+/// use koudian_core::game::encode::Encoding;
+/// use koudian_core::vec_env::{Buffers, Learners, OnIllegal, VecEnv};
+/// use koudian_core::Ruleset;
+/// let n = 4;
+/// let mut env = VecEnv::new(&Ruleset::shanxi(), n, Learners::All, "greedy", 7, 1, Encoding::V2).unwrap();
+/// let row = Encoding::V2.len();
+/// let (mut obs, mut fin) = (vec![0u8; n * row], vec![0u8; n * row]);
+/// let mut masks = vec![false; n * 141];
+/// let (mut to_act, mut deltas) = (vec![0i64; n], vec![0i64; n * 4]);
+/// let (mut reward, mut term, mut fault) = (vec![0f32; n], vec![false; n], vec![false; n]);
+/// let mut out = Buffers {
+///     obs: &mut obs, masks: &mut masks, to_act: &mut to_act, reward: &mut reward,
+///     terminated: &mut term, final_obs: &mut fin, final_deltas: &mut deltas, fault: &mut fault,
+/// };
+/// env.reset(None, &mut out).unwrap();
+/// for _ in 0..500 {
+///     // The first legal action of each table.
+///     let actions: Vec<i64> = (0..n)
+///         .map(|i| out.masks[i * 141..][..141].iter().position(|&m| m).unwrap() as i64)
+///         .collect();
+///     env.step(&actions, OnIllegal::Error, &mut out).unwrap();
+/// }
+/// assert!(env.hands_finished() > 0);
+/// ```
+pub struct VecEnv {
+    rules: Ruleset,
+    learners: Learners,
+    seed: u64,
+    threads: usize,
+    encoding: Encoding,
+    tables: Vec<Table>,
+    started: bool,
+    finished: u64,
+}
+
+impl VecEnv {
+    /// `num_envs` tables of `rules`; `opponents` names the built-in agent
+    /// of the seats outside `learners` ([`crate::agent::builtin`]);
+    /// `threads` as for the batch functions (0: all cores, 1: the caller,
+    /// `k`: `k` kept threads). The tables are dealt their hand 0.
+    pub fn new(
+        rules: &Ruleset,
+        num_envs: usize,
+        learners: Learners,
+        opponents: &str,
+        seed: u64,
+        threads: usize,
+        encoding: Encoding,
+    ) -> Result<VecEnv, Error> {
+        rules.validate()?;
+        if num_envs == 0 {
+            return Err(Error::InvalidRuleset("num_envs must be at least 1".into()));
+        }
+        if let Learners::Seat(s) = learners {
+            if s > 3 {
+                return Err(Error::InvalidRuleset(format!(
+                    "learner seat {s} is not a seat (0-3)"
+                )));
+            }
+        }
+        Workers::new(threads)?;
+        let mut tables = Vec::with_capacity(num_envs);
+        for i in 0..num_envs as u64 {
+            let mut agents: [Option<Box<dyn Agent>>; 4] = [None, None, None, None];
+            if let Learners::Seat(me) = learners {
+                for (s, a) in agents.iter_mut().enumerate() {
+                    if s != me as usize {
+                        *a = Some(builtin(opponents, 0)?);
+                    }
+                }
+            }
+            let table_seed = mix_seed(seed, i);
+            let mut game = Game::new(rules, mix_seed(table_seed, 0), Some((i % 4) as u8))?;
+            game.set_recording(true);
+            tables.push(Table {
+                last: game.clone(),
+                game,
+                finished_one: false,
+                hand: 0,
+                seed: table_seed,
+                index: i,
+                agents,
+            });
+        }
+        Ok(VecEnv {
+            rules: rules.clone(),
+            learners,
+            seed,
+            threads,
+            encoding,
+            tables,
+            started: false,
+            finished: 0,
+        })
+    }
+
+    /// Number of tables.
+    pub fn num_envs(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// The encoding of the observations.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The ruleset.
+    pub fn rules(&self) -> &Ruleset {
+        &self.rules
+    }
+
+    /// The master seed (the last reset's, or the constructor's).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The learner seats.
+    pub fn learners(&self) -> Learners {
+        self.learners
+    }
+
+    /// Hands finished since construction (skipped ones included).
+    pub fn hands_finished(&self) -> u64 {
+        self.finished
+    }
+
+    /// Table `i`'s hand in play, or (`finished`) the last one that ended
+    /// there (`None` before any has).
+    pub fn game(&self, i: usize, finished: bool) -> Result<Option<&Game>, Error> {
+        let t = self.tables.get(i).ok_or_else(|| {
+            Error::InvalidRuleset(format!(
+                "table {i} does not exist ({} tables)",
+                self.tables.len()
+            ))
+        })?;
+        Ok(match finished {
+            false => Some(&t.game),
+            true => t.finished_one.then_some(&t.last),
+        })
+    }
+
+    /// Deals every table a new hand and writes its first decision: with
+    /// `seed`, hand 0 of that seed (see the [module docs](self)); without,
+    /// each table's next hand (the first call after [`VecEnv::new`] keeps
+    /// the hands dealt there).
+    pub fn reset<T: Cell>(
+        &mut self,
+        seed: Option<u64>,
+        out: &mut Buffers<'_, T>,
+    ) -> Result<(), Error> {
+        let row = self.encoding.len();
+        out.check(self.tables.len(), row)?;
+        if let Some(s) = seed {
+            self.seed = s;
+            for t in &mut self.tables {
+                t.seed = mix_seed(s, t.index);
+                t.hand = 0;
+                t.finished_one = false;
+            }
+        }
+        let next = seed.is_none() && self.started;
+        self.started = true;
+        let (learners, enc) = (self.learners, self.encoding);
+        let skipped = self.run(out.reborrow(), |t, o| {
+            if next {
+                t.hand += 1;
+            }
+            let skipped = t.deal(learners)?;
+            o.reward[0] = 0.0;
+            o.terminated[0] = false;
+            o.fault[0] = false;
+            t.write(learners, enc, o);
+            Ok(skipped)
+        })?;
+        self.finished += skipped;
+        Ok(())
+    }
+
+    /// Plays `actions[i]` (a dense action index) at table `i` for the seat
+    /// to act, plays the opponents up to the learner's next decision,
+    /// auto-resets finished tables and writes the outputs (see the
+    /// [module docs](self)).
+    pub fn step<A, T>(
+        &mut self,
+        actions: &[A],
+        on_illegal: OnIllegal,
+        out: &mut Buffers<'_, T>,
+    ) -> Result<(), Error>
+    where
+        A: Copy + Default + Into<i64> + Sync,
+        T: Cell,
+    {
+        let n = self.tables.len();
+        if actions.len() != n {
+            return Err(Error::IllegalAction(format!(
+                "{} actions for {n} tables",
+                actions.len()
+            )));
+        }
+        if !self.started {
+            return Err(Error::IllegalAction(
+                "reset the environment before the first step".into(),
+            ));
+        }
+        out.check(n, self.encoding.len())?;
+        if on_illegal == OnIllegal::Error {
+            for (i, (t, &a)) in self.tables.iter().zip(actions).enumerate() {
+                let a: i64 = a.into();
+                if !(0..N_ACTIONS as i64).contains(&a)
+                    || !t.game.legal_actions().contains_index(a as usize)
+                {
+                    return Err(refusal(i, &t.game, a));
+                }
+            }
+        }
+        let (learners, enc) = (self.learners, self.encoding);
+        let finished = self.run_with(actions, out.reborrow(), |t, a, o| {
+            let a: i64 = a.into();
+            let legal = (0..N_ACTIONS as i64).contains(&a)
+                && t.game.legal_actions().contains_index(a as usize);
+            let action = match legal {
+                true => Action::from_index(a as usize)?,
+                false => fallback(&t.game)?,
+            };
+            o.fault[0] = !legal;
+            let seat = t.game.to_act().unwrap_or(0);
+            t.game.step_inline(action)?;
+            let mut ended = t.play_opponents(learners)?;
+            o.terminated[0] = t.game.is_over();
+            o.reward[0] = 0.0;
+            if t.game.is_over() {
+                let me = match learners {
+                    Learners::All => seat,
+                    Learners::Seat(s) => s,
+                };
+                let deltas = t.game.result().map_or([0; 4], |r| r.deltas);
+                o.reward[0] = deltas[me as usize] as f32;
+                o.final_deltas.copy_from_slice(&deltas);
+                encode::write(&t.game.observe(me), enc, o.final_obs);
+                // The finished hand becomes the kept one; the previous
+                // kept table is redealt in place.
+                std::mem::swap(&mut t.game, &mut t.last);
+                t.finished_one = true;
+                t.hand += 1;
+                ended += 1 + t.deal(learners)?;
+            }
+            t.write(learners, enc, o);
+            Ok(ended)
+        })?;
+        self.finished += finished;
+        Ok(())
+    }
+
+    /// Runs `f(table, its rows)` over every table on the env's threads;
+    /// the sum of the results.
+    fn run<T: Cell>(
+        &mut self,
+        out: Buffers<'_, T>,
+        f: impl Fn(&mut Table, Buffers<'_, T>) -> Result<u64, Error> + Sync,
+    ) -> Result<u64, Error> {
+        self.run_with::<i64, T>(&[], out, |t, _, o| f(t, o))
+    }
+
+    /// [`VecEnv::run`] with each table's action (`actions` empty: none).
+    fn run_with<A, T>(
+        &mut self,
+        actions: &[A],
+        out: Buffers<'_, T>,
+        f: impl Fn(&mut Table, A, Buffers<'_, T>) -> Result<u64, Error> + Sync,
+    ) -> Result<u64, Error>
+    where
+        A: Copy + Default + Sync,
+        T: Cell,
+    {
+        let row = self.encoding.len();
+        let n = self.tables.len();
+        let workers = Workers::new(self.threads)?;
+        let width = match workers {
+            Workers::Caller => 1,
+            _ => rayon_width(workers),
+        };
+        let block = n.div_ceil(4 * width).max(MIN_BLOCK);
+        let tables = &mut self.tables[..];
+        match workers {
+            // Too few tables to split: the calling thread steps them all
+            // rather than wait for a pool thread to wake.
+            _ if n <= block => blocks(tables, actions, out, row, usize::MAX, &f),
+            Workers::Caller => blocks(tables, actions, out, row, usize::MAX, &f),
+            _ => workers.install(|| blocks(tables, actions, out, row, block, &f)),
+        }
+    }
+}
+
+/// The number of threads of `workers`' pool.
+fn rayon_width(workers: Workers) -> usize {
+    workers.install(rayon::current_num_threads)
+}
+
+/// Steps `tables` (with their `actions`, if any, and rows of `out`),
+/// halving with `rayon::join` down to `block` tables.
+fn blocks<A, T, F>(
+    tables: &mut [Table],
+    actions: &[A],
+    out: Buffers<'_, T>,
+    row: usize,
+    block: usize,
+    f: &F,
+) -> Result<u64, Error>
+where
+    A: Copy + Default + Sync,
+    T: Cell,
+    F: Fn(&mut Table, A, Buffers<'_, T>) -> Result<u64, Error> + Sync,
+{
+    if tables.len() > block {
+        let mid = tables.len() / 2;
+        let (ta, tb) = tables.split_at_mut(mid);
+        let (aa, ab) = actions.split_at(mid.min(actions.len()));
+        let (oa, ob) = out.split(mid, row);
+        let (ra, rb) = rayon::join(
+            || blocks(ta, aa, oa, row, block, f),
+            || blocks(tb, ab, ob, row, block, f),
+        );
+        return Ok(ra? + rb?);
+    }
+    let mut total = 0;
+    let mut rest = out;
+    for (i, t) in tables.iter_mut().enumerate() {
+        let (one, more) = rest.split(1, row);
+        rest = more;
+        total += f(t, actions.get(i).copied().unwrap_or_default(), one)?;
+    }
+    Ok(total)
+}
+
+impl Table {
+    /// Deals hand `self.hand` (redealing in place) and, for one learner
+    /// seat, plays the opponents up to its first decision, dealing again
+    /// while hands end before it; the number of hands skipped so.
+    fn deal(&mut self, learners: Learners) -> Result<u64, Error> {
+        let mut skipped = 0;
+        loop {
+            let seed = mix_seed(self.seed, self.hand);
+            let dealer = ((self.index + self.hand) % 4) as u8;
+            self.game.redeal(seed, Some(dealer))?;
+            for (s, a) in self.agents.iter_mut().enumerate() {
+                if let Some(a) = a {
+                    a.reset(mix_seed(seed, 1 + s as u64));
+                }
+            }
+            self.play_opponents(learners)?;
+            if !self.game.is_over() {
+                return Ok(skipped);
+            }
+            skipped += 1;
+            self.hand += 1;
+        }
+    }
+
+    /// Plays the built-in agents while one of theirs is to act; 0 (a
+    /// count for the callers' sums).
+    #[inline]
+    fn play_opponents(&mut self, learners: Learners) -> Result<u64, Error> {
+        let Learners::Seat(me) = learners else {
+            return Ok(0);
+        };
+        while let Some(seat) = self.game.to_act() {
+            if seat == me {
+                break;
+            }
+            let Some(agent) = self.agents[(seat & 3) as usize].as_mut() else {
+                break;
+            };
+            let a = agent.act(&SeatView::new(&self.game, seat));
+            if self.game.step_inline(a).is_err() {
+                let fb = fallback(&self.game)?;
+                self.game.step(fb)?;
+            }
+        }
+        Ok(0)
+    }
+
+    /// Writes the decision in play: observation, mask, seat.
+    #[inline]
+    fn write<T: Cell>(&mut self, learners: Learners, enc: Encoding, o: Buffers<'_, T>) {
+        let seat = match (learners, self.game.to_act()) {
+            (_, Some(s)) => s,
+            (Learners::Seat(s), None) => s,
+            (Learners::All, None) => 0,
+        };
+        let obs = self.game.observe(seat);
+        encode::write(&obs, enc, o.obs);
+        // Eight mask entries a table look-up, not one bit test each.
+        let mut bytes = [0u8; 24];
+        for (b, w) in bytes.chunks_exact_mut(8).zip(obs.legal.0) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        for (m, &b) in o.masks.chunks_mut(8).zip(&bytes) {
+            m.copy_from_slice(&BYTE_BITS[b as usize][..m.len()]);
+        }
+        o.to_act[0] = i64::from(seat);
+    }
+}
+
+/// `BYTE_BITS[b][j]`: bit `j` of byte `b`.
+static BYTE_BITS: [[bool; 8]; 256] = {
+    let mut t = [[false; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            t[b][j] = b >> j & 1 == 1;
+            j += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The action played for an illegal one: the first legal action, never
+/// leaving when another is legal.
+fn fallback(g: &Game) -> Result<Action, Error> {
+    let legal = g.legal_actions();
+    let first = legal.iter().find(|&a| a != Action::Leave);
+    first
+        .or_else(|| legal.iter().next())
+        .ok_or_else(|| Error::IllegalAction("no legal action".into()))
+}
+
+/// The error for table `i`'s illegal action `a`, with the table's reason.
+#[cold]
+fn refusal(i: usize, g: &Game, a: i64) -> Error {
+    let why = match usize::try_from(a)
+        .map_err(|_| ())
+        .and_then(|a| Action::from_index(a).map_err(|_| ()))
+    {
+        Err(()) => format!("action index {a} is out of range 0..{N_ACTIONS}"),
+        Ok(action) => {
+            let mut probe = g.clone();
+            probe.set_recording(false);
+            match probe.step(action) {
+                Err(e) => format!("{action} (index {a}): {e}"),
+                Ok(()) => format!("{action} (index {a}) is not legal"),
+            }
+        }
+    };
+    Error::IllegalAction(format!("table {i}: {why}; no table was stepped"))
+}

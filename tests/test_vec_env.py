@@ -1,0 +1,226 @@
+"""koudian.VecEnv: N tables stepped in Rust. The outputs are the single
+Game's (masks = legal_actions, planes = Observation.planes), an illegal
+action is refused naming its table with nothing changed (or played by
+fallback with a fault flag), results do not depend on the thread count,
+every table's log replays, the arrays are reused (zero-copy, no allocation
+per step)."""
+
+from __future__ import annotations
+
+import doctest
+import tracemalloc
+
+import koudian
+import numpy as np
+import pytest
+from koudian import IllegalActionError, KoudianError, VecEnv
+
+
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    return masks.argmax(1)
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return (rng.random(masks.shape) * masks).argmax(1)
+
+
+def check_tables_against_replay(env: VecEnv, obs: np.ndarray) -> int:
+    """Every table's position, rebuilt from its log, has the env's mask,
+    seat and planes; the number of tables checked."""
+    masks = env.action_masks()
+    for i in range(env.num_envs):
+        g = koudian.replay(env.log(i))
+        seat = int(env.to_act[i])
+        assert g.to_act == seat
+        assert np.array_equal(g.legal_mask(seat), masks[i])
+        assert [a.index for a in g.legal_actions()] == list(np.flatnonzero(masks[i]))
+        planes = g.observe(seat).planes(env.encoding, env.obs_dtype)
+        assert np.array_equal(planes, obs[i]), i
+    return env.num_envs
+
+
+@pytest.mark.parametrize(
+    ("preset", "learners", "dtype"),
+    [
+        ("shanxi", "all", "uint8"),
+        ("shanxi-haozi", 2, "float32"),
+        ("linxian", "all", "float32"),
+        ("sichuan", 0, "uint8"),
+    ],
+)
+def test_masks_and_planes_are_the_games(preset: str, learners: str | int, dtype: str) -> None:
+    env = VecEnv(preset, 12, learners=learners, seed=3, threads=1, obs_dtype=dtype)
+    obs, _ = env.reset()
+    rng = np.random.default_rng(1)
+    checked = ended = 0
+    for step in range(120):
+        if step % 20 == 0:
+            checked += check_tables_against_replay(env, obs)
+        obs, reward, terminated, _, info = env.step(random_legal(env.action_masks(), rng))
+        for i in np.flatnonzero(terminated):
+            ended += 1
+            g = koudian.replay(env.log(int(i), finished=True))
+            assert g.done
+            deltas = list(g.result.deltas)
+            assert list(info["final_deltas"][i]) == deltas
+            if learners != "all":
+                assert reward[i] == deltas[int(learners)]
+                assert np.array_equal(
+                    info["final_obs"][i], g.observe(int(learners)).planes(env.encoding, dtype)
+                )
+        if learners != "all":
+            assert (env.to_act == learners).all()
+    assert checked > 0 and ended > 0
+
+
+def test_an_illegal_action_names_its_table_and_changes_nothing() -> None:
+    env = VecEnv("shanxi", 6, seed=5, threads=2)
+    obs, _ = env.reset()
+    before = obs.copy(), env.action_masks().copy(), [env.log(i) for i in range(6)]
+    actions = first_legal(env.action_masks())
+    bad = np.flatnonzero(~env.action_masks()[4])[0]
+    actions[4] = bad
+    with pytest.raises(IllegalActionError, match="table 4"):
+        env.step(actions)
+    actions[4] = 999
+    with pytest.raises(IllegalActionError, match=r"table 4: action index 999 is out of range"):
+        env.step(actions)
+    with pytest.raises(IllegalActionError, match="6 tables"):
+        env.step(actions[:5])
+    with pytest.raises(IllegalActionError, match="int64 or int32"):
+        env.step(actions.astype(np.float64))
+    with pytest.raises(IllegalActionError, match="contiguous"):
+        env.step(np.repeat(first_legal(env.action_masks()), 2)[::2])
+    assert np.array_equal(before[0], env.obs)
+    assert np.array_equal(before[1], env.action_masks())
+    assert before[2] == [env.log(i) for i in range(6)]
+
+
+def test_fallback_plays_the_first_legal_action_and_flags_the_table() -> None:
+    a = VecEnv("shanxi", 4, seed=9, on_illegal="fallback")
+    b = VecEnv("shanxi", 4, seed=9)
+    a.reset()
+    b.reset()
+    actions = first_legal(a.action_masks())
+    bad = actions.copy()
+    bad[1] = -1
+    a.step(bad)
+    b.step(actions)
+    assert list(a.fault) == [False, True, False, False]
+    assert np.array_equal(a.obs, b.obs)
+    a.step(first_legal(a.action_masks()))
+    assert not a.fault.any()
+
+
+@pytest.mark.parametrize("learners", ["all", 3])
+def test_results_do_not_depend_on_the_thread_count(learners: str | int) -> None:
+    runs = []
+    for threads in (1, 2, 3):
+        env = VecEnv("shanxi", 80, learners=learners, seed=11, threads=threads)
+        env.reset()
+        trace = []
+        for _ in range(60):
+            obs, reward, terminated, *_ = env.step(first_legal(env.action_masks()))
+            trace.append((obs.copy(), reward.copy(), terminated.copy(), env.to_act.copy()))
+        runs.append((trace, [env.log(i) for i in range(80)]))
+    for other in runs[1:]:
+        assert other[1] == runs[0][1]
+        for x, y in zip(runs[0][0], other[0], strict=True):
+            assert all(np.array_equal(p, q) for p, q in zip(x, y, strict=True))
+
+
+def test_seeds_follow_the_documented_scheme() -> None:
+    env = VecEnv("shanxi", 3, seed=21)
+    env.reset()
+    for i in range(3):
+        g = koudian.replay(env.log(i))
+        assert g.seed == koudian.mix_seed(koudian.mix_seed(21, i), 0)
+        assert g.dealer == i % 4
+    env.reset(seed=4)
+    assert koudian.replay(env.log(2)).seed == koudian.mix_seed(koudian.mix_seed(4, 2), 0)
+    env.reset()
+    g = koudian.replay(env.log(2))
+    assert g.seed == koudian.mix_seed(koudian.mix_seed(4, 2), 1) and g.dealer == 3
+
+
+def test_arrays_are_reused_and_steps_allocate_nothing() -> None:
+    env = VecEnv("shanxi", 256, seed=2, threads=2)
+    obs, info = env.reset()
+    ptrs = [a.__array_interface__["data"][0] for a in (obs, env.action_masks(), env.to_act)]
+    for _ in range(200):  # warm up: every table finishes hands, buffers grow
+        env.step(first_legal(env.action_masks()))
+    tracemalloc.start()
+    snap = tracemalloc.take_snapshot()
+    start, _ = tracemalloc.get_traced_memory()
+    for _ in range(300):
+        out = env.step(first_legal(env.action_masks()))
+    now, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # A fresh observation array alone would be 256 * 66 * 34 bytes.
+    assert peak - start < 20_000, tracemalloc.take_snapshot().compare_to(snap, "lineno")[:5]
+    assert now - start < 5_000
+    assert out[0] is not None and np.shares_memory(out[0], obs)
+    assert out[4] is info and np.shares_memory(info["_final_obs"], env.terminated)
+    new_ptrs = [a.__array_interface__["data"][0] for a in (out[0], env.action_masks(), env.to_act)]
+    assert new_ptrs == ptrs
+    if hasattr(np, "from_dlpack"):
+        view = np.from_dlpack(env.obs)
+        assert np.shares_memory(view, obs)
+
+
+def test_bad_arguments_are_clear_errors() -> None:
+    with pytest.raises(KoudianError, match="learners"):
+        VecEnv("shanxi", 2, learners=4)
+    with pytest.raises(KoudianError, match="learners"):
+        VecEnv("shanxi", 2, learners="some")
+    with pytest.raises(KoudianError, match="num_envs"):
+        VecEnv("shanxi", 0)
+    with pytest.raises(KoudianError, match="clever"):
+        VecEnv("shanxi", 2, learners=1, opponents="clever")
+    with pytest.raises(KoudianError, match="float32 only"):
+        VecEnv("shanxi", 2, encoding=1)
+    with pytest.raises(KoudianError, match="dtype"):
+        VecEnv("shanxi", 2, obs_dtype="int8")
+    with pytest.raises(KoudianError, match="on_illegal"):
+        VecEnv("shanxi", 2, on_illegal="ignore")
+    env = VecEnv("shanxi", 2)
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(np.zeros(2, np.int64))
+    with pytest.raises(KoudianError, match="table 5"):
+        env.log(5)
+    with pytest.raises(KoudianError, match="not finished"):
+        env.log(0, finished=True)
+
+
+def test_version_1_float32_matches_the_pettingzoo_planes() -> None:
+    env = VecEnv("shanxi", 4, encoding=1, obs_dtype="float32", seed=8)
+    obs, _ = env.reset()
+    assert obs.shape == (4, 29, 34)
+    check_tables_against_replay(env, obs)
+
+
+def test_gymnasium_wrapper_and_its_example() -> None:
+    pytest.importorskip("gymnasium")
+    import koudian.vector
+
+    failures, tried = doctest.testmod(koudian.vector, raise_on_error=False)
+    assert tried > 0 and failures == 0
+    envs = koudian.vector.KoudianVectorEnv("shanxi", num_envs=8, seed=3)
+    obs, _ = envs.reset(seed=3)
+    assert envs.single_observation_space.contains(obs[0])
+    assert envs.observation_space.shape == (8, 66, 34)
+    assert envs.action_space.shape == (8,)
+    actions = envs.action_masks().argmax(1).astype(np.int32)
+    obs, *_ = envs.step(actions)
+    assert envs.observation_space.contains(obs)
+    assert (envs.to_act >= 0).all()
+
+
+def test_env_bench_measures_every_case() -> None:
+    pytest.importorskip("pettingzoo")
+    from koudian._bench_env import env_report, run_env_bench
+
+    results = run_env_bench(seconds=0.01, repeat=1, pz_steps=200, sizes=(8,))
+    assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * 4
+    assert all(r.rate > 0 for r in results)
+    assert "vs PettingZoo" in env_report(results)
