@@ -23,10 +23,12 @@ from koudian._core import (
     DiscardOption,
     Hand,
     HandValue,
+    Hidden,
     IllegalActionError,
     InconsistentOutcomeError,
     InvalidHandError,
     InvalidLogError,
+    InvalidPositionError,
     InvalidTilesError,
     Kong,
     KoudianError,
@@ -63,6 +65,7 @@ from koudian._core import (
     mix_seed,
     parse,
     rank_actions,
+    sample_hidden,
     settle,
     shanten,
     shanten_batch,
@@ -84,6 +87,7 @@ if TYPE_CHECKING:
     from koudian import env as env
     from koudian import vector as vector
     from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
+    from koudian.arena import ArenaResult, arena
     from koudian.game import Game, GameResult, play, replay
     from koudian.match import Match
     from koudian.protocol import ExternalAgent
@@ -96,6 +100,8 @@ _LAZY = {
     "Agent": "koudian.agents",
     "ExternalAgent": "koudian.protocol",
     "Fault": "koudian.agents",
+    "ArenaResult": "koudian.arena",
+    "arena": "koudian.arena",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -143,6 +149,7 @@ __all__ = [
     "ENCODING_VERSION",
     "Action",
     "Agent",
+    "ArenaResult",
     "Decomposition",
     "DiscardOption",
     "ExternalAgent",
@@ -152,10 +159,12 @@ __all__ = [
     "GreedyAgent",
     "Hand",
     "HandValue",
+    "Hidden",
     "IllegalActionError",
     "InconsistentOutcomeError",
     "InvalidHandError",
     "InvalidLogError",
+    "InvalidPositionError",
     "InvalidTilesError",
     "Kong",
     "KoudianError",
@@ -182,6 +191,7 @@ __all__ = [
     "VecEnv",
     "Win",
     "__version__",
+    "arena",
     "can_declare_ting",
     "chajiao_value",
     "decompose",
@@ -199,6 +209,7 @@ __all__ = [
     "play",
     "rank_actions",
     "replay",
+    "sample_hidden",
     "settle",
     "shanten",
     "shanten_batch",

@@ -72,6 +72,8 @@ class InvalidLogError(KoudianError):
     """A game log that is malformed, holds several hands (read those with
     ``koudian.read_logs``), or does not replay to itself: an edited line,
     or a header whose ``seed`` no longer deals its wall."""
+class InvalidPositionError(KoudianError):
+    """A position (an observation and its completion) no table can reach."""
 
 # -- tiles -------------------------------------------------------------
 
@@ -879,6 +881,21 @@ class Game:
     def legal_actions(self, seat: int | None = None) -> list[Action]: ...
     def legal_mask(self, seat: int | None = None) -> npt.NDArray[np.bool_]: ...
     def observe(self, seat: int) -> Observation: ...
+    @staticmethod
+    def from_observation(
+        observation: Observation,
+        hidden: Hidden,
+        *,
+        rules: RulesLike = None,
+        seed: int | None = None,
+    ) -> Game:
+        """The table of ``observation`` (the seat to act's) with ``hidden``
+        filling in what that seat cannot see; checked for consistency
+        (counts, tile census, face-down and hidden-kong tiles, declared
+        hands ready, the seat sees exactly ``observation``), else
+        ``InvalidPositionError``. The rebuilt table has no earlier log."""
+    def hidden(self, seat: int) -> Hidden:
+        """The true completion of what ``seat`` cannot see at this table."""
     def step(self, action: ActionLike) -> None: ...
     def leave(self, seat: int) -> None: ...
     @property
@@ -933,7 +950,8 @@ def rank_actions(game: Game, seat: int, agent: str = "greedy") -> list[RankedAct
     unknown agent."""
 
 class NativeAgent:
-    """A built-in agent of the Rust core (``"random"``, ``"greedy"``)."""
+    """A built-in agent of the Rust core (``"random"``, ``"greedy"``,
+    ``"mc"``, ``"mc:rollouts=200"``, ``"mc:budget=fast|strong"``)."""
 
     def __init__(self, name: str, seed: int = 0) -> None: ...
     @property
@@ -945,6 +963,64 @@ class NativeAgent:
         """The core agent's action for an observation taken from a ``Game``
         that has not moved since; ``legal_actions`` (ignored: the core
         reads them from the game) makes a ``NativeAgent`` an ``Agent``."""
+
+class Hidden:
+    """A completion of what one seat cannot see: the other hands, the wall
+    order, face-down discards, hidden concealed-kong kinds and the seats'
+    private locks (from ``Game.hidden`` or ``sample_hidden``)."""
+
+    @property
+    def concealed(self) -> list[list[int]]:
+        """Every seat's concealed tiles, 34 counts per seat."""
+    @property
+    def wall(self) -> list[Tile]:
+        """The undrawn wall, next draw first."""
+    @property
+    def face_down(self) -> list[Tile]:
+        """The face-down discards the observer cannot see, in order."""
+    @property
+    def concealed_kongs(self) -> list[Tile]:
+        """The concealed kongs' kinds the observer cannot see."""
+
+def sample_hidden(observation: Observation, rules: RulesLike = None, seed: int = 0) -> Hidden:
+    """The determinization step: a completion of what the observer cannot
+    see, drawn uniformly among those consistent with the public
+    information (declared hands ready with a wait worth declaring; the
+    other seats' private locks taken as unlocked)."""
+
+class RankedAction:
+    """One legal action with an agent's estimate of it."""
+
+    @property
+    def action(self) -> Action: ...
+    @property
+    def value(self) -> float:
+        """One number, higher is better, comparable within one ranking
+        (mc: the estimated mean settlement points; -inf if pruned)."""
+    @property
+    def numbers(self) -> dict[str, float]:
+        """The named numbers the agent compared (mc: mean, ci_low,
+        ci_high, rollouts)."""
+
+def rank_actions(game: Game, seat: int, agent: str = "greedy", seed: int = 0) -> list[RankedAction]:
+    """Every legal action of ``seat``, best first; the first is what the
+    agent (seeded with ``seed``) plays here. Empty if the seat is not to
+    act. ``agent``: ``"mc"``, ``"mc:rollouts=200"`` (``"greedy"`` raises
+    ``KoudianError`` on this build)."""
+
+def arena_native(
+    rules: RulesLike,
+    agents: Sequence[str],
+    deals: int,
+    *,
+    seed: int = 0,
+    threads: int = 0,
+    start: int = 0,
+    format: str = "duplicate",
+) -> dict[str, npt.NDArray[Any]]:
+    """The native duplicate arena of deals ``start .. start + deals``: one
+    row per seat of every table of every deal (columns deal, table, seat,
+    entry, delta, won, self_draw, ting, dealt_in, baohu_paid, fault)."""
 
 class MatchState:
     """The core's match bookkeeping: hand seeds, dealer rotation, totals."""

@@ -360,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     from koudian.web import register
 
     register(sub)  # view, review, serve (koudian/web)
+    __import__("koudian.arena").arena.add_subparser(sub)
     return p
 
 

@@ -19,6 +19,10 @@ pub enum Error {
     /// A game log that is malformed, holds several hands, or does not
     /// replay to itself (an edited line, seed or wall).
     InvalidLog(String),
+    /// A position (an observation and its hidden completion) that no table
+    /// can reach: a broken tile census, a declared hand not ready, a
+    /// completion of the wrong size.
+    InvalidPosition(String),
 }
 
 impl fmt::Display for Error {
@@ -29,7 +33,8 @@ impl fmt::Display for Error {
             | Error::InvalidRuleset(m)
             | Error::IllegalAction(m)
             | Error::InconsistentOutcome(m)
-            | Error::InvalidLog(m) => f.write_str(m),
+            | Error::InvalidLog(m)
+            | Error::InvalidPosition(m) => f.write_str(m),
         }
     }
 }

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod arena;
 pub mod discard;
 pub mod error;
 pub mod game;

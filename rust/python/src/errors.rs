@@ -48,6 +48,9 @@ create_exception!(
     KoudianError,
     "A game log that is malformed, holds several hands (read those with \
      koudian.read_logs), or does not replay to itself."
+    InvalidPositionError,
+    KoudianError,
+    "A position (an observation and its completion) no table can reach."
 );
 
 /// Maps a core error to its Python exception.
@@ -59,6 +62,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::IllegalAction(m) => IllegalActionError::new_err(m),
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
         Error::InvalidLog(m) => InvalidLogError::new_err(m),
+        Error::InvalidPosition(m) => InvalidPositionError::new_err(m),
     }
 }
 
@@ -74,5 +78,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         py.get_type::<InconsistentOutcomeError>(),
     )?;
     m.add("InvalidLogError", py.get_type::<InvalidLogError>())?;
+    m.add(
+        "InvalidPositionError",
+        py.get_type::<InvalidPositionError>(),
+    )?;
     Ok(())
 }

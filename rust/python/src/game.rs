@@ -294,7 +294,7 @@ fn meld_kind_name(k: koudian_core::hand::MeldKind) -> &'static str {
 /// ruleset hides it) concealed kong kind.
 #[pyclass(name = "Observation", module = "koudian", frozen)]
 pub struct PyObservation {
-    inner: Observation,
+    pub(crate) inner: Observation,
     game: Option<Py<PyGame>>,
     moves: u64,
 }
@@ -832,6 +832,31 @@ impl PyGame {
         #[pyo3(from_py_with = crate::ints::opt_seat)] seat: Option<i64>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         Ok(mask_array(py, self.legal_for(seat)?))
+    }
+
+    /// The table of `observation` (the seat to act's) with `hidden`
+    /// filling in what that seat cannot see, checked for consistency.
+    #[staticmethod]
+    #[pyo3(signature = (observation, hidden, *, rules = None, seed = None))]
+    fn from_observation(
+        py: Python<'_>,
+        observation: PyRef<'_, PyObservation>,
+        hidden: PyRef<'_, crate::position::PyHidden>,
+        rules: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = crate::ints::opt_seed)] seed: Option<u64>,
+    ) -> PyResult<PyGame> {
+        let g = crate::position::rebuild(py, rules, &observation.inner, &hidden.inner, seed)?;
+        Ok(PyGame::wrap(g))
+    }
+
+    /// The true completion of what `seat` cannot see at this table.
+    fn hidden(
+        &self,
+        #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
+    ) -> PyResult<crate::position::PyHidden> {
+        Ok(crate::position::PyHidden {
+            inner: self.inner.hidden(seat_arg(seat)?),
+        })
     }
 
     /// What `seat` may see.

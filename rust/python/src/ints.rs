@@ -104,6 +104,7 @@ opt_int_args! {
     kong_bloom: usize, "kong_bloom", USIZE_RANGE;
     opt_seat: i64, "seat", "-2**63..2**63";
     opt_dealer: i64, "dealer", "-2**63..2**63";
+    opt_seed: u64, "seed", "0..2**64";
     giver: i64, "giver", "-2**63..2**63";
     by: i64, "by", "-2**63..2**63";
 }

@@ -9,6 +9,7 @@ mod errors;
 mod game;
 mod hand;
 mod ints;
+mod position;
 mod rank;
 mod ruleset;
 mod score;
@@ -37,5 +38,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ints::register(m)?;
     rank::register(m)?;
     vec_env::register(m)?;
+    position::register(m)?;
     Ok(())
 }

@@ -9,9 +9,11 @@
 #[cfg(test)]
 mod decisions;
 pub mod greedy;
+pub mod mc;
 mod ranked;
 
 pub use greedy::GreedyAgent;
+pub use mc::MonteCarloAgent;
 pub use ranked::{rank_actions, RankedAction};
 
 use crate::error::Error;
@@ -234,18 +236,30 @@ fn select(x: u64, r: u32) -> u32 {
 /// The dense index of [`Action::Leave`].
 const N_LEAVE: usize = Action::Leave.index();
 
-/// A built-in agent by name: `"random"` or `"greedy"`.
+/// A built-in agent by spec: `"random"`, `"greedy"`, or `"mc"` with
+/// optional `":"`-separated options (`"mc:rollouts=200"`,
+/// `"mc:budget=fast"`, see [`mc::McConfig::parse`]).
 ///
 /// ```
 /// assert!(koudian_core::agent::builtin("random", 1).is_ok());
+/// assert!(koudian_core::agent::builtin("mc:budget=strong", 1).is_ok());
 /// assert!(koudian_core::agent::builtin("clever", 1).is_err());
+/// assert!(koudian_core::agent::builtin("greedy:x=1", 1).is_err());
 /// ```
 pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
-    match name {
-        "random" => Ok(Box::new(RandomAgent::new(seed))),
-        "greedy" => Ok(Box::new(GreedyAgent::new(seed))),
+    let (base, options) = name.split_once(':').unwrap_or((name, ""));
+    match (base, options.is_empty()) {
+        ("random", true) => Ok(Box::new(RandomAgent::new(seed))),
+        ("greedy", true) => Ok(Box::new(GreedyAgent::new(seed))),
+        ("mc", _) => Ok(Box::new(MonteCarloAgent::new(
+            mc::McConfig::parse(options)?,
+            seed,
+        ))),
+        ("random" | "greedy", false) => Err(Error::InvalidRuleset(format!(
+            "the built-in agent {base:?} takes no options (got {name:?})"
+        ))),
         _ => Err(Error::InvalidRuleset(format!(
-            "unknown built-in agent {name:?} (available: \"random\", \"greedy\")"
+            "unknown built-in agent {name:?} (available: \"random\", \"greedy\", \"mc\", \"mc:rollouts=N\", \"mc:budget=fast|default|strong\")"
         ))),
     }
 }

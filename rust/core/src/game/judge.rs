@@ -254,6 +254,20 @@ impl Judge {
         }
     }
 
+    /// Whether a hand one tile short is ready with a wait worth declaring
+    /// ting (a rebuilt position's declared hands): the exact shanten
+    /// first, which rules out most hands without finding waits.
+    pub(crate) fn ready_to_declare(&self, hand: &Hand) -> bool {
+        self.shanten(&hand.concealed, hand.n_melds()) <= 0
+            && crate::ting::worth_ting(&self.waits(hand), &self.rules)
+    }
+
+    /// The exact shanten of concealed counts with `n_melds` melds (the
+    /// table's calculator, for the agents' candidate pruning).
+    pub(crate) fn shanten(&self, concealed: &crate::tile::Counts, n_melds: usize) -> i8 {
+        self.calc.shanten(concealed, n_melds)
+    }
+
     /// Whether `t` is a wild kind: one bit of the kept mask (the
     /// wildcards' own test compares with each wild kind in turn).
     #[inline]

@@ -7,6 +7,8 @@
 //! * [`claims`]: who answers a discard first, and what beats what.
 //! * [`observation`]: what one seat may see (and `render`: its text,
 //!   `Display` on [`Observation`]).
+//! * [`position`]: a table rebuilt from an observation and a completion
+//!   of what it hides ([`Game::from_observation`], [`sample_hidden`]).
 //! * [`event`]: the JSON Lines log and [`replay`].
 //! * [`rotation`]: who deals next, and [`Match`] (N hands or 四圈).
 //!
@@ -61,6 +63,7 @@ pub mod encode;
 pub mod event;
 mod judge;
 pub mod observation;
+pub mod position;
 mod render;
 pub mod result;
 pub mod rotation;
@@ -71,6 +74,7 @@ pub mod wall;
 pub use action::{Action, ActionMask, N_ACTIONS};
 pub use event::{log_hands, replay, replay_each, Event, LOG_VERSION};
 pub use observation::{Observation, Pending, SeenDiscard, SeenMeld};
+pub use position::{sample_hidden, Hidden};
 pub use result::{EndKind, HandResult};
 pub use rotation::{next_dealer, Match, MatchLength};
 pub use table::{Discard, Game, Phase, TableMeld};

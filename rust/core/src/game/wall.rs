@@ -283,6 +283,22 @@ impl Wall {
         self.tail as usize
     }
 
+    /// A wall of `tiles` (all of the ruleset's, in drawing order) drawn
+    /// to `head` from the front and to `tail` from the back: a rebuilt
+    /// position's ([`super::position`], which checks the census).
+    pub(crate) fn positioned(tiles: &[Tile], head: usize, tail: usize) -> Wall {
+        let mut w = Wall {
+            tiles: [Tile::M1; MAX_TILES],
+            len: tiles.len().min(MAX_TILES) as u8,
+            head: 0,
+            tail: 0,
+        };
+        w.tiles[..w.len as usize].copy_from_slice(&tiles[..w.len as usize]);
+        w.tail = tail.min(w.len as usize) as u8;
+        w.head = head.min(w.tail as usize) as u8;
+        w
+    }
+
     /// The undrawn tiles, front first.
     pub fn undrawn(&self) -> &[Tile] {
         &self.tiles[self.head as usize..self.tail as usize]

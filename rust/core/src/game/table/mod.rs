@@ -8,6 +8,7 @@
 //! discard or an added kong, `finish.rs` ends the hand and settles it.
 
 mod apply;
+mod assemble;
 mod finish;
 mod respond;
 mod tallies;

@@ -11,7 +11,9 @@
 //! inlined into the table's hot paths (the self-play instruction counts
 //! are unchanged by the move).
 
+use super::Discard;
 use crate::game::judge::{Judge, KindSets};
+use crate::game::position::Locks;
 use crate::hand::{Hand, Meld, MeldKind};
 use crate::ruleset::{PassScope, Ruleset};
 use crate::tile::{Counts, Tile, KINDS};
@@ -135,6 +137,58 @@ impl Tallies {
             suited: 0,
             has_discarded: [false; 4],
         }
+    }
+
+    /// The tallies of a position given piece by piece (`Game::assemble`):
+    /// derived from the hands, their melds and the discards, with the
+    /// given 过胡 locks and forfeited kongs; no ready bounds nor kept
+    /// waits yet (the caller renews the waits).
+    pub(super) fn assembled(
+        rules: &Ruleset,
+        hands: &[Hand; 4],
+        discards: &[Discard],
+        locks: Locks,
+        live: u8,
+        any_claim: bool,
+    ) -> Tallies {
+        let mut t = Tallies::dealt(hands, live);
+        let mut declared = [false; 4];
+        for d in discards {
+            let s = d.seat as usize & 3;
+            t.has_discarded[s] = true;
+            if d.face_down {
+                declared[s] = true;
+                continue;
+            }
+            if !d.claimed {
+                t.pond[d.tile.index()] += 1;
+            }
+            for (o, m) in t.let_pass.iter_mut().enumerate() {
+                if o != s && declared[o] {
+                    *m |= bit(d.tile);
+                }
+            }
+        }
+        for (s, h) in hands.iter().enumerate() {
+            for &m in h.melds() {
+                let hidden = m.kind == MeldKind::ConcealedKong && rules.hide_concealed_kong;
+                t.on_meld(s, m, hidden);
+            }
+        }
+        (t.pass_hand, t.pass_kinds, t.pass_turn, t.no_kong) = locks;
+        t.any_claim = any_claim;
+        t
+    }
+
+    /// The 过胡 locks (by hand, by kind, until the next draw) and the
+    /// forfeited kong kinds, for [`Tallies::assembled`].
+    pub(super) fn locks(&self) -> Locks {
+        (
+            self.pass_hand,
+            self.pass_kinds,
+            self.pass_turn,
+            self.no_kong,
+        )
     }
 
     // Reads.

@@ -1,0 +1,504 @@
+"""The duplicate arena: is my bot better than yesterday's?
+
+Every seeded deal (wall, dealer, wild kinds) is played by several tables.
+In the duplicate format the line-up is rotated through the seats, so each
+agent plays each seat of each deal once; for a 1-vs-3 line-up
+(``A,B,B,B``) the same deals are also played by the reference table
+``B,B,B,B``, and A's advantage on a deal and seat is A's settlement minus
+B's settlement in that seat at the reference table. Every agent's
+randomness is seeded by the deal and the seat, never by which agent sits
+there (common random numbers): a hand in which A plays as B would is
+identical at both tables, and its difference is exactly zero. That, more
+than the rotation, is what narrows the interval.
+
+Intervals are 95% normal intervals over deals (paired: each deal's value
+is the mean over its tables, so the deal's luck cancels). Native agents
+(``random``, ``greedy``, ``mc``, ``mc:rollouts=200``) are played in Rust
+(``koudian._core.arena_native``); Python and ``cmd:`` external agents
+through the Python game loop, with the same seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from koudian._core import KoudianError, Ruleset, RulesetError, arena_native, mix_seed
+from koudian.agents import Agent, AgentSpec, make_agent, native_name
+from koudian.game import Game, play
+
+__all__ = ["AgentStats", "ArenaResult", "PairStats", "add_subparser", "arena"]
+
+_Z95 = 1.959963984540054
+_COLUMNS = (
+    "deal",
+    "table",
+    "seat",
+    "entry",
+    "delta",
+    "won",
+    "self_draw",
+    "ting",
+    "dealt_in",
+    "baohu_paid",
+    "fault",
+)
+
+
+def _mean_ci(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
+    """Mean and 95% normal interval of per-deal values."""
+    n = len(values)
+    if n == 0:
+        return (math.nan, math.nan, math.nan)
+    m = float(values.mean())
+    if n < 2:
+        return (m, -math.inf, math.inf)
+    half = _Z95 * float(values.std(ddof=1)) / math.sqrt(n)
+    return (m, m - half, m + half)
+
+
+@dataclass(frozen=True)
+class AgentStats:
+    """One agent (seats given the same spec pooled) over the arena."""
+
+    agent: str
+    mean: float
+    ci95: tuple[float, float]
+    hands: int
+    win_rate: float
+    self_draw_share: float
+    ting_rate: float
+    baohu_paid_rate: float
+    deal_in_rate: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of ``--json``'s ``agents`` list."""
+        return {
+            "agent": self.agent,
+            "mean": self.mean,
+            "ci95": list(self.ci95),
+            "hands": self.hands,
+            "win_rate": self.win_rate,
+            "self_draw_share": self.self_draw_share,
+            "ting_rate": self.ting_rate,
+            "baohu_paid_rate": self.baohu_paid_rate,
+            "deal_in_rate": self.deal_in_rate,
+        }
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """Agent ``a``'s mean advantage over ``b`` per hand, paired by deal."""
+
+    a: str
+    b: str
+    diff: float
+    ci95: tuple[float, float]
+
+    @property
+    def verdict(self) -> str:
+        """One line: who beats whom, or that they are not told apart."""
+        half = (self.ci95[1] - self.ci95[0]) / 2
+        if self.ci95[0] > 0:
+            return f"{self.a} beats {self.b} by {self.diff:+.2f} ± {half:.2f} per hand"
+        if self.ci95[1] < 0:
+            return f"{self.b} beats {self.a} by {-self.diff:+.2f} ± {half:.2f} per hand"
+        return f"{self.a} and {self.b} are not told apart: {self.diff:+.2f} ± {half:.2f} per hand"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of ``--json``'s ``pairs`` list."""
+        return {
+            "a": self.a,
+            "b": self.b,
+            "diff": self.diff,
+            "ci95": list(self.ci95),
+            "verdict": self.verdict,
+        }
+
+
+@dataclass
+class ArenaResult:
+    """The records of an arena run and their statistics.
+
+    ``records`` holds one row per seat of every table of every deal
+    (columns ``deal``, ``table`` (the rotation 0-3, 4 for the reference
+    table), ``seat``, ``entry`` (the line-up entry seated there),
+    ``delta``, ``won``, ``self_draw``, ``ting``, ``dealt_in``,
+    ``baohu_paid``, ``fault``)."""
+
+    rules: str
+    agents: list[str]
+    format: str
+    seed: int
+    deals: int
+    records: dict[str, npt.NDArray[Any]] = field(repr=False)
+
+    @property
+    def hands(self) -> int:
+        """Hands played, reference table included."""
+        return len(self.records["delta"]) // 4
+
+    def names(self) -> list[str]:
+        """The distinct agents, in line-up order."""
+        return list(dict.fromkeys(self.agents))
+
+    def _per_deal(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        """Per deal, the mean delta of the rows in ``mask``."""
+        deal = self.records["deal"][mask].astype(np.int64)
+        delta = self.records["delta"][mask].astype(np.float64)
+        first = int(self.records["deal"].min()) if len(self.records["deal"]) else 0
+        idx = deal - first
+        sums = np.bincount(idx, weights=delta, minlength=self.deals)
+        counts = np.bincount(idx, minlength=self.deals)
+        keep = counts > 0
+        return np.asarray(sums[keep] / counts[keep], dtype=np.float64)
+
+    def _rows_of(self, name: str) -> npt.NDArray[np.bool_]:
+        entry = self.records["entry"]
+        of = np.array([self.agents[e] == name for e in range(4)])
+        return np.asarray(of[entry] & (self.records["table"] < 4), dtype=bool)
+
+    def agent_stats(self) -> list[AgentStats]:
+        """Every distinct agent's statistics (the rotation tables only)."""
+        out = []
+        r = self.records
+        for name in self.names():
+            m = self._rows_of(name)
+            hands = int(m.sum())
+            mean, lo, hi = _mean_ci(self._per_deal(m))
+            won = int(r["won"][m].sum())
+            out.append(
+                AgentStats(
+                    agent=name,
+                    mean=mean,
+                    ci95=(lo, hi),
+                    hands=hands,
+                    win_rate=won / max(hands, 1),
+                    self_draw_share=int(r["self_draw"][m].sum()) / max(won, 1),
+                    ting_rate=int(r["ting"][m].sum()) / max(hands, 1),
+                    baohu_paid_rate=int(r["baohu_paid"][m].sum()) / max(hands, 1),
+                    deal_in_rate=int(r["dealt_in"][m].sum()) / max(hands, 1),
+                )
+            )
+        return out
+
+    def pair_stats(self) -> list[PairStats]:
+        """Every pair of distinct agents: the first's advantage, paired by
+        deal; against the reference table for a duplicate 1-vs-3 line-up."""
+        names = self.names()
+        r = self.records
+        out = []
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                reference = r["table"] == 4
+                if reference.any():
+                    lone = a if self.agents.count(a) == 1 else b
+                    other = b if lone == a else a
+                    values = self._advantage(lone)
+                    mean, lo, hi = _mean_ci(values)
+                    out.append(PairStats(lone, other, mean, (lo, hi)))
+                    continue
+                values = self._per_deal(self._rows_of(a)) - self._per_deal(self._rows_of(b))
+                mean, lo, hi = _mean_ci(values)
+                out.append(PairStats(a, b, mean, (lo, hi)))
+        return out
+
+    def _advantage(self, lone: str) -> npt.NDArray[np.float64]:
+        """Per deal, the lone agent's mean over its seats of its delta
+        minus the reference table's delta in the same seat."""
+        r = self.records
+        n_deals = self.deals
+        first = int(r["deal"].min())
+        ref = np.zeros((n_deals, 4))
+        m = r["table"] == 4
+        ref[r["deal"][m].astype(np.int64) - first, r["seat"][m].astype(np.int64)] = r["delta"][m]
+        mine = self._rows_of(lone)
+        d = r["deal"][mine].astype(np.int64) - first
+        diff = r["delta"][mine] - ref[d, r["seat"][mine].astype(np.int64)]
+        sums = np.bincount(d, weights=diff, minlength=n_deals)
+        counts = np.bincount(d, minlength=n_deals)
+        keep = counts > 0
+        return np.asarray(sums[keep] / counts[keep], dtype=np.float64)
+
+    def to_json(self) -> dict[str, Any]:
+        """The data of ``--json``: rules, deals, hands, agents, pairs."""
+        return {
+            "rules": self.rules,
+            "format": self.format,
+            "seed": self.seed,
+            "lineup": list(self.agents),
+            "deals": self.deals,
+            "hands": self.hands,
+            "agents": [a.to_json() for a in self.agent_stats()],
+            "pairs": [p.to_json() for p in self.pair_stats()],
+        }
+
+    def summary(self) -> str:
+        """A table of the agents, then one verdict line per pair."""
+        lines = [
+            f"{self.format} arena, rules {self.rules}, {self.deals} deals, {self.hands} hands, "
+            f"seed {self.seed}",
+            f"{'agent':<22}{'mean/hand':>10}  {'95% interval':<18}{'hands':>8}"
+            f"{'win%':>7}{'self-draw%':>11}{'ting%':>7}{'包胡%':>7}{'deal-in%':>9}",
+        ]
+        for a in self.agent_stats():
+            lines.append(
+                f"{a.agent:<22}{a.mean:>+10.3f}  [{a.ci95[0]:+.3f}, {a.ci95[1]:+.3f}]"
+                f"{a.hands:>8}{100 * a.win_rate:>7.1f}{100 * a.self_draw_share:>11.1f}"
+                f"{100 * a.ting_rate:>7.1f}{100 * a.baohu_paid_rate:>7.1f}"
+                f"{100 * a.deal_in_rate:>9.1f}"
+            )
+        for p in self.pair_stats():
+            lines.append(p.verdict)
+        faults = int(self.records["fault"].sum())
+        if faults:
+            lines.append(f"warning: {faults // 4} hands had an illegal agent answer")
+        return "\n".join(lines)
+
+
+def _tables(specs: list[str], fmt: str) -> list[list[int]]:
+    """The line-up entry at each seat of each table (as the core's
+    ``arena::tables``: rotations, then the 1-vs-3 reference table)."""
+    if fmt == "single":
+        return [[0, 1, 2, 3]]
+    t = [[(s - r) % 4 for s in range(4)] for r in range(4)]
+    counts = [specs.count(s) for s in specs]
+    if 3 in counts and 1 in counts:
+        t.append([counts.index(3)] * 4)
+    return t
+
+
+def _python_records(
+    rules: Ruleset,
+    specs: Sequence[AgentSpec],
+    labels: list[str],
+    deals: range,
+    seed: int,
+    fmt: str,
+    timeout: float,
+    on_deal: Callable[[], None],
+) -> dict[str, npt.NDArray[Any]]:
+    """The arena through the Python game loop (any agents): the same
+    seeds and records as the native arena."""
+    agents: list[Agent] = [make_agent(s, timeout=timeout, seat=i) for i, s in enumerate(specs)]
+    rows: dict[str, list[Any]] = {c: [] for c in _COLUMNS}
+    layout = _tables(labels, fmt)
+    try:
+        for d in deals:
+            game_seed = mix_seed(seed, d)
+            for ti, entries in enumerate(layout):
+                seated = [agents[e] for e in entries]
+                g = Game(rules, seed=game_seed, dealer=d % 4, record=False)
+                for s, a in enumerate(seated):
+                    reset = getattr(a, "reset", None)
+                    if reset is not None:
+                        reset(mix_seed(game_seed, 1 + s))
+                faults: list[Any] = []
+                res = play(g, seated, faults.append)
+                covered = [False] * 4
+                if res.settlement is not None:
+                    for p in res.settlement.payments:
+                        if p.kind == "win_covered":
+                            covered[p.payer] = True
+                won_any = bool(res.winners)
+                for s in range(4):
+                    won = s in res.winners
+                    rows["deal"].append(d)
+                    rows["table"].append(ti)
+                    rows["seat"].append(s)
+                    rows["entry"].append(entries[s])
+                    rows["delta"].append(res.deltas[s])
+                    rows["won"].append(won)
+                    rows["self_draw"].append(won and res.self_draw)
+                    rows["ting"].append(bool(res.ting[s]))
+                    rows["dealt_in"].append(won_any and not res.self_draw and res.from_seat == s)
+                    rows["baohu_paid"].append(covered[s])
+                    rows["fault"].append(bool(faults))
+            on_deal()
+    finally:
+        for a in agents:
+            close = getattr(a, "close", None)
+            if close is not None:
+                close()
+    types = {"deal": np.uint64, "table": np.uint8, "seat": np.uint8, "entry": np.uint8}
+    return {
+        c: np.asarray(v, dtype=types.get(c, np.int64 if c == "delta" else bool))
+        for c, v in rows.items()
+    }
+
+
+def arena(
+    agents: Sequence[AgentSpec],
+    rules: object = "shanxi",
+    deals: int = 1000,
+    *,
+    seed: int = 0,
+    threads: int = 0,
+    format: str = "duplicate",
+    timeout: float = 5.0,
+    progress: Callable[[ArenaResult], None] | None = None,
+) -> ArenaResult:
+    """Plays ``deals`` seeded deals with the four ``agents`` (built-in
+    specs such as ``"mc"`` or ``"mc:rollouts=200"``, Python agents,
+    ``"cmd:COMMAND"`` external bots) in ``format`` ``"duplicate"`` or
+    ``"single"``, and returns the records with their statistics (seats
+    given the same spec, or Python agents of the same ``name`` attribute
+    or class, are pooled as one agent)
+    (``ArenaResult.summary()``, ``.to_json()``). Deterministic: the same
+    agents, seed and deals give the same numbers with any ``threads``.
+    ``progress`` is called with the partial result as the run goes."""
+    from koudian.simulation import _label, _resolve_rules
+
+    if len(agents) != 4:
+        raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
+    if format not in ("duplicate", "single"):
+        raise RulesetError(f'format {format!r} (available: "duplicate", "single")')
+    if deals < 1:
+        raise RulesetError(f"deals must be at least 1, got {deals}")
+    r = _resolve_rules(rules)
+    # A Python agent is named by its `name` attribute, if it has one.
+    labels = [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
+    rules_name = rules if isinstance(rules, str) else "custom"
+    natives = [native_name(a) for a in agents]
+    parts: list[dict[str, npt.NDArray[Any]]] = []
+
+    def result() -> ArenaResult:
+        recs = {c: np.concatenate([p[c] for p in parts]) for c in _COLUMNS}
+        done = len(np.unique(recs["deal"])) if len(recs["deal"]) else 0
+        return ArenaResult(str(rules_name), labels, format, seed, done, recs)
+
+    if all(n is not None for n in natives):
+        names = [n for n in natives if n is not None]
+        step = max(1, min(deals // 40, 2000))
+        for start in range(0, deals, step):
+            n = min(step, deals - start)
+            parts.append(
+                arena_native(r, names, n, seed=seed, threads=threads, start=start, format=format)
+            )
+            if progress is not None:
+                progress(result())
+    else:
+
+        def on_deal() -> None:
+            return None
+
+        parts.append(
+            _python_records(r, agents, labels, range(deals), seed, format, timeout, on_deal)
+        )
+        if progress is not None:
+            progress(result())
+    return result()
+
+
+class _Bar:
+    """tqdm with the running estimate of the first pair, else nothing."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar: Any = None
+        self._done = 0
+        if enabled:
+            try:
+                from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
+
+                self._bar = tqdm(total=total, unit="deal", file=sys.stderr)
+            except ImportError:
+                self._bar = None
+
+    def __call__(self, partial: ArenaResult) -> None:
+        if self._bar is None:
+            return
+        self._bar.update(partial.deals - self._done)
+        self._done = partial.deals
+        pairs = partial.pair_stats() if partial.deals > 1 else []
+        if pairs:
+            p = pairs[0]
+            half = (p.ci95[1] - p.ci95[0]) / 2
+            self._bar.set_postfix_str(f"{p.a}-{p.b} {p.diff:+.2f}±{half:.2f}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from koudian.simulation import _split_agents
+
+    agents = _split_agents(args.agents)
+    try:
+        if len(agents) != 4:
+            raise RulesetError(f"--agents needs 4 agents, got {len(agents)}: {agents}")
+        bar = _Bar(args.deals, not args.quiet)
+        try:
+            res = arena(
+                agents,
+                args.rules,
+                args.deals,
+                seed=args.seed,
+                threads=args.threads,
+                format=args.format,
+                timeout=args.timeout,
+                progress=bar,
+            )
+        finally:
+            bar.close()
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(res.to_json(), f, indent=2)
+                f.write("\n")
+    except (KoudianError, OSError) as e:
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
+    print(res.summary())
+    return 0
+
+
+def add_subparser(sub: Any) -> None:
+    """Adds ``koudian arena`` to the CLI's subparsers."""
+    from koudian.simulation import _positive_int
+
+    p = sub.add_parser(
+        "arena",
+        help="compare agents on the same seeded deals (duplicate format)",
+        description=(
+            "Duplicate arena: every deal is played with the agents rotated through the "
+            "seats (and, for A,B,B,B, by the reference table B,B,B,B), with the same "
+            "seeds, so the deal's luck cancels. Intervals are 95%% over deals."
+        ),
+    )
+    p.add_argument(
+        "--agents",
+        required=True,
+        help='4 agents: random, greedy, mc, mc:rollouts=200, cmd:"python my_bot.py"',
+    )
+    p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
+    p.add_argument("--deals", type=_positive_int, default=1000, help="seeded deals (1000)")
+    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
+    p.add_argument("--format", choices=("duplicate", "single"), default="duplicate")
+    p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
+    p.add_argument(
+        "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_arena)
+
+
+class _CallableModule(types.ModuleType):
+    """``koudian.arena`` is both this module (imported by the CLI) and the
+    function ``koudian.arena(...)``: importing the submodule rebinds the
+    package attribute to the module, so the module calls the function."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ArenaResult:
+        return arena(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

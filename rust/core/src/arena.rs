@@ -1,0 +1,260 @@
+//! The duplicate arena for native agents: every seeded deal (wall, dealer,
+//! wild kinds) is played by several tables of the same agents, so that
+//! the luck of the deal cancels when agents are compared.
+//!
+//! * Duplicate format: the line-up is rotated through the seats (table
+//!   `r` seats line-up entry `i` at seat `(i + r) mod 4`), so each entry
+//!   plays each seat of each deal once; for a 1-vs-3 line-up (one spec
+//!   once, another three times) the reference table, the three-times spec
+//!   at all four seats, also plays every deal.
+//! * Single format: each deal is played once, by the line-up as given.
+//!
+//! Common random numbers: deal `d` of a run with seed `m` is dealt from
+//! `mix_seed(m, d)` with seat `d mod 4` dealing, and the agent at seat
+//! `s` is reset with `mix_seed(mix_seed(m, d), 1 + s)`, at every table:
+//! an agent's randomness depends on the deal and the seat, never on which
+//! agent sits there, so a hand in which one agent plays as another would
+//! is identical at both tables. Records come back in deal order, whatever
+//! the thread count. The statistics are the caller's (the Python
+//! `koudian.arena`, which also plays Python and external agents).
+
+use crate::agent::{builtin, Agent};
+use crate::error::Error;
+use crate::game::mix_seed;
+use crate::parallel::Workers;
+use crate::ruleset::Ruleset;
+use crate::score::PaymentReason;
+use crate::simulate::play_hand;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// How the deals are played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Every deal by every rotation of the line-up (and the reference
+    /// table of a 1-vs-3 line-up).
+    Duplicate,
+    /// Every deal once, by the line-up as given.
+    Single,
+}
+
+/// One seat of one table of one deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SeatRecord {
+    /// The deal's index in the run.
+    pub deal: u64,
+    /// The table: the rotation `0..4` (0 in single format), or 4 for the
+    /// reference table.
+    pub table: u8,
+    /// The seat.
+    pub seat: u8,
+    /// The line-up entry seated there (`0..4`); at the reference table,
+    /// the entry whose spec it plays (the first entry of that spec).
+    pub entry: u8,
+    /// The seat's settlement.
+    pub delta: i64,
+    /// It won.
+    pub won: bool,
+    /// It won by self-draw.
+    pub self_draw: bool,
+    /// It had declared ting at the end.
+    pub ting: bool,
+    /// It discarded (or konged) the winning tile.
+    pub dealt_in: bool,
+    /// It paid another seat's share of a win (包胡 / 一包三).
+    pub baohu_paid: bool,
+    /// An agent decision (anyone's) at the table was illegal.
+    pub fault: bool,
+}
+
+/// The tables of a line-up: for each, the line-up entry at each seat.
+///
+/// ```
+/// use koudian_core::arena::{tables, Format};
+/// let specs = ["mc", "greedy", "greedy", "greedy"].map(String::from);
+/// let t = tables(&specs, Format::Duplicate);
+/// assert_eq!(t.len(), 5); // four rotations and the reference table
+/// assert_eq!(t[1], [3, 0, 1, 2]);
+/// assert_eq!(t[4], [1, 1, 1, 1]);
+/// ```
+pub fn tables(specs: &[String; 4], format: Format) -> Vec<[u8; 4]> {
+    if format == Format::Single {
+        return vec![[0, 1, 2, 3]];
+    }
+    let mut t: Vec<[u8; 4]> = (0..4u8)
+        .map(|r| std::array::from_fn(|s| (s as u8 + 4 - r) & 3))
+        .collect();
+    if let Some(reference) = reference_entry(specs) {
+        t.push([reference; 4]);
+    }
+    t
+}
+
+/// For a 1-vs-3 line-up, the first entry of the spec given three times.
+fn reference_entry(specs: &[String; 4]) -> Option<u8> {
+    let count = |s: &String| specs.iter().filter(|x| *x == s).count();
+    let three = specs.iter().position(|s| count(s) == 3)?;
+    specs.iter().any(|s| count(s) == 1).then_some(three as u8)
+}
+
+/// Plays the deals `deals` of the run `seed` with the native agents
+/// `specs` (built-in specs, [`builtin`]) on `threads` threads (as
+/// [`crate::simulate::simulate`]); returns every seat of every table of
+/// every deal, deal by deal, table by table, seat by seat.
+///
+/// ```
+/// use koudian_core::arena::{arena, Format};
+/// use koudian_core::Ruleset;
+/// let specs = ["random", "greedy", "greedy", "greedy"].map(String::from);
+/// let r = arena(&Ruleset::shanxi(), &specs, 0..3, 7, 1, Format::Duplicate).unwrap();
+/// assert_eq!(r.len(), 3 * 5 * 4);
+/// assert!(arena(&Ruleset::shanxi(), &specs, 0..3, 7, 2, Format::Duplicate).unwrap() == r);
+/// ```
+pub fn arena(
+    rules: &Ruleset,
+    specs: &[String; 4],
+    deals: Range<u64>,
+    seed: u64,
+    threads: usize,
+    format: Format,
+) -> Result<Vec<SeatRecord>, Error> {
+    rules.validate()?;
+    for s in specs {
+        builtin(s, 0)?;
+    }
+    let layout = tables(specs, format);
+    let workers = Workers::new(threads)?;
+    type Seats = [Box<dyn Agent>; 4];
+    let init = || -> Result<Vec<Seats>, Error> {
+        layout
+            .iter()
+            .map(|t| {
+                Ok([
+                    builtin(&specs[t[0] as usize], 0)?,
+                    builtin(&specs[t[1] as usize], 0)?,
+                    builtin(&specs[t[2] as usize], 0)?,
+                    builtin(&specs[t[3] as usize], 0)?,
+                ])
+            })
+            .collect()
+    };
+    let one = |agents: &mut Result<Vec<Seats>, Error>, d: u64| -> Result<Vec<SeatRecord>, Error> {
+        let agents = agents.as_mut().map_err(|e| e.clone())?;
+        let game_seed = mix_seed(seed, d);
+        let mut out = Vec::with_capacity(layout.len() * 4);
+        for (ti, (seats, entries)) in agents.iter_mut().zip(&layout).enumerate() {
+            let (g, _, fault) = play_hand(rules, game_seed, Some((d % 4) as u8), seats, false)?;
+            let r = g
+                .result()
+                .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
+            let covered = |s: usize| {
+                g.settlement().is_some_and(|st| {
+                    st.payments.iter().any(|p| {
+                        usize::from(p.payer) == s
+                            && matches!(p.reason, PaymentReason::WinCovered { .. })
+                    })
+                })
+            };
+            let any_win = r.winners.iter().any(|&w| w);
+            for (s, &entry) in entries.iter().enumerate() {
+                out.push(SeatRecord {
+                    deal: d,
+                    table: if format == Format::Duplicate {
+                        ti as u8
+                    } else {
+                        0
+                    },
+                    seat: s as u8,
+                    entry,
+                    delta: r.deltas[s],
+                    won: r.winners[s],
+                    self_draw: r.winners[s] && r.self_draw,
+                    ting: r.ting[s],
+                    dealt_in: any_win && !r.self_draw && r.from == Some(s as u8),
+                    baohu_paid: covered(s),
+                    fault,
+                });
+            }
+        }
+        Ok(out)
+    };
+    let per_deal: Vec<Vec<SeatRecord>> = match workers {
+        Workers::Caller => {
+            let mut w = init();
+            deals.map(|d| one(&mut w, d)).collect::<Result<_, _>>()?
+        }
+        _ => workers.install(|| {
+            deals
+                .into_par_iter()
+                .map_init(init, one)
+                .collect::<Result<_, _>>()
+        })?,
+    };
+    Ok(per_deal.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line-up entry sits at every seat exactly once per deal in
+    /// duplicate format, and the reference table exists only for 1 vs 3.
+    #[test]
+    fn the_rotation_covers_each_seat_once_per_deal() {
+        let lineups = [
+            (["mc", "greedy", "greedy", "greedy"], 5),
+            (["greedy", "random", "greedy", "greedy"], 5),
+            (["a", "b", "c", "d"], 4),
+            (["a", "a", "b", "b"], 4),
+            (["a", "a", "a", "a"], 4),
+        ];
+        for (l, n_tables) in lineups {
+            let specs = l.map(String::from);
+            let t = tables(&specs, Format::Duplicate);
+            for entry in 0..4u8 {
+                for seat in 0..4 {
+                    let n = t[..4].iter().filter(|tb| tb[seat] == entry).count();
+                    assert_eq!(n, 1, "{l:?} entry {entry} seat {seat}");
+                }
+            }
+            assert_eq!(t.len(), n_tables, "{l:?}");
+        }
+        // And the records of a run follow the layout.
+        let specs = ["random", "greedy", "greedy", "greedy"].map(String::from);
+        let recs = arena(&Ruleset::sichuan(), &specs, 0..4, 3, 2, Format::Duplicate).unwrap();
+        for d in 0..4u64 {
+            for entry in 0..4u8 {
+                let seats: Vec<u8> = recs
+                    .iter()
+                    .filter(|r| r.deal == d && r.table < 4 && r.entry == entry)
+                    .map(|r| r.seat)
+                    .collect();
+                let mut sorted = seats.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, [0, 1, 2, 3], "deal {d} entry {entry}");
+            }
+        }
+    }
+
+    /// Tables of the same agents play exactly the same hands (the seeds
+    /// depend on the deal and the seat, not the table): every difference
+    /// is 0, even for random agents.
+    #[test]
+    fn an_agent_against_itself_differs_by_exactly_zero() {
+        let specs = ["random", "random", "random", "random"].map(String::from);
+        let recs = arena(&Ruleset::shanxi(), &specs, 0..20, 5, 1, Format::Duplicate).unwrap();
+        for d in 0..20u64 {
+            let at = |t: u8, s: u8| {
+                recs.iter()
+                    .find(|r| r.deal == d && r.table == t && r.seat == s)
+                    .unwrap()
+                    .delta
+            };
+            for t in 1..4 {
+                for s in 0..4 {
+                    assert_eq!(at(0, s), at(t, s));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Positions, ranked actions and the native arena: `Hidden`,
+//! `sample_hidden`, the rebuilt `Game` (`Game.from_observation`, in
+//! game.rs, calls [`rebuild`]), `RankedAction`, `rank_actions` and
+//! `arena_native`. Conversion only.
+
+use crate::errors::{to_py, KoudianError};
+use crate::game::{action_obj, PyGame, PyObservation};
+use crate::ruleset::resolve;
+use crate::tiles::tile_obj;
+use koudian_core::agent::mc::{McConfig, MonteCarloAgent};
+use koudian_core::agent::SeatView;
+use koudian_core::arena::{arena, Format};
+use koudian_core::game::{sample_hidden as core_sample, Game, Hidden, Observation, Prng};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// A completion of what one seat cannot see (other hands, the wall order,
+/// face-down discards, hidden kong kinds, the seats' private locks).
+#[pyclass(name = "Hidden", module = "koudian", frozen)]
+pub struct PyHidden {
+    pub inner: Hidden,
+}
+
+#[pymethods]
+impl PyHidden {
+    /// Every seat's concealed tiles, as 34 counts per seat.
+    #[getter]
+    fn concealed(&self) -> Vec<Vec<u8>> {
+        self.inner.concealed.iter().map(|c| c.to_vec()).collect()
+    }
+    /// The undrawn wall, next draw first.
+    #[getter]
+    fn wall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        tiles(py, &self.inner.wall)
+    }
+    /// The tiles of the face-down discards the observer cannot see.
+    #[getter]
+    fn face_down<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        tiles(py, &self.inner.face_down)
+    }
+    /// The kinds of the concealed kongs the observer cannot see.
+    #[getter]
+    fn concealed_kongs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        tiles(py, &self.inner.concealed_kongs)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Hidden(wall={} tiles, face_down={}, concealed_kongs={})",
+            self.inner.wall.len(),
+            self.inner.face_down.len(),
+            self.inner.concealed_kongs.len()
+        )
+    }
+}
+
+fn tiles<'py>(py: Python<'py>, ts: &[koudian_core::Tile]) -> PyResult<Bound<'py, PyList>> {
+    let v = ts
+        .iter()
+        .map(|&t| tile_obj(py, t))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, v)
+}
+
+/// The rebuilt table of `Game.from_observation`.
+pub fn rebuild(
+    py: Python<'_>,
+    rules: Option<&Bound<'_, PyAny>>,
+    obs: &Observation,
+    hidden: &Hidden,
+    seed: Option<u64>,
+) -> PyResult<Game> {
+    let r = resolve(py, rules)?;
+    Game::from_observation(&r, obs, hidden, seed).map_err(to_py)
+}
+
+/// `sample_hidden(observation, rules=None, seed=0)`: a completion drawn
+/// uniformly among those consistent with the observation.
+#[pyfunction]
+#[pyo3(signature = (observation, rules = None, seed = 0))]
+fn sample_hidden(
+    py: Python<'_>,
+    observation: PyRef<'_, PyObservation>,
+    rules: Option<&Bound<'_, PyAny>>,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+) -> PyResult<PyHidden> {
+    let r = resolve(py, rules)?;
+    let obs = observation.inner;
+    let h = py
+        .detach(|| core_sample(&r, &obs, &mut Prng::new(seed)))
+        .map_err(to_py)?;
+    Ok(PyHidden { inner: h })
+}
+
+/// One legal action with an agent's estimate of it.
+#[pyclass(name = "RankedAction", module = "koudian", frozen)]
+pub struct PyRankedAction {
+    action: Py<crate::game::PyAction>,
+    #[pyo3(get)]
+    value: f64,
+    numbers: Vec<(&'static str, f64)>,
+}
+
+#[pymethods]
+impl PyRankedAction {
+    /// The action.
+    #[getter]
+    fn action(&self, py: Python<'_>) -> Py<crate::game::PyAction> {
+        self.action.clone_ref(py)
+    }
+    /// The named numbers the agent compared.
+    #[getter]
+    fn numbers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.numbers {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let a = self.action.bind(py).repr()?.to_string();
+        let nums: Vec<String> = self
+            .numbers
+            .iter()
+            .map(|(k, v)| format!("{k}={v:.3}"))
+            .collect();
+        Ok(format!(
+            "RankedAction({a}, value={:.3}, {})",
+            self.value,
+            nums.join(", ")
+        ))
+    }
+}
+
+/// `rank_actions(game, seat, agent="greedy", seed=0)`: every legal action
+/// of `seat`, best first, with the agent's estimates.
+#[pyfunction]
+#[pyo3(signature = (game, seat, agent = "greedy", seed = 0))]
+fn rank_actions(
+    py: Python<'_>,
+    game: PyRef<'_, PyGame>,
+    #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
+    agent: &str,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+) -> PyResult<Vec<PyRankedAction>> {
+    let s = crate::game::seat_arg(seat)?;
+    let (base, options) = agent.split_once(':').unwrap_or((agent, ""));
+    let ranked = match base {
+        "mc" => {
+            let cfg = McConfig::parse(options).map_err(to_py)?;
+            let g = &game.inner;
+            py.detach(|| {
+                let mut a = MonteCarloAgent::new(cfg, seed);
+                a.rank(&SeatView::new(g, s))
+            })
+        }
+        "greedy" => {
+            return Err(KoudianError::new_err(
+                "rank_actions(agent=\"greedy\") is not implemented on this build yet",
+            ))
+        }
+        _ => {
+            return Err(crate::errors::RulesetError::new_err(format!(
+                "rank_actions: unknown agent {agent:?} (available: \"greedy\", \"mc\", \"mc:rollouts=N\")"
+            )))
+        }
+    };
+    ranked
+        .into_iter()
+        .map(|r| {
+            Ok(PyRankedAction {
+                action: action_obj(py, r.action)?.unbind(),
+                value: r.value,
+                numbers: r.numbers,
+            })
+        })
+        .collect()
+}
+
+/// `arena_native(rules, agents, deals, *, seed=0, threads=0, start=0,
+/// format="duplicate")`: every seat of every table of deals `start ..
+/// start + deals`, as columns.
+#[pyfunction]
+#[pyo3(signature = (rules, agents, deals, *, seed = 0, threads = 0, start = 0, format = "duplicate"))]
+#[allow(clippy::too_many_arguments)]
+fn arena_native<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyAny>,
+    agents: Vec<String>,
+    #[pyo3(from_py_with = crate::ints::hands_u64)] deals: u64,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
+    #[pyo3(from_py_with = crate::ints::start)] start: u64,
+    format: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = resolve(py, Some(rules))?;
+    let specs: [String; 4] = agents.try_into().map_err(|a: Vec<String>| {
+        crate::errors::RulesetError::new_err(format!(
+            "give 4 agents, one per seat; got {}",
+            a.len()
+        ))
+    })?;
+    let fmt = match format {
+        "duplicate" => Format::Duplicate,
+        "single" => Format::Single,
+        _ => {
+            return Err(crate::errors::RulesetError::new_err(format!(
+                "format {format:?} (available: \"duplicate\", \"single\")"
+            )))
+        }
+    };
+    let end = start
+        .checked_add(deals)
+        .ok_or_else(|| crate::errors::RulesetError::new_err("start + deals overflows"))?;
+    let recs = py
+        .detach(|| arena(&r, &specs, start..end, seed, threads, fmt))
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    macro_rules! col {
+        ($name:literal, $f:expr) => {
+            d.set_item($name, PyArray1::from_vec(py, recs.iter().map($f).collect()))?;
+        };
+    }
+    col!("deal", |x| x.deal);
+    col!("table", |x| x.table);
+    col!("seat", |x| x.seat);
+    col!("entry", |x| x.entry);
+    col!("delta", |x| x.delta);
+    col!("won", |x| x.won);
+    col!("self_draw", |x| x.self_draw);
+    col!("ting", |x| x.ting);
+    col!("dealt_in", |x| x.dealt_in);
+    col!("baohu_paid", |x| x.baohu_paid);
+    col!("fault", |x| x.fault);
+    Ok(d)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyHidden>()?;
+    m.add_class::<PyRankedAction>()?;
+    m.add_function(wrap_pyfunction!(sample_hidden, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_actions, m)?)?;
+    m.add_function(wrap_pyfunction!(arena_native, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,183 @@
+"""The duplicate arena, positions and the mc agent from Python."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import koudian
+import numpy as np
+import pytest
+from koudian import Action, NativeAgent, Observation
+from koudian.arena import ArenaResult, _tables
+from koudian.cli import main
+
+
+class Wrapped:
+    """A Python agent that plays as a native one: the Python path of the
+    arena must then give exactly the native path's records."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._native = NativeAgent(name, 0)
+
+    def reset(self, seed: int) -> None:
+        self._native.reset(seed)
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return self._native.act(observation)
+
+
+def test_rotation_covers_each_seat_once_per_deal() -> None:
+    res = koudian.arena(["greedy", "random", "random", "random"], "sichuan", 6, threads=1)
+    r = res.records
+    for d in range(6):
+        for entry in range(4):
+            m = (r["deal"] == d) & (r["table"] < 4) & (r["entry"] == entry)
+            assert sorted(r["seat"][m].tolist()) == [0, 1, 2, 3]
+        # The reference table: the three-times agent at every seat.
+        m = (r["deal"] == d) & (r["table"] == 4)
+        assert set(r["entry"][m].tolist()) == {1}
+    assert _tables(["a", "b", "c", "d"], "duplicate") == [
+        [0, 1, 2, 3],
+        [3, 0, 1, 2],
+        [2, 3, 0, 1],
+        [1, 2, 3, 0],
+    ]
+    assert len(_tables(["a", "b", "b", "b"], "duplicate")) == 5
+    assert _tables(["a", "b", "b", "b"], "single") == [[0, 1, 2, 3]]
+
+
+def _records(rows: list[tuple[int, int, int, int, int]]) -> dict[str, np.ndarray]:
+    """Records from (deal, table, seat, entry, delta) rows."""
+    cols = list(zip(*rows, strict=True))
+    n = len(rows)
+    out: dict[str, np.ndarray] = {
+        "deal": np.array(cols[0], np.uint64),
+        "table": np.array(cols[1], np.uint8),
+        "seat": np.array(cols[2], np.uint8),
+        "entry": np.array(cols[3], np.uint8),
+        "delta": np.array(cols[4], np.int64),
+    }
+    for c in ("won", "self_draw", "ting", "dealt_in", "baohu_paid", "fault"):
+        out[c] = np.zeros(n, bool)
+    return out
+
+
+def test_intervals_match_a_hand_computation() -> None:
+    # Two deals of a 1-vs-3 line-up "a,b,b,b", single rotation shown in
+    # full: a sits at seat (0 + r) % 4 at table r; the reference table 4.
+    rows = []
+    a_deltas = {0: [4, 2, 0, 6], 1: [-2, 0, 2, 4]}  # deal -> per rotation
+    ref = {0: [1, -1, 0, 0], 1: [0, 2, -2, 0]}  # deal -> per seat at table 4
+    for d in (0, 1):
+        for r in range(4):
+            for s in range(4):
+                entry = (s - r) % 4
+                delta = a_deltas[d][r] if entry == 0 else 0
+                rows.append((d, r, s, entry, delta))
+        for s in range(4):
+            rows.append((d, 4, s, 1, ref[d][s]))
+    res = ArenaResult("shanxi", ["a", "b", "b", "b"], "duplicate", 0, 2, _records(rows))
+    a = res.agent_stats()[0]
+    # a's per-deal means: 3.0 and 1.0; mean 2, sd sqrt(2), half 1.96*sqrt(2)/sqrt(2).
+    assert a.mean == pytest.approx(2.0)
+    assert a.ci95[1] - a.mean == pytest.approx(1.959963984540054)
+    assert a.hands == 8
+    # Advantage: a at seat s (rotation r = s) minus the reference at s.
+    # Deal 0: (4-1, 2+1, 0-0, 6-0)/4 = 3.0; deal 1: (-2-0, 0-2, 2+2, 4-0)/4 = 1.0.
+    (p,) = res.pair_stats()
+    assert (p.a, p.b) == ("a", "b")
+    assert p.diff == pytest.approx(2.0)
+    half = 1.959963984540054 * math.sqrt(2.0) / math.sqrt(2)
+    assert p.ci95 == pytest.approx((2.0 - half, 2.0 + half))
+    assert p.verdict.startswith("a beats b by +2.00")
+
+
+def test_python_agents_play_the_native_records() -> None:
+    specs = ["greedy", "random", "random", "random"]
+    native = koudian.arena(specs, "shanxi", 5, threads=2)
+    python = koudian.arena([Wrapped(s) for s in specs], "shanxi", 5)
+    for c in ("deal", "table", "seat", "entry", "delta", "won", "ting"):
+        assert native.records[c].tolist() == python.records[c].tolist(), c
+
+
+def test_deterministic_with_any_thread_count() -> None:
+    specs = ["mc:budget=fast", "greedy", "greedy", "greedy"]
+    a = koudian.arena(specs, "shanxi", 3, threads=1, seed=4)
+    b = koudian.arena(specs, "shanxi", 3, threads=2, seed=4)
+    assert a.to_json() == b.to_json()
+
+
+def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "a.json"
+    code = main(
+        [
+            "arena",
+            "--agents",
+            "greedy,random,random,random",
+            "--deals",
+            "20",
+            "--quiet",
+            "--json",
+            str(out),
+            "--threads",
+            "1",
+        ]
+    )
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["deals"] == 20 and data["hands"] == 100
+    assert [a["agent"] for a in data["agents"]] == ["greedy", "random"]
+    assert data["pairs"][0]["a"] == "greedy" and len(data["pairs"][0]["ci95"]) == 2
+    assert "greedy beats random" in capsys.readouterr().out
+    assert main(["arena", "--agents", "greedy,random", "--quiet"]) == 2
+    assert main(["arena", "--agents", "mc:speed=1,random,random,random", "--quiet"]) == 2
+
+
+def test_from_observation_and_sample_hidden() -> None:
+    g = koudian.Game("shanxi", seed=8)
+    moves = 0
+    while g.to_act is not None and moves < 30:
+        seat = g.to_act
+        obs = g.observe(seat)
+        same = koudian.Game.from_observation(obs, g.hidden(seat), rules="shanxi")
+        assert same.legal_actions(seat) == g.legal_actions(seat)
+        world = koudian.Game.from_observation(
+            obs, koudian.sample_hidden(obs, "shanxi", seed=moves), rules="shanxi"
+        )
+        assert world.observe(seat).to_json() == obs.to_json()
+        g.step(NativeAgent("greedy", 0).act(obs))
+        moves += 1
+    obs = g.observe((g.to_act or 0) + 1)
+    with pytest.raises(koudian.InvalidPositionError):
+        koudian.Game.from_observation(obs, g.hidden(0), rules="shanxi")
+
+
+def test_rank_actions_mc_first_is_what_mc_plays() -> None:
+    g = koudian.Game("shanxi", seed=5)
+    seat = g.to_act
+    assert seat is not None
+    ranked = koudian.rank_actions(g, seat, agent="mc:budget=fast", seed=9)
+    legal = g.legal_actions(seat)
+    assert sorted(r.action.index for r in ranked) == sorted(a.index for a in legal)
+    played = NativeAgent("mc:budget=fast", 9).act(g.observe(seat))
+    assert ranked[0].action == played
+    assert {"mean", "ci_low", "ci_high", "rollouts"} <= set(ranked[0].numbers)
+    assert koudian.rank_actions(g, (seat + 1) % 4, agent="mc") == []
+    with pytest.raises(koudian.KoudianError):
+        koudian.rank_actions(g, seat, agent="clever")
+
+
+def test_mc_plays_in_simulate_and_match() -> None:
+    specs = ["mc:budget=fast", "greedy", "greedy", "greedy"]
+    a = koudian.simulate("shanxi", specs, 2, seed=3)
+    b = koudian.simulate("shanxi", specs, 2, seed=3, threads=1)
+    assert a.deltas.tolist() == b.deltas.tolist()
+    with koudian.Match("shanxi", specs, hands=1, seed=2) as m:
+        totals = m.play()
+    assert sum(totals) == 0
+    with pytest.raises(koudian.KoudianError):
+        NativeAgent("mc:top=0", 0)
