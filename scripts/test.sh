@@ -75,6 +75,9 @@ cd "$WORK"
 gate env KOUDIAN_WHEEL="$WHEEL" KOUDIAN_SDIST="$SDIST" "$WORK/venv/bin/python" -m pytest "$ROOT/tests" \
     -p no:cacheprovider --rootdir "$ROOT" -c "$ROOT/pyproject.toml"
 
+echo "== fuzz the text parsers (bounded)"
+gate bash "$ROOT/scripts/fuzz.sh" "$WORK/venv/bin/python" 90
+
 if [ ${#FAILED[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${FAILED[@]}"
     exit 1

@@ -62,7 +62,10 @@ def test_a_seat_not_to_act_has_no_ranking() -> None:
 
 def test_bad_arguments_are_refused_by_name() -> None:
     game = koudian.Game("shanxi", seed=1)
-    with pytest.raises(koudian.IllegalActionError, match="seat 7"):
+    # A bad seat is a bad argument (KoudianError, a ValueError), not an
+    # illegal move.
+    with pytest.raises(koudian.KoudianError, match="seat 7") as bad_seat:
         koudian.rank_actions(game, 7)
+    assert not isinstance(bad_seat.value, koudian.IllegalActionError)
     with pytest.raises(koudian.RulesetError, match="clever"):
         koudian.rank_actions(game, 0, agent="clever")

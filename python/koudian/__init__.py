@@ -84,11 +84,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from koudian import cluster as cluster
+    from koudian import dataset as dataset
     from koudian import env as env
+    from koudian import logs as logs
     from koudian import vector as vector
     from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
     from koudian.arena import ArenaResult, arena
     from koudian.game import Game, GameResult, play, replay
+    from koudian.logs import read_logs
     from koudian.match import Match
     from koudian.protocol import ExternalAgent
     from koudian.simulation import SimulationResult, simulate
@@ -111,13 +115,21 @@ _LAZY = {
     "Match": "koudian.match",
     "SimulationResult": "koudian.simulation",
     "simulate": "koudian.simulation",
+    "read_logs": "koudian.logs",
 }
 
 # Submodules reached as attributes after a bare `import koudian`
 # (`koudian.env.env("shanxi")`), imported on first use like the names above:
 # koudian.env needs pettingzoo and gymnasium, koudian.vector gymnasium (the
-# `rl` extra).
-_LAZY_MODULES = {"env": "koudian.env", "vector": "koudian.vector"}
+# `rl` extra); koudian.dataset pyarrow on first use (`data`), koudian.cluster
+# Ray (`ray`).
+_LAZY_MODULES = {
+    "env": "koudian.env",
+    "vector": "koudian.vector",
+    "dataset": "koudian.dataset",
+    "logs": "koudian.logs",
+    "cluster": "koudian.cluster",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -208,6 +220,7 @@ __all__ = [
     "parse",
     "play",
     "rank_actions",
+    "read_logs",
     "replay",
     "sample_hidden",
     "settle",

@@ -17,7 +17,10 @@ Conventions shared by every function:
   ``"shanxi-feng-haozi"``, ``"shanxi-double-haozi"``, ``"linxian"``,
   ``"sichuan"``) or a ``Ruleset``; ``None`` means ``"shanxi"``.
 * Batch functions take an ``(N, 34)`` C-contiguous ``uint8`` array,
-  release the GIL, and split rows over ``threads`` (0 = every core).
+  release the GIL, and split rows over ``threads`` (0 = every core;
+  at most 256, more raises ``KoudianError`` naming the limit). Threads
+  are kept for the process for at most 4 distinct ``threads`` values;
+  another value starts its threads for that call only.
 * Bad input raises a ``KoudianError`` subclass (a ``ValueError``).
   An integer argument outside its range (seeds, ``index``, ``hands``,
   ``start``, ``threads``: ``0..2**64``; ``MatchState`` ``hands`` and
@@ -209,7 +212,9 @@ class Ruleset:
         """A ruleset from a TOML file of options (as ``to_toml`` writes).
         A file that cannot be read raises the ``OSError`` subclass of the
         failure (``FileNotFoundError``, …) naming the path, as ``open``
-        does; bad contents raise ``RulesetError``."""
+        does; bad contents, a file that is not a regular file (a FIFO, a
+        device), larger than 1 MiB or not UTF-8 raise ``RulesetError``
+        naming the path and the problem."""
     @classmethod
     def from_dict(cls, options: Mapping[str, OptionValue]) -> Ruleset:
         """A ruleset from a mapping of options (``family`` picks defaults)."""
@@ -656,6 +661,9 @@ class Settlement:
     @property
     def payments(self) -> list[Payment]:
         """Every payment, in the order the rules produce them."""
+    @property
+    def baohu_paid(self) -> tuple[int, int, int, int]:
+        """What each seat paid for 包胡 (covering a win for everyone)."""
 
 def settle(outcome: Outcome, rules: RulesLike = "shanxi") -> Settlement:
     """Settles a finished hand: checks it is consistent
@@ -899,11 +907,15 @@ class Game:
     def step(self, action: ActionLike) -> None: ...
     def leave(self, seat: int) -> None: ...
     @property
-    def result(self) -> GameResult | None: ...
+    def result(self) -> GameResult | None:
+        """The result once the hand is over, else None; raises the
+        scorer's ``KoudianError`` if the hand could not be settled (never
+        zero deltas in silence)."""
     def win_patterns(self) -> list[tuple[int, list[str]]]:
         """Distinct patterns (``"中文 english"``) of each winner's hand."""
     @property
-    def settlement(self) -> Settlement | None: ...
+    def settlement(self) -> Settlement | None:
+        """The settlement once the hand is over; raises as ``result``."""
     @property
     def log(self) -> str: ...
     def hand(self, seat: int) -> Hand: ...
@@ -933,21 +945,27 @@ class RankedAction:
     @property
     def value(self) -> float:
         """One summary number, higher is better, comparable only within one
-        ranking (greedy: minus the rank)."""
+        ranking (greedy: minus the rank; mc: the estimated mean settlement
+        points, ``-inf`` for a candidate pruned unplayed)."""
     @property
     def numbers(self) -> dict[str, float]:
         """The named numbers the agent compared: for greedy ``shanten``,
         ``improving`` (live improving tiles, the waits' when ready, where
         counted), ``wait_value`` (ting discards) and ``danger`` (1 when a
-        face-up discard may pay 包胡) where they apply."""
+        face-up discard may pay 包胡) where they apply; for mc ``mean``,
+        ``ci_low``, ``ci_high`` (a 95% interval of the mean over the sampled
+        tables) and ``rollouts``."""
     def __repr__(self) -> str: ...
 
-def rank_actions(game: Game, seat: int, agent: str = "greedy") -> list[RankedAction]:
+def rank_actions(
+    game: Game, seat: int, agent: str = "greedy", seed: int = 0
+) -> list[RankedAction]:
     """Every legal action of ``seat`` in the current position, best first,
-    as the agent ``agent`` ranks them (``"greedy"``); the first is exactly
-    the action that agent plays. Empty when the seat is not to act;
-    ``IllegalActionError`` for a seat outside 0-3, ``RulesetError`` for an
-    unknown agent."""
+    as the agent ``agent`` ranks them (``"greedy"``, ``"mc"``,
+    ``"mc:rollouts=200"``, ``"mc:budget=fast|strong"``); the first is
+    exactly the action that agent (seeded with ``seed``) plays. Empty when
+    the seat is not to act; ``KoudianError`` for a seat outside 0-3,
+    ``RulesetError`` for an unknown agent."""
 
 class NativeAgent:
     """A built-in agent of the Rust core (``"random"``, ``"greedy"``,
@@ -987,26 +1005,6 @@ def sample_hidden(observation: Observation, rules: RulesLike = None, seed: int =
     see, drawn uniformly among those consistent with the public
     information (declared hands ready with a wait worth declaring; the
     other seats' private locks taken as unlocked)."""
-
-class RankedAction:
-    """One legal action with an agent's estimate of it."""
-
-    @property
-    def action(self) -> Action: ...
-    @property
-    def value(self) -> float:
-        """One number, higher is better, comparable within one ranking
-        (mc: the estimated mean settlement points; -inf if pruned)."""
-    @property
-    def numbers(self) -> dict[str, float]:
-        """The named numbers the agent compared (mc: mean, ci_low,
-        ci_high, rollouts)."""
-
-def rank_actions(game: Game, seat: int, agent: str = "greedy", seed: int = 0) -> list[RankedAction]:
-    """Every legal action of ``seat``, best first; the first is what the
-    agent (seeded with ``seed``) plays here. Empty if the seat is not to
-    act. ``agent``: ``"mc"``, ``"mc:rollouts=200"`` (``"greedy"`` raises
-    ``KoudianError`` on this build)."""
 
 def arena_native(
     rules: RulesLike,
@@ -1068,6 +1066,38 @@ def simulate_logs(
 ) -> list[str]:
     """The logs of native self-play of games ``start .. start + hands``
     (same seeds as ``simulate_native``), one JSON Lines log per game."""
+
+OBS_BYTES: int
+"""Bytes of a packed observation (a dataset's ``obs`` column): 201."""
+MASK_BYTES: int
+"""Bytes of a packed legal mask (a dataset's ``mask`` column): 18."""
+OBS_PACK_VERSION: int
+"""Version of the packed observation layout."""
+OBS_ENCODING_VERSION: int
+"""The observation encoding a dataset's ``obs`` packs (1: 29 planes)."""
+
+def simulate_record(
+    rules: RulesLike,
+    agents: Sequence[str],
+    hands: int,
+    *,
+    seed: int = 0,
+    threads: int = 0,
+    start: int = 0,
+    seats: Sequence[int] | None = None,
+    logs: bool = False,
+) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]] | None, bytes | None]:
+    """``simulate_native`` of games ``start .. start + hands`` that also
+    records, in the same pass with the GIL released, every decision of
+    ``seats`` (a dict of column arrays, ``koudian.dataset``; None when
+    ``seats`` is None) and, when ``logs``, every game's JSON Lines log (one
+    bytes object, the games in order). Returns ``(summary, decisions,
+    logs)``; none of it depends on ``threads``."""
+
+def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """The ``(N, N_PLANES, 34)`` float32 planes of ``(N, OBS_BYTES)`` packed
+    observations (a dataset's ``obs`` column), exactly the planes they
+    were packed from."""
 
 # ---------------------------------------------------------------------------
 # The vectorized environment (rust/python/src/vec_env.rs): N tables stepped

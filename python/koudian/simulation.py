@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -41,8 +42,8 @@ from koudian._core import (
     RulesetError,
     _check_int,
     mix_seed,
-    simulate_logs,
     simulate_native,
+    simulate_record,
 )
 from koudian.agents import Agent, AgentSpec, Fault, make_agent, native_name
 from koudian.game import Game, play
@@ -105,6 +106,8 @@ class SimulationResult:
     arrays hold the hands finished, in game order."""
     requested: int = 0
     """The number of hands asked for."""
+    retried_tasks: int = 0
+    """Ray tasks retried after their worker died (0 for a local run)."""
 
     @property
     def hands(self) -> int:
@@ -379,6 +382,59 @@ def _native_chunks(
             n = max(_FIRST_CHUNK, int(rate * _CHUNK_SECONDS))
 
 
+_RECORD_CHUNK = 2000
+"""Hands per native call (and per Parquet shard) when recording a dataset
+or a log: each call's rows stay in memory until written."""
+
+
+def play_chunk(
+    rules: Ruleset,
+    names: Sequence[str],
+    start: int,
+    n: int,
+    seed: int,
+    threads: int,
+    seats: Sequence[int] | None,
+    logs: bool,
+) -> tuple[dict[str, Any], dict[str, Any] | None, bytes | None]:
+    """Games ``start .. start + n`` natively, with the decisions of
+    ``seats`` (None: none) and the logs when ``logs``: ``(summary,
+    decisions, log bytes)``, the same whoever calls it (the local loop or
+    a Ray task)."""
+    summary, decisions, text = simulate_record(
+        rules,
+        list(names),
+        n,
+        seed=seed,
+        threads=threads,
+        start=start,
+        seats=None if seats is None else list(seats),
+        logs=logs,
+    )
+    return summary, decisions, text
+
+
+def write_log(log: IO[str], data: bytes) -> None:
+    """Writes UTF-8 log bytes to the text file ``log``: to its binary
+    buffer when it has one (no decoding and re-encoding of megabytes)."""
+    buffer = getattr(log, "buffer", None)
+    if buffer is not None:
+        log.flush()
+        buffer.write(data)
+    else:
+        log.write(data.decode("utf-8"))
+
+
+def _check_seats(seats: Sequence[int] | None) -> list[int]:
+    """``record_seats``: distinct seat numbers 0-3 (None: all four)."""
+    if seats is None:
+        return [0, 1, 2, 3]
+    out = sorted({int(s) for s in seats})
+    if not out or any(s not in range(4) for s in out):
+        raise RulesetError(f"record_seats must be seat numbers 0-3, got {list(seats)}")
+    return out
+
+
 def _python_games(
     rules: Ruleset,
     agents: list[Agent],
@@ -402,12 +458,8 @@ def _python_games(
             log.write(g.log)
             for f in hand_faults:
                 log.write(json.dumps(f.to_json()) + "\n")
-        baohu = [0, 0, 0, 0]
         settlement = r.settlement
-        if settlement is not None:
-            for p in settlement.payments:
-                if p.kind == "win_covered":
-                    baohu[p.payer] += p.amount
+        baohu = (0, 0, 0, 0) if settlement is None else settlement.baohu_paid
         yield {
             "kind": np.array([END_KINDS.index(r.kind)], np.uint8),
             "winners": np.array([[s in r.winners for s in range(4)]], bool),
@@ -426,22 +478,50 @@ def _python_games(
 def _native_parts(
     rules: Ruleset,
     names: list[str],
+    labels: list[str],
     hands: int,
     seed: int,
     threads: int,
     chunk: int | None,
+    record: str | os.PathLike[str] | None,
+    seats: list[int],
     log: IO[str] | None,
 ) -> Iterator[dict[str, Any]]:
-    """The native games in chunks, each chunk's logs written before the
-    chunk is yielded: an interrupted run's log holds exactly the hands
-    its result counts."""
-    start = 0
-    for part in _native_chunks(rules, names, hands, seed, threads, chunk):
-        n = int(part["kind"].shape[0])
-        if log is not None:
-            log.write("".join(simulate_logs(rules, names, n, seed=seed, start=start)))
-        start += n
-        yield part
+    """The native games in parts. Without a dataset or a log, in the
+    adaptive chunks of ``_native_chunks``; with one, in chunks of
+    ``chunk`` (default ``_RECORD_CHUNK``) hands played once for the
+    summary, the rows and the log together, each chunk's shard and log
+    written before the chunk is yielded, so that an interrupted run's log
+    and dataset hold exactly the hands its result counts (the manifest is
+    written when the run completes)."""
+    if record is None and log is None:
+        yield from _native_chunks(rules, names, hands, seed, threads, chunk)
+        return
+    writer = None
+    if record is not None:
+        from koudian.dataset import ShardWriter
+
+        writer = ShardWriter(record, labels)
+    step = chunk or _RECORD_CHUNK
+    completed = False
+    try:
+        for start in range(0, hands, step):
+            n = min(step, hands - start)
+            summary, decisions, text = play_chunk(
+                rules, names, start, n, seed, threads, seats if writer else None, log is not None
+            )
+            if writer is not None and decisions is not None:
+                writer.write(start, decisions)
+            if log is not None and text is not None:
+                write_log(log, text)
+            yield summary
+        completed = True
+    finally:
+        entries = writer.close() if writer is not None else []
+    if completed and writer is not None and record is not None:
+        from koudian.dataset import write_manifest
+
+        write_manifest(record, rules, labels, seed, hands, seats, entries)
 
 
 def _batched(
@@ -498,6 +578,7 @@ class _StopOnCtrlC:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+
 def simulate(
     rules: object,
     agents: Sequence[AgentSpec],
@@ -510,6 +591,9 @@ def simulate(
     timeout: float = 5.0,
     chunk: int | None = None,
     native: bool | None = None,
+    record: str | os.PathLike[str] | None = None,
+    record_seats: Sequence[int] | None = None,
+    backend: str = "local",
 ) -> SimulationResult:
     """Plays ``hands`` one-hand games of ``rules`` (a preset name, a
     ``.toml`` file or a ``Ruleset``) with one agent per seat.
@@ -531,6 +615,14 @@ def simulate(
     way and raises ``SimulationInterrupted``, whose ``result`` holds the
     hands finished (``log`` has received exactly theirs in the native
     path; in the Python loop, every finished hand's).
+
+    ``record=DIR`` writes every decision of the seats ``record_seats``
+    (default all) as a Parquet dataset in ``DIR`` (``koudian.dataset``;
+    built-in agents only, extra ``koudian[data]``), one shard per
+    ``chunk`` (default 2,000) hands. ``backend="ray"`` (or
+    ``"ray:ADDRESS"``) plays the games as Ray tasks instead
+    (``koudian.cluster``, extra ``koudian[ray]``): the same results, logs
+    and rows.
     """
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -538,7 +630,7 @@ def simulate(
     # front, as the binding does for its own parameters.
     _check_int(hands, "hands", "u64")
     _check_int(seed, "seed", "u64")
-    _check_int(threads, "threads", "usize")
+    _check_int(threads, "threads", "threads")
     timeout = check_timeout(timeout)
     r = resolve_rules(rules)
     labels = agent_labels(agents)
@@ -549,6 +641,31 @@ def simulate(
     use_native = all_native if native is None else native
     if chunk is not None:
         chunk = max(1, chunk)
+    seats = _check_seats(record_seats)
+    if (record is not None or backend != "local") and not use_native:
+        raise RulesetError(
+            "record= and backend= need built-in agents only (random, greedy): "
+            f"got {', '.join(labels)}"
+        )
+    if backend != "local":
+        from koudian import cluster
+
+        ray_result = cluster.run(
+            r,
+            labels,
+            [n for n in names if n is not None],
+            hands,
+            seed=seed,
+            backend=backend,
+            log=log,
+            progress=progress,
+            chunk=chunk,
+            record=record,
+            record_seats=seats,
+        )
+        ray_result.family = str(r.family)
+        ray_result.requested = hands
+        return ray_result
     t0 = time.perf_counter()
     parts: list[dict[str, Any]] = []
     faults: list[Fault] = []
@@ -559,7 +676,9 @@ def simulate(
         try:
             if use_native:
                 native_names = [n for n in names if n is not None]
-                run = _native_parts(r, native_names, hands, seed, threads, chunk, log)
+                run = _native_parts(
+                    r, native_names, labels, hands, seed, threads, chunk, record, seats, log
+                )
             else:
                 # Added one by one, so the finally below closes the bots
                 # made before one that fails.
@@ -717,8 +836,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         for a in agents:
             _check_agent(a)
         rules = rules_from_args(args)
+        seats = _seat_list(args.record_seats) if args.record_seats else None
         if args.log:
-            log = open(args.log, "w", encoding="utf-8")
+            from koudian.logs import open_log
+
+            log = open_log(args.log, args.log_compress)
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
@@ -734,6 +856,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             log=log,
             progress=bar,
             timeout=args.timeout,
+            record=args.record,
+            record_seats=seats,
+            backend=args.cluster,
         )
     except SimulationInterrupted as stop:
         result, code = stop.result, 130  # 128 + SIGINT, as shells report it
@@ -746,6 +871,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             log.close()
     print(f"rules {rules_label(args)}, agents {', '.join(result.agents)}, seed {args.seed}")
     print(result.summary())
+    if result.retried_tasks:
+        print(f"ray: {result.retried_tasks} task(s) retried after a worker died")
+    if args.record:
+        print(f"dataset: {int(result.decisions.sum())} decisions of hands in {args.record}")
     return code
 
 
@@ -755,6 +884,14 @@ _EXAMPLES = """examples:
   koudian simulate --rules shanxi --set special_hands=true --agents greedy
   koudian simulate --agents 'cmd:python examples/my_bot.py,random,random,random' --hands 20
   koudian simulate --hands 1000 --log hands.jsonl   # read it with koudian.read_logs"""
+
+
+def _seat_list(text: str) -> list[int]:
+    """``--record-seats 0,2``: seat numbers."""
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RulesetError(f"--record-seats takes seat numbers like 0,2; got {text!r}") from None
 
 
 def add_subparser(sub: Any) -> None:
@@ -781,7 +918,33 @@ def add_subparser(sub: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     p.add_argument("--threads", type=_threads, default=0, help="threads, 0 = every core (default)")
-    p.add_argument("--log", default=None, help="write every hand's JSON Lines log to this file")
+    p.add_argument(
+        "--log",
+        default=None,
+        help="write every hand's JSON Lines log to this file (.gz: gzip, .zst: zstd)",
+    )
+    p.add_argument(
+        "--log-compress",
+        choices=["none", "gzip", "zstd"],
+        default=None,
+        help="compress the --log (default: by its suffix); read it with koudian.read_logs",
+    )
+    p.add_argument(
+        "--record",
+        metavar="DIR",
+        default=None,
+        help="write every decision as a Parquet dataset to DIR (koudian.dataset; needs pyarrow)",
+    )
+    p.add_argument(
+        "--record-seats",
+        default=None,
+        help="seats to record, e.g. 0 or 0,2 (default: all)",
+    )
+    p.add_argument(
+        "--cluster",
+        default="local",
+        help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
+    )
     p.add_argument(
         "--timeout",
         type=_timeout_seconds,

@@ -16,7 +16,7 @@ use crate::shanten::{combine, halves, Calculator};
 use crate::shape::ShapeRules;
 use crate::tile::{Tile, KINDS};
 use crate::ting::worth_ting;
-use crate::waits::{waits_counts, Waits};
+use crate::waits::{waits_counts_in_play, Waits};
 use crate::wildcard::Wildcards;
 
 /// What one discard leaves.
@@ -90,6 +90,7 @@ pub(crate) fn each_option(
     mut f: impl FnMut(DiscardOption),
 ) {
     let shape = ShapeRules::from(rules);
+    let in_play = crate::legal::kinds_in_play(rules);
     let calc = Calculator::new(wilds, &shape);
     let n_melds = hand.n_melds();
     let (natural, w) = wilds.split(&hand.concealed);
@@ -123,7 +124,7 @@ pub(crate) fn each_option(
             rest[k] -= 1;
             let mut own = held;
             own[k] -= 1;
-            waits = waits_counts(&rest, &own, n_melds, wilds, &shape);
+            waits = waits_counts_in_play(&rest, &own, n_melds, wilds, &shape, in_play);
         }
         let best_points = waits.best_points().unwrap_or(0);
         f(DiscardOption {

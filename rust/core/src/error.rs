@@ -19,6 +19,10 @@ pub enum Error {
     /// A game log that is malformed, holds several hands, or does not
     /// replay to itself (an edited line, seed or wall).
     InvalidLog(String),
+    /// An argument outside its documented range that is none of the
+    /// above (a thread count above the limit, a batch of mismatched
+    /// lengths).
+    InvalidArgument(String),
     /// A position (an observation and its hidden completion) that no table
     /// can reach: a broken tile census, a declared hand not ready, a
     /// completion of the wrong size.
@@ -33,8 +37,9 @@ impl fmt::Display for Error {
             | Error::InvalidRuleset(m)
             | Error::IllegalAction(m)
             | Error::InconsistentOutcome(m)
-            | Error::InvalidLog(m)
-            | Error::InvalidPosition(m) => f.write_str(m),
+            | Error::InvalidLog(m) => f.write_str(m),
+            Error::InvalidArgument(m) => f.write_str(m),
+            Error::InvalidPosition(m) => f.write_str(m),
         }
     }
 }

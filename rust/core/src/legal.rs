@@ -103,6 +103,31 @@ impl HandRules {
         !self.que_yi_men || all.is_none_or(|a| suit_mask(a) != 0b111)
     }
 
+    /// The kinds in play (bit `i` for kind `i`): the 27 suited kinds
+    /// under `no_honors`, else all 34. The one place that decides which
+    /// kinds a wait, a wild tile's value or a winning tile may be.
+    pub fn kinds_in_play(&self) -> u64 {
+        if self.no_honors {
+            SUITED_KINDS
+        } else {
+            waits::ALL_KINDS
+        }
+    }
+
+    /// `held` (empty, or one row per hand of `counts`) checked: at most 4
+    /// of a kind, and at least the hand's own tiles.
+    fn check_held(&self, counts: &[Counts], held: &[Counts]) -> Result<(), Error> {
+        for (row, (c, h)) in counts.iter().zip(held).enumerate() {
+            if let Some(k) = (0..c.len()).find(|&k| h[k] > 4 || h[k] < c[k]) {
+                return Err(Error::InvalidTiles(format!(
+                    "held row {row}: {} of tile index {k} (0-4, and at least the hand's {})",
+                    h[k], c[k]
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Row by row [`HandRules::check_tiles`], naming the first bad row.
     fn check_rows(&self, counts: &[Counts], wilds: &Wildcards) -> Result<(), Error> {
         if !self.no_honors {
@@ -118,6 +143,14 @@ impl HandRules {
         }
         Ok(())
     }
+}
+
+/// The 27 suited kinds (bit `i` for kind `i`).
+const SUITED_KINDS: u64 = (1 << 27) - 1;
+
+/// [`HandRules::kinds_in_play`] of a ruleset.
+pub fn kinds_in_play(rules: &Ruleset) -> u64 {
+    HandRules::from(rules).kinds_in_play()
 }
 
 fn honor_in(all: &Counts, wilds: &Wildcards) -> Option<Tile> {
@@ -154,11 +187,13 @@ pub fn decompose(
     Ok(shape::decompose(hand, wilds, &rules.shape))
 }
 
-/// [`waits::waits`] under `rules`: under 缺一门, only the kinds whose
-/// addition leaves the hand lacking a suit.
+/// [`waits::waits`] under `rules`: only kinds in play (no honor under
+/// `no_honors`, a wild wait worth the best kind in play it stands for);
+/// under 缺一门, only the kinds whose addition leaves the hand lacking a
+/// suit.
 pub fn waits(hand: &Hand, wilds: &Wildcards, rules: &HandRules) -> Result<Waits, Error> {
     let all = rules.tiles_of(hand, wilds)?;
-    let w = waits::waits(hand, wilds, &rules.shape)?;
+    let w = waits::waits_in_play(hand, wilds, &rules.shape, rules.kinds_in_play())?;
     Ok(match all {
         Some(a) if rules.que_yi_men => w.only(que_yi_men_kinds(&a)),
         _ => w,
@@ -217,9 +252,11 @@ fn drop_three_suits(counts: &[Counts], out: &mut [bool]) {
     }
 }
 
-/// [`waits::waits_batch_checked`] under `rules`: under 缺一门 a row keeps
-/// only the waits that leave it lacking a suit (its suits read from its
-/// `held` row when given, else from its counts).
+/// [`waits::waits_batch_checked`] under `rules`: only kinds in play
+/// ([`HandRules::kinds_in_play`]); under 缺一门 a row keeps only the waits
+/// that leave it lacking a suit (its suits read from its `held` row when
+/// given, else from its counts). A `held` row with a count above 4 or
+/// below the row's own is an [`Error::InvalidTiles`] naming the row.
 pub fn waits_batch_checked<O: WaitRow>(
     counts: &[Counts],
     n_melds: &[u8],
@@ -230,8 +267,10 @@ pub fn waits_batch_checked<O: WaitRow>(
     threads: usize,
 ) -> Result<bool, Error> {
     rules.check_rows(counts, wilds)?;
+    rules.check_held(counts, held)?;
+    let in_play = rules.kinds_in_play();
     if !rules.que_yi_men {
-        return waits::waits_batch_checked(
+        return waits::waits_batch_only(
             counts,
             n_melds,
             held,
@@ -239,6 +278,8 @@ pub fn waits_batch_checked<O: WaitRow>(
             &rules.shape,
             out,
             threads,
+            in_play,
+            |_| u64::MAX,
         );
     }
     waits::waits_batch_only(
@@ -249,6 +290,7 @@ pub fn waits_batch_checked<O: WaitRow>(
         &rules.shape,
         out,
         threads,
+        in_play,
         que_yi_men_kinds,
     )
 }

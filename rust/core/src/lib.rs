@@ -16,6 +16,7 @@ pub mod game;
 pub mod hand;
 pub mod legal;
 mod parallel;
+pub mod record;
 pub mod ruleset;
 pub mod score;
 pub mod shanten;
@@ -31,6 +32,7 @@ pub mod wildcard;
 
 pub use error::Error;
 pub use hand::{Hand, Meld, MeldKind};
+pub use parallel::MAX_THREADS;
 pub use ruleset::Ruleset;
 pub use tile::{Counts, Tile};
 pub use wildcard::Wildcards;

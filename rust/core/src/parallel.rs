@@ -6,9 +6,13 @@
 //! * `threads = 0`: one thread per core.
 //! * `threads = k > 1`: exactly `k` threads.
 //!
-//! Threads are started on the first call that asks for them and kept for
-//! the process (starting threads on every call would cost more than a
-//! small batch).
+//! `threads` above [`MAX_THREADS`] is refused
+//! ([`Error::InvalidArgument`]). Threads are started on the first call
+//! that asks for them and kept for the process (starting threads on every
+//! call would cost more than a small batch), for at most [`KEPT_COUNTS`]
+//! distinct thread counts per kind of work: a call with yet another count
+//! starts its threads for that call alone and ends them before returning,
+//! so that no sequence of distinct `threads` values can pile up threads.
 //!
 //! A batch runs on the calling thread and `k - 1` kept helper threads (a
 //! crew per helper count; [`run_chunks`]). The rows are cut into chunks of
@@ -47,12 +51,34 @@ pub(crate) const MAX_CHUNK: usize = 16384;
 /// shares.
 const CHUNKS_PER_THREAD: usize = 8;
 
+/// Most threads a `threads` argument may ask for (a generous multiple of
+/// any core count this engine is run on; each thread is a stack and a
+/// kernel task, and asking for 10^9 exhausted the process's limit).
+pub const MAX_THREADS: usize = 256;
+
+/// Distinct thread counts whose threads are kept, per kind of work (batch
+/// crews, self-play pools); other counts get threads for one call.
+pub const KEPT_COUNTS: usize = 4;
+
+/// `threads` checked against [`MAX_THREADS`], with `0` resolved to one
+/// thread per core (at most [`MAX_THREADS`]).
+pub(crate) fn thread_count(threads: usize) -> Result<usize, Error> {
+    match threads {
+        0 => Ok(std::thread::available_parallelism()
+            .map_or(1, |k| k.get())
+            .min(MAX_THREADS)),
+        k if k > MAX_THREADS => Err(Error::InvalidArgument(format!(
+            "threads must be at most {MAX_THREADS} (0: one per core), got {k}"
+        ))),
+        k => Ok(k),
+    }
+}
+
 /// The pools started so far, by thread count (leaked: they live as long as
 /// the process, like rayon's global pool).
 static POOLS: Mutex<Vec<(usize, &'static ThreadPool)>> = Mutex::new(Vec::new());
 
 /// Where work asked to run on `threads` threads runs.
-#[derive(Clone, Copy)]
 pub(crate) enum Workers {
     /// The calling thread (`threads = 1`).
     Caller,
@@ -60,43 +86,54 @@ pub(crate) enum Workers {
     Global,
     /// A kept pool of exactly that many threads (`threads > 1`).
     Pool(&'static ThreadPool),
+    /// A pool of exactly that many threads for this call only (the kept
+    /// counts are taken); its threads end when it is dropped.
+    Once(ThreadPool),
 }
 
 impl Workers {
     /// The workers for a `threads` argument (see the [module docs](self)).
     pub(crate) fn new(threads: usize) -> Result<Workers, Error> {
-        Ok(match threads {
-            0 => Workers::Global,
+        if threads == 0 {
+            thread_count(0)?;
+            return Ok(Workers::Global);
+        }
+        Ok(match thread_count(threads)? {
             1 => Workers::Caller,
-            k => Workers::Pool(pool(k)?),
+            k => pool(k)?,
         })
     }
 
     /// Runs `f` where its rayon parallel iterators use these workers (for
     /// [`Workers::Caller`], callers run a sequential path instead).
-    pub(crate) fn install<R: Send>(self, f: impl FnOnce() -> R + Send) -> R {
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match self {
             Workers::Pool(p) => p.install(f),
+            Workers::Once(p) => p.install(f),
             Workers::Caller | Workers::Global => f(),
         }
     }
 }
 
-/// The pool of exactly `threads` threads (`threads` > 1).
-fn pool(threads: usize) -> Result<&'static ThreadPool, Error> {
+/// A pool of exactly `threads` threads (`threads` > 1): the kept one, or
+/// one for this call once [`KEPT_COUNTS`] other counts are kept.
+fn pool(threads: usize) -> Result<Workers, Error> {
     // A poisoned lock only means another thread panicked while holding it;
     // the list itself is always consistent.
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&(_, p)) = pools.iter().find(|(k, _)| *k == threads) {
-        return Ok(p);
+        return Ok(Workers::Pool(p));
     }
     let p = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| Error::InvalidHand(format!("cannot start {threads} threads: {e}")))?;
+        .map_err(|e| Error::InvalidArgument(format!("cannot start {threads} threads: {e}")))?;
+    if pools.len() >= KEPT_COUNTS {
+        return Ok(Workers::Once(p));
+    }
     let p: &'static ThreadPool = Box::leak(Box::new(p));
     pools.push((threads, p));
-    Ok(p)
+    Ok(Workers::Pool(p))
 }
 
 /// Runs `f(first_row, counts_chunk, out_chunk)` over contiguous chunks of
@@ -113,12 +150,17 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
     f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync,
 ) -> Result<R, Error> {
     let n = counts.len();
-    let helpers = match threads {
-        0 => std::thread::available_parallelism().map_or(1, |k| k.get()) - 1,
-        k => k - 1,
-    };
+    let helpers = thread_count(threads)? - 1;
     if helpers == 0 || n < 2 * MIN_CHUNK {
-        return Ok(f(0, counts, out));
+        let mut acc = identity;
+        for (i, (c, o)) in counts
+            .chunks(MAX_CHUNK)
+            .zip(out.chunks_mut(MAX_CHUNK))
+            .enumerate()
+        {
+            acc = combine(acc, on_copy(&f, i * MAX_CHUNK, c, o));
+        }
+        return Ok(acc);
     }
     let crew = crew(helpers)?;
     let chunk = chunk_rows(n, helpers + 1);
@@ -136,12 +178,48 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
     };
     // `out` stays borrowed until `crew.run` returns, after the last helper
     // has left the job; the chunks are disjoint.
-    let r = crew.run(&job);
+    let r = match crew {
+        Some(crew) => crew.run(&job),
+        None => run_once(&job, helpers)?,
+    };
     if job.failed.load(Ordering::Acquire) {
         panic!("a koudian helper thread panicked in a batch");
     }
     let helped = *job.helped.lock().unwrap_or_else(|e| e.into_inner());
     Ok(combine(r, helped))
+}
+
+thread_local! {
+    /// The rows of the chunk a thread works on (at most [`MAX_CHUNK`]).
+    static ROWS: std::cell::RefCell<Vec<Counts>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `f(start, rows, out)` on a copy of `rows`: a chunk is read from the
+/// caller's rows once, into a buffer the thread keeps (in its cache), and
+/// checked and worked on from there. The caller's rows may be memory
+/// another thread writes meanwhile (a numpy array shared with another
+/// Python thread: the binding releases the GIL); a row changing between
+/// its check and its use once indexed a table out of bounds. A copy of
+/// the whole input instead cost up to a quarter of `is_win_batch`'s time
+/// on 10^6 rows (a fresh 34 MB written and read back).
+fn on_copy<O, R>(
+    f: &impl Fn(usize, &[Counts], &mut [O]) -> R,
+    start: usize,
+    rows: &[Counts],
+    out: &mut [O],
+) -> R {
+    ROWS.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut b) => {
+            b.clear();
+            b.extend_from_slice(rows);
+            f(start, &b, out)
+        }
+        // `f` itself ran a batch on this thread: a buffer of its own.
+        Err(_) => {
+            let copy: Vec<Counts> = rows.to_vec();
+            f(start, &copy, out)
+        }
+    })
 }
 
 /// The output rows of a [`Job`], written chunk by chunk from several
@@ -190,7 +268,7 @@ where
                 // below `n.div_ceil(chunk)`) and no other thread claims it
                 // (see `OutPtr`).
                 let out = unsafe { std::slice::from_raw_parts_mut(self.out.0.add(lo), hi - lo) };
-                acc = (self.combine)(acc, (self.f)(lo, &self.counts[lo..hi], out));
+                acc = (self.combine)(acc, on_copy(self.f, lo, &self.counts[lo..hi], out));
             }
         }
         acc
@@ -299,11 +377,15 @@ struct CrewState {
 /// the process).
 static CREWS: Mutex<Vec<(usize, &'static Crew)>> = Mutex::new(Vec::new());
 
-/// The crew of exactly `helpers` helper threads.
-fn crew(helpers: usize) -> Result<&'static Crew, Error> {
+/// The kept crew of exactly `helpers` helper threads, `None` once
+/// [`KEPT_COUNTS`] other counts are kept.
+fn crew(helpers: usize) -> Result<Option<&'static Crew>, Error> {
     let mut crews = CREWS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(&(_, c)) = crews.iter().find(|(k, _)| *k == helpers) {
-        return Ok(c);
+        return Ok(Some(c));
+    }
+    if crews.len() >= KEPT_COUNTS {
+        return Ok(None);
     }
     let c: &'static Crew = Box::leak(Box::new(Crew {
         state: Mutex::new(CrewState {
@@ -320,11 +402,38 @@ fn crew(helpers: usize) -> Result<&'static Crew, Error> {
             .name(format!("koudian-helper-{i}"))
             .spawn(move || c.serve(1 + i))
             .map_err(|e| {
-                Error::InvalidHand(format!("cannot start {helpers} helper threads: {e}"))
+                Error::InvalidArgument(format!("cannot start {helpers} helper threads: {e}"))
             })?;
     }
     crews.push((helpers, c));
-    Ok(c)
+    Ok(Some(c))
+}
+
+/// Runs `job` on the calling thread and `helpers` threads started for it
+/// and joined before returning (a thread count that is not kept); the
+/// caller's share of the results.
+fn run_once<O, R, C, F>(job: &Job<'_, O, R, C, F>, helpers: usize) -> Result<R, Error>
+where
+    O: Send,
+    R: Send + Copy,
+    C: Fn(R, R) -> R + Sync,
+    F: Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+{
+    std::thread::scope(|s| {
+        for i in 0..helpers {
+            let p = job as *const Job<'_, O, R, C, F> as usize;
+            std::thread::Builder::new()
+                .name(format!("koudian-once-{i}"))
+                // SAFETY: the scope joins this thread before `job` goes.
+                .spawn_scoped(s, move || unsafe {
+                    Job::<O, R, C, F>::help(p as *const (), 1 + i)
+                })
+                .map_err(|e| {
+                    Error::InvalidArgument(format!("cannot start {helpers} helper threads: {e}"))
+                })?;
+        }
+        Ok(job.work(0))
+    })
 }
 
 impl Crew {
@@ -589,9 +698,49 @@ mod tests {
     /// A pool is started once per thread count and reused.
     #[test]
     fn pools_are_kept() {
-        let a = pool(3).unwrap() as *const ThreadPool;
-        let b = pool(3).unwrap() as *const ThreadPool;
-        assert_eq!(a, b);
-        assert_eq!(pool(3).unwrap().current_num_threads(), 3);
+        let kept = |w: Workers| match w {
+            Workers::Pool(p) => Some(p as *const ThreadPool),
+            _ => None,
+        };
+        let a = kept(pool(3).unwrap());
+        assert!(a.is_some());
+        assert_eq!(a, kept(pool(3).unwrap()));
+        // Other counts fill the kept set; one more gets a pool of its own,
+        // of the asked size, that goes with the call.
+        for k in 4..4 + KEPT_COUNTS {
+            pool(k).unwrap();
+        }
+        match pool(40).unwrap() {
+            Workers::Once(p) => assert_eq!(p.current_num_threads(), 40),
+            _ => panic!("a fifth count was kept"),
+        }
+        assert_eq!(a, kept(pool(3).unwrap()));
+    }
+
+    /// A thread count above the limit is an error naming the limit, and a
+    /// count that is not kept still visits every row once.
+    #[test]
+    fn thread_counts_are_bounded() {
+        let e = thread_count(MAX_THREADS + 1).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument(ref m) if m.contains("256")));
+        assert!(thread_count(usize::MAX).is_err());
+        assert!((1..=MAX_THREADS).contains(&thread_count(0).unwrap()));
+        let n = 5 * MIN_CHUNK + 7;
+        let counts = vec![[0u8; 34]; n];
+        for threads in [2, 3, 5, 6, 7, 9, 11] {
+            let mut out = vec![usize::MAX; n];
+            let ok = run_checked_chunks(&counts, &mut out, threads, |start, rows, out| {
+                for (i, o) in out.iter_mut().enumerate().take(rows.len()) {
+                    *o = start + i;
+                }
+                true
+            })
+            .unwrap();
+            assert!(ok);
+            assert!(
+                out.iter().enumerate().all(|(i, &o)| i == o),
+                "threads={threads}"
+            );
+        }
     }
 }

@@ -209,7 +209,8 @@ pub struct Ruleset {
     pub kong_giver_pays: bool,
     /// 点炮包杠.
     pub discarder_pays_kongs: bool,
-    /// Kongs are settled only in a won hand.
+    /// Kongs are settled only in a won hand (Shanxi, Sichuan; off in the
+    /// `sichuan` preset, whose 刮风下雨 is paid at any hand end).
     pub kongs_need_win: bool,
     /// 带庄: ±5 between dealer and winner.
     pub dealer_bonus: bool,
@@ -219,9 +220,11 @@ pub struct Ruleset {
     pub special_hands: bool,
     /// Who deals next.
     pub dealer_rotation: DealerRotation,
-    /// Linxian 逃跑 penalty, in base stakes per other player.
+    /// Linxian 逃跑 penalty, in base stakes per other player (0 to
+    /// [`MAX_LEAVE_PENALTY`]).
     pub leave_penalty: u32,
-    /// The room's base stake every payment is multiplied by.
+    /// The room's base stake every payment is multiplied by (1 to
+    /// [`MAX_BASE_STAKE`]).
     pub base_stake: u32,
     /// Sichuan 查叫 convention.
     pub chajiao: Chajiao,
@@ -234,6 +237,14 @@ pub struct Ruleset {
     /// Dice decide the first dealer and the break point (Linxian).
     pub dice: bool,
 }
+
+/// Largest `base_stake` (底分): with it and [`MAX_LEAVE_PENALTY`] the
+/// largest hand settles far below `i64` (a few times 10^12), so no
+/// settlement can overflow.
+pub const MAX_BASE_STAKE: u32 = 1_000_000;
+
+/// Largest `leave_penalty` (逃跑, in base stakes per other player).
+pub const MAX_LEAVE_PENALTY: u32 = 1_000;
 
 /// Names, in declaration order, with one-line documentation.
 pub const OPTIONS: &[(&str, &str)] = &[
@@ -315,11 +326,11 @@ pub const OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "leave_penalty",
-        "逃跑: base stakes the leaver pays each other player",
+        "逃跑: base stakes the leaver pays each other player (0-1000)",
     ),
     (
         "base_stake",
-        "the room's base stake; every payment is multiplied by it",
+        "the room's base stake (1-1000000); every payment is multiplied by it",
     ),
     ("chajiao", "查叫 at a drawn hand: \"min\" or \"max\" value"),
     ("kong_payments", "刮风下雨 kong payments (Sichuan)"),
@@ -420,6 +431,8 @@ impl Ruleset {
             point_rule: PointRule::None,
             dealer_rotation: DealerRotation::Sichuan,
             kong_draw: KongDraw::Front,
+            // 刮风下雨 is paid whatever the hand's end (RULES.md §5).
+            kongs_need_win: false,
             ..Ruleset::shanxi()
         }
     }
@@ -616,13 +629,12 @@ impl Ruleset {
                                 ))
                             })?
                     }
-                    "leave_penalty" => self.leave_penalty = v,
+                    "leave_penalty" => {
+                        money_ranges(self.base_stake, v)?;
+                        self.leave_penalty = v
+                    }
                     _ => {
-                        if v == 0 {
-                            return Err(Error::InvalidRuleset(
-                                "base_stake must be at least 1".into(),
-                            ));
-                        }
+                        money_ranges(v, self.leave_penalty)?;
                         self.base_stake = v
                     }
                 }
@@ -674,12 +686,13 @@ impl Ruleset {
         let names = enum_names(name);
         let i = names.iter().position(|&n| n == v).ok_or_else(|| {
             Error::InvalidRuleset(format!(
-                "option {name} must be one of {}, got {v:?}{}",
+                "option {name} must be one of {}, got {}{}",
                 names
                     .iter()
                     .map(|n| format!("{n:?}"))
                     .collect::<Vec<_>>()
                     .join(", "),
+                quoted(v),
                 suggest(v, names)
                     .map(|s| format!(" (did you mean {s:?}?)"))
                     .unwrap_or_default()
@@ -712,6 +725,12 @@ impl Ruleset {
     /// `dealer_bonus` forces `dealer_rotation = "round"`).
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |m: &str| Err(Error::InvalidRuleset(m.to_string()));
+        // The fields are public: the ranges `set` enforces are checked
+        // again here, since every settlement relies on them.
+        money_ranges(self.base_stake, self.leave_penalty)?;
+        if self.family == Family::Sichuan && !self.no_honors {
+            return bad("the sichuan family is a 108-tile game: it requires no_honors = true");
+        }
         if self.no_honors && self.haozi == Haozi::Feng {
             return bad(
                 "no_honors cannot be combined with haozi = \"feng\" (wild honors need honors)",
@@ -744,10 +763,35 @@ impl Ruleset {
     }
 }
 
+/// Checks `base_stake` (1 to [`MAX_BASE_STAKE`]) and `leave_penalty` (0
+/// to [`MAX_LEAVE_PENALTY`]).
+fn money_ranges(base_stake: u32, leave_penalty: u32) -> Result<(), Error> {
+    if !(1..=MAX_BASE_STAKE).contains(&base_stake) {
+        return Err(Error::InvalidRuleset(format!(
+            "base_stake must be at least 1 and at most {MAX_BASE_STAKE}, got {base_stake}"
+        )));
+    }
+    if leave_penalty > MAX_LEAVE_PENALTY {
+        return Err(Error::InvalidRuleset(format!(
+            "leave_penalty must be 0-{MAX_LEAVE_PENALTY}, got {leave_penalty}"
+        )));
+    }
+    Ok(())
+}
+
+/// `word` as an error message quotes it: at most 60 characters of it.
+fn quoted(word: &str) -> String {
+    match word.char_indices().nth(60) {
+        None => format!("{word:?}"),
+        Some((end, _)) => format!("{:?}… ({} bytes)", &word[..end], word.len()),
+    }
+}
+
 fn unknown_option(name: &str) -> Error {
     let names: Vec<&str> = OPTIONS.iter().map(|(n, _)| *n).collect();
     Error::InvalidRuleset(format!(
-        "unknown ruleset option {name:?}{}",
+        "unknown ruleset option {}{}",
+        quoted(name),
         suggest(name, &names)
             .map(|s| format!(" (did you mean {s:?}?)"))
             .unwrap_or_default()
@@ -774,8 +818,17 @@ fn describe(v: &OptionValue) -> String {
 
 /// The closest name within edit distance 3, for "did you mean" hints.
 fn suggest<'a>(word: &str, names: &[&'a str]) -> Option<&'a str> {
+    // A suggestion is at most 3 edits away, so its length differs by at
+    // most 3: a longer word (a 1 MB name once cost seconds) has none, and
+    // only names of about its length are compared.
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let len = word.chars().take(longest + 4).count();
+    if len > longest + 3 {
+        return None;
+    }
     names
         .iter()
+        .filter(|n| n.chars().count().abs_diff(len) <= 3)
         .map(|n| (edit_distance(word, n), *n))
         .filter(|(d, _)| *d <= 3)
         .min()

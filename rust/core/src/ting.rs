@@ -26,7 +26,7 @@ use crate::hand::Hand;
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
 use crate::tile::{check_copies, Tile};
-use crate::waits::{waits, Waits};
+use crate::waits::{waits_in_play, Waits};
 use crate::wildcard::Wildcards;
 
 /// Whether a winning tile worth `points` may win, by self-draw or on a
@@ -47,6 +47,16 @@ pub fn may_win(rules: &Ruleset, points: u8, self_draw: bool) -> bool {
         } else {
             discard_min
         }
+}
+
+/// The waits of `hand` over the kinds in play under `rules`.
+fn waits_of(hand: &Hand, wilds: &Wildcards, rules: &Ruleset) -> Result<Waits, Error> {
+    waits_in_play(
+        hand,
+        wilds,
+        &ShapeRules::from(rules),
+        crate::legal::kinds_in_play(rules),
+    )
 }
 
 /// Whether discarding `discard` from the complete hand `hand` (`14 − 3 ×
@@ -72,7 +82,7 @@ pub fn can_declare_ting(
     if !rules.ting_required {
         return Ok(false);
     }
-    let w = waits(&rest, wilds, &ShapeRules::from(rules))?;
+    let w = waits_of(&rest, wilds, rules)?;
     Ok(worth_ting(&w, rules))
 }
 
@@ -124,7 +134,7 @@ pub fn winning_tile_points(
     rules: &Ruleset,
 ) -> Result<Option<u8>, Error> {
     check_copies(&hand.all_counts())?;
-    let w = waits(hand, wilds, &ShapeRules::from(rules))?;
+    let w = waits_of(hand, wilds, rules)?;
     Ok(tile_points(&w, tile, self_draw, wilds))
 }
 
@@ -164,13 +174,12 @@ pub fn ting_kong_allowed(
     rules: &Ruleset,
 ) -> Result<bool, Error> {
     check_kong(before, after)?;
-    let shape = ShapeRules::from(rules);
-    let wa = waits(after, wilds, &shape)?;
+    let wa = waits_of(after, wilds, rules)?;
     if !worth_ting(&wa, rules) {
         return Ok(false);
     }
     if rules.kong_keeps_waits {
-        let wb = waits(before, wilds, &shape)?;
+        let wb = waits_of(before, wilds, rules)?;
         return Ok(wa.mask() == wb.mask());
     }
     Ok(true)

@@ -460,7 +460,7 @@ impl VecEnv {
         let workers = Workers::new(self.threads)?;
         let width = match workers {
             Workers::Caller => 1,
-            _ => rayon_width(workers),
+            _ => rayon_width(&workers),
         };
         let block = n.div_ceil(4 * width).max(MIN_BLOCK);
         let tables = &mut self.tables[..];
@@ -475,7 +475,7 @@ impl VecEnv {
 }
 
 /// The number of threads of `workers`' pool.
-fn rayon_width(workers: Workers) -> usize {
+fn rayon_width(workers: &Workers) -> usize {
     workers.install(rayon::current_num_threads)
 }
 

@@ -3,53 +3,17 @@
 //! references written here from public information only (the shanten and
 //! waits APIs, observations), plus the margin over random play.
 
+mod common;
+use common::presets;
+
 use koudian_core::agent::{builtin, Agent, GreedyAgent, RandomAgent, SeatView};
 use koudian_core::game::{Action, Game, Observation, Phase};
-use koudian_core::ruleset::{Family, Haozi, HaoziPick, OptionValue, PassScope, Ruleset};
+use koudian_core::ruleset::{Family, Ruleset};
 use koudian_core::shanten::shanten_counts;
 use koudian_core::shape::ShapeRules;
 use koudian_core::simulate::{simulate, HandSummary};
 use koudian_core::waits::waits_counts;
 use koudian_core::{Counts, Tile};
-
-fn presets() -> Vec<(&'static str, Ruleset)> {
-    let mut v = vec![
-        ("shanxi", Ruleset::shanxi()),
-        ("linxian", Ruleset::linxian()),
-        ("sichuan", Ruleset::sichuan()),
-    ];
-    let mut r = Ruleset::shanxi();
-    r.haozi = Haozi::Single;
-    v.push(("shanxi-haozi", r.clone()));
-    r.haozi_pick = HaoziPick::Indicator;
-    v.push(("shanxi-haozi-indicator", r));
-    let mut r = Ruleset::shanxi();
-    r.haozi = Haozi::Feng;
-    v.push(("shanxi-feng-haozi", r));
-    let mut r = Ruleset::shanxi();
-    r.haozi = Haozi::Double;
-    v.push(("shanxi-double-haozi", r));
-    let mut r = Ruleset::shanxi();
-    r.must_win = true;
-    r.pass_scope = PassScope::Tile;
-    r.kong_after_pong = true;
-    r.kong_keeps_waits = true;
-    r.wind_sets = true;
-    r.special_hands = true;
-    v.push(("shanxi-options", r));
-    let mut r = Ruleset::shanxi();
-    r.no_honors = true;
-    r.thirteen_orphans = false;
-    r.set("dealer_bonus", OptionValue::Bool(true)).unwrap();
-    r.set("dealer_rotation", OptionValue::Str("round".into()))
-        .unwrap();
-    r.point_rule = koudian_core::ruleset::PointRule::Strict;
-    v.push(("shanxi-108-strict", r));
-    let mut r = Ruleset::sichuan();
-    r.kong_payments = true;
-    v.push(("sichuan-options", r));
-    v
-}
 
 // ---------------------------------------------------------------------------
 // Simple references, from the seat's observation only.
@@ -402,8 +366,7 @@ fn greedy_never_makes_an_illegal_action_in_native_self_play() {
 // Hand-built positions.
 
 fn arranged(rules: &Ruleset, hands: [&str; 4]) -> Game {
-    let deal = koudian_core::game::Deal::arranged(rules, hands, "", "", 0, None).unwrap();
-    Game::from_deal(rules, deal).unwrap()
+    common::deal(rules, hands, "", "", 0)
 }
 
 fn tile(s: &str) -> Tile {

@@ -5,6 +5,8 @@
 //! kind held) standing for itself; an all-wild pair is listed once, as the
 //! filler pair, not once per kind two wild tiles could stand for.
 
+mod common;
+
 mod shape_reference;
 
 use koudian_core::hand::{Hand, Meld, MeldKind};

@@ -3,6 +3,8 @@
 //! shape function tested against brute force in `shanten.rs`, `waits.rs`
 //! and `ting.rs`; Sichuan's 缺一门 and no-honors rules in `legal.rs`).
 
+mod common;
+
 use koudian_core::discard::discard_options;
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::legal::{shanten, waits, HandRules};
@@ -12,19 +14,7 @@ use koudian_core::ting::can_declare_ting;
 use koudian_core::waits::Waits;
 use koudian_core::Wildcards;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::Rng;
 
 /// A complete-size hand of the first `kinds` kinds: `n` pongs and
 /// `14 - 3n` concealed tiles, half of them close to a win.

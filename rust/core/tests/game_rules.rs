@@ -1,25 +1,14 @@
 //! One test per table rule of docs/rules.md §3-§5: each deals a prepared wall
 //! and plays the exact sequence.
 
+mod common;
+use common::{deal, deal_wild, t};
+
 use koudian_core::game::{
     next_dealer, Action, Deal, EndKind, Event, Game, HandResult, Match, MatchLength, Phase, Prng,
 };
 use koudian_core::ruleset::{DealerRotation, Haozi, HaoziPick, PassScope, Ruleset};
 use koudian_core::{Error, MeldKind, Tile};
-
-fn t(s: &str) -> Tile {
-    Tile::from_notation(s).unwrap()
-}
-
-fn deal(rules: &Ruleset, hands: [&str; 4], front: &str, back: &str, dealer: u8) -> Game {
-    let d = Deal::arranged(rules, hands, front, back, dealer, None).unwrap();
-    Game::from_deal(rules, d).unwrap()
-}
-
-fn deal_wild(rules: &Ruleset, hands: [&str; 4], front: &str, wild: &str) -> Game {
-    let d = Deal::arranged(rules, hands, front, "", 0, Some(&[t(wild)])).unwrap();
-    Game::from_deal(rules, d).unwrap()
-}
 
 #[track_caller]
 fn go(g: &mut Game, seat: u8, a: Action) {

@@ -4,56 +4,17 @@
 //! settlements the scorer accepts, replay equal to the original, and
 //! determinism across thread counts.
 
+mod common;
+use common::presets;
+
 use koudian_core::agent::{Agent, RandomAgent, SeatView};
 use koudian_core::game::{replay, Action, Game, Phase, Prng};
-use koudian_core::ruleset::{Haozi, HaoziPick, OptionValue, PassScope, Ruleset};
+use koudian_core::ruleset::Ruleset;
 use koudian_core::shanten::shanten_counts;
 use koudian_core::shape::{is_win, ShapeRules};
 use koudian_core::simulate::simulate;
 use koudian_core::Wildcards;
 use koudian_core::{MeldKind, Tile};
-
-fn presets() -> Vec<(&'static str, Ruleset)> {
-    let mut v = vec![
-        ("shanxi", Ruleset::shanxi()),
-        ("linxian", Ruleset::linxian()),
-        ("sichuan", Ruleset::sichuan()),
-    ];
-    let mut r = Ruleset::shanxi();
-    r.haozi = Haozi::Single;
-    v.push(("shanxi-haozi", r.clone()));
-    r.haozi_pick = HaoziPick::Indicator;
-    v.push(("shanxi-haozi-indicator", r));
-    let mut r = Ruleset::shanxi();
-    r.haozi = Haozi::Feng;
-    v.push(("shanxi-feng-haozi", r.clone()));
-    r.haozi_pick = HaoziPick::Indicator;
-    v.push(("shanxi-feng-haozi-indicator", r));
-    let mut r = Ruleset::shanxi();
-    r.haozi = Haozi::Double;
-    v.push(("shanxi-double-haozi", r));
-    let mut r = Ruleset::shanxi();
-    r.must_win = true;
-    r.pass_scope = PassScope::Tile;
-    r.kong_after_pong = true;
-    r.kong_keeps_waits = true;
-    r.wind_sets = true;
-    r.special_hands = true;
-    v.push(("shanxi-options", r));
-    let mut r = Ruleset::shanxi();
-    r.no_honors = true;
-    r.thirteen_orphans = false;
-    r.set("dealer_bonus", OptionValue::Bool(true)).unwrap();
-    r.set("dealer_rotation", OptionValue::Str("round".into()))
-        .unwrap();
-    r.point_rule = koudian_core::ruleset::PointRule::Strict;
-    v.push(("shanxi-108-strict", r));
-    let mut r = Ruleset::sichuan();
-    r.kong_payments = true;
-    r.must_win = true;
-    v.push(("sichuan-options", r));
-    v
-}
 
 /// Brute-force reference for the legal ting declarations (no wildcards):
 /// discarding `k` leaves a hand that some natural kind (fewer than 4

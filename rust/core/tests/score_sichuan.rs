@@ -352,6 +352,37 @@ fn kong_payments_guafeng_xiayu() {
     assert_eq!(deltas(&d, &on), [2 - 2, 4 + 6, -1 - 2 - 2, -1 - 2 - 2]);
 }
 
+/// `kongs_need_win` is honoured (issue 21): off in the preset, so a drawn
+/// hand pays 刮风下雨 (above); on, a drawn hand settles 查叫 only, and a
+/// won hand still pays its kongs.
+#[test]
+fn kongs_need_win_keeps_a_drawn_hand_from_paying_kongs() {
+    assert!(!Ruleset::sichuan().kongs_need_win);
+    let on = Ruleset {
+        kong_payments: true,
+        kongs_need_win: true,
+        ..rules()
+    };
+    let mut d = drawn_hands();
+    d.kongs.push(Kong::own(1, t("8s"), KongKind::Concealed));
+    d.hands[1] = Some(hand("123p456p789p5s", &[(MeldKind::ConcealedKong, "8s")]));
+    d.hands[3] = Some(hand("2468m2468p24679s", &[]));
+    let s = settle(&d, &on).unwrap();
+    assert!(s
+        .payments
+        .iter()
+        .all(|p| !matches!(p.reason, PaymentReason::Kong { .. })));
+    assert_eq!(s.deltas, [2, 4, -3, -3]);
+    let mut won = Outcome::new(0, HandEnd::SelfDraw);
+    won.winners.push(flush_win(2));
+    won.kongs.push(Kong::own(1, t("9p"), KongKind::Concealed));
+    let s = settle(&won, &on).unwrap();
+    assert!(s
+        .payments
+        .iter()
+        .any(|p| matches!(p.reason, PaymentReason::Kong { .. })));
+}
+
 #[test]
 fn base_stake_multiplies_every_payment() {
     let mut o = Outcome::new(0, HandEnd::SelfDraw);

@@ -17,6 +17,8 @@
 //! two pairs, ours do (docs/rules.md §2); it has no wildcards, no 风嘴子 and no
 //! way to switch shapes off.
 
+mod common;
+
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::shanten::{shanten, shanten_batch, shanten_counts};
 use koudian_core::shape::{is_win, ShapeRules};
@@ -27,20 +29,7 @@ use proptest::prelude::*;
 
 // ---------------------------------------------------------------- RNG
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::Rng;
 
 /// A random legal hand: `n_melds` melds (pongs), and `13 - 3n` or
 /// `14 - 3n` concealed tiles. Half the hands are drawn from the wall at

@@ -1,5 +1,7 @@
 //! Koudian ting (报听) and win-point rules, docs/rules.md §3 and §4.
 
+mod common;
+
 use koudian_core::hand::{Hand, Meld, MeldKind};
 use koudian_core::ruleset::{PointRule, Ruleset};
 use koudian_core::shape::{decompose, is_win, ShapeRules};
@@ -282,19 +284,7 @@ fn kong_check_refuses_hands_that_are_not_a_kong_apart() {
 
 // ---------------------------------------- random hands, brute force
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::Rng;
 
 /// A complete-size hand near a win: sets and a pair with a few tiles
 /// replaced at random.

@@ -1,6 +1,8 @@
 //! Waits (听口) and ready (docs/rules.md §2 "Waits and ready"): the table-based
 //! waits against a brute force over the 34 draws, plus named rule cases.
 
+mod common;
+
 mod shape_reference;
 
 use koudian_core::hand::{Hand, Meld, MeldKind};

@@ -3,6 +3,8 @@
 //! random hands, exhaustively over single-suit and honor patterns, and
 //! on named rule cases.
 
+mod common;
+
 mod shape_reference;
 
 use koudian_core::hand::Hand;

@@ -47,6 +47,10 @@ impl NMelds {
 /// number of rows, the melds per row, the wild kinds and the ruleset's
 /// hand rules.
 pub struct BatchArgs<'py> {
+    /// Another Python thread may write into this array while the GIL-free
+    /// work runs: the core copies each chunk of rows before it checks and
+    /// uses them (`koudian_core`'s batches), and the checks here after it
+    /// only read.
     pub counts: PyReadonlyArray2<'py, u8>,
     pub rows: usize,
     pub n_melds: NMelds,
@@ -78,28 +82,34 @@ impl<'py> BatchArgs<'py> {
 
 /// The counts argument: an `(N, 34)` C-contiguous `uint8` array.
 pub fn counts_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'py, u8>> {
+    count_rows(obj, "counts")
+}
+
+/// An `(N, 34)` C-contiguous `uint8` array argument named `what` in
+/// errors (`counts`, `held`).
+pub fn count_rows<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<PyReadonlyArray2<'py, u8>> {
     let arr = obj.cast::<PyUntypedArray>().map_err(|_| {
         InvalidHandError::new_err(format!(
-            "counts must be a numpy array of shape (N, 34) and dtype uint8, got {}",
+            "{what} must be a numpy array of shape (N, 34) and dtype uint8, got {}",
             type_name(obj)
         ))
     })?;
     if arr.ndim() != 2 || arr.shape()[1] != KINDS {
         return Err(InvalidHandError::new_err(format!(
-            "counts must have shape (N, 34), got {:?}",
+            "{what} must have shape (N, 34), got {:?}",
             arr.shape()
         )));
     }
     let a = obj.cast::<PyArray2<u8>>().map_err(|_| {
         InvalidHandError::new_err(format!(
-            "counts must have dtype uint8, got {} (use counts.astype(numpy.uint8))",
+            "{what} must have dtype uint8, got {} (use {what}.astype(numpy.uint8))",
             arr.dtype().str().map(|s| s.to_string()).unwrap_or_default()
         ))
     })?;
     if !arr.is_c_contiguous() {
-        return Err(InvalidHandError::new_err(
-            "counts must be C-contiguous (use numpy.ascontiguousarray(counts))",
-        ));
+        return Err(InvalidHandError::new_err(format!(
+            "{what} must be C-contiguous (use numpy.ascontiguousarray({what}))"
+        )));
     }
     Ok(a.readonly())
 }
@@ -110,13 +120,16 @@ pub type OutArray<'py, T, D> = (Bound<'py, PyArray<T, D>>, PyReadwriteArray<'py,
 /// The `out` argument of a batch function, borrowed for writing: the
 /// caller's array, which must be a writeable, C-contiguous numpy array of
 /// dtype `T` and shape `dims` sharing no memory with the inputs (borrowed
-/// before this call), or a fresh zeroed one when absent. `what` names the
-/// expected array in errors, e.g. `"shape (N,) and dtype bool"`.
+/// before this call, or `inputs`, which catches the same memory reached
+/// through another buffer object), or a fresh zeroed one when absent.
+/// `what` names the expected array in errors, e.g. `"shape (N,) and dtype
+/// bool"`.
 pub fn out_array<'py, T: Element, D: Dimension>(
     py: Python<'py>,
     out: Option<&Bound<'py, PyAny>>,
     dims: D,
     what: &str,
+    inputs: &[&Bound<'py, PyAny>],
 ) -> PyResult<OutArray<'py, T, D>> {
     let arr = match out {
         None => PyArray::<T, D>::zeros(py, dims, false),
@@ -142,6 +155,16 @@ pub fn out_array<'py, T: Element, D: Dimension>(
             })?;
             if !untyped.is_c_contiguous() {
                 return Err(bad("a non-C-contiguous array".to_string()));
+            }
+            // The borrow below catches the inputs' own arrays; this, the
+            // same memory reached through another buffer object.
+            let shares = py.import("numpy")?.getattr("may_share_memory")?;
+            for i in inputs {
+                if shares.call1((obj, i))?.is_truthy()? {
+                    return Err(KoudianError::new_err(
+                        "out must share no memory with the input arrays",
+                    ));
+                }
             }
             typed.clone()
         }

@@ -48,6 +48,10 @@ create_exception!(
     KoudianError,
     "A game log that is malformed, holds several hands (read those with \
      koudian.read_logs), or does not replay to itself."
+);
+
+create_exception!(
+    koudian,
     InvalidPositionError,
     KoudianError,
     "A position (an observation and its completion) no table can reach."
@@ -62,6 +66,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::IllegalAction(m) => IllegalActionError::new_err(m),
         Error::InconsistentOutcome(m) => InconsistentOutcomeError::new_err(m),
         Error::InvalidLog(m) => InvalidLogError::new_err(m),
+        Error::InvalidArgument(m) => KoudianError::new_err(m),
         Error::InvalidPosition(m) => InvalidPositionError::new_err(m),
     }
 }

@@ -17,9 +17,8 @@ use koudian_core::game::{
     encode, replay as core_replay, replay_each as core_replay_each, Action, ActionMask, Deal,
     EndKind, Game, HandResult, Match, MatchLength, Observation, Pending, N_ACTIONS,
 };
-use koudian_core::ruleset::Family;
-use koudian_core::score::{HandValue, PaymentReason, Settlement};
-use koudian_core::simulate::{play_hand, simulate_with, HandSummary};
+use koudian_core::score::Settlement;
+use koudian_core::simulate::{pattern_tally, play_hand, simulate_with, win_patterns, HandRow};
 use koudian_core::tile::{self, Tile};
 use koudian_core::Error;
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
@@ -84,6 +83,12 @@ pub fn extract_action(obj: &Bound<'_, PyAny>) -> PyResult<Action> {
     if let Ok(a) = obj.cast::<PyAction>() {
         return Ok(a.get().inner);
     }
+    if obj.cast::<pyo3::types::PyBool>().is_ok() {
+        // `True` is an int to Python; as an action it is a mistake.
+        return Err(IllegalActionError::new_err(
+            "expected an Action, a dense index or text like \"discard 5m\", got a bool",
+        ));
+    }
     if obj.cast::<PyInt>().is_ok() {
         let i = crate::ints::action(obj)?;
         return usize::try_from(i)
@@ -95,7 +100,7 @@ pub fn extract_action(obj: &Bound<'_, PyAny>) -> PyResult<Action> {
             .and_then(|i| Action::from_index(i).map_err(to_py));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return parse_action(&s.to_cow()?);
+        return parse_action(&crate::seq::utf8(s)?);
     }
     Err(IllegalActionError::new_err(format!(
         "expected an Action, a dense index or text like \"discard 5m\", got {}",
@@ -110,9 +115,12 @@ impl PyAction {
     /// `kong`, `pass` or `leave`.
     #[new]
     #[pyo3(signature = (kind, tile = None))]
-    fn new(kind: &str, tile: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn new(
+        #[pyo3(from_py_with = crate::seq::text)] kind: String,
+        tile: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let t = tile.map(extract_tile).transpose()?;
-        let inner = Action::from_name(kind, t).map_err(to_py)?;
+        let inner = Action::from_name(&kind, t).map_err(to_py)?;
         if t.is_some() && inner.tile().is_none() {
             return Err(IllegalActionError::new_err(format!(
                 "action {kind:?} takes no tile"
@@ -135,7 +143,11 @@ impl PyAction {
 
     /// An action from text: `"discard 5m"`, `"ting 7z"`, `"pass"`.
     #[staticmethod]
-    fn parse<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyAction>> {
+    fn parse<'py>(
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::seq::text)] s: String,
+    ) -> PyResult<Bound<'py, PyAction>> {
+        let s = s.as_str();
         action_obj(py, parse_action(s)?)
     }
 
@@ -637,6 +649,30 @@ impl PyGameResult {
 
 // ------------------------------------------------------------------- game
 
+/// The `scores` argument of `set_scores`: 4 integers that fit 64 bits.
+fn scores_arg(obj: &Bound<'_, PyAny>) -> PyResult<[i64; 4]> {
+    let bad = || {
+        crate::errors::KoudianError::new_err(
+            "scores must be 4 integers in -2**63..2**63, one per seat",
+        )
+    };
+    let items = crate::seq::bounded(obj, 5, "scores")?;
+    if items.len() != 4 {
+        return Err(bad());
+    }
+    let mut out = [0i64; 4];
+    for (slot, x) in out.iter_mut().zip(&items) {
+        if x.cast::<PyInt>().is_err() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "scores must be integers, got {}",
+                type_name(x)
+            )));
+        }
+        *slot = x.extract().map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
 pub(crate) fn seat_arg(seat: i64) -> PyResult<u8> {
     // A bad argument, not an illegal move: KoudianError (a ValueError).
     u8::try_from(seat).ok().filter(|&s| s < 4).ok_or_else(|| {
@@ -660,6 +696,14 @@ pub struct PyGame {
 }
 
 impl PyGame {
+    /// The scorer's objection to the finished hand, as its exception.
+    fn settled(&self) -> PyResult<()> {
+        match self.inner.settlement_error() {
+            Some(e) => Err(to_py(e.clone())),
+            None => Ok(()),
+        }
+    }
+
     fn wrap(inner: Game) -> PyGame {
         PyGame { inner, moves: 0 }
     }
@@ -720,17 +764,21 @@ impl PyGame {
     /// drawn from the front after the deal and from the back (kong
     /// replacements), in order; the rest of the wall in kind order.
     #[staticmethod]
-    #[pyo3(signature = (hands, front = "", back = "", *, dealer = 0, rules = None, wilds = None))]
+    #[pyo3(signature = (hands, front = String::new(), back = String::new(), *, dealer = 0, rules = None, wilds = None))]
     fn arranged(
         py: Python<'_>,
-        hands: Vec<String>,
-        front: &str,
-        back: &str,
+        hands: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = crate::seq::text)] front: String,
+        #[pyo3(from_py_with = crate::seq::text)] back: String,
         #[pyo3(from_py_with = crate::ints::dealer)] dealer: i64,
         rules: Option<&Bound<'_, PyAny>>,
         wilds: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let r = resolve(py, rules)?;
+        let hands = crate::seq::bounded(hands, 5, "hands")?
+            .iter()
+            .map(crate::seq::text)
+            .collect::<PyResult<Vec<String>>>()?;
         let h: [&str; 4] = match hands.as_slice() {
             [a, b, c, d] => [a, b, c, d],
             _ => {
@@ -741,8 +789,8 @@ impl PyGame {
             }
         };
         let wl = wilds_arg(wilds)?;
-        let deal =
-            Deal::arranged(&r, h, front, back, seat_arg(dealer)?, wl.as_deref()).map_err(to_py)?;
+        let deal = Deal::arranged(&r, h, &front, &back, seat_arg(dealer)?, wl.as_deref())
+            .map_err(to_py)?;
         Ok(PyGame::wrap(Game::from_deal(&r, deal).map_err(to_py)?))
     }
 
@@ -791,7 +839,7 @@ impl PyGame {
     }
 
     /// Sets the running totals shown in observations.
-    fn set_scores(&mut self, scores: [i64; 4]) {
+    fn set_scores(&mut self, #[pyo3(from_py_with = scores_arg)] scores: [i64; 4]) {
         self.inner.set_scores(scores);
     }
 
@@ -891,12 +939,15 @@ impl PyGame {
     }
 
     /// The result with its settlement, once the hand is over, else None.
+    /// Raises the scorer's error if the finished hand could not be
+    /// settled (never zero deltas in silence).
     #[getter]
-    fn result(&self) -> Option<PyGameResult> {
-        self.inner.result().map(|r| PyGameResult {
+    fn result(&self) -> PyResult<Option<PyGameResult>> {
+        self.settled()?;
+        Ok(self.inner.result().map(|r| PyGameResult {
             inner: *r,
             settlement: self.inner.settlement().cloned(),
-        })
+        }))
     }
 
     /// The distinct patterns (`"中文 english"`) of each winner's hand,
@@ -905,13 +956,15 @@ impl PyGame {
         win_patterns(&self.inner)
     }
 
-    /// The settlement, once the hand is over.
+    /// The settlement, once the hand is over (raises as `result` does).
     #[getter]
-    fn settlement(&self) -> Option<PySettlement> {
-        self.inner
+    fn settlement(&self) -> PyResult<Option<PySettlement>> {
+        self.settled()?;
+        Ok(self
+            .inner
             .settlement()
             .cloned()
-            .map(|inner| PySettlement { inner })
+            .map(|inner| PySettlement { inner }))
     }
 
     /// The event log as JSON Lines (holds hidden information: it is the
@@ -963,7 +1016,8 @@ impl PyGame {
 
 /// Rebuilds a game from its log, checking every line comes out identical.
 #[pyfunction]
-fn replay(log: &str) -> PyResult<PyGame> {
+fn replay(#[pyo3(from_py_with = crate::seq::text)] log: String) -> PyResult<PyGame> {
+    let log = log.as_str();
     let hands = koudian_core::game::log_hands(log);
     if hands > 1 {
         return Err(crate::errors::InvalidLogError::new_err(format!(
@@ -1021,7 +1075,11 @@ impl PyNativeAgent {
 impl PyNativeAgent {
     #[new]
     #[pyo3(signature = (name, seed = 0))]
-    fn new(name: &str, #[pyo3(from_py_with = crate::ints::seed)] seed: u64) -> PyResult<Self> {
+    fn new(
+        #[pyo3(from_py_with = crate::seq::text)] name: String,
+        #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    ) -> PyResult<Self> {
+        let name = name.as_str();
         Ok(PyNativeAgent {
             inner: std::sync::Mutex::new(builtin(name, seed).map_err(to_py)?),
             name: name.to_string(),
@@ -1063,6 +1121,12 @@ impl PyNativeAgent {
             return Err(IllegalActionError::new_err(
                 "the observation is stale: its game has moved on since it was taken",
             ));
+        }
+        if g.inner.legal_actions_for(o.inner.seat).is_empty() {
+            return Err(IllegalActionError::new_err(format!(
+                "seat {} has no legal action now (it is not to act, or the hand is over)",
+                o.inner.seat
+            )));
         }
         let a = self.agent().act(&SeatView::new(&g.inner, o.inner.seat));
         action_obj(py, a)
@@ -1149,6 +1213,15 @@ impl PyMatchState {
 
 // --------------------------------------------------------------- simulate
 
+/// The `agents` argument: a sequence of names (4 are required; one more
+/// is read to tell a longer sequence).
+fn agent_names(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    crate::seq::bounded(obj, 5, "agents")?
+        .iter()
+        .map(crate::seq::text)
+        .collect()
+}
+
 fn agents_of(names: &[String], seed: u64) -> Result<[Box<dyn Agent>; 4], Error> {
     Ok([
         builtin(&names[0], seed)?,
@@ -1158,7 +1231,7 @@ fn agents_of(names: &[String], seed: u64) -> Result<[Box<dyn Agent>; 4], Error> 
     ])
 }
 
-fn check_agents(names: &[String]) -> PyResult<()> {
+pub(crate) fn check_agents(names: &[String]) -> PyResult<()> {
     if names.len() != 4 {
         return Err(crate::errors::RulesetError::new_err(format!(
             "give 4 agents, one per seat; got {}",
@@ -1168,69 +1241,8 @@ fn check_agents(names: &[String]) -> PyResult<()> {
     agents_of(names, 0).map(|_| ()).map_err(to_py)
 }
 
-/// One simulated hand as `simulate_native` reports it.
-struct Row {
-    summary: HandSummary,
-    baohu: [i64; 4],
-    /// Each winner's distinct pattern names (Chinese, English).
-    patterns: Vec<(&'static str, &'static str)>,
-}
-
-fn row(g: &Game, summary: HandSummary) -> Row {
-    let mut baohu = [0i64; 4];
-    if let Some(s) = g.settlement() {
-        for p in &s.payments {
-            if matches!(p.reason, PaymentReason::WinCovered { .. }) {
-                baohu[p.payer as usize] += p.amount;
-            }
-        }
-    }
-    let patterns = g
-        .win_values()
-        .iter()
-        .flat_map(|(_, v)| pattern_names(v, g.rules().family))
-        .collect();
-    Row {
-        summary,
-        baohu,
-        patterns,
-    }
-}
-
-/// The distinct pattern names (Chinese, English) of one winner's hand,
-/// sorted.
-fn pattern_names(v: &HandValue, family: Family) -> Vec<(&'static str, &'static str)> {
-    let mut names: Vec<_> = v
-        .patterns
-        .iter()
-        .map(|p| (p.chinese_in(family), p.english()))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-}
-
-/// The distinct patterns of each winner of a finished hand, as
-/// `"中文 english"` names.
-fn win_patterns(g: &Game) -> Vec<(u8, Vec<String>)> {
-    g.win_values()
-        .iter()
-        .map(|(seat, v)| {
-            let names = pattern_names(v, g.rules().family)
-                .into_iter()
-                .map(|(zh, en)| format!("{zh} {en}"));
-            (*seat, names.collect())
-        })
-        .collect()
-}
-
 fn end_code(k: EndKind) -> u8 {
-    match k {
-        EndKind::Win => 0,
-        EndKind::Exhausted => 1,
-        EndKind::KongDraw => 2,
-        EndKind::Left => 3,
-    }
+    koudian_core::record::end_code(k)
 }
 
 fn arr2<'py, T: numpy::Element + Copy>(
@@ -1253,7 +1265,7 @@ fn arr2<'py, T: numpy::Element + Copy>(
 fn simulate_native<'py>(
     py: Python<'py>,
     rules: &Bound<'py, PyAny>,
-    agents: Vec<String>,
+    #[pyo3(from_py_with = agent_names)] agents: Vec<String>,
     #[pyo3(from_py_with = crate::ints::hands_u64)] hands: u64,
     #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
     #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
@@ -1272,10 +1284,15 @@ fn simulate_native<'py>(
                 seed,
                 threads,
                 |s| builtin(&agents[s], 0),
-                row,
+                HandRow::of,
             )
         })
         .map_err(to_py)?;
+    summary_dict(py, &rows)
+}
+
+/// The dict of numpy arrays `simulate_native` returns for `rows`.
+pub(crate) fn summary_dict<'py>(py: Python<'py>, rows: &[HandRow]) -> PyResult<Bound<'py, PyDict>> {
     let n = rows.len();
     let sums = || rows.iter().map(|x| &x.summary);
     let kind: Vec<u8> = sums().map(|s| end_code(s.kind)).collect();
@@ -1288,15 +1305,7 @@ fn simulate_native<'py>(
     let baohu: Vec<i64> = rows.iter().flat_map(|x| x.baohu).collect();
     let decisions: Vec<u32> = sums().map(|s| s.decisions).collect();
     let faults: Vec<bool> = sums().map(|s| s.agent_fault).collect();
-    let mut tally = std::collections::HashMap::<(&str, &str), u64>::new();
-    for name in rows.iter().flat_map(|x| &x.patterns) {
-        *tally.entry(*name).or_insert(0) += 1;
-    }
-    let mut patterns: Vec<(String, u64)> = tally
-        .into_iter()
-        .map(|((zh, en), count)| (format!("{zh} {en}"), count))
-        .collect();
-    patterns.sort();
+    let patterns = pattern_tally(&rows);
     let d = PyDict::new(py);
     d.set_item("kind", PyArray1::from_vec(py, kind))?;
     d.set_item("winners", arr2(py, winners, n)?)?;
@@ -1320,16 +1329,19 @@ fn simulate_native<'py>(
 fn simulate_logs(
     py: Python<'_>,
     rules: &Bound<'_, PyAny>,
-    agents: Vec<String>,
+    #[pyo3(from_py_with = agent_names)] agents: Vec<String>,
     #[pyo3(from_py_with = crate::ints::hands_u64)] hands: u64,
     #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
     #[pyo3(from_py_with = crate::ints::start)] start: u64,
 ) -> PyResult<Vec<String>> {
     let r = resolve(py, Some(rules))?;
     check_agents(&agents)?;
+    let end = start
+        .checked_add(hands)
+        .ok_or_else(|| crate::errors::RulesetError::new_err("start + hands overflows"))?;
     py.detach(|| {
         let mut a = agents_of(&agents, 0)?;
-        (start..start.saturating_add(hands))
+        (start..end)
             .map(|i| {
                 play_hand(
                     &r,

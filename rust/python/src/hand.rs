@@ -127,9 +127,9 @@ impl PyMeld {
 
     /// A meld from notation: `"555z"`, `"5555z"`, `"+5555z"`, `"[5555z]"`.
     #[staticmethod]
-    fn parse(s: &str) -> PyResult<Self> {
+    fn parse(#[pyo3(from_py_with = crate::seq::text)] s: String) -> PyResult<Self> {
         Ok(PyMeld {
-            inner: parse_meld(s)?,
+            inner: parse_meld(&s)?,
         })
     }
 
@@ -169,7 +169,7 @@ pub fn extract_meld(obj: &Bound<'_, PyAny>) -> PyResult<Meld> {
         return Ok(m.get().inner);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return parse_meld(&s.to_cow()?);
+        return parse_meld(&crate::seq::utf8(s)?);
     }
     Err(InvalidHandError::new_err(format!(
         "expected a Meld or meld notation like \"555z\", got {}",
@@ -188,7 +188,7 @@ fn extract_melds(obj: Option<&Bound<'_, PyAny>>, out: &mut Vec<Meld>) -> PyResul
     if obj.cast::<PyString>().is_ok() || obj.cast::<PyMeld>().is_ok() {
         // One meld given on its own; a string of several melds is split on spaces.
         if let Ok(s) = obj.cast::<PyString>() {
-            for part in s.to_cow()?.split_whitespace() {
+            for part in crate::seq::utf8(s)?.split_whitespace() {
                 out.push(parse_meld(part)?);
             }
         } else {
@@ -202,6 +202,10 @@ fn extract_melds(obj: Option<&Bound<'_, PyAny>>, out: &mut Vec<Meld>) -> PyResul
             type_name(obj)
         ))
     })? {
+        // An endless iterable must not grow `out` for ever.
+        if out.len() > MAX_MELDS {
+            break;
+        }
         out.push(extract_meld(&m?)?);
     }
     Ok(())

@@ -55,8 +55,24 @@ const USIZE_RANGE: &str = if usize::BITS == 64 {
     "0..2**32"
 };
 
+/// `threads`: a `usize` of at most `koudian_core::MAX_THREADS` (0: one
+/// per core); more is refused here, before any work, as the core would.
+pub fn threads(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let n = obj
+        .extract::<usize>()
+        .map_err(|e| out_of_range(obj, e, "threads", USIZE_RANGE))?;
+    if n > koudian_core::MAX_THREADS {
+        return Err(KoudianError::new_err(format!(
+            "threads must be at most {} (0: one per core), got {n}",
+            koudian_core::MAX_THREADS
+        )));
+    }
+    Ok(n)
+}
+
 /// `_check_int(name, value, kind)`: `value` converted as the module's
-/// integer parameters of `kind` (`"u64"`, `"usize"` or `"u32"`) are, for
+/// integer parameters of `kind` (`"u64"`, `"usize"`, `"u32"` or
+/// `"threads"`) are, for
 /// the Python functions that hand an argument to the core in pieces
 /// (`simulate` plays `hands` games in chunks): the same errors, raised up
 /// front.
@@ -66,6 +82,7 @@ fn _check_int(value: &Bound<'_, PyAny>, name: &str, kind: &str) -> PyResult<()> 
         "u64" => value.extract::<u64>().err().map(|e| (e, "0..2**64")),
         "usize" => value.extract::<usize>().err().map(|e| (e, USIZE_RANGE)),
         "u32" => value.extract::<u32>().err().map(|e| (e, "0..2**32")),
+        "threads" => return threads(value).map(|_| ()),
         _ => {
             return Err(KoudianError::new_err(format!(
                 "unknown integer kind {kind:?}"
@@ -87,7 +104,6 @@ int_args! {
     index: u64, "index", "0..2**64";
     hands_u64: u64, "hands", "0..2**64";
     start: u64, "start", "0..2**64";
-    threads: usize, "threads", USIZE_RANGE;
     copies: usize, "copies", USIZE_RANGE;
     points: u8, "points", "0..256";
     seat: i64, "seat", "-2**63..2**63";

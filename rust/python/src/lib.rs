@@ -11,8 +11,10 @@ mod hand;
 mod ints;
 mod position;
 mod rank;
+mod record;
 mod ruleset;
 mod score;
+mod seq;
 mod shanten;
 mod tiles;
 mod ting;
@@ -37,6 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bench::register(m)?;
     ints::register(m)?;
     rank::register(m)?;
+    record::register(m)?;
     vec_env::register(m)?;
     position::register(m)?;
     Ok(())

@@ -1,14 +1,12 @@
-//! Positions, ranked actions and the native arena: `Hidden`,
-//! `sample_hidden`, the rebuilt `Game` (`Game.from_observation`, in
-//! game.rs, calls [`rebuild`]), `RankedAction`, `rank_actions` and
-//! `arena_native`. Conversion only.
+//! Positions and the native arena: `Hidden`, `sample_hidden`, the rebuilt
+//! `Game` (`Game.from_observation`, in game.rs, calls [`rebuild`]) and
+//! `arena_native` (ranked actions, mc's too, are in rank.rs). Conversion
+//! only.
 
-use crate::errors::{to_py, KoudianError};
-use crate::game::{action_obj, PyGame, PyObservation};
+use crate::errors::to_py;
+use crate::game::PyObservation;
 use crate::ruleset::resolve;
 use crate::tiles::tile_obj;
-use koudian_core::agent::mc::{McConfig, MonteCarloAgent};
-use koudian_core::agent::SeatView;
 use koudian_core::arena::{arena, Format};
 use koudian_core::game::{sample_hidden as core_sample, Game, Hidden, Observation, Prng};
 use numpy::PyArray1;
@@ -92,91 +90,6 @@ fn sample_hidden(
     Ok(PyHidden { inner: h })
 }
 
-/// One legal action with an agent's estimate of it.
-#[pyclass(name = "RankedAction", module = "koudian", frozen)]
-pub struct PyRankedAction {
-    action: Py<crate::game::PyAction>,
-    #[pyo3(get)]
-    value: f64,
-    numbers: Vec<(&'static str, f64)>,
-}
-
-#[pymethods]
-impl PyRankedAction {
-    /// The action.
-    #[getter]
-    fn action(&self, py: Python<'_>) -> Py<crate::game::PyAction> {
-        self.action.clone_ref(py)
-    }
-    /// The named numbers the agent compared.
-    #[getter]
-    fn numbers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in &self.numbers {
-            d.set_item(k, v)?;
-        }
-        Ok(d)
-    }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let a = self.action.bind(py).repr()?.to_string();
-        let nums: Vec<String> = self
-            .numbers
-            .iter()
-            .map(|(k, v)| format!("{k}={v:.3}"))
-            .collect();
-        Ok(format!(
-            "RankedAction({a}, value={:.3}, {})",
-            self.value,
-            nums.join(", ")
-        ))
-    }
-}
-
-/// `rank_actions(game, seat, agent="greedy", seed=0)`: every legal action
-/// of `seat`, best first, with the agent's estimates.
-#[pyfunction]
-#[pyo3(signature = (game, seat, agent = "greedy", seed = 0))]
-fn rank_actions(
-    py: Python<'_>,
-    game: PyRef<'_, PyGame>,
-    #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
-    agent: &str,
-    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
-) -> PyResult<Vec<PyRankedAction>> {
-    let s = crate::game::seat_arg(seat)?;
-    let (base, options) = agent.split_once(':').unwrap_or((agent, ""));
-    let ranked = match base {
-        "mc" => {
-            let cfg = McConfig::parse(options).map_err(to_py)?;
-            let g = &game.inner;
-            py.detach(|| {
-                let mut a = MonteCarloAgent::new(cfg, seed);
-                a.rank(&SeatView::new(g, s))
-            })
-        }
-        "greedy" => {
-            return Err(KoudianError::new_err(
-                "rank_actions(agent=\"greedy\") is not implemented on this build yet",
-            ))
-        }
-        _ => {
-            return Err(crate::errors::RulesetError::new_err(format!(
-                "rank_actions: unknown agent {agent:?} (available: \"greedy\", \"mc\", \"mc:rollouts=N\")"
-            )))
-        }
-    };
-    ranked
-        .into_iter()
-        .map(|r| {
-            Ok(PyRankedAction {
-                action: action_obj(py, r.action)?.unbind(),
-                value: r.value,
-                numbers: r.numbers,
-            })
-        })
-        .collect()
-}
-
 /// `arena_native(rules, agents, deals, *, seed=0, threads=0, start=0,
 /// format="duplicate")`: every seat of every table of deals `start ..
 /// start + deals`, as columns.
@@ -237,9 +150,7 @@ fn arena_native<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyHidden>()?;
-    m.add_class::<PyRankedAction>()?;
     m.add_function(wrap_pyfunction!(sample_hidden, m)?)?;
-    m.add_function(wrap_pyfunction!(rank_actions, m)?)?;
     m.add_function(wrap_pyfunction!(arena_native, m)?)?;
     Ok(())
 }

@@ -58,16 +58,19 @@ impl PyRankedAction {
 /// Every legal action of `seat`, best first, as the agent `agent` ranks
 /// them (empty when the seat is not to act).
 #[pyfunction]
-#[pyo3(signature = (game, seat, agent = "greedy"))]
+#[pyo3(signature = (game, seat, agent = "greedy", seed = 0))]
 fn rank_actions(
     py: Python<'_>,
     game: PyRef<'_, PyGame>,
-    seat: i64,
+    #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
     agent: &str,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
 ) -> PyResult<Vec<PyRankedAction>> {
     let seat = seat_arg(seat)?;
     let g = &game.inner;
-    let ranked = py.detach(|| core_rank(g, seat, agent)).map_err(to_py)?;
+    let ranked = py
+        .detach(|| core_rank(g, seat, agent, seed))
+        .map_err(to_py)?;
     Ok(ranked
         .into_iter()
         .map(|inner| PyRankedAction { inner })

@@ -28,10 +28,18 @@ fn to_option_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<OptionValue> {
         })?));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(OptionValue::Str(s.to_cow()?.to_string()));
+        return Ok(OptionValue::Str(
+            crate::seq::utf8(s)
+                .map_err(|_| {
+                    RulesetError::new_err(format!(
+                        "option {name}: the value holds a lone surrogate"
+                    ))
+                })?
+                .to_string(),
+        ));
     }
     if v.cast::<PyTuple>().is_ok() || v.cast::<PyList>().is_ok() {
-        if let Ok(v) = v.extract::<Vec<i64>>() {
+        if let Ok(v) = crate::seq::bounded_of::<i64>(v, 3, name) {
             if let [a, b] = v[..] {
                 return Ok(OptionValue::Pair(a, b));
             }
@@ -59,9 +67,17 @@ fn build(base: Option<Ruleset>, options: Option<&Bound<'_, PyDict>>) -> PyResult
     let mut opts = Vec::new();
     if let Some(d) = options {
         for (k, v) in d.iter() {
-            let name: String = k.extract().map_err(|_| {
-                RulesetError::new_err(format!("option names are strings, got {}", type_name(&k)))
-            })?;
+            let name: String = match k.cast::<PyString>() {
+                Ok(s) => crate::seq::utf8(s)
+                    .map_err(|_| RulesetError::new_err("an option name holds a lone surrogate"))?
+                    .into_owned(),
+                Err(_) => {
+                    return Err(RulesetError::new_err(format!(
+                        "option names are strings, got {}",
+                        type_name(&k)
+                    )))
+                }
+            };
             let value = to_option_value(&name, &v)?;
             opts.push((name, value));
         }
@@ -111,7 +127,8 @@ const PRESETS: [(&str, &str); 6] = [
 
 /// Preset `name`, or the error naming the closest preset.
 fn preset_ruleset(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
-    let n = name.to_str()?;
+    let n = crate::seq::utf8(name)?;
+    let n = n.as_ref();
     if let Some((_, text)) = PRESETS.iter().find(|(p, _)| *p == n) {
         return Ruleset::from_toml(text).map_err(to_py);
     }
@@ -151,10 +168,12 @@ impl PyRuleset {
 
     /// A ruleset from a TOML file of options (as `to_toml` writes). A file
     /// that cannot be read raises the `OSError` subclass of the failure
-    /// (e.g. `FileNotFoundError`), naming the path.
+    /// (e.g. `FileNotFoundError`), naming the path; one that is not a
+    /// regular file, is larger than 1 MiB or is not UTF-8 raises
+    /// `RulesetError` naming the path and the problem.
     #[classmethod]
     fn from_toml(cls: &Bound<'_, pyo3::types::PyType>, path: PathBuf) -> PyResult<Self> {
-        let text = std::fs::read_to_string(&path).map_err(|e| io_error(cls.py(), e, &path))?;
+        let text = read_toml(cls.py(), &path)?;
         let inner = Ruleset::from_toml(&text)
             .map_err(|e| RulesetError::new_err(format!("{}: {e}", path.display())))?;
         Ok(PyRuleset { inner })
@@ -203,8 +222,12 @@ impl PyRuleset {
     }
 
     /// The value of option `name`.
-    fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-        to_py_value(py, self.inner.get(name).map_err(to_py)?)
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = crate::seq::text)] name: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_py_value(py, self.inner.get(&name).map_err(to_py)?)
     }
 
     fn __getattr__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -309,6 +332,56 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// `OSError` subclass of its kind, with `errno`, `strerror` and `filename`
 /// set, so that its message names the path ("[Errno 2] No such file or
 /// directory: 'x.toml'").
+/// Largest ruleset file `Ruleset.from_toml` reads (a preset is about
+/// 3 KiB).
+const MAX_TOML_BYTES: u64 = 1 << 20;
+
+/// The text of the ruleset file at `path`: a regular file (a FIFO or a
+/// device could block or never end) of at most [`MAX_TOML_BYTES`], read
+/// no further than that, in UTF-8. Those problems are `RulesetError`s
+/// naming the path; failing to open or read is the `OSError` of the
+/// failure.
+fn read_toml(py: Python<'_>, path: &std::path::Path) -> PyResult<String> {
+    use std::io::Read;
+    let bad = |why: String| RulesetError::new_err(format!("{}: {why}", path.display()));
+    let regular = |m: std::fs::Metadata| -> PyResult<()> {
+        // A directory fails to read with the OS's own error
+        // (`IsADirectoryError`), as `open` would.
+        if m.is_dir() {
+            return Ok(());
+        }
+        if !m.is_file() {
+            return Err(bad("not a regular file".into()));
+        }
+        if m.len() > MAX_TOML_BYTES {
+            return Err(bad(format!(
+                "{} bytes, larger than the {MAX_TOML_BYTES}-byte limit for a ruleset file",
+                m.len()
+            )));
+        }
+        Ok(())
+    };
+    // Checked before opening too: opening a FIFO waits for a writer.
+    regular(std::fs::metadata(path).map_err(|e| io_error(py, e, path))?)?;
+    let f = std::fs::File::open(path).map_err(|e| io_error(py, e, path))?;
+    regular(f.metadata().map_err(|e| io_error(py, e, path))?)?;
+    let mut bytes = Vec::new();
+    f.take(MAX_TOML_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(py, e, path))?;
+    if bytes.len() as u64 > MAX_TOML_BYTES {
+        return Err(bad(format!(
+            "larger than the {MAX_TOML_BYTES}-byte limit for a ruleset file"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 fn io_error(py: Python<'_>, e: std::io::Error, path: &std::path::Path) -> PyErr {
     let message = format!("{}: {e}", path.display());
     let Some(code) = e.raw_os_error() else {

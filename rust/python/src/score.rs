@@ -20,7 +20,7 @@ fn kong_kind(obj: &Bound<'_, PyAny>) -> PyResult<KongKind> {
         }
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        match s.to_cow()?.as_ref() {
+        match crate::seq::utf8(s)?.as_ref() {
             "exposed" | "exposed_kong" => return Ok(KongKind::Exposed),
             "added" | "added_kong" => return Ok(KongKind::Added),
             "concealed" | "concealed_kong" => return Ok(KongKind::Concealed),
@@ -386,21 +386,39 @@ fn hand_end(end: &str, by: Option<i64>) -> PyResult<HandEnd> {
 #[pymethods]
 impl PyOutcome {
     #[new]
-    #[pyo3(signature = (dealer, end, *, by = None, winners = Vec::new(), ting = None,
-        kongs = Vec::new(), hands = None, wildcards = None))]
+    #[pyo3(signature = (dealer, end, *, by = None, winners = None, ting = None,
+        kongs = None, hands = None, wildcards = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         #[pyo3(from_py_with = crate::ints::dealer)] dealer: i64,
-        end: &str,
+        #[pyo3(from_py_with = crate::seq::text)] end: String,
         #[pyo3(from_py_with = crate::ints::by)] by: Option<i64>,
-        winners: Vec<PyWin>,
-        ting: Option<Vec<Bound<'_, PyAny>>>,
-        kongs: Vec<PyKong>,
-        hands: Option<Vec<Option<Bound<'_, PyAny>>>>,
+        winners: Option<&Bound<'_, PyAny>>,
+        ting: Option<&Bound<'_, PyAny>>,
+        kongs: Option<&Bound<'_, PyAny>>,
+        hands: Option<&Bound<'_, PyAny>>,
         wildcards: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut o = Outcome::new(seat(dealer, "the dealer")?, hand_end(end, by)?);
-        o.winners = winners.into_iter().map(|w| w.inner).collect();
+        let mut o = Outcome::new(seat(dealer, "the dealer")?, hand_end(&end, by)?);
+        // A hand has at most 3 winners (一炮多响) and 16 kongs (4 melds a
+        // seat); `ting` and `hands` give 4 entries (one more is read to
+        // tell a longer sequence).
+        if let Some(w) = winners {
+            o.winners = crate::seq::bounded_of::<PyWin>(w, 4, "winners")?
+                .into_iter()
+                .map(|w| w.inner)
+                .collect();
+        }
+        let ting = ting
+            .map(|t| crate::seq::bounded(t, 5, "ting"))
+            .transpose()?;
+        let kongs = match kongs {
+            Some(k) => crate::seq::bounded_of::<PyKong>(k, 16, "kongs")?,
+            None => Vec::new(),
+        };
+        let hands = hands
+            .map(|h| crate::seq::bounded(h, 5, "hands"))
+            .transpose()?;
         if let Some(ting) = ting {
             if ting.len() != 4 {
                 return Err(InconsistentOutcomeError::new_err(format!(
@@ -421,9 +439,10 @@ impl PyOutcome {
                 )));
             }
             for (slot, h) in o.hands.iter_mut().zip(hs) {
-                *slot = match h {
-                    Some(h) if !h.is_none() => Some(extract_hand(&h, None)?),
-                    _ => None,
+                *slot = if h.is_none() {
+                    None
+                } else {
+                    Some(extract_hand(&h, None)?)
                 };
             }
         }
@@ -576,6 +595,12 @@ impl PySettlement {
             .iter()
             .map(|&p| PyPayment { inner: p })
             .collect()
+    }
+
+    /// What each seat paid for 包胡 (covering a win for everyone).
+    #[getter]
+    fn baohu_paid<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.baohu_paid())
     }
 
     fn __str__(&self) -> String {

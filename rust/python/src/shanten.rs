@@ -42,7 +42,7 @@ fn shanten_batch<'py>(
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
-    let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype int8")?;
+    let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype int8", &[counts])?;
     {
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;

@@ -45,7 +45,7 @@ fn bad_index(i: i64, pos: usize) -> PyErr {
 /// of exactly one tile (`"5z"`, `"🀄"`, `"中"`).
 pub fn extract_tile(obj: &Bound<'_, PyAny>) -> PyResult<Tile> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Tile::from_notation(&s.to_cow()?).map_err(to_py);
+        return Tile::from_notation(&crate::seq::utf8(s)?).map_err(to_py);
     }
     match obj.extract::<i64>() {
         Ok(i) => u8::try_from(i)
@@ -119,7 +119,7 @@ pub fn extract_counts(obj: &Bound<'_, PyAny>) -> PyResult<Counts> {
         return Ok(counts);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        let tiles = tile::parse(&s.to_cow()?).map_err(to_py)?;
+        let tiles = tile::parse(&crate::seq::utf8(s)?).map_err(to_py)?;
         return tile::counts_of(&tiles).map_err(to_py);
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
@@ -247,7 +247,7 @@ fn counts_from_array(obj: &Bound<'_, PyAny>) -> PyResult<Counts> {
 /// A list of tiles in hand order, or in index order for count inputs.
 pub fn extract_tiles(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Tile>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return tile::parse(&s.to_cow()?).map_err(to_py);
+        return tile::parse(&crate::seq::utf8(s)?).map_err(to_py);
     }
     if obj.cast::<PyTuple>().is_ok() || obj.cast::<PyList>().is_ok() {
         let mut out = Vec::new();
@@ -283,8 +283,11 @@ fn _tile_table() -> Vec<(String, String, String, u8, String, u8)> {
 
 /// Tiles of a notation string (notation, glyphs, Chinese names).
 #[pyfunction]
-fn parse<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyList>> {
-    let tiles = tile::parse(s).map_err(to_py)?;
+fn parse<'py>(
+    py: Python<'py>,
+    #[pyo3(from_py_with = crate::seq::text)] s: String,
+) -> PyResult<Bound<'py, PyList>> {
+    let tiles = tile::parse(&s).map_err(to_py)?;
     tile_list(py, tiles)
 }
 

@@ -1,7 +1,7 @@
 //! Waits (听口, docs/rules.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
-use crate::batch::{as_counts, check_rows_where, counts_array, out_array, BatchArgs, RowError};
+use crate::batch::{as_counts, check_rows_where, count_rows, out_array, BatchArgs, RowError};
 use crate::errors::to_py;
 use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
@@ -76,7 +76,7 @@ fn waits_batch<'py>(
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
-    let held_arr = held.map(counts_array).transpose()?;
+    let held_arr = held.map(|h| count_rows(h, "held")).transpose()?;
     if let Some(h) = &held_arr {
         if h.as_array().nrows() != a.rows {
             return Err(crate::errors::InvalidHandError::new_err(format!(
@@ -86,12 +86,21 @@ fn waits_batch<'py>(
             )));
         }
     }
-    let (out, mut rw) = out_array(py, out, Ix2(a.rows, KINDS), "shape (N, 34) and dtype bool")?;
+    let inputs: Vec<&Bound<'py, PyAny>> = std::iter::once(counts).chain(held).collect();
+    let (out, mut rw) = out_array(
+        py,
+        out,
+        Ix2(a.rows, KINDS),
+        "shape (N, 34) and dtype bool",
+        &inputs,
+    )?;
     {
         let data = a.counts.as_slice()?;
-        let held_data: &[u8] = match &held_arr {
-            Some(h) => h.as_slice()?,
-            None => &[],
+        // A copy: the core reads a row's `held` from the whole array (its
+        // chunks copy only the counts).
+        let held_data: Vec<u8> = match &held_arr {
+            Some(h) => h.as_slice()?.to_vec(),
+            None => Vec::new(),
         };
         let slots = rw.as_slice_mut()?;
         py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
@@ -99,7 +108,7 @@ fn waits_batch<'py>(
             let r = legal::waits_batch_checked(
                 as_counts(data),
                 a.n_melds.as_slice(),
-                as_counts(held_data),
+                as_counts(&held_data),
                 &a.wilds,
                 &a.rules,
                 rows_out,

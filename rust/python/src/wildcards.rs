@@ -16,7 +16,7 @@ pub fn extract_wilds(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Wildcards> {
     };
     let mut kinds: Vec<Tile> = Vec::with_capacity(2);
     if let Ok(s) = obj.cast::<PyString>() {
-        kinds = tile::parse(&s.to_cow()?).map_err(to_py)?;
+        kinds = tile::parse(&crate::seq::utf8(s)?).map_err(to_py)?;
     } else if let Ok(t) = obj.cast::<PyTuple>() {
         for item in t.iter() {
             kinds.push(extract_tile(&item)?);

@@ -216,7 +216,7 @@ fn is_win_batch<'py>(
     out: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray1<bool>>> {
     let a = BatchArgs::extract(py, counts, n_melds, wildcards, rules)?;
-    let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype bool")?;
+    let (out, mut rw) = out_array(py, out, Ix1(a.rows), "shape (N,) and dtype bool", &[counts])?;
     {
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;

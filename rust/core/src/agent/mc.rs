@@ -36,7 +36,7 @@
 //! assert!(builtin("mc:rollouts=abc", 0).is_err());
 //! ```
 
-use super::{Agent, GreedyAgent, SeatView};
+use super::{Agent, GreedyAgent, RankedAction, SeatView};
 use crate::error::Error;
 use crate::game::position::{sample_with, Fast};
 use crate::game::{mix_seed, Action, Game};
@@ -149,21 +149,6 @@ impl McConfig {
         c.min_rollouts = c.min_rollouts.min(c.rollouts);
         Ok(c)
     }
-}
-
-/// One legal action with the agent's estimate of it, best first in
-/// [`MonteCarloAgent::rank`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct RankedAction {
-    /// The action.
-    pub action: Action,
-    /// The estimated mean settlement points for the seat (higher is
-    /// better); `f64::NEG_INFINITY` for a candidate pruned unplayed.
-    pub value: f64,
-    /// The named numbers: `mean`, `ci_low`, `ci_high` (a 95% interval of
-    /// the mean over the sampled tables) and `rollouts` (tables played;
-    /// 0 for a pruned candidate, which has only `rollouts`).
-    pub numbers: Vec<(&'static str, f64)>,
 }
 
 /// The Monte Carlo agent (see the [module docs](self)).

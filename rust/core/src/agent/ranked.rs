@@ -2,6 +2,7 @@
 //! with the numbers an agent compared ([`rank_actions`]). The review and
 //! web pages show them; the first is exactly what the agent plays.
 
+use crate::agent::mc::{McConfig, MonteCarloAgent};
 use crate::agent::{GreedyAgent, SeatView};
 use crate::error::Error;
 use crate::game::{Action, Game};
@@ -34,8 +35,11 @@ impl RankedAction {
 }
 
 /// Every legal action of `seat` in `game`, best first, as the agent of
-/// spec `agent` ranks them (`"greedy"`); empty when the seat is not to
-/// act, an error naming the spec when it is not known.
+/// spec `agent` ranks them (`"greedy"`, or `"mc"` with its options, e.g.
+/// `"mc:rollouts=200"`, seeded with `seed` as [`MonteCarloAgent::new`]);
+/// empty when the seat is not to act, an error naming the spec when it is
+/// not known. The mc values are estimated mean settlement points (see
+/// [`MonteCarloAgent::rank`]).
 ///
 /// ```
 /// use koudian_core::agent::{rank_actions, Agent, GreedyAgent, SeatView};
@@ -43,19 +47,26 @@ impl RankedAction {
 /// use koudian_core::Ruleset;
 /// let g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
 /// let seat = g.to_act().unwrap();
-/// let ranked = rank_actions(&g, seat, "greedy").unwrap();
+/// let ranked = rank_actions(&g, seat, "greedy", 0).unwrap();
 /// assert_eq!(ranked.len(), g.legal_actions().len());
 /// let played = GreedyAgent::new(0).act(&SeatView::new(&g, seat));
 /// assert_eq!(ranked[0].action, played);
-/// assert!(rank_actions(&g, (seat + 1) % 4, "greedy").unwrap().is_empty());
-/// assert!(rank_actions(&g, seat, "clever").is_err());
+/// assert!(rank_actions(&g, (seat + 1) % 4, "greedy", 0).unwrap().is_empty());
+/// assert!(rank_actions(&g, seat, "clever", 0).is_err());
 /// ```
-pub fn rank_actions(game: &Game, seat: u8, agent: &str) -> Result<Vec<RankedAction>, Error> {
+pub fn rank_actions(
+    game: &Game,
+    seat: u8,
+    agent: &str,
+    seed: u64,
+) -> Result<Vec<RankedAction>, Error> {
     let view = SeatView::new(game, seat);
-    match agent {
-        "greedy" => Ok(GreedyAgent::new(0).rank(&view)),
+    let (base, options) = agent.split_once(':').unwrap_or((agent, ""));
+    match base {
+        "greedy" if options.is_empty() => Ok(GreedyAgent::new(seed).rank(&view)),
+        "mc" => Ok(MonteCarloAgent::new(McConfig::parse(options)?, seed).rank(&view)),
         _ => Err(Error::InvalidRuleset(format!(
-            "unknown agent {agent:?} for ranking (available: \"greedy\")"
+            "unknown agent {agent:?} for ranking (available: \"greedy\", \"mc\", \"mc:rollouts=N\")"
         ))),
     }
 }

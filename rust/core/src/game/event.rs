@@ -604,6 +604,12 @@ fn replay_lines(log: &str, mut each: impl FnMut(&Game)) -> Result<Game, Error> {
         },
         _ => return Err(bad(1, "dice must be null or four dice")),
     };
+    if dice.is_some() != rules.dice {
+        return Err(bad(
+            1,
+            "dice must be four dice when the ruleset rolls dice (dice = true), else null",
+        ));
+    }
     // Logs written before the first-dealer roll-off was recorded have no
     // `dealer_rolls`: read as null.
     let dealer_rolls = match header.get("dealer_rolls") {

@@ -18,7 +18,7 @@ use crate::tile::Tile;
 use crate::ting::{may_win, ting_kong_allowed, worth_ting};
 #[cfg(test)]
 use crate::waits::waits_unchecked;
-use crate::waits::{completing_kinds, waits_counts, waits_of_completing, Waits};
+use crate::waits::{completing_kinds, waits_counts_in_play, waits_of_completing, Waits};
 use crate::wildcard::Wildcards;
 
 /// Word-wise summaries of one seat's concealed counts, which the table
@@ -210,6 +210,9 @@ pub(crate) struct Judge {
     pub(crate) wilds: Wildcards,
     /// The wild kinds as a bit set.
     wild_mask: u64,
+    /// The kinds in play ([`crate::legal::kinds_in_play`]): waits and a
+    /// wild tile's value never reach beyond them.
+    in_play: u64,
     /// By melds count: seven pairs' and thirteen orphans' sizes in pairs
     /// and in distinct orphans (7 and 13) where the rules enable them and
     /// the hand has no melds, else a size no count reaches (so that the
@@ -244,6 +247,7 @@ impl Judge {
             shape,
             wilds,
             wild_mask: wilds.mask(),
+            in_play: crate::legal::kinds_in_play(rules),
             special_sizes: std::array::from_fn(|n| {
                 let n = n.min(4);
                 let size = |on: bool, size: i32| if on && n == 0 { size } else { 100 };
@@ -278,12 +282,13 @@ impl Judge {
     /// The waits of a hand one tile short (docs/rules.md §2).
     #[inline]
     pub(crate) fn waits(&self, hand: &Hand) -> Waits {
-        waits_counts(
+        waits_counts_in_play(
             &hand.concealed,
             &hand.all_counts(),
             hand.n_melds(),
             &self.wilds,
             &self.shape,
+            self.in_play,
         )
     }
 
@@ -661,7 +666,7 @@ impl Judge {
             let mut after = *hand;
             after.concealed[k] -= 1;
             let c = completing_kinds(&self.checker, &after.concealed, after.n_melds());
-            let waits = waits_of_completing(&self.checker, c, &after.all_counts());
+            let waits = waits_of_completing(&self.checker, c & self.in_play, &after.all_counts());
             if worth_ting(&waits, &self.rules) {
                 kept[out.count_ones() as usize & 3] = c | (k as u64 + 1) << 56;
                 out |= 1 << k;

@@ -96,6 +96,17 @@ pub struct Match {
     hands: u32,
     moves: u32,
     results: Vec<HandResult>,
+    /// The last hand recorded ([`fingerprint`]).
+    last: Option<u64>,
+}
+
+/// A finished game's wall, seed, dealer and result, hashed: the same
+/// game recorded twice has the same print.
+fn fingerprint(g: &Game, r: &HandResult) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (g.seed(), g.dealer(), r, g.deal.wall.tiles()).hash(&mut h);
+    h.finish()
 }
 
 impl Match {
@@ -112,6 +123,7 @@ impl Match {
             hands: 0,
             moves: 0,
             results: Vec::new(),
+            last: None,
         })
     }
 
@@ -139,14 +151,43 @@ impl Match {
         Ok(Some(g))
     }
 
-    /// Records a finished hand: totals, hand count, next dealer.
+    /// Records a finished hand: totals, hand count, next dealer. Refused
+    /// (the match unchanged) for a hand that is not over, that is not this
+    /// match's next hand (the hand [`Match::next_game`] deals, by its seed,
+    /// or a prepared wall, [`Deal::arranged`](super::Deal::arranged), for
+    /// tests and puzzles; either with the match's ruleset and next dealer),
+    /// that was just recorded, whose settlement failed, or whose deltas
+    /// would overflow the totals.
     pub fn record(&mut self, g: &Game) -> Result<(), Error> {
         let r = g.result().ok_or_else(|| {
             Error::IllegalAction("the hand is not over; finish it before recording".into())
         })?;
-        for (t, d) in self.totals.iter_mut().zip(r.deltas) {
-            *t += d;
+        if self.is_over() {
+            return Err(Error::IllegalAction("the match is over".into()));
         }
+        let ours = g.seed().is_none_or(|s| s == self.hand_seed(self.hands))
+            && *g.rules() == self.rules
+            && self.dealer.is_none_or(|d| d == g.dealer());
+        // A dealt hand recorded again no longer has the next hand's seed;
+        // a prepared one is compared with the last hand recorded.
+        let print = fingerprint(g, r);
+        if !ours || self.last == Some(print) {
+            return Err(Error::IllegalAction(format!(
+                "this game is not hand {} of the match (record each hand of next_game once)",
+                self.hands
+            )));
+        }
+        if let Some(e) = g.settlement_error() {
+            return Err(e.clone());
+        }
+        let mut totals = self.totals;
+        for (t, d) in totals.iter_mut().zip(r.deltas) {
+            *t = t.checked_add(d).ok_or_else(|| {
+                Error::InvalidArgument("the match totals would overflow a 64-bit integer".into())
+            })?;
+        }
+        self.totals = totals;
+        self.last = Some(print);
         let next = next_dealer(self.rules.dealer_rotation, r);
         self.moves += u32::from((next + 4 - r.dealer) & 3);
         self.dealer = Some(next);

@@ -91,6 +91,25 @@ pub struct Settlement {
     pub payments: Vec<Payment>,
 }
 
+impl Settlement {
+    /// What each seat paid for 包胡 (covering a win for everyone,
+    /// [`PaymentReason::WinCovered`]).
+    ///
+    /// ```
+    /// use koudian_core::score::Settlement;
+    /// assert_eq!(Settlement::default().baohu_paid(), [0; 4]);
+    /// ```
+    pub fn baohu_paid(&self) -> [i64; 4] {
+        let mut paid = [0i64; 4];
+        for p in &self.payments {
+            if matches!(p.reason, PaymentReason::WinCovered { .. }) {
+                paid[p.payer as usize] += p.amount;
+            }
+        }
+        paid
+    }
+}
+
 impl fmt::Display for Settlement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "seat   delta")?;

@@ -44,7 +44,8 @@
 //!   ended by 逃跑 nobody won by self-draw, so 1-2 point kongs score 0 there,
 //!   and the leaver's own kongs score nothing.
 //! * Sichuan: 刮风下雨 (`kong_payments`) is paid in every hand end, won or
-//!   drawn, as it is paid at the moment of the kong at the table. 天胡 and
+//!   drawn, as it is paid at the moment of the kong at the table, with
+//!   `kongs_need_win` off (the preset); with it on, only in a won hand. 天胡 and
 //!   地胡 compete with the shape patterns (the largest applies); 清一色 +
 //!   幺九 is not a listed pattern and counts 3. The self-draw itself adds
 //!   nothing to a Sichuan value (basic points): it changes who pays. The

@@ -117,10 +117,8 @@ fn wild_win_points(hand: &Hand, win_tile: Tile, ctx: &WinContext, rules: &Rulese
     let mut short = hand.concealed;
     short[win_tile.index()] -= 1;
     let checker = Checker::new(&ctx.wilds, &ShapeRules::from(rules));
-    let mut mask = completing_kinds(&checker, &short, hand.n_melds());
-    if rules.no_honors {
-        mask &= (1 << 27) - 1;
-    }
+    let mask =
+        completing_kinds(&checker, &short, hand.n_melds()) & crate::legal::kinds_in_play(rules);
     Tile::all()
         .filter(|t| mask >> t.index() & 1 == 1)
         .map(|t| t.points())

@@ -274,7 +274,9 @@ pub(super) fn settle(
         }
         HandEnd::Left { .. } => {}
     }
-    if rules.kong_payments {
+    // 刮风下雨: with `kongs_need_win` (off in the preset) only a won hand
+    // pays them.
+    if rules.kong_payments && (!rules.kongs_need_win || !o.winners.is_empty()) {
         for k in &o.kongs {
             let reason = PaymentReason::Kong {
                 tile: k.tile,

@@ -160,6 +160,11 @@ pub fn shanten_batch(
             n_melds.len()
         )));
     }
+    if n == 0 {
+        // No rows: `n_melds` may be empty too, and the chunks read its
+        // first entry.
+        return Ok(());
+    }
     let calc = Calculator::new(wilds, rules);
     let bad =
         crate::parallel::run_chunks(counts, out, threads, None, first_bad, |start, rows, out| {

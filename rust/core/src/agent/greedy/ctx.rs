@@ -224,42 +224,9 @@ impl<'a> Ctx<'a> {
         }
         let u = self.unseen_of(vis);
         #[cfg(debug_assertions)]
-        assert_eq!(u, self.unseen_plain());
+        assert_eq!(u, unseen_plain(self.game, self.seat));
         self.unseen = Some(u);
         u
-    }
-
-    /// [`Ctx::unseen`] with every discard counted afresh: its check in
-    /// debug builds and tests.
-    #[cfg(any(test, debug_assertions))]
-    pub(crate) fn unseen_plain(&self) -> Counts {
-        let g = self.game;
-        let me = self.seat;
-        let mut vis = self.hand.all_counts();
-        for d in g.discards() {
-            vis[d.tile.index()] += u8::from(!d.claimed & (!d.face_down | (d.seat == me)));
-        }
-        self.unseen_from(vis)
-    }
-
-    /// The unseen counts from the copies seen in the agent's hand and the
-    /// discards (`vis`), adding the other seats' visible melds and the
-    /// face-up wall tiles: [`Ctx::unseen`] from the discards and melds
-    /// counted afresh, its check in debug builds and tests.
-    #[cfg(any(test, debug_assertions))]
-    pub(crate) fn unseen_from(&self, mut vis: Counts) -> Counts {
-        let g = self.game;
-        let me = self.seat;
-        let hide = g.rules().hide_concealed_kong;
-        for s in (0..4u8).filter(|&s| s != me) {
-            for tm in g.table_melds(s) {
-                if hide && tm.meld.kind == MeldKind::ConcealedKong {
-                    continue;
-                }
-                vis[tm.meld.tile.index()] += tm.meld.kind.size();
-            }
-        }
-        self.unseen_of(vis)
     }
 
     /// The unseen counts from the copies seen in hands, discards and
@@ -375,4 +342,43 @@ impl<'a> Ctx<'a> {
             best
         }
     }
+}
+
+/// Copies of each kind that `seat` cannot see (its own tiles, face-up
+/// discards, visible melds and face-up wall tiles are seen; 0 for kinds
+/// not in play), counted afresh from every discard and meld: the plain
+/// form of [`Ctx::unseen`] (its check in debug builds) and the plain
+/// ranking's count.
+pub(crate) fn unseen_plain(g: &Game, me: u8) -> Counts {
+    let hide = g.rules().hide_concealed_kong;
+    let mut vis = g.hand(me).all_counts();
+    for s in (0..4u8).filter(|&s| s != me) {
+        for tm in g.table_melds(s) {
+            if hide && tm.meld.kind == MeldKind::ConcealedKong {
+                continue;
+            }
+            vis[tm.meld.tile.index()] += tm.meld.kind.size();
+        }
+    }
+    for d in g.discards() {
+        if !d.claimed && (!d.face_down || d.seat == me) {
+            vis[d.tile.index()] += 1;
+        }
+    }
+    let revealed = g.deal().revealed as usize;
+    if revealed > 0 {
+        let tiles = g.deal().wall.tiles();
+        let w = g.wall();
+        // Once drawn, an indicator is in some hand, not face up.
+        let first = (tiles.len() - revealed).max(w.head());
+        for t in tiles.get(first..w.tail()).unwrap_or(&[]) {
+            vis[t.index()] += 1;
+        }
+    }
+    let kinds = g.rules().tile_total() / 4;
+    let mut u = [0u8; KINDS];
+    for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
+        *u = 4u8.saturating_sub(v);
+    }
+    u
 }

@@ -14,7 +14,7 @@
 //! the best shapes first when none is safe), the kongs declined; then any
 //! other legal action in index order, leaving the table last.
 
-use super::GreedyAgent;
+use super::{bit, keep_value, near_plain, unseen_plain, GreedyAgent, ORPHANS};
 use crate::agent::{RankedAction, SeatView};
 use crate::game::{Action, ActionMask, Game, Phase};
 use crate::hand::{Hand, MeldKind};
@@ -109,9 +109,6 @@ fn combine(a: &Needs, b: &Needs) -> Needs {
 fn group_of(k: usize) -> usize {
     (k / 9).min(3)
 }
-
-/// The 13 thirteen-orphans kinds as a mask.
-const ORPHANS: u64 = 1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
 
 /// A hand's shanten with everything precomputed so that the shanten after
 /// adding or removing one tile costs one group lookup and a few minimums
@@ -341,11 +338,6 @@ struct Ctx<'a> {
     unseen: Option<Counts>,
 }
 
-#[inline]
-fn bit(k: usize) -> u64 {
-    1u64 << k
-}
-
 impl<'a> Ctx<'a> {
     fn new(game: &'a Game, seat: u8) -> Ctx<'a> {
         let rules = game.rules();
@@ -414,43 +406,9 @@ impl<'a> Ctx<'a> {
     /// discards, visible melds and face-up wall tiles are seen); 0 for
     /// kinds not in play.
     fn unseen(&mut self) -> Counts {
-        if let Some(u) = self.unseen {
-            return u;
-        }
-        let g = self.game;
-        let me = self.seat;
-        let hide = g.rules().hide_concealed_kong;
-        let mut vis = self.hand.all_counts();
-        for s in (0..4u8).filter(|&s| s != me) {
-            for tm in g.table_melds(s) {
-                if hide && tm.meld.kind == MeldKind::ConcealedKong {
-                    continue;
-                }
-                vis[tm.meld.tile.index()] += tm.meld.kind.size();
-            }
-        }
-        for d in g.discards() {
-            if !d.claimed && (!d.face_down || d.seat == me) {
-                vis[d.tile.index()] += 1;
-            }
-        }
-        let revealed = g.deal().revealed as usize;
-        if revealed > 0 {
-            let tiles = g.deal().wall.tiles();
-            let w = g.wall();
-            // Once drawn, an indicator is in some hand, not face up.
-            let first = (tiles.len() - revealed).max(w.head());
-            for t in tiles.get(first..w.tail()).unwrap_or(&[]) {
-                vis[t.index()] += 1;
-            }
-        }
-        let kinds = g.rules().tile_total() / 4;
-        let mut u = [0u8; KINDS];
-        for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
-            *u = 4u8.saturating_sub(v);
-        }
-        self.unseen = Some(u);
-        u
+        *self
+            .unseen
+            .get_or_insert_with(|| unseen_plain(self.game, self.seat))
     }
 
     /// Every legal action, best first (see [`rank`]).
@@ -799,28 +757,7 @@ impl<'a> Ctx<'a> {
     /// orphans is possible. A far tile can only start a new group, which
     /// never helps a hand that already has a spare tile.
     fn near(&self, natural: &Counts, orphans: bool) -> u64 {
-        let mut near = 0u64;
-        for (k, &n) in natural.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            if k < 27 {
-                let r = k % 9;
-                let lo = k - r.min(2);
-                let hi = (k - r + 8).min(k + 2);
-                for j in lo..=hi {
-                    near |= bit(j);
-                }
-            } else if self.shape.wind_sets {
-                near |= if k < 31 { 0xf << 27 } else { 0x7 << 31 };
-            } else {
-                near |= bit(k);
-            }
-        }
-        if orphans {
-            near |= ORPHANS;
-        }
-        near
+        near_plain(natural, orphans, self.shape.wind_sets)
     }
 
     /// Live copies of the tiles that lower the shanten of the 13-type hand
@@ -936,36 +873,4 @@ impl<'a> Ctx<'a> {
                 && !(honor_dead && (!self.shape.thirteen_orphans || th.melded[o]))
         })
     }
-}
-
-/// How much a hand wants to keep one tile of kind `k` (lower: discard
-/// first): neighbours within two ranks and copies, then points in the
-/// Koudian families (waits need points) or centrality in Sichuan.
-#[inline]
-fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
-    let mut conn = 4 * (c[k] as u32 - 1);
-    if k < 27 {
-        let r = k % 9;
-        let base = k - r;
-        for (d, w) in [(1usize, 2u32), (2, 1)] {
-            if r >= d {
-                conn += w * c[base + r - d] as u32;
-            }
-            if r + d < 9 {
-                conn += w * c[base + r + d] as u32;
-            }
-        }
-    }
-    let t = Tile::from_index_unchecked(k as u8);
-    let tail = match family {
-        Family::Sichuan => {
-            if k < 27 {
-                4 - (t.rank() as i32 - 5).unsigned_abs()
-            } else {
-                0
-            }
-        }
-        _ => t.points() as u32,
-    };
-    conn * 16 + tail
 }

@@ -212,3 +212,31 @@ impl Planes {
         (m & a).count_ones() + 2 * (m & b).count_ones() + 4 * (m & c).count_ones()
     }
 }
+
+/// Kinds that may lower the shanten of a hand holding `natural` (see
+/// [`Ctx::near`]), kind by kind: its check in debug builds and the plain
+/// ranking's.
+pub(crate) fn near_plain(natural: &Counts, orphans: bool, wind_sets: bool) -> u64 {
+    let mut near = 0u64;
+    for (k, &n) in natural.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        if k < 27 {
+            let r = k % 9;
+            let lo = k - r.min(2);
+            let hi = (k - r + 8).min(k + 2);
+            for j in lo..=hi {
+                near |= bit(j);
+            }
+        } else if wind_sets {
+            near |= if k < 31 { 0xf << 27 } else { 0x7 << 31 };
+        } else {
+            near |= bit(k);
+        }
+    }
+    if orphans {
+        near |= ORPHANS;
+    }
+    near
+}

@@ -610,7 +610,7 @@ fn table_tallies_give_the_unseen_counts_and_the_passes() {
                 for s in 0..4u8 {
                     let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup);
                     let (u, th) = (ctx.unseen(), ctx.threat());
-                    assert_eq!(u, ctx.unseen_plain(), "preset {p} hand {i}");
+                    assert_eq!(u, unseen_plain(&g, s), "preset {p} hand {i}");
                     let plain = th.and_then(|t| Ctx::threat_passes(&g, t));
                     assert_eq!(th, plain, "preset {p} hand {i}");
                     checked += 1;
@@ -744,5 +744,40 @@ fn fast_agent_plays_the_first_action_of_the_plain_ranking() {
             }
         }
         assert!(decisions > 10_000, "preset {p}: {decisions} decisions");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// On random positions (a seeded deal of any preset, a random number
+    /// of random moves in), the fast agent plays the first action of the
+    /// plain ranking, and the ranking holds every legal action once.
+    #[test]
+    fn fast_and_plain_evaluations_decide_alike_on_random_positions(
+        seed in proptest::prelude::any::<u64>(),
+        preset in 0usize..4,
+        moves in 0usize..120,
+    ) {
+        let rules = &crate::testing::presets()[preset];
+        let mut g = Game::new(rules, seed, None).unwrap();
+        let mut random = RandomAgent::new(seed);
+        let mut fast = GreedyAgent::new(0);
+        for _ in 0..moves {
+            let Some(seat) = g.to_act() else { break };
+            let a = random.act(&SeatView::new(&g, seat));
+            g.step(a).unwrap();
+        }
+        // Every decision of the rest of the hand.
+        while let Some(seat) = g.to_act() {
+            let view = SeatView::new(&g, seat);
+            let ranked = fast.rank(&view);
+            let legal = view.legal();
+            proptest::prop_assert_eq!(ranked.len(), legal.iter().count());
+            proptest::prop_assert!(ranked.iter().all(|r| legal.contains(r.action)));
+            let a = fast.act(&view);
+            proptest::prop_assert_eq!(ranked[0].action, a, "seat {} log {}", seat, g.log());
+            g.step(a).unwrap();
+        }
     }
 }

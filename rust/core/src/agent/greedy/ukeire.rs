@@ -196,34 +196,7 @@ impl<'a> Ctx<'a> {
             near |= ORPHANS;
         }
         #[cfg(debug_assertions)]
-        assert_eq!(near, self.near_plain(natural, orphans));
-        near
-    }
-
-    /// [`Ctx::near`] kind by kind, its check in debug builds.
-    #[cfg(debug_assertions)]
-    pub(crate) fn near_plain(&self, natural: &Counts, orphans: bool) -> u64 {
-        let mut near = 0u64;
-        for (k, &n) in natural.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            if k < 27 {
-                let r = k % 9;
-                let lo = k - r.min(2);
-                let hi = (k - r + 8).min(k + 2);
-                for j in lo..=hi {
-                    near |= bit(j);
-                }
-            } else if self.shape.wind_sets {
-                near |= if k < 31 { 0xf << 27 } else { 0x7 << 31 };
-            } else {
-                near |= bit(k);
-            }
-        }
-        if orphans {
-            near |= ORPHANS;
-        }
+        assert_eq!(near, near_plain(natural, orphans, self.shape.wind_sets));
         near
     }
 

@@ -1,0 +1,169 @@
+//! Self-play datasets and logs: the core's recorded simulate, handed to
+//! Python as numpy arrays (one per column) and one bytes object of logs.
+
+use crate::errors::{to_py, KoudianError};
+use crate::game::{check_agents, summary_dict};
+use crate::ruleset::resolve;
+use koudian_core::agent::builtin;
+use koudian_core::game::encode::N_PLANES;
+use koudian_core::record::{
+    simulate_dataset, unpack_obs as core_unpack, Decisions, RecordOptions, MASK_BYTES, OBS_BYTES,
+};
+use koudian_core::simulate::HandRow;
+use koudian_core::tile::KINDS;
+use numpy::{PyArray1, PyArray3, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+/// A flat column of `width` bytes per row as an `(n, width)` array.
+fn wide<'py>(py: Python<'py>, v: Vec<u8>, width: usize) -> PyResult<Bound<'py, PyAny>> {
+    let n = v.len() / width;
+    Ok(PyArray1::from_vec(py, v).reshape([n, width])?.into_any())
+}
+
+fn decisions_dict<'py>(py: Python<'py>, d: Decisions) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("hand", PyArray1::from_vec(py, d.hand))?;
+    out.set_item("seed", PyArray1::from_vec(py, d.seed))?;
+    out.set_item("seat", PyArray1::from_vec(py, d.seat))?;
+    out.set_item("step", PyArray1::from_vec(py, d.step))?;
+    out.set_item("obs", wide(py, d.obs, OBS_BYTES)?)?;
+    out.set_item("mask", wide(py, d.mask, MASK_BYTES)?)?;
+    out.set_item("action", PyArray1::from_vec(py, d.action))?;
+    out.set_item("counts", wide(py, d.counts, KINDS)?)?;
+    out.set_item("points", PyArray1::from_vec(py, d.points))?;
+    out.set_item("delta", PyArray1::from_vec(py, d.delta))?;
+    out.set_item("won", PyArray1::from_vec(py, d.won))?;
+    out.set_item("shanten", PyArray1::from_vec(py, d.shanten))?;
+    out.set_item("end", PyArray1::from_vec(py, d.end))?;
+    Ok(out)
+}
+
+/// `simulate_native` of games `start .. start + hands` that also records
+/// the decisions of `seats` (column arrays, or `None` when `seats` is
+/// `None`) and, when `logs`, every game's JSON Lines log (one bytes
+/// object, the games in order), in one pass on `threads` threads with the
+/// GIL released. Returns `(summary, decisions, logs)`.
+#[pyfunction]
+#[pyo3(signature = (rules, agents, hands, *, seed = 0, threads = 0, start = 0, seats = None, logs = false))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn simulate_record<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyAny>,
+    agents: Vec<String>,
+    #[pyo3(from_py_with = crate::ints::hands_u64)] hands: u64,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
+    #[pyo3(from_py_with = crate::ints::start)] start: u64,
+    seats: Option<Vec<i64>>,
+    logs: bool,
+) -> PyResult<(
+    Bound<'py, PyDict>,
+    Option<Bound<'py, PyDict>>,
+    Option<Bound<'py, PyBytes>>,
+)> {
+    let r = resolve(py, Some(rules))?;
+    check_agents(&agents)?;
+    let mut chosen = [false; 4];
+    for &s in seats.iter().flatten() {
+        if !(0..4).contains(&s) {
+            return Err(KoudianError::new_err(format!(
+                "seats must be seat numbers 0-3, got {s}"
+            )));
+        }
+        chosen[s as usize] = true;
+    }
+    let end = start
+        .checked_add(hands)
+        .ok_or_else(|| crate::errors::RulesetError::new_err("start + hands overflows"))?;
+    let options = RecordOptions {
+        seats: chosen,
+        events: logs,
+    };
+    let (hands, rows) = py
+        .detach(|| {
+            simulate_dataset(
+                &r,
+                start..end,
+                seed,
+                threads,
+                |s| builtin(&agents[s], 0),
+                options,
+                |g, s| -> (HandRow, String) {
+                    (
+                        HandRow::of(g, s),
+                        if logs { g.log() } else { String::new() },
+                    )
+                },
+            )
+        })
+        .map_err(to_py)?;
+    let (summaries, texts): (Vec<HandRow>, Vec<String>) = hands.into_iter().unzip();
+    let log = if logs {
+        // One copy, straight into the bytes object.
+        let total = texts.iter().map(String::len).sum();
+        Some(PyBytes::new_with(py, total, |buf| {
+            let mut at = 0;
+            for t in &texts {
+                buf[at..at + t.len()].copy_from_slice(t.as_bytes());
+                at += t.len();
+            }
+            Ok(())
+        })?)
+    } else {
+        None
+    };
+    let decisions = match seats {
+        Some(_) => Some(decisions_dict(py, rows)?),
+        None => None,
+    };
+    Ok((summary_dict(py, &summaries)?, decisions, log))
+}
+
+/// The planes of packed observations: an `(N, OBS_BYTES)` `uint8` array
+/// (a dataset's `obs` column) to an `(N, N_PLANES, 34)` `float32` array,
+/// exactly the planes the observations were packed from.
+#[pyfunction]
+fn unpack_obs<'py>(
+    py: Python<'py>,
+    packed: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyArray3<f32>>> {
+    let bad = || {
+        KoudianError::new_err(format!(
+            "packed must be a C-contiguous uint8 array of shape (N, {OBS_BYTES})"
+        ))
+    };
+    let arr = packed
+        .cast::<numpy::PyArray2<u8>>()
+        .map_err(|_| bad())?
+        .readonly();
+    if arr.shape()[1] != OBS_BYTES || !arr.is_c_contiguous() {
+        return Err(bad());
+    }
+    let n = arr.shape()[0];
+    let src = arr.as_slice().map_err(|_| bad())?;
+    let mut out = vec![0f32; n * N_PLANES * KINDS];
+    py.detach(|| {
+        for (row, dst) in src
+            .chunks_exact(OBS_BYTES)
+            .zip(out.chunks_exact_mut(N_PLANES * KINDS))
+        {
+            let row: &[u8; OBS_BYTES] = row.try_into().expect("chunks of OBS_BYTES");
+            core_unpack(row, dst);
+        }
+    });
+    PyArray1::from_vec(py, out).reshape([n, N_PLANES, KINDS])
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("OBS_BYTES", OBS_BYTES)?;
+    m.add("MASK_BYTES", MASK_BYTES)?;
+    m.add("OBS_PACK_VERSION", koudian_core::record::OBS_PACK_VERSION)?;
+    m.add(
+        "OBS_ENCODING_VERSION",
+        koudian_core::record::OBS_ENCODING_VERSION,
+    )?;
+    m.add_function(wrap_pyfunction!(simulate_record, m)?)?;
+    m.add_function(wrap_pyfunction!(unpack_obs, m)?)?;
+    Ok(())
+}
