@@ -17,6 +17,52 @@ pub enum Family {
     Sichuan,
 }
 
+/// The family's own rules of the table's flow, each named by what it does,
+/// so that the table reads as the flow of the rules rather than as a list
+/// of family exceptions (docs/rules.md §3-§5).
+impl Family {
+    /// A player may abandon the hand at any moment (Linxian 逃跑).
+    #[inline]
+    pub(crate) fn allows_leaving(self) -> bool {
+        self == Family::Linxian
+    }
+
+    /// A hand wins only lacking a suit (Sichuan 缺一门).
+    #[inline]
+    pub(crate) fn needs_missing_suit(self) -> bool {
+        self == Family::Sichuan
+    }
+
+    /// One discard may have several winners (Sichuan 一炮多响); in the
+    /// other families the first winner in turn order from the discarder
+    /// takes it (就近截胡) and the others are not asked.
+    #[inline]
+    pub(crate) fn several_winners(self) -> bool {
+        self == Family::Sichuan
+    }
+
+    /// The last live tile belongs to its drawer, who wins on it or passes,
+    /// which draws the hand (Linxian); elsewhere it is discarded as usual.
+    #[inline]
+    pub(crate) fn keeps_last_tile(self) -> bool {
+        self == Family::Linxian
+    }
+
+    /// With this many live tiles or fewer a player who can win must win
+    /// (Sichuan: four); `None` where no such rule applies.
+    #[inline]
+    pub(crate) fn must_win_within(self) -> Option<usize> {
+        (self == Family::Sichuan).then_some(4)
+    }
+
+    /// A non-ting player's added kong of a tile that all three other
+    /// players, all ting, wait on draws the hand (Linxian).
+    #[inline]
+    pub(crate) fn all_waiting_kong_draws(self) -> bool {
+        self == Family::Linxian
+    }
+}
+
 /// Which wildcards (耗子) a hand has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Haozi {
