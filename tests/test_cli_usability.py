@@ -220,6 +220,21 @@ def test_summary_columns_name_their_base() -> None:
     assert "包胡 paid" in text
 
 
+def test_a_hand_value_names_its_patterns_as_its_game_says_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The same seven pairs: 七对 in Sichuan (docs/rules.md §5), 七小对 elsewhere.
+    hand, tile = "11223344p556677s", koudian.Tile.S7
+    sichuan = koudian.hand_value(hand, tile, self_draw=False, rules="sichuan")
+    special = koudian.Ruleset.preset("shanxi", special_hands=True)
+    shanxi = koudian.hand_value(hand, tile, self_draw=False, rules=special)
+    assert "七对 (seven pairs)" in str(sichuan) and "七小对" not in str(sichuan)
+    assert main(["analyze", hand, "--rules", "sichuan"]) == 0
+    out = capsys.readouterr().out
+    assert "七对 (seven pairs)" in out and "七小对" not in out
+    assert "七小对 (seven pairs)" in str(shanxi)
+
+
 def test_sichuan_summary_uses_sichuan_terms_and_has_no_baohu_column() -> None:
     r = koudian.simulate("sichuan", ["greedy"] * 4, 3000, seed=1)
     text = r.summary()

@@ -56,6 +56,7 @@ pub(super) fn hand_value(
         multiplier,
         bonus: 0,
         patterns,
+        family: rules.family,
     })
 }
 

@@ -360,6 +360,9 @@ pub struct HandValue {
     pub bonus: u32,
     /// The patterns that gave the value, largest first.
     pub patterns: Vec<Pattern>,
+    /// The family that valued it: its text names the patterns as that
+    /// game says them ([`Pattern::chinese_in`]: 七对 and 杠上花 in Sichuan).
+    pub family: crate::ruleset::Family,
 }
 
 impl fmt::Display for HandValue {
@@ -372,7 +375,14 @@ impl fmt::Display for HandValue {
             write!(f, " + {}", self.bonus)?;
         }
         if !self.patterns.is_empty() {
-            let names: Vec<String> = self.patterns.iter().map(|p| p.to_string()).collect();
+            let names: Vec<String> = self
+                .patterns
+                .iter()
+                .map(|p| match p {
+                    Pattern::Root(_) => p.to_string(),
+                    _ => format!("{} ({})", p.chinese_in(self.family), p.english()),
+                })
+                .collect();
             write!(f, " [{}]", names.join(", "))?;
         }
         Ok(())

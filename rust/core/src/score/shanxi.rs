@@ -60,6 +60,7 @@ pub(super) fn hand_value(
         multiplier,
         bonus: 0,
         patterns,
+        family: rules.family,
     })
 }
 

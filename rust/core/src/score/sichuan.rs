@@ -67,6 +67,7 @@ pub(super) fn hand_value(
         multiplier: 1,
         bonus,
         patterns,
+        family: rules.family,
     })
 }
 
