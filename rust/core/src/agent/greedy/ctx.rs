@@ -234,14 +234,10 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub(crate) fn unseen_of(&self, mut vis: Counts) -> Counts {
         let g = self.game;
-        let revealed = g.deal().revealed as usize;
-        if revealed > 0 {
-            let tiles = g.deal().wall.tiles();
-            let w = g.wall();
-            // Once drawn, an indicator is in some hand, not face up.
-            let first = (tiles.len() - revealed).max(w.head());
-            for t in tiles.get(first..w.tail()).unwrap_or(&[]) {
-                vis[t.index()] += 1;
+        // Most rulesets reveal no indicator: skip the wall there.
+        if g.deal().revealed > 0 {
+            for (v, up) in vis.iter_mut().zip(g.face_up_in_wall()) {
+                *v += up;
             }
         }
         let kinds = g.rules().tile_total() / 4;
@@ -365,14 +361,9 @@ pub(crate) fn unseen_plain(g: &Game, me: u8) -> Counts {
             vis[d.tile.index()] += 1;
         }
     }
-    let revealed = g.deal().revealed as usize;
-    if revealed > 0 {
-        let tiles = g.deal().wall.tiles();
-        let w = g.wall();
-        // Once drawn, an indicator is in some hand, not face up.
-        let first = (tiles.len() - revealed).max(w.head());
-        for t in tiles.get(first..w.tail()).unwrap_or(&[]) {
-            vis[t.index()] += 1;
+    if g.deal().revealed > 0 {
+        for (v, up) in vis.iter_mut().zip(g.face_up_in_wall()) {
+            *v += up;
         }
     }
     let kinds = g.rules().tile_total() / 4;
