@@ -44,9 +44,6 @@ def _chosen_indices(log: str) -> list[int]:
 def review_hand(log: str, seat: int, agent: str) -> dict[str, Any]:
     """One hand's frames with ``review`` (per decision frame of ``seat``:
     the ranking and the action played) and ``summary``."""
-    rank = getattr(koudian, "rank_actions", None)
-    if rank is None:
-        raise KoudianError("koudian review needs koudian.rank_actions, which this build lacks")
     hand = hand_frames(log)
     states = replay_steps(log)
     played = _chosen_indices(log)
@@ -57,7 +54,7 @@ def review_hand(log: str, seat: int, agent: str) -> dict[str, Any]:
         if game.to_act != seat or len(game.legal_actions(seat)) < 2:
             continue
         decisions += 1
-        ranked = [ranked_json(r) for r in rank(game, seat, agent=agent)]
+        ranked = [ranked_json(r) for r in koudian.rank_actions(game, seat, agent=agent)]
         chosen = played[k]
         for r in ranked:
             r["chosen"] = r["action"]["index"] == chosen

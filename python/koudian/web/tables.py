@@ -207,14 +207,11 @@ class Table:
         game = self.game
         if game is None or game.to_act != self.seat:
             raise ClientError("a hint is for your own decision")
-        rank = getattr(koudian, "rank_actions", None)
-        if rank is None:
-            raise ClientError("hints need koudian.rank_actions, which this build lacks")
         native = [v for v in self.config.opponents.values() if not v.startswith("cmd:")]
         agent = data.get("agent", "greedy")
         if not isinstance(agent, str) or agent not in native:
             raise ClientError(f'"agent": one of {", ".join(native)}')
-        ranked = rank(game, self.seat, agent=agent)
+        ranked = koudian.rank_actions(game, self.seat, agent=agent)
         return {"type": "hint", "agent": agent, "ranked": [ranked_json(r) for r in ranked]}
 
     # ------------------------------------------------------------ playing
