@@ -210,7 +210,9 @@ pub struct VecEnv {
     rules: Ruleset,
     learners: Learners,
     seed: u64,
-    threads: usize,
+    /// Where the steps run, taken once: a step neither locks the pool
+    /// list nor, past the kept thread counts, starts threads of its own.
+    workers: Workers,
     encoding: Encoding,
     tables: Vec<Table>,
     started: bool,
@@ -242,7 +244,7 @@ impl VecEnv {
                 )));
             }
         }
-        Workers::new(threads)?;
+        let workers = Workers::new(threads)?;
         let mut tables = Vec::with_capacity(num_envs);
         for i in 0..num_envs as u64 {
             let mut agents: [Option<Box<dyn Agent>>; 4] = [None, None, None, None];
@@ -270,7 +272,7 @@ impl VecEnv {
             rules: rules.clone(),
             learners,
             seed,
-            threads,
+            workers,
             encoding,
             tables,
             started: false,
@@ -458,10 +460,10 @@ impl VecEnv {
     {
         let row = self.encoding.len();
         let n = self.tables.len();
-        let workers = Workers::new(self.threads)?;
+        let workers = &self.workers;
         let width = match workers {
             Workers::Caller => 1,
-            _ => rayon_width(&workers),
+            _ => rayon_width(workers),
         };
         let block = n.div_ceil(4 * width).max(MIN_BLOCK);
         let tables = &mut self.tables[..];
