@@ -912,4 +912,51 @@ mod tests {
         r.haozi = Haozi::Feng;
         assert!(r.validate().unwrap_err().to_string().contains("no_honors"));
     }
+
+    // The family's rules of the table's flow (docs/rules.md §3-§5), each
+    // asked of every family: which one has it, and that the others do not.
+    const FAMILIES: [Family; 3] = [Family::Shanxi, Family::Linxian, Family::Sichuan];
+
+    /// The families for which `rule` holds.
+    fn having(rule: impl Fn(Family) -> bool) -> Vec<Family> {
+        FAMILIES.into_iter().filter(|&f| rule(f)).collect()
+    }
+
+    #[test]
+    fn only_linxian_lets_a_player_leave_the_hand() {
+        // 逃跑 (§4): a Linxian player may abandon the hand at any moment.
+        assert_eq!(having(Family::allows_leaving), [Family::Linxian]);
+    }
+
+    #[test]
+    fn only_sichuan_wins_need_a_missing_suit() {
+        // 缺一门 (§5): a Sichuan hand wins only lacking a suit.
+        assert_eq!(having(Family::needs_missing_suit), [Family::Sichuan]);
+    }
+
+    #[test]
+    fn only_sichuan_lets_one_discard_have_several_winners() {
+        // 一炮多响 (§5); elsewhere 就近截胡: the nearest winner takes it.
+        assert_eq!(having(Family::several_winners), [Family::Sichuan]);
+    }
+
+    #[test]
+    fn only_linxian_keeps_the_last_live_tile_for_its_drawer() {
+        // §4: the drawer of the last live tile wins on it or passes.
+        assert_eq!(having(Family::keeps_last_tile), [Family::Linxian]);
+    }
+
+    #[test]
+    fn only_sichuan_forces_a_win_within_the_last_four_live_tiles() {
+        // §5: with four live tiles or fewer a player who can win must win.
+        let within: Vec<_> = FAMILIES.map(Family::must_win_within).into();
+        assert_eq!(within, [None, None, Some(4)]);
+    }
+
+    #[test]
+    fn only_linxian_draws_on_an_added_kong_of_everyones_wait() {
+        // §4: a non-ting player's added kong of a tile that all three other
+        // players, all ting, wait on draws the hand.
+        assert_eq!(having(Family::all_waiting_kong_draws), [Family::Linxian]);
+    }
 }

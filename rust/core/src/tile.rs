@@ -437,6 +437,202 @@ pub fn check_copies(counts: &Counts) -> Result<(), Error> {
     Ok(())
 }
 
+/// A set of tile kinds: bit `k` for kind `k` of the 34 (a `u64` with the
+/// top 30 bits clear). It is the mask the hot paths compute with, named:
+/// `Copy`, every operation one or two instructions.
+///
+/// ```
+/// use koudian_core::tile::{KindSet, Tile};
+/// let mut s = KindSet::EMPTY;
+/// s.insert(Tile::M1);
+/// s.insert(Tile::RED);
+/// assert!(s.contains(Tile::RED) && !s.contains(Tile::M9));
+/// assert_eq!(s.len(), 2);
+/// assert_eq!(s.iter().collect::<Vec<_>>(), [Tile::M1, Tile::RED]);
+/// assert_eq!(s.union(KindSet::HONORS).len(), 8);
+/// assert!(KindSet::ORPHANS.contains(Tile::S9));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KindSet(pub u64);
+
+impl KindSet {
+    /// No kind.
+    pub const EMPTY: KindSet = KindSet(0);
+    /// All 34 kinds.
+    pub const ALL: KindSet = KindSet((1 << KINDS) - 1);
+    /// The seven honors (东南西北白发中).
+    pub const HONORS: KindSet = KindSet(0x7f << 27);
+    /// The thirteen kinds of thirteen orphans (十三幺): the terminals and
+    /// the honors.
+    pub const ORPHANS: KindSet =
+        KindSet(1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27);
+
+    /// The nine kinds of suit `s` (0 万, 1 筒, 2 条), or the seven honors
+    /// for `s == 3`.
+    ///
+    /// ```
+    /// use koudian_core::tile::{KindSet, Tile};
+    /// assert!(KindSet::suit(1).contains(Tile::P1));
+    /// assert_eq!(KindSet::suit(3), KindSet::HONORS);
+    /// ```
+    #[inline]
+    pub const fn suit(s: usize) -> KindSet {
+        if s >= 3 {
+            KindSet::HONORS
+        } else {
+            KindSet(0x1ff << (9 * s))
+        }
+    }
+
+    /// The set of one kind.
+    #[inline]
+    pub const fn of(t: Tile) -> KindSet {
+        KindSet(1 << t.0)
+    }
+
+    /// The kinds with at least one copy in `c`.
+    ///
+    /// ```
+    /// use koudian_core::tile::{counts_of, parse, KindSet, Tile};
+    /// let c = counts_of(&parse("112m7z").unwrap()).unwrap();
+    /// assert_eq!(KindSet::held(&c).iter().collect::<Vec<_>>(), [Tile::M1, Tile::M2, Tile::RED]);
+    /// ```
+    #[inline]
+    pub fn held(c: &Counts) -> KindSet {
+        KindSet(
+            c.iter()
+                .enumerate()
+                .fold(0, |m, (k, &n)| m | u64::from(n > 0) << k),
+        )
+    }
+
+    /// Whether kind `t` is in the set.
+    #[inline]
+    pub const fn contains(self, t: Tile) -> bool {
+        self.0 >> t.0 & 1 == 1
+    }
+
+    /// Adds kind `t`.
+    #[inline]
+    pub fn insert(&mut self, t: Tile) {
+        self.0 |= 1 << t.0;
+    }
+
+    /// Removes kind `t`.
+    ///
+    /// ```
+    /// use koudian_core::tile::{KindSet, Tile};
+    /// let mut s = KindSet::HONORS;
+    /// s.remove(Tile::EAST);
+    /// assert_eq!((s.len(), s.contains(Tile::EAST)), (6, false));
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, t: Tile) {
+        self.0 &= !(1 << t.0);
+    }
+
+    /// The kinds in either set.
+    #[inline]
+    pub const fn union(self, other: KindSet) -> KindSet {
+        KindSet(self.0 | other.0)
+    }
+
+    /// The kinds in both sets.
+    #[inline]
+    pub const fn intersection(self, other: KindSet) -> KindSet {
+        KindSet(self.0 & other.0)
+    }
+
+    /// The kinds of `self` not in `other`.
+    ///
+    /// ```
+    /// use koudian_core::tile::KindSet;
+    /// assert_eq!(KindSet::ORPHANS.difference(KindSet::HONORS).len(), 6);
+    /// assert_eq!(KindSet::ALL.difference(KindSet::ALL), KindSet::EMPTY);
+    /// ```
+    #[inline]
+    pub const fn difference(self, other: KindSet) -> KindSet {
+        KindSet(self.0 & !other.0)
+    }
+
+    /// How many kinds the set has.
+    #[inline]
+    pub const fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set has no kind.
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The lowest kind of the set, if any.
+    #[inline]
+    pub const fn first(self) -> Option<Tile> {
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Tile(self.0.trailing_zeros() as u8))
+        }
+    }
+
+    /// The kinds in index order.
+    #[inline]
+    pub fn iter(self) -> KindSetIter {
+        KindSetIter(self.0)
+    }
+}
+
+impl IntoIterator for KindSet {
+    type Item = Tile;
+    type IntoIter = KindSetIter;
+    #[inline]
+    fn into_iter(self) -> KindSetIter {
+        self.iter()
+    }
+}
+
+impl FromIterator<Tile> for KindSet {
+    /// ```
+    /// use koudian_core::tile::{KindSet, Tile};
+    /// let s: KindSet = [Tile::M1, Tile::M1, Tile::P9].into_iter().collect();
+    /// assert_eq!(s.len(), 2);
+    /// ```
+    fn from_iter<I: IntoIterator<Item = Tile>>(it: I) -> KindSet {
+        let mut s = KindSet::EMPTY;
+        for t in it {
+            s.insert(t);
+        }
+        s
+    }
+}
+
+/// The kinds of a [`KindSet`], lowest first.
+#[derive(Clone, Debug)]
+pub struct KindSetIter(u64);
+
+impl Iterator for KindSetIter {
+    type Item = Tile;
+    #[inline]
+    fn next(&mut self) -> Option<Tile> {
+        if self.0 == 0 {
+            return None;
+        }
+        let k = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(Tile(k))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for KindSetIter {}
+
 /// Kind masks from byte tests on counts, 16 kinds per SSE2 compare.
 ///
 /// The counts are read as three 16-byte vectors: kinds 0-15, 16-31 and

@@ -1,16 +1,17 @@
-//! [`Ctx`]: one decision's view of the hand and the table (wild and void
-//! kinds, unseen copies) and the shanten questions the policy asks.
+//! [`Facts`], what one decision knows of the position, and [`Ctx`], the
+//! fast evaluator: the shanten questions of [`Eval`] answered from the
+//! agent's kept shape tables.
 
 use super::*;
 
-pub(crate) struct Ctx<'a> {
+/// What one decision knows of the position: the hand, the rules that
+/// matter to the policy, the wild kinds and the void suit (缺一门).
+pub(crate) struct Facts<'a> {
     pub(crate) game: &'a Game,
-    pub(crate) groups: &'a mut Groups,
     pub(crate) seat: u8,
     pub(crate) hand: &'a Hand,
     pub(crate) wilds: Wildcards,
     pub(crate) shape: ShapeRules,
-    pub(crate) calc: &'a Calculator,
     /// The wild kinds as a mask.
     pub(crate) wild_mask: u64,
     /// The void suit's kinds as a mask (0 outside Sichuan).
@@ -21,6 +22,70 @@ pub(crate) struct Ctx<'a> {
     pub(crate) min_discard: u8,
     /// Sichuan: the suit to clear (缺一门).
     pub(crate) void: Option<usize>,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of `seat` in `game`; `wild_mask` is `game.wilds().mask()`.
+    #[inline(always)]
+    pub(crate) fn new(game: &'a Game, seat: u8, wild_mask: u64) -> Facts<'a> {
+        let rules = game.rules();
+        let hand = game.hand(seat);
+        let (min_self, min_discard) = rules.point_rule.minimums();
+        let void = if rules.family == Family::Sichuan {
+            void_suit(hand)
+        } else {
+            None
+        };
+        Facts {
+            game,
+            seat,
+            hand,
+            wilds: game.wilds(),
+            shape: ShapeRules::from(rules),
+            wild_mask,
+            void_mask: void.map_or(0, |s| GROUP_KINDS[s]),
+            family: rules.family,
+            ting_required: rules.ting_required,
+            min_self,
+            min_discard,
+            void,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_void(&self, k: usize) -> bool {
+        debug_assert_eq!(
+            self.void_mask >> k & 1 == 1,
+            self.void == Some(k / 9) && k < 27
+        );
+        self.void_mask >> k & 1 == 1
+    }
+
+    #[inline]
+    pub(crate) fn is_wild(&self, k: usize) -> bool {
+        debug_assert_eq!(
+            self.wild_mask >> k & 1 == 1,
+            self.wilds.is_wild(Tile::from_index_unchecked(k as u8))
+        );
+        self.wild_mask >> k & 1 == 1
+    }
+
+    /// The counts the shape analysis sees: void-suit tiles left out.
+    pub(crate) fn eff(&self, c: &Counts) -> Counts {
+        let mut e = *c;
+        if let Some(s) = self.void {
+            e[9 * s..9 * s + 9].fill(0);
+        }
+        e
+    }
+}
+
+/// The fast evaluator: the kept shape tables of the agent ([`Groups`],
+/// the calculator) answering [`Eval`] incrementally.
+pub(crate) struct Ctx<'a> {
+    pub(crate) f: Facts<'a>,
+    pub(crate) groups: &'a mut Groups,
+    pub(crate) calc: &'a Calculator,
     pub(crate) unseen: Option<Counts>,
 }
 
@@ -63,54 +128,20 @@ impl<'a> Ctx<'a> {
         groups: &'a mut Groups,
         setup: &'a mut Option<Box<Setup>>,
     ) -> Ctx<'a> {
-        let rules = game.rules();
-        let wilds = game.wilds();
-        let shape = ShapeRules::from(rules);
-        let hand = game.hand(seat);
-        let (min_self, min_discard) = rules.point_rule.minimums();
-        let setup = Setup::refresh(setup, wilds, shape);
+        let setup = Setup::refresh(setup, game.wilds(), ShapeRules::from(game.rules()));
         let calc = &setup.calc;
         groups.prepare(calc);
-        let void = if rules.family == Family::Sichuan {
-            void_suit(hand)
-        } else {
-            None
-        };
         Ctx {
-            game,
+            f: Facts::new(game, seat, setup.wild_mask),
             groups,
-            seat,
-            hand,
-            wilds,
-            shape,
             calc,
-            wild_mask: setup.wild_mask,
-            void_mask: void.map_or(0, |s| GROUP_KINDS[s]),
-            family: rules.family,
-            ting_required: rules.ting_required,
-            min_self,
-            min_discard,
-            void,
             unseen: None,
         }
     }
 
-    #[inline]
-    pub(crate) fn is_void(&self, k: usize) -> bool {
-        debug_assert_eq!(
-            self.void_mask >> k & 1 == 1,
-            self.void == Some(k / 9) && k < 27
-        );
-        self.void_mask >> k & 1 == 1
-    }
-
     /// The counts the shape analysis sees: void-suit tiles left out.
     pub(crate) fn eff(&self, c: &Counts) -> Counts {
-        let mut e = *c;
-        if let Some(s) = self.void {
-            e[9 * s..9 * s + 9].fill(0);
-        }
-        e
+        self.f.eff(c)
     }
 
     /// The natural counts and the number of wild tiles that the shape
@@ -119,18 +150,18 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     pub(crate) fn split(&self, c: &Counts) -> (Counts, u8) {
         let mut natural = *c;
-        if let Some(s) = self.void {
+        if let Some(s) = self.f.void {
             natural[9 * s..9 * s + 9].fill(0);
         }
         let mut w = 0;
-        let mut m = self.wild_mask;
+        let mut m = self.f.wild_mask;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
             w += natural[k];
             natural[k] = 0;
         }
-        debug_assert_eq!((natural, w), self.wilds.split(&self.eff(c)));
+        debug_assert_eq!((natural, w), self.f.wilds.split(&self.eff(c)));
         (natural, w)
     }
 
@@ -143,7 +174,7 @@ impl<'a> Ctx<'a> {
         // A base's deficiency (the vector form of the standard shape's
         // and the special shapes' from the bit planes), of which only
         // the shanten is kept: the rest is never stored.
-        let s = Base::with_halves(natural, w, melds, g, halves, &self.shape).shanten();
+        let s = Base::with_halves(natural, w, melds, g, halves, &self.f.shape).shanten();
         debug_assert_eq!(
             s,
             self.calc
@@ -165,13 +196,13 @@ impl<'a> Ctx<'a> {
         let (natural, w) = self.split(c);
         let groups = self.groups.sync(self.calc, &natural);
         let halves = self.groups.halves();
-        Base::with_halves(natural, w, melds, groups, halves, &self.shape)
+        Base::with_halves(natural, w, melds, groups, halves, &self.f.shape)
     }
 
     /// [`Base::shanten_without`] through the kept group needs.
     pub(crate) fn shanten_without(&mut self, b: &Base, k: usize) -> i8 {
         if self.is_wild(k) || b.natural[k] == 0 {
-            b.shanten_without(self.calc, &self.wilds, k)
+            b.shanten_without(self.calc, &self.f.wilds, k)
         } else {
             let x = self.groups.after(self.calc, &b.natural, k);
             b.shanten_with(k, false, &x)
@@ -180,17 +211,7 @@ impl<'a> Ctx<'a> {
 
     #[inline]
     pub(crate) fn is_wild(&self, k: usize) -> bool {
-        debug_assert_eq!(
-            self.wild_mask >> k & 1 == 1,
-            self.wilds.is_wild(Tile::from_index_unchecked(k as u8))
-        );
-        self.wild_mask >> k & 1 == 1
-    }
-
-    /// The wild kinds as a mask.
-    #[inline]
-    pub(crate) fn wild_mask(&self) -> u64 {
-        self.wild_mask
+        self.f.is_wild(k)
     }
 
     /// Copies of each kind the agent cannot see (its own tiles, face-up
@@ -200,16 +221,16 @@ impl<'a> Ctx<'a> {
         if let Some(u) = self.unseen {
             return u;
         }
-        let g = self.game;
-        let me = self.seat;
+        let g = self.f.game;
+        let me = self.f.seat;
         // Its own tiles, the face-up discards and the melds all see.
-        let mut vis = self.hand.concealed;
+        let mut vis = self.f.hand.concealed;
         for ((v, &p), &m) in vis.iter_mut().zip(g.pond()).zip(g.meld_counts()) {
             *v += p + m;
         }
         // Its own concealed kongs, where the others cannot see them.
         if g.rules().hide_concealed_kong {
-            for m in self.hand.melds() {
+            for m in self.f.hand.melds() {
                 if m.kind == MeldKind::ConcealedKong {
                     vis[m.tile.index()] += 4;
                 }
@@ -224,7 +245,7 @@ impl<'a> Ctx<'a> {
         }
         let u = self.unseen_of(vis);
         #[cfg(debug_assertions)]
-        assert_eq!(u, unseen_plain(self.game, self.seat));
+        assert_eq!(u, unseen_plain(self.f.game, self.f.seat));
         self.unseen = Some(u);
         u
     }
@@ -233,7 +254,7 @@ impl<'a> Ctx<'a> {
     /// melds (`vis`), adding the face-up wall tiles.
     #[inline]
     pub(crate) fn unseen_of(&self, mut vis: Counts) -> Counts {
-        let g = self.game;
+        let g = self.f.game;
         // Most rulesets reveal no indicator: skip the wall there.
         if g.deal().revealed > 0 {
             for (v, up) in vis.iter_mut().zip(g.face_up_in_wall()) {
@@ -296,18 +317,18 @@ impl<'a> Ctx<'a> {
             d = d.min(removal.of(k, b.natural[k]));
         }
         let mut held = natural;
-        let mut m = self.wild_mask | self.void_mask;
+        let mut m = self.f.wild_mask | self.f.void_mask;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
             held |= u64::from(c[k] > 0) << k;
         }
-        if held & !natural & !self.wild_mask != 0 {
+        if held & !natural & !self.f.wild_mask != 0 {
             d = d.min(b.d);
         }
         let s = if d != u8::MAX {
             Base::to_shanten(d, b.w)
-        } else if held & self.wild_mask != 0 {
+        } else if held & self.f.wild_mask != 0 {
             Base::to_shanten(b.d, b.w.saturating_sub(1))
         } else {
             i8::MAX

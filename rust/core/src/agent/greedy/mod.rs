@@ -98,14 +98,18 @@ use crate::ruleset::Family;
 use crate::shanten::lanes::{combine_padded as combine, *};
 use crate::shanten::{group_key, group_pos, partner_lanes, partner_missing, Calculator, POS_STEP};
 use crate::shape::ShapeRules;
-use crate::tile::{Counts, Tile, KINDS};
+use crate::tile::{Counts, KindSet, Tile, KINDS};
 use crate::waits::{waits_counts, Waits};
 use crate::wildcard::Wildcards;
 
 mod base;
 mod ctx;
+mod eval;
+mod fast;
 mod groups;
 mod keys;
+#[cfg(test)]
+mod plain;
 mod policy;
 mod rank;
 mod tally;
@@ -113,8 +117,10 @@ mod ukeire;
 
 use base::*;
 use ctx::*;
+use eval::*;
 use groups::*;
 use keys::*;
+use policy::*;
 use tally::*;
 use ukeire::*;
 
@@ -209,7 +215,8 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         let legal = view.legal();
-        let a = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup).decide(legal);
+        let ctx = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup);
+        let a = Policy::<_, false>::new(ctx).decide(legal);
         if legal.contains(a) {
             return a;
         }

@@ -1,7 +1,8 @@
-//! Unit tests of the fast evaluator's parts against plain forms, and of
-//! the fast agent against the plain policy ([`rank`](super::rank)'s
-//! first action) and the recorded decisions.
+//! Unit tests of the fast evaluator's parts against plain forms, of the
+//! two evaluators against each other ([`plain`](super::plain)), and of
+//! the policy on both against the recorded decisions.
 
+use super::plain::Plain;
 use super::*;
 use crate::agent::RandomAgent;
 use crate::game::mix_seed;
@@ -608,13 +609,14 @@ fn table_tallies_give_the_unseen_counts_and_the_passes() {
             let mut random = [0, 1, 2, 3].map(|s| RandomAgent::new(seed ^ s));
             while let Some(seat) = g.to_act() {
                 for s in 0..4u8 {
-                    let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup);
-                    let (u, th) = (ctx.unseen(), ctx.threat());
+                    let ctx = Ctx::new(&g, s, &mut groups, &mut setup);
+                    let mut policy = Policy::<_, false>::new(ctx);
+                    let (u, th) = (policy.e.unseen(), policy.threat());
                     assert_eq!(u, unseen_plain(&g, s), "preset {p} hand {i}");
-                    let plain = th.and_then(|t| Ctx::threat_passes(&g, t));
+                    let plain = th.and_then(|t| threat_passes(&g, t));
                     assert_eq!(th, plain, "preset {p} hand {i}");
                     checked += 1;
-                    threats += u64::from(th.is_some_and(|t| t.passed != [0; 4]));
+                    threats += u64::from(th.is_some_and(|t| t.passed != [KindSet::EMPTY; 4]));
                 }
                 let act = random[seat as usize].act(&SeatView::new(&g, seat));
                 g.step(act).unwrap();
@@ -640,8 +642,8 @@ fn two_product_shanten_matches_the_shanten_module() {
             while let Some(seat) = g.to_act() {
                 for s in 0..4u8 {
                     let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup);
-                    let c = ctx.hand.concealed;
-                    let n = ctx.hand.n_melds();
+                    let c = ctx.f.hand.concealed;
+                    let n = ctx.f.hand.n_melds();
                     for k in (0..KINDS).filter(|&k| c[k] >= 2) {
                         for (take, melds) in [(0, n), (2, n + 1), (3, n + 1)] {
                             if c[k] < take || melds > 4 {
@@ -652,11 +654,12 @@ fn two_product_shanten_matches_the_shanten_module() {
                             let e = ctx.eff(&h);
                             let got = ctx.shanten(&h, melds);
                             // Fresh lookups, no kept needs.
-                            let calc = Calculator::new(&ctx.wilds, &ctx.shape);
-                            let fresh = Base::new(&calc, &ctx.wilds, &ctx.shape, &e, melds);
+                            let calc = Calculator::new(&ctx.f.wilds, &ctx.f.shape);
+                            let fresh = Base::new(&calc, &ctx.f.wilds, &ctx.f.shape, &e, melds);
                             assert_eq!(got, fresh.shanten(), "{h:?} {melds}");
                             // The crate's shanten where the size is a hand's.
-                            if let Ok(want) = shanten_counts(&e, melds, &ctx.wilds, &ctx.shape) {
+                            if let Ok(want) = shanten_counts(&e, melds, &ctx.f.wilds, &ctx.f.shape)
+                            {
                                 assert_eq!(got, want, "{h:?} {melds}");
                                 checked += 1;
                             }
@@ -671,7 +674,23 @@ fn two_product_shanten_matches_the_shanten_module() {
     assert!(checked > 10_000, "{checked}");
 }
 
-/// The plain policy as an agent: the first action of its ranking.
+/// The policy on the plain evaluator, as an agent.
+#[derive(Debug)]
+struct PlainGreedy;
+
+impl Agent for PlainGreedy {
+    fn act(&mut self, view: &SeatView<'_>) -> Action {
+        let legal = view.legal();
+        let a = Policy::<_, false>::new(Plain::new(view.game, view.seat)).decide(legal);
+        if legal.contains(a) {
+            return a;
+        }
+        let fallback = legal.iter().find(|&x| x != Action::Leave);
+        fallback.unwrap_or(Action::Pass)
+    }
+}
+
+/// The first action of the fast agent's ranking, as an agent.
 #[derive(Debug)]
 struct Ranker(GreedyAgent);
 
@@ -681,49 +700,47 @@ impl Agent for Ranker {
     }
 }
 
-fn ranker(seed: u64) -> Ranker {
-    Ranker(GreedyAgent::new(seed))
-}
-
-/// Writes `tests/data/greedy_decisions.txt` with the plain policy
-/// (run on purpose only: `-- --ignored`).
+/// Writes `tests/data/greedy_decisions.txt` with the policy on the plain
+/// evaluator (run on purpose only: `-- --ignored`).
 #[test]
 #[ignore]
 fn record_greedy_decisions() {
-    crate::agent::decisions::record(ranker);
+    crate::agent::decisions::record(|_| PlainGreedy);
 }
 
 /// The recorded decisions (of the agent before the restructure), decided
-/// again by the plain policy and by the
-/// optimized agent.
+/// again by the policy on the plain evaluator, on the fast one, and by
+/// the first action of the ranking.
 #[test]
-fn both_agents_give_the_recorded_decisions() {
-    let n = crate::agent::decisions::check(ranker);
+fn the_policy_gives_the_recorded_decisions_under_both_evaluators() {
+    let n = crate::agent::decisions::check(|_| PlainGreedy);
     assert!(n > 50_000, "{n}");
     assert_eq!(crate::agent::decisions::check(GreedyAgent::new), n);
+    assert_eq!(
+        crate::agent::decisions::check(|s| Ranker(GreedyAgent::new(s))),
+        n
+    );
 }
 
-/// The optimized agent takes exactly the first action of the plain
-/// policy's ranking (which matched the
-/// agent before the speed work) at every decision of seeded hands, all
-/// greedy and greedy against random, in every family and with
-/// wildcards.
+/// The policy decides alike on the fast and the plain evaluator at every
+/// decision of seeded hands, all greedy and greedy against random, in
+/// every family and with wildcards; the ranking's first action is the
+/// agent's.
 #[test]
-fn fast_agent_plays_the_first_action_of_the_plain_ranking() {
+fn the_policy_decides_alike_on_both_evaluators() {
     // The four presets, then back to the first table variant with the
     // same agents.
     let [a, b, c, d] = crate::testing::presets();
     let presets = [a, b, c, d, Ruleset::shanxi()];
-    // One set of optimized agents for every hand and preset, as in
-    // `simulate`: what they keep between decisions must never leak
-    // into another hand, game or table variant.
+    // One set of fast agents for every hand and preset, as in `simulate`:
+    // what they keep between decisions must never leak into another
+    // hand, game or table variant.
     let mut fast = [0, 1, 2, 3].map(GreedyAgent::new);
     for (p, rules) in presets.iter().enumerate() {
         let mut decisions = 0u64;
-        for i in 0..400u64 {
+        for i in 0..200u64 {
             let seed = mix_seed(p as u64 + 101, i);
             let mut g = Game::new(rules, seed, Some((i % 4) as u8)).unwrap();
-            let mut slow = [0, 1, 2, 3].map(ranker);
             let mut random = [0, 1, 2, 3].map(|s| RandomAgent::new(seed ^ s));
             // Odd hands: seats 1-3 play at random, which reaches more
             // claim and kong decisions for seat 0.
@@ -732,8 +749,11 @@ fn fast_agent_plays_the_first_action_of_the_plain_ranking() {
                 let s = seat as usize;
                 let view = SeatView::new(&g, seat);
                 let a = fast[s].act(&view);
-                let b = slow[s].act(&view);
+                let b = PlainGreedy.act(&view);
                 assert_eq!(a, b, "preset {p} hand {i} seat {seat}: {:?}", g.log());
+                if i % 8 == 0 {
+                    assert_eq!(fast[s].rank(&view)[0].action, a);
+                }
                 decisions += 1;
                 let act = if s < greedy_seats {
                     a
@@ -743,18 +763,138 @@ fn fast_agent_plays_the_first_action_of_the_plain_ranking() {
                 g.step(act).unwrap();
             }
         }
-        assert!(decisions > 10_000, "preset {p}: {decisions} decisions");
+        assert!(decisions > 5_000, "preset {p}: {decisions} decisions");
     }
+}
+
+/// Every question of [`Eval`] asked of both evaluators about `seat`'s
+/// hand in `g`: the same answers.
+fn evaluators_agree(g: &Game, seat: u8, groups: &mut Groups, setup: &mut Option<Box<Setup>>) {
+    let mut fast = Ctx::new(g, seat, groups, setup);
+    let mut plain = Plain::new(g, seat);
+    assert_eq!(fast.f.void, plain.facts().void);
+    assert_eq!(Eval::unseen(&mut fast), Eval::unseen(&mut plain));
+    let hand = *g.hand(seat);
+    let c = hand.concealed;
+    let n = hand.n_melds();
+    let total: u8 = c.iter().sum();
+    let log = g.log();
+    assert_eq!(
+        Eval::shanten(&mut fast, &c, n),
+        Eval::shanten(&mut plain, &c, n),
+        "{log}"
+    );
+    // The remainders of every pong and kong of the hand.
+    for k in (0..KINDS).filter(|&k| c[k] >= 2) {
+        for (take, melds) in [(2, n + 1), (3, n + 1)] {
+            if c[k] < take || melds > 4 {
+                continue;
+            }
+            let mut h = c;
+            h[k] -= take;
+            if (total - take) as usize % 3 == 2 {
+                let s = Eval::best_discard_shanten(&mut plain, &h, melds);
+                assert_eq!(Eval::best_discard_shanten(&mut fast, &h, melds), s, "{log}");
+                for cut in s - 1..=s + 1 {
+                    let want = s < cut;
+                    assert_eq!(fast.best_discard_shanten_below(&h, melds, cut), want);
+                }
+            } else {
+                let s = Eval::shanten(&mut plain, &h, melds);
+                assert_eq!(Eval::shanten(&mut fast, &h, melds), s, "{log}");
+            }
+        }
+    }
+    if total as usize % 3 != 2 {
+        return;
+    }
+    assert_eq!(
+        Eval::best_discard_shanten(&mut fast, &c, n),
+        Eval::best_discard_shanten(&mut plain, &c, n)
+    );
+    // The discard questions, for every kind legal and for a random half.
+    let held = KindSet::held(&c);
+    for discards in [
+        KindSet::ALL,
+        KindSet(held.0 & 0x2_5555_5555),
+        KindSet(held.0 & 0x1_aaaa_aaaa),
+    ] {
+        let (pc, pd) = (
+            Eval::discards(&mut plain, discards),
+            Eval::discards(&mut fast, discards),
+        );
+        let (Some((cs, mut pd)), Some((fc, mut fd))) = (pc, pd) else {
+            assert!(Eval::discards(&mut plain, discards).is_none());
+            assert!(Eval::discards(&mut fast, discards).is_none());
+            continue;
+        };
+        assert_eq!(cs, fc, "{log}");
+        let keep = Keep::new(&c, fast.f.family);
+        if !cs.all_wild && cs.lowest > UKEIRE_SHANTEN as u8 + 1 {
+            let half = KindSet(cs.cands.0 & 0x1_5555_5555);
+            for set in [cs.cands, half] {
+                if !set.is_empty() {
+                    assert_eq!(
+                        fast.least_far(&mut fd, &keep, set),
+                        plain.least_far(&mut pd, &keep, set),
+                        "{log}"
+                    );
+                }
+            }
+        }
+        let levels = plain.levels(&mut pd, &cs);
+        assert_eq!(fast.levels(&mut fd, &cs), levels, "{log}");
+        if cs.lowest > 3 {
+            continue;
+        }
+        let fc = fast.counting(&fd, true);
+        for t in cs.cands {
+            let k = t.index();
+            let want = plain.improving(&pd, &(), &cs, k);
+            assert_eq!(fast.improving(&fd, &fc, &cs, k), want, "{k} {log}");
+            let (ub, exact) = fast.improving_bound(&fd, &fc, &cs, k);
+            assert!(
+                ub >= want && (!exact || ub == want),
+                "{k} {ub} {want} {log}"
+            );
+        }
+    }
+}
+
+/// The two evaluators answer alike at every decision of seeded hands of
+/// every preset, for every seat's hand.
+#[test]
+fn the_evaluators_answer_alike_on_seeded_hands() {
+    let (mut groups, mut setup) = (Groups::default(), None);
+    let mut asked = 0u64;
+    for (p, rules) in crate::testing::presets().iter().enumerate() {
+        for i in 0..30u64 {
+            let seed = mix_seed(p as u64 + 501, i);
+            let mut g = Game::new(rules, seed, None).unwrap();
+            let mut agents = [0, 1, 2, 3].map(GreedyAgent::new);
+            while let Some(seat) = g.to_act() {
+                for s in 0..4u8 {
+                    evaluators_agree(&g, s, &mut groups, &mut setup);
+                    asked += 1;
+                }
+                let act = agents[seat as usize].act(&SeatView::new(&g, seat));
+                g.step(act).unwrap();
+            }
+        }
+    }
+    assert!(asked > 10_000, "{asked}");
 }
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
     /// On random positions (a seeded deal of any preset, a random number
-    /// of random moves in), the fast agent plays the first action of the
-    /// plain ranking, and the ranking holds every legal action once.
+    /// of random moves in), the two evaluators answer every question
+    /// alike for every seat, the policy decides alike on both, and the
+    /// fast agent's ranking holds every legal action once, its first
+    /// action the agent's.
     #[test]
-    fn fast_and_plain_evaluations_decide_alike_on_random_positions(
+    fn the_evaluators_and_the_ranking_agree_on_random_positions(
         seed in proptest::prelude::any::<u64>(),
         preset in 0usize..4,
         moves in 0usize..120,
@@ -763,6 +903,7 @@ proptest::proptest! {
         let mut g = Game::new(rules, seed, None).unwrap();
         let mut random = RandomAgent::new(seed);
         let mut fast = GreedyAgent::new(0);
+        let (mut groups, mut setup) = (Groups::default(), None);
         for _ in 0..moves {
             let Some(seat) = g.to_act() else { break };
             let a = random.act(&SeatView::new(&g, seat));
@@ -770,6 +911,9 @@ proptest::proptest! {
         }
         // Every decision of the rest of the hand.
         while let Some(seat) = g.to_act() {
+            for s in 0..4u8 {
+                evaluators_agree(&g, s, &mut groups, &mut setup);
+            }
             let view = SeatView::new(&g, seat);
             let ranked = fast.rank(&view);
             let legal = view.legal();
@@ -777,6 +921,7 @@ proptest::proptest! {
             proptest::prop_assert!(ranked.iter().all(|r| legal.contains(r.action)));
             let a = fast.act(&view);
             proptest::prop_assert_eq!(ranked[0].action, a, "seat {} log {}", seat, g.log());
+            proptest::prop_assert_eq!(PlainGreedy.act(&view), a, "seat {} log {}", seat, g.log());
             g.step(a).unwrap();
         }
     }

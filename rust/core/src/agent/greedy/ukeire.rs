@@ -185,7 +185,7 @@ impl<'a> Ctx<'a> {
             near |= (h | h << 1 | h << 2 | h >> 1 | h >> 2) & kinds;
         }
         let honors = held & GROUP_KINDS[3];
-        near |= if self.shape.wind_sets {
+        near |= if self.f.shape.wind_sets {
             let (winds, dragons) = (0xfu64 << 27, 0x7u64 << 31);
             (winds & (u64::from(honors & winds != 0)).wrapping_neg())
                 | (dragons & (u64::from(honors & dragons != 0)).wrapping_neg())
@@ -196,7 +196,7 @@ impl<'a> Ctx<'a> {
             near |= ORPHANS;
         }
         #[cfg(debug_assertions)]
-        assert_eq!(near, near_plain(natural, orphans, self.shape.wind_sets));
+        assert_eq!(near, near_plain(natural, orphans, self.f.shape.wind_sets));
         near
     }
 
@@ -315,7 +315,7 @@ impl<'a> Ctx<'a> {
         let total = wild_copies + planes.copies(near & improves);
         debug_assert!(!natural_t || to_needs(&b.groups[gt]) == self.calc.group(&b.natural, gt));
         debug_assert_eq!(total, {
-            let wild_live = planes.0.iter().fold(0, |a, p| a | p) & self.wild_mask();
+            let wild_live = planes.0.iter().fold(0, |a, p| a | p) & self.f.wild_mask;
             self.ukeire_exact(&b, (near, wild_live), &self.unseen.unwrap_or([0; KINDS]))
         });
         total
@@ -472,7 +472,7 @@ impl<'a> Ctx<'a> {
                 let mut nat = b.natural;
                 nat[k] += 1;
                 let groups = self.calc.groups(&nat).0.map(|n| lanes_of(&n));
-                let fresh = Base::from_groups(nat, b.w, 4 - b.sets, groups, &self.shape);
+                let fresh = Base::from_groups(nat, b.w, 4 - b.sets, groups, &self.f.shape);
                 total += u * u32::from(fresh.shanten() < sh);
             }
         }
@@ -623,7 +623,7 @@ impl<'a> Ctx<'a> {
     ) -> Tile {
         let standard_d = b.standard;
         // The order within a level: junk (bit 16 clear) first.
-        let void = self.void_mask;
+        let void = self.f.void_mask;
         let order = |k: usize| u32::from(void >> k & 1 == 0) << 16 | u32::from(keep.low[k & 63]);
         let mut first = None;
         let mut rest = cands;
@@ -683,7 +683,7 @@ impl<'a> Ctx<'a> {
                 b.d
             };
             let q = d.saturating_sub(w);
-            if q + u8::from(self.ting_required & (q == 1)) == lowest {
+            if q + u8::from(self.f.ting_required & (q == 1)) == lowest {
                 return Tile::from_index_unchecked(k as u8);
             }
         }
