@@ -239,6 +239,7 @@ impl Base {
 
     /// Fewest missing tiles with group `g` replaced by `x` and the given
     /// seven-pairs and orphans tallies.
+    #[cfg(test)]
     #[inline(always)]
     pub(crate) fn deficiency(
         &self,
@@ -271,6 +272,7 @@ impl Base {
 
     /// The needs of kind `k`'s group after adding (`add`) or removing one
     /// natural tile of kind `k` (the count must stay within 0..=4).
+    #[cfg(test)]
     #[inline]
     pub(crate) fn group_after(&self, calc: &Calculator, k: usize, add: bool) -> Lanes {
         let mut c = self.natural;
@@ -280,6 +282,7 @@ impl Base {
 
     /// The shanten after adding (`add`) or removing one natural tile of
     /// kind `k` (which must keep the count within 0..=4).
+    #[cfg(test)]
     #[inline]
     pub(crate) fn shanten_natural(&self, calc: &Calculator, k: usize, add: bool) -> i8 {
         self.shanten_with(k, add, &self.group_after(calc, k, add))
@@ -315,6 +318,7 @@ impl Base {
 
     /// The deficiency after adding (`add`) or removing one natural tile of
     /// kind `k`, whose group's needs become `x`.
+    #[cfg(test)]
     #[inline]
     pub(crate) fn deficiency_with(&self, k: usize, add: bool, x: &Lanes) -> u8 {
         let (pairs, singles, ok, op) = self.tallies_with(k, add);
@@ -322,6 +326,7 @@ impl Base {
     }
 
     /// [`Base::shanten_natural`] with the changed group's needs given.
+    #[cfg(test)]
     #[inline]
     pub(crate) fn shanten_with(&self, k: usize, add: bool, x: &Lanes) -> i8 {
         Base::to_shanten(self.deficiency_with(k, add, x), self.w)
@@ -368,6 +373,7 @@ impl Base {
     }
 
     /// The shanten after removing one tile of kind `k` (wild or not).
+    #[cfg(test)]
     #[inline]
     pub(crate) fn shanten_without(&self, calc: &Calculator, wilds: &Wildcards, k: usize) -> i8 {
         if wilds.is_wild(Tile::from_index_unchecked(k as u8)) {

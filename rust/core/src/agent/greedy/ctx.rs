@@ -199,21 +199,6 @@ impl<'a> Ctx<'a> {
         Base::with_halves(natural, w, melds, groups, halves, &self.f.shape)
     }
 
-    /// [`Base::shanten_without`] through the kept group needs.
-    pub(crate) fn shanten_without(&mut self, b: &Base, k: usize) -> i8 {
-        if self.is_wild(k) || b.natural[k] == 0 {
-            b.shanten_without(self.calc, &self.f.wilds, k)
-        } else {
-            let x = self.groups.after(self.calc, &b.natural, k);
-            b.shanten_with(k, false, &x)
-        }
-    }
-
-    #[inline]
-    pub(crate) fn is_wild(&self, k: usize) -> bool {
-        self.f.is_wild(k)
-    }
-
     /// Copies of each kind the agent cannot see (its own tiles, face-up
     /// discards, visible melds and face-up wall tiles are seen); 0 for
     /// kinds not in play.
@@ -326,37 +311,12 @@ impl<'a> Ctx<'a> {
         if held & !natural & !self.f.wild_mask != 0 {
             d = d.min(b.d);
         }
-        let s = if d != u8::MAX {
+        if d != u8::MAX {
             Base::to_shanten(d, b.w)
         } else if held & self.f.wild_mask != 0 {
             Base::to_shanten(b.d, b.w.saturating_sub(1))
         } else {
             i8::MAX
-        };
-        debug_assert_eq!(s, self.best_discard_shanten_plain(&b, c));
-        s
-    }
-
-    /// [`Ctx::best_discard_shanten`] one discard at a time: its check in
-    /// debug builds.
-    pub(crate) fn best_discard_shanten_plain(&mut self, b: &Base, c: &Counts) -> i8 {
-        let mut best = i8::MAX;
-        let mut any_wild = i8::MAX;
-        for (k, &n) in c.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            let s = self.shanten_without(b, k);
-            if self.is_wild(k) {
-                any_wild = any_wild.min(s);
-            } else {
-                best = best.min(s);
-            }
-        }
-        if best == i8::MAX {
-            any_wild
-        } else {
-            best
         }
     }
 }
@@ -365,7 +325,8 @@ impl<'a> Ctx<'a> {
 /// discards, visible melds and face-up wall tiles are seen; 0 for kinds
 /// not in play), counted afresh from every discard and meld: the plain
 /// form of [`Ctx::unseen`] (its check in debug builds) and the plain
-/// ranking's count.
+/// evaluator's count.
+#[cfg(any(test, debug_assertions))]
 pub(crate) fn unseen_plain(g: &Game, me: u8) -> Counts {
     let hide = g.rules().hide_concealed_kong;
     let mut vis = g.hand(me).all_counts();

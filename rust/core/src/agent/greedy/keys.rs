@@ -38,8 +38,8 @@ pub(crate) fn key_shanten(key: u64) -> i8 {
 /// How much a hand wants to keep one tile of kind `k` (lower: discard
 /// first): neighbours within two ranks and copies, then points in the
 /// Koudian families (waits need points) or centrality in Sichuan. The
-/// plain form of [`Keep::of`], its check in debug builds, and the keep
-/// value of the plain ranking ([`super::rank`]).
+/// plain form of [`Keep::of`]: its check in debug builds and tests.
+#[cfg(any(test, debug_assertions))]
 pub(crate) fn keep_value(c: &Counts, k: usize, family: Family) -> u32 {
     let mut conn = 4 * (c[k] as u32 - 1);
     if k < 27 {

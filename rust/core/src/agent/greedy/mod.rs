@@ -55,6 +55,27 @@
 //! * A ting discard may be a wild tile when no other ting discard exists
 //!   (a hand that never declares can never win).
 //!
+//! # Where things are
+//!
+//! * `policy.rs`: the strategy above, written once (`Policy`), on the
+//!   questions of an evaluator: `eval.rs` (`Eval`: shanten after a
+//!   change, the discards' levels, improving tiles, waits, unseen copies).
+//!   The policy is generic over the evaluator and monomorphized, so the
+//!   fast path pays nothing for the trait.
+//! * The fast evaluator: `fast.rs` (its `Eval` answers), `ctx.rs` (the
+//!   position's `Facts` and the shanten questions), `base.rs` (one hand's
+//!   shanten with everything precomputed), `groups.rs` (the kept group
+//!   needs), `ukeire.rs` (removal levels, improving tiles and their
+//!   bounds), `tally.rs` (bit planes of counts), `keys.rs` (candidate keys
+//!   packed into integers); the lane kernels are
+//!   `shanten/lanes.rs`'s.
+//! * `plain.rs` (tests only): every question answered from scratch by the
+//!   shanten module's calculator and [`waits_counts`]; the tests check
+//!   that both evaluators answer alike and that the policy makes the
+//!   recorded decisions (`tests/data/greedy_decisions.txt`) on both.
+//! * `rank.rs`: [`GreedyAgent::rank`], the policy's choices one after the
+//!   other with the numbers it compared.
+//!
 //! # Determinism and speed
 //!
 //! The agent uses no randomness and no memory of past decisions: every tie

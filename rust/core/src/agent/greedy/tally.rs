@@ -31,7 +31,7 @@ pub(crate) fn group_of(k: usize) -> usize {
 }
 
 /// The 13 thirteen-orphans kinds as a mask.
-pub(crate) const ORPHANS: u64 = 1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
+pub(crate) const ORPHANS: u64 = KindSet::ORPHANS.0;
 
 /// The kinds of each shanten group as masks.
 pub(crate) const GROUP_KINDS: [u64; 4] = [0x1ff, 0x1ff << 9, 0x1ff << 18, 0x7f << 27];
@@ -216,6 +216,7 @@ impl Planes {
 /// Kinds that may lower the shanten of a hand holding `natural` (see
 /// [`Ctx::near`]), kind by kind: its check in debug builds and the plain
 /// ranking's.
+#[cfg(any(test, debug_assertions))]
 pub(crate) fn near_plain(natural: &Counts, orphans: bool, wind_sets: bool) -> u64 {
     let mut near = 0u64;
     for (k, &n) in natural.iter().enumerate() {
