@@ -1,7 +1,7 @@
 //! docs/rules.md §1: tiles, points and notation.
 
 use koudian_core::hand::{Hand, Meld, MeldKind};
-use koudian_core::tile::{counts_of, format_tiles, parse, Suit, Tile};
+use koudian_core::tile::{counts_of, format_tiles, parse, KindSet, Suit, Tile};
 use proptest::prelude::*;
 
 #[test]
@@ -119,4 +119,74 @@ proptest! {
     fn parse_never_panics(s in "\\PC{0,20}") {
         let _ = parse(&s);
     }
+}
+
+/// A kind set's operations agree with a plain list of 34 flags.
+fn flags(kinds: &[u8]) -> [bool; 34] {
+    let mut f = [false; 34];
+    for &k in kinds {
+        f[k as usize] = true;
+    }
+    f
+}
+
+fn kind_set(kinds: &[u8]) -> KindSet {
+    kinds.iter().map(|&k| Tile::new(k).unwrap()).collect()
+}
+
+proptest! {
+    #[test]
+    fn kind_sets_behave_like_lists_of_flags(
+        a in proptest::collection::vec(0u8..34, 0..40),
+        b in proptest::collection::vec(0u8..34, 0..40),
+    ) {
+        let (fa, fb) = (flags(&a), flags(&b));
+        let (sa, sb) = (kind_set(&a), kind_set(&b));
+        let listed = |f: &dyn Fn(usize) -> bool| -> Vec<Tile> {
+            (0..34u8).filter(|&k| f(k as usize)).map(|k| Tile::new(k).unwrap()).collect()
+        };
+        prop_assert_eq!(sa.iter().collect::<Vec<_>>(), listed(&|k| fa[k]));
+        prop_assert_eq!(sa.len(), fa.iter().filter(|&&x| x).count());
+        prop_assert_eq!(sa.is_empty(), a.is_empty());
+        prop_assert_eq!(sa.first(), listed(&|k| fa[k]).first().copied());
+        prop_assert_eq!(sa.union(sb).iter().collect::<Vec<_>>(), listed(&|k| fa[k] || fb[k]));
+        prop_assert_eq!(
+            sa.intersection(sb).iter().collect::<Vec<_>>(),
+            listed(&|k| fa[k] && fb[k])
+        );
+        prop_assert_eq!(
+            sa.difference(sb).iter().collect::<Vec<_>>(),
+            listed(&|k| fa[k] && !fb[k])
+        );
+        for t in Tile::all() {
+            prop_assert_eq!(sa.contains(t), fa[t.index()]);
+            let mut s = sa;
+            s.remove(t);
+            prop_assert!(!s.contains(t));
+            s.insert(t);
+            prop_assert!(s.contains(t) && s.union(sa) == s);
+        }
+        let mut counts = [0u8; 34];
+        for &k in &a {
+            counts[k as usize] = (counts[k as usize] + 1).min(4);
+        }
+        prop_assert_eq!(KindSet::held(&counts), sa);
+        prop_assert!(KindSet::ALL.difference(sa).union(sa) == KindSet::ALL);
+    }
+}
+
+#[test]
+fn kind_set_constants_name_their_kinds() {
+    let orphans = kind_set(&[0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]);
+    assert_eq!(KindSet::ORPHANS, orphans);
+    assert!(KindSet::ORPHANS.iter().all(|t| t.is_terminal_or_honor()));
+    assert_eq!(KindSet::HONORS, kind_set(&[27, 28, 29, 30, 31, 32, 33]));
+    assert!(KindSet::HONORS.iter().all(|t| t.is_honor()));
+    assert_eq!(KindSet::ALL.len(), 34);
+    for s in 0..3 {
+        let suit = KindSet::suit(s);
+        assert_eq!(suit.len(), 9);
+        assert!(suit.iter().all(|t| t.index() / 9 == s));
+    }
+    assert_eq!(KindSet::suit(3), KindSet::HONORS);
 }

@@ -25,9 +25,14 @@ pub(crate) struct Facts<'a> {
 }
 
 impl<'a> Facts<'a> {
-    /// The facts of `seat` in `game`; `wild_mask` is `game.wilds().mask()`.
+    /// The facts of `seat` in `game`, whose wildcards are `wilds` (the
+    /// kinds `wild_mask`) and shape rules `shape`.
     #[inline(always)]
-    pub(crate) fn new(game: &'a Game, seat: u8, wild_mask: u64) -> Facts<'a> {
+    pub(crate) fn new(
+        game: &'a Game,
+        seat: u8,
+        (wilds, shape, wild_mask): (Wildcards, ShapeRules, u64),
+    ) -> Facts<'a> {
         let rules = game.rules();
         let hand = game.hand(seat);
         let (min_self, min_discard) = rules.point_rule.minimums();
@@ -40,8 +45,8 @@ impl<'a> Facts<'a> {
             game,
             seat,
             hand,
-            wilds: game.wilds(),
-            shape: ShapeRules::from(rules),
+            wilds,
+            shape,
             wild_mask,
             void_mask: void.map_or(0, |s| GROUP_KINDS[s]),
             family: rules.family,
@@ -128,11 +133,12 @@ impl<'a> Ctx<'a> {
         groups: &'a mut Groups,
         setup: &'a mut Option<Box<Setup>>,
     ) -> Ctx<'a> {
-        let setup = Setup::refresh(setup, game.wilds(), ShapeRules::from(game.rules()));
+        let (wilds, shape) = (game.wilds(), ShapeRules::from(game.rules()));
+        let setup = Setup::refresh(setup, wilds, shape);
         let calc = &setup.calc;
         groups.prepare(calc);
         Ctx {
-            f: Facts::new(game, seat, setup.wild_mask),
+            f: Facts::new(game, seat, (wilds, shape, setup.wild_mask)),
             groups,
             calc,
             unseen: None,

@@ -67,8 +67,8 @@ pub(crate) trait Eval<'a> {
     }
 
     /// The candidates among the legal discards `discards` of the agent's
-    /// hand, and its analysis; `None` when no legal discard is held.
-    fn discards(&mut self, discards: KindSet) -> Option<(Candidates, Self::Discards)>;
+    /// hand (none when no legal discard is held), and its analysis.
+    fn discards(&mut self, discards: KindSet) -> (Candidates, Self::Discards);
 
     /// The candidate of `set` (candidates, none wild) with the least key
     /// ([`cand_key`]: level, junk first, keep value, index), asked only

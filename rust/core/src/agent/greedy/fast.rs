@@ -82,14 +82,25 @@ impl<'a> Eval<'a> for Ctx<'a> {
     }
 
     #[inline(always)]
-    fn discards(&mut self, discards: KindSet) -> Option<(Candidates, FastDiscards)> {
+    fn discards(&mut self, discards: KindSet) -> (Candidates, FastDiscards) {
         let discards = discards.0;
         let c = self.f.hand.concealed;
         let n = self.f.hand.n_melds();
-        // The partners as they are asked for (far from ready, one or two).
-        let b14 = self.base_without_partners(&c, n);
-        let natural = b14.held;
-        debug_assert_eq!(natural, Planes::new(&b14.natural).held());
+        // Built in place (the base is large): the partners as they are
+        // asked for (far from ready, one or two).
+        let mut d = FastDiscards {
+            b14: self.base_without_partners(&c, n),
+            natural: 0,
+            w: 0,
+            lowest: 0,
+            removal: Removal {
+                standard: 0,
+                raises: 0,
+                special: [0; 10],
+            },
+        };
+        let natural = d.b14.held;
+        debug_assert_eq!(natural, Planes::new(&d.b14.natural).held());
         // The kinds held: the natural ones, and the wild and void-suit
         // kinds that the analysis leaves out.
         let wild = self.f.wild_mask;
@@ -102,40 +113,24 @@ impl<'a> Eval<'a> for Ctx<'a> {
         }
         debug_assert_eq!(held, Planes::new(&c).held() & (natural | discards));
         let cands = discards & held;
-        if cands == 0 {
-            return None;
-        }
         let all_wild = cands & !wild == 0;
         let cands = if all_wild { cands } else { cands & !wild };
         // Discarding a wild tile leaves one wild fewer and the natural
         // tiles as they are; so does a junk (void-suit) tile, with the
         // wild count unchanged.
         let w = if all_wild {
-            b14.w.saturating_sub(1)
+            d.b14.w.saturating_sub(1)
         } else {
-            b14.w
+            d.b14.w
         };
-        let lowest = level_of(b14.d, w, self.f.ting_required);
+        let lowest = level_of(d.b14.d, w, self.f.ting_required);
+        (d.natural, d.w, d.lowest) = (natural, w, lowest);
         let cs = Candidates {
             cands: KindSet(cands),
             all_wild,
             lowest,
         };
-        let removal = Removal {
-            standard: 0,
-            raises: 0,
-            special: [0; 10],
-        };
-        Some((
-            cs,
-            FastDiscards {
-                b14,
-                natural,
-                w,
-                lowest,
-                removal,
-            },
-        ))
+        (cs, d)
     }
 
     #[inline(always)]

@@ -236,8 +236,8 @@ impl GreedyAgent {
 impl Agent for GreedyAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         let legal = view.legal();
-        let ctx = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup);
-        let a = Policy::<_, false>::new(ctx).decide(legal);
+        let mut ctx = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup);
+        let a = Policy::<_, false>::new(&mut ctx).decide(legal);
         if legal.contains(a) {
             return a;
         }

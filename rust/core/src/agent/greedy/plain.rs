@@ -22,7 +22,8 @@ pub(crate) struct PlainDiscards {
 
 impl<'a> Plain<'a> {
     pub(crate) fn new(game: &'a Game, seat: u8) -> Plain<'a> {
-        let f = Facts::new(game, seat, game.wilds().mask());
+        let (wilds, shape) = (game.wilds(), ShapeRules::from(game.rules()));
+        let f = Facts::new(game, seat, (wilds, shape, wilds.mask()));
         Plain {
             calc: Calculator::new(&f.wilds, &f.shape),
             unseen: unseen_plain(game, seat),
@@ -85,12 +86,18 @@ impl<'a> Eval<'a> for Plain<'a> {
         }
     }
 
-    fn discards(&mut self, discards: KindSet) -> Option<(Candidates, PlainDiscards)> {
+    fn discards(&mut self, discards: KindSet) -> (Candidates, PlainDiscards) {
         let c = self.f.hand.concealed;
         let n = self.f.hand.n_melds();
         let held = KindSet::held(&c).intersection(discards);
+        let mut level = [0u8; KINDS];
         if held.is_empty() {
-            return None;
+            let cs = Candidates {
+                cands: held,
+                all_wild: false,
+                lowest: 0,
+            };
+            return (cs, PlainDiscards { level });
         }
         let wild = KindSet(self.f.wild_mask);
         let all_wild = held.difference(wild).is_empty();
@@ -100,7 +107,6 @@ impl<'a> Eval<'a> for Plain<'a> {
         } else {
             held.difference(wild)
         };
-        let mut level = [0u8; KINDS];
         for t in cands {
             level[t.index()] = self.level_of(&Plain::without(&c, t.index()), n);
         }
@@ -116,7 +122,7 @@ impl<'a> Eval<'a> for Plain<'a> {
             all_wild,
             lowest,
         };
-        Some((cs, PlainDiscards { level }))
+        (cs, PlainDiscards { level })
     }
 
     fn least_far(&mut self, d: &mut PlainDiscards, keep: &Keep, set: KindSet) -> Tile {

@@ -43,16 +43,17 @@ pub(crate) struct Note {
 }
 
 /// The greedy policy on the evaluator `E`; with `NOTE` it also notes the
-/// numbers behind each choice.
-pub(crate) struct Policy<'a, E: Eval<'a>, const NOTE: bool> {
-    pub(crate) e: E,
+/// numbers behind each choice. It borrows the evaluator (which stays where
+/// it was built: no copy of it per decision).
+pub(crate) struct Policy<'p, 'a, E: Eval<'a>, const NOTE: bool> {
+    pub(crate) e: &'p mut E,
     pub(crate) note: Note,
     _facts: std::marker::PhantomData<&'a ()>,
 }
 
-impl<'a, E: Eval<'a>, const NOTE: bool> Policy<'a, E, NOTE> {
+impl<'p, 'a, E: Eval<'a>, const NOTE: bool> Policy<'p, 'a, E, NOTE> {
     #[inline(always)]
-    pub(crate) fn new(e: E) -> Self {
+    pub(crate) fn new(e: &'p mut E) -> Self {
         Policy {
             e,
             note: Note::default(),
@@ -330,7 +331,10 @@ impl<'a, E: Eval<'a>, const NOTE: bool> Policy<'a, E, NOTE> {
     /// void-suit first, more improving tiles where counted, less kept
     /// tile, tile index), with the 包胡 defence.
     pub(crate) fn best_discard(&mut self, discards: u64) -> Option<Tile> {
-        let (cs, mut d) = self.e.discards(KindSet(discards))?;
+        let (cs, mut d) = self.e.discards(KindSet(discards));
+        if cs.cands.is_empty() {
+            return None;
+        }
         let threat = self.threat();
         let danger = match &threat {
             Some(th) => self.danger_mask(th),
@@ -379,14 +383,12 @@ impl<'a, E: Eval<'a>, const NOTE: bool> Policy<'a, E, NOTE> {
         // candidate, some safe one, has that shanten (the decision below
         // works on these masks rather than on filtered passes).
         let by_sh = self.e.levels(d, cs);
-        let (mut levels, mut safe_levels) = (0u16, 0u16);
-        for (level, &m) in by_sh.iter().enumerate() {
-            levels |= u16::from(m != 0) << level;
-            safe_levels |= u16::from(m & !danger != 0) << level;
-        }
-        let min_sh = levels.trailing_zeros() as i8 - 1;
+        // The lowest level, and the lowest with a safe candidate (the
+        // candidates are never empty).
+        let lowest_with = |m: u64| by_sh.iter().position(|&x| x & m != 0);
+        let min_sh = lowest_with(u64::MAX).unwrap_or(0) as i8 - 1;
         let folding = threat.is_some() && min_sh >= FOLD_SHANTEN;
-        let safe_min = (safe_levels != 0).then(|| safe_levels.trailing_zeros() as i8 - 1);
+        let safe_min = lowest_with(!danger).map(|l| l as i8 - 1);
         // Keys by kind, and the best key, and the best safe one (bit 63
         // set when there is none), as branch-free minimums; only at the
         // lowest shanten and the lowest safe one, where the minimums and
@@ -484,6 +486,7 @@ impl<'a, E: Eval<'a>, const NOTE: bool> Policy<'a, E, NOTE> {
     /// give ([`Eval::improving_bound`], which may be the count itself),
     /// and counted only when that bound can still beat one of these
     /// (which only decrease).
+    #[inline(always)]
     fn count_ties(
         &mut self,
         keep: &Keep,
@@ -493,9 +496,8 @@ impl<'a, E: Eval<'a>, const NOTE: bool> Policy<'a, E, NOTE> {
         ranked: &mut Ranked,
     ) {
         let all_wild = cs.all_wild;
-        let prune = target != 0;
-        let n = self.e.counting(d, prune);
-        if prune {
+        if target != 0 {
+            let n = self.e.counting(d, true);
             // At most 14 (the kinds of 14 tiles).
             let mut bounds = [u64::MAX; 16];
             let mut nb = 0;

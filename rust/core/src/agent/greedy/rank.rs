@@ -33,8 +33,8 @@ impl GreedyAgent {
         let mut left = view.legal();
         let mut out = Vec::with_capacity(left.len());
         while !left.is_empty() {
-            let ctx = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup);
-            let mut p = Policy::<_, true>::new(ctx);
+            let mut ctx = Ctx::new(view.game, view.seat, &mut self.groups, &mut self.setup);
+            let mut p = Policy::<_, true>::new(&mut ctx);
             let a = p.decide(left);
             if !left.contains(a) || a == Action::Leave {
                 break;
