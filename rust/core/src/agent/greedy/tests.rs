@@ -610,7 +610,7 @@ fn table_tallies_give_the_unseen_counts_and_the_passes() {
             while let Some(seat) = g.to_act() {
                 for s in 0..4u8 {
                     let mut ctx = Ctx::new(&g, s, &mut groups, &mut setup);
-                    let mut policy = Policy::<_, false>::new(&mut ctx);
+                    let policy = Policy::<_, false>::new(&mut ctx);
                     let (u, th) = (policy.e.unseen(), policy.threat());
                     assert_eq!(u, unseen_plain(&g, s), "preset {p} hand {i}");
                     let plain = th.and_then(|t| threat_passes(&g, t));
