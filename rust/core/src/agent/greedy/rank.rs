@@ -16,7 +16,7 @@ impl GreedyAgent {
     /// the policy compared (`shanten`, `improving` live tiles where
     /// counted, `wait_value` of a ting discard, `danger` under a 包胡
     /// threat); empty when the seat is not to act. The first action is the
-    /// one [`Agent::act`](crate::agent::Agent::act) plays.
+    /// one [`Agent::act`] plays.
     ///
     /// ```
     /// use koudian_core::agent::{Agent, GreedyAgent, SeatView};
