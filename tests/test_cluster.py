@@ -28,6 +28,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("pyarrow")
+from koudian.arena import _COLUMNS  # noqa: E402
 from ray._private import ray_constants  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
@@ -250,3 +251,93 @@ def test_the_cluster_listens_and_talks_on_loopback_only(
 def test_a_bad_backend_is_refused() -> None:
     with pytest.raises(koudian.KoudianError, match="backend"):
         koudian.simulate("shanxi", AGENTS, 2, backend="spark")
+
+
+# -- the arena on Ray: split by deal range, the local run's records
+
+LINEUP = ["random", "greedy", "greedy", "greedy"]
+DEALS = 60
+
+
+@pytest.fixture(scope="module")
+def local_arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[koudian.ArenaResult, Path]:
+    d = tmp_path_factory.mktemp("arena")
+    return koudian.arena(LINEUP, "shanxi", DEALS, seed=4, threads=2, record=d, chunk=10), d
+
+
+def _same_arena(a: koudian.ArenaResult, b: koudian.ArenaResult) -> None:
+    for c in _COLUMNS:
+        np.testing.assert_array_equal(a.records[c], b.records[c], err_msg=c)
+    # Every statistic, the paired per-deal differences' intervals too.
+    assert a.to_json() == b.to_json()
+    assert a.summary() == b.summary()
+
+
+@pytest.mark.parametrize("tasks", [1, 4])
+def test_ray_arena_gives_the_local_records_statistics_and_rows(
+    cluster: Cluster,
+    local_arena: tuple[koudian.ArenaResult, Path],
+    tmp_path: Path,
+    tasks: int,
+) -> None:
+    want, d = local_arena
+    seen: list[int] = []
+    recs, retried = koudian.cluster.run_arena(
+        koudian.Ruleset.preset("shanxi"),
+        LINEUP,
+        LINEUP,
+        "duplicate",
+        DEALS,
+        seed=4,
+        progress=lambda r: seen.append(len(r["deal"])),
+        chunk=10,
+        record=tmp_path,
+        tasks=tasks,
+    )
+    got = koudian.ArenaResult("shanxi", LINEUP, "duplicate", 4, DEALS, recs)
+    _same_arena(got, want)
+    assert retried == 0
+    assert seen == sorted(seen) and seen[-1] == len(want.records["deal"])
+    assert _rows(tmp_path).equals(_rows(d))
+    manifest = koudian.dataset.read_manifest(tmp_path)
+    assert manifest == koudian.dataset.read_manifest(d)
+
+
+def test_arena_backend_ray_is_the_local_run(
+    cluster: Cluster, local_arena: tuple[koudian.ArenaResult, Path]
+) -> None:
+    seen: list[int] = []
+    got = koudian.arena(
+        LINEUP, "shanxi", DEALS, seed=4, backend="ray", progress=lambda r: seen.append(r.deals)
+    )
+    _same_arena(got, local_arena[0])
+    assert got.retried_tasks == 0 and seen[-1] == DEALS
+
+
+def test_a_killed_arena_task_is_retried_and_the_result_is_the_clean_runs(
+    cluster: Cluster,
+    local_arena: tuple[koudian.ArenaResult, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    want, d = local_arena
+    # Tasks of 20 deals in chunks of 10: the task from deal 20 dies after
+    # writing its first chunk's shards.
+    monkeypatch.setenv(koudian.cluster.KILL_ENV, "20")
+    got = koudian.arena(LINEUP, "shanxi", DEALS, seed=4, backend="ray", record=tmp_path, chunk=10)
+    assert got.retried_tasks == 1
+    _same_arena(got, want)
+    assert _rows(tmp_path).equals(_rows(d))
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_the_arena_cli_runs_on_ray(
+    cluster: Cluster,
+    local_arena: tuple[koudian.ArenaResult, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from koudian.cli import main
+
+    args = ["--deals", str(DEALS), "--seed", "4", "--quiet", "--cluster", "ray"]
+    assert main(["arena", "--agents", ",".join(LINEUP), *args]) == 0
+    assert capsys.readouterr().out.strip() == local_arena[0].summary()

@@ -47,12 +47,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from koudian._core import KoudianError, Ruleset
+import numpy as np
+
+from koudian._core import KoudianError, Ruleset, simulate_native
 
 if TYPE_CHECKING:  # pragma: no cover
     from koudian.simulation import SimulationResult
 
-__all__ = ["KILL_ENV", "parse_backend", "run"]
+__all__ = ["KILL_ENV", "parse_backend", "run", "run_arena"]
 
 KILL_ENV = "KOUDIAN_RAY_TEST_KILL"
 """Test hook: when set to a game index on the driver, the task whose
@@ -60,6 +62,12 @@ range starts there kills its worker process (``os._exit``) after playing
 its first chunk, on its first attempt only, so that Ray retries it."""
 
 _TASKS_PER_CPU = 4
+_MIN_TASK = 2
+"""Fewest chunks in a task (a short run is not cut into tiny tasks)."""
+_PLAIN_CHUNK = 5000
+"""Games per native call in a task without a dataset or a log: each call
+reports progress, and a quarter of a second of greedy self-play is about
+this many."""
 _MAX_RETRIES = 3
 _POLL_SECONDS = 0.2
 
@@ -119,44 +127,169 @@ def _make_progress_actor(ray: Any) -> Any:
     return Progress.remote()  # type: ignore[attr-defined]
 
 
-def _task(
-    task: int,
+def _join(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Column dicts joined in order: arrays concatenated, lists chained."""
+    out: dict[str, Any] = {}
+    for k, v in parts[0].items():
+        if isinstance(v, np.ndarray):
+            out[k] = np.concatenate([p[k] for p in parts])
+        else:
+            out[k] = [x for p in parts for x in p[k]]
+    return out
+
+
+def _simulate_work(
+    at: int,
+    m: int,
     rules: Ruleset,
     names: list[str],
     labels: list[str],
-    start: int,
-    n: int,
     seed: int,
-    chunk: int,
     record: str | None,
-    seats: list[int] | None,
+    seats: list[int],
     logs: bool,
-    progress: Any,
-    kill_at: int | None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[bytes]]:
-    """One Ray task: games ``start .. start + n`` in chunks of ``chunk``,
-    each chunk's shard written to ``record``."""
-    import ray
-
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
+    """Games ``at .. at + m`` of a simulate task: summary, shard entries
+    (the shard written to ``record``), log bytes."""
+    if record is None and not logs:
+        # The plain native loop: no recorder to feed.
+        return simulate_native(rules, names, m, seed=seed, threads=1, start=at), [], None
     from koudian.dataset import write_shard
     from koudian.simulation import play_chunk
 
+    summary, decisions, text = play_chunk(
+        rules, names, at, m, seed, 1, seats if record else None, logs
+    )
+    entries = []
+    if record is not None and decisions is not None:
+        entries.append(write_shard(record, at, decisions, labels))
+    return summary, entries, text
+
+
+def _arena_work(
+    at: int,
+    m: int,
+    rules: Ruleset,
+    names: list[str],
+    labels: list[str],
+    fmt: str,
+    seed: int,
+    record: str | None,
+    seats: list[int],
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
+    """Deals ``at .. at + m`` of an arena task: records, shard entries."""
+    from koudian._arena_chunks import play
+
+    recs, entries = play(
+        rules, names, labels, fmt, at, m, seed, 1, seats if record else None, record
+    )
+    return recs, entries, None
+
+
+Work = Callable[..., tuple[dict[str, Any], list[dict[str, Any]], bytes | None]]
+
+
+def _task(
+    work: Work,
+    task: int,
+    start: int,
+    n: int,
+    chunk: int,
+    args: tuple[Any, ...],
+    progress: Any,
+    kill_at: int | None,
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
+    """One Ray task: ``work`` on the chunks of ``chunk`` games (deals) of
+    ``start .. start + n``, its results joined into one compact value
+    (one array a column, the logs one bytes object)."""
+    import ray
+
     attempt = ray.get(progress.start.remote(task))
-    summaries, entries, texts = [], [], []
+    cols, entries, texts = [], [], []
     for at in range(start, start + n, chunk):
         m = min(chunk, start + n - at)
-        summary, decisions, text = play_chunk(
-            rules, names, at, m, seed, 1, seats if record else None, logs
-        )
-        summaries.append(summary)
-        if record is not None and decisions is not None:
-            entries.append(write_shard(record, at, decisions, labels))
+        part, shards, text = work(at, m, *args)
+        cols.append(part)
+        entries += shards
         if text is not None:
             texts.append(text)
         progress.report.remote(task, at + m - start)
         if kill_at == start and attempt == 1:
             os._exit(1)
-    return summaries, entries, texts
+    return _join(cols), entries, b"".join(texts) if texts else None
+
+
+def _plan(
+    total: int, cpus: int, tasks: int | None, chunk: int | None, default: int
+) -> tuple[int, int]:
+    """``(per_task, step)``: games (deals) per task, a multiple of the
+    ``step`` played per call. By default one task per ``_TASKS_PER_CPU``
+    share of a CPU, none shorter than ``_MIN_TASK`` steps' worth."""
+    if tasks is None:
+        tasks = max(1, min(_TASKS_PER_CPU * cpus, -(-total // (_MIN_TASK * (chunk or default)))))
+    per_task = max(1, -(-total // max(1, tasks)))
+    step = chunk or min(default, per_task)
+    return max(step, -(-per_task // step) * step), step
+
+
+def _map(
+    ray: Any,
+    work: Work,
+    args: tuple[Any, ...],
+    total: int,
+    tasks: int | None,
+    chunk: int | None,
+    default_chunk: int,
+    on_progress: Callable[[int, list[Any]], None] | None,
+) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None]], int]:
+    """Runs ``work`` over ``0 .. total`` as Ray tasks; their results in
+    order, and how many tasks were retried. ``on_progress(done, results)``
+    is called as the run goes with the games (deals) done, from the
+    tasks' reports, and the results of the tasks finished (None for the
+    others)."""
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    per_task, step = _plan(total, cpus, tasks, chunk, default_chunk)
+    kill = os.environ.get(KILL_ENV)
+    kill_at = int(kill) if kill else None
+    actor = _make_progress_actor(ray)
+    remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES)(_task)
+    args_ref = ray.put(args)
+    refs = [
+        remote.remote(work, i, s, min(per_task, total - s), step, args_ref, actor, kill_at)
+        for i, s in enumerate(range(0, total, per_task))
+    ]
+    index = {ref: i for i, ref in enumerate(refs)}
+    results: list[Any] = [None] * len(refs)
+    pending = list(refs)
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=_POLL_SECONDS)
+            for ref in ready:
+                results[index[ref]] = ray.get(ref)
+            if on_progress is not None:
+                done = total if not pending else int(ray.get(actor.total.remote(), timeout=60))
+                on_progress(done, results)
+        retried = int(ray.get(actor.retried.remote(), timeout=60))
+    finally:
+        ray.kill(actor)
+    return results, retried
+
+
+def _record_dir(record: str | os.PathLike[str] | None) -> str | None:
+    """The dataset directory as every task sees it (absolute), made."""
+    if record is None:
+        return None
+    from koudian.dataset import _pyarrow
+
+    _pyarrow()
+    Path(record).mkdir(parents=True, exist_ok=True)
+    return str(Path(record).resolve())
+
+
+def _clean(record_dir: str) -> None:
+    # A killed attempt may leave its temporary file behind.
+    for stale in Path(record_dir).glob(".part-*.tmp"):
+        stale.unlink(missing_ok=True)
 
 
 def run(
@@ -177,81 +310,97 @@ def run(
     """``koudian.simulate`` of built-in agents ``names`` on Ray (see the
     module's documentation): a ``SimulationResult`` equal to the local
     run's, with ``retried_tasks`` set. ``tasks`` overrides the number of
-    tasks (default: four per CPU of the cluster)."""
+    tasks (default: four per CPU of the cluster, none under
+    ``_MIN_TASK`` chunks)."""
     from koudian.simulation import _RECORD_CHUNK, _concat, write_log
 
-    address = parse_backend(backend)
     ray = _ray()
-    _connect(ray, address)
+    _connect(ray, parse_backend(backend))
     t0 = time.perf_counter()
-    if tasks is None:
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        tasks = _TASKS_PER_CPU * cpus
-    per_task = max(1, -(-hands // max(1, tasks)))
-    step = chunk or min(_RECORD_CHUNK, per_task)
-    per_task = max(step, -(-per_task // step) * step)
-    record_dir = None
-    if record is not None:
-        from koudian.dataset import _pyarrow
-
-        _pyarrow()
-        Path(record).mkdir(parents=True, exist_ok=True)
-        record_dir = str(Path(record).resolve())
-    kill = os.environ.get(KILL_ENV)
-    kill_at = int(kill) if kill else None
-    actor = _make_progress_actor(ray)
-    remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES)(_task)
-    rules_ref = ray.put(rules)
-    starts = list(range(0, hands, per_task))
-    refs = [
-        remote.remote(
-            i,
-            rules_ref,
-            names,
-            labels,
-            s,
-            min(per_task, hands - s),
-            seed,
-            step,
-            record_dir,
-            list(record_seats),
-            log is not None,
-            actor,
-            kill_at,
-        )
-        for i, s in enumerate(starts)
-    ]
-    index = {ref: i for i, ref in enumerate(refs)}
-    results: list[Any] = [None] * len(refs)
-    pending = list(refs)
+    record_dir = _record_dir(record)
     shown = 0
-    try:
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=_POLL_SECONDS)
-            for ref in ready:
-                results[index[ref]] = ray.get(ref)
-            if progress is not None:
-                done = hands if not pending else int(ray.get(actor.total.remote(), timeout=60))
-                if done > shown:
-                    progress(done - shown)
-                    shown = done
-        retried = int(ray.get(actor.retried.remote(), timeout=60))
-    finally:
-        ray.kill(actor)
-    parts = [s for r in results for s in r[0]]
-    entries = [e for r in results for e in r[1]]
+
+    def on_progress(done: int, results: list[Any]) -> None:
+        nonlocal shown
+        if progress is not None and done > shown:
+            progress(done - shown)
+            shown = done
+
+    recorded = record_dir is not None or log is not None
+    args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
+    results, retried = _map(
+        ray,
+        _simulate_work,
+        args,
+        hands,
+        tasks,
+        chunk,
+        _RECORD_CHUNK if recorded else _PLAIN_CHUNK,
+        on_progress if progress is not None else None,
+    )
     if log is not None:
-        for r in results:
-            for text in r[2]:
+        for _, _, text in results:
+            if text is not None:
                 write_log(log, text)
     if record_dir is not None:
         from koudian.dataset import write_manifest
 
-        # A killed attempt may leave its temporary file behind.
-        for stale in Path(record_dir).glob(".part-*.tmp"):
-            stale.unlink(missing_ok=True)
+        _clean(record_dir)
+        entries = [e for r in results for e in r[1]]
         write_manifest(record_dir, rules, labels, seed, hands, record_seats, entries)
-    result = _concat(parts, labels)
+    result = _concat([r[0] for r in results], labels)
     result.seconds = time.perf_counter() - t0
     result.retried_tasks = retried
     return result
+
+
+def run_arena(
+    rules: Ruleset,
+    labels: list[str],
+    names: list[str],
+    fmt: str,
+    deals: int,
+    *,
+    seed: int,
+    backend: str = "ray",
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    chunk: int | None = None,
+    record: str | os.PathLike[str] | None = None,
+    record_seats: Sequence[int] = (0, 1, 2, 3),
+    tasks: int | None = None,
+) -> tuple[dict[str, Any], int]:
+    """``koudian.arena`` of built-in agents ``names`` on Ray, split by
+    deal range: the records of every deal in deal order (so every
+    statistic, the paired per-deal differences included, is the local
+    run's) and the number of tasks retried. ``progress`` is called with
+    the records of the deals finished from deal 0 on, as they grow."""
+    from koudian._arena_chunks import ARENA_CHUNK, finish_dataset
+
+    ray = _ray()
+    _connect(ray, parse_backend(backend))
+    record_dir = _record_dir(record)
+    shown = 0
+
+    def on_progress(done: int, results: list[Any]) -> None:
+        nonlocal shown
+        finished = next((i for i, r in enumerate(results) if r is None), len(results))
+        if finished > shown and progress is not None:
+            shown = finished
+            progress(_join([r[0] for r in results[:finished]]))
+
+    args = (rules, names, labels, fmt, seed, record_dir, list(record_seats))
+    results, retried = _map(
+        ray,
+        _arena_work,
+        args,
+        deals,
+        tasks,
+        chunk,
+        ARENA_CHUNK,
+        on_progress if progress is not None else None,
+    )
+    if record_dir is not None:
+        _clean(record_dir)
+        entries = [e for r in results for e in r[1]]
+        finish_dataset(record_dir, rules, labels, names, fmt, seed, deals, record_seats, entries)
+    return _join([r[0] for r in results]), retried
