@@ -41,6 +41,7 @@ machines). The tests' two-node cluster runs on 127.0.0.1 only; docs/datasets.md
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -62,12 +63,9 @@ range starts there kills its worker process (``os._exit``) after playing
 its first chunk, on its first attempt only, so that Ray retries it."""
 
 _TASKS_PER_CPU = 4
-_MIN_TASK = 2
-"""Fewest chunks in a task (a short run is not cut into tiny tasks)."""
-_PLAIN_CHUNK = 5000
-"""Games per native call in a task without a dataset or a log: each call
-reports progress, and a quarter of a second of greedy self-play is about
-this many."""
+"""A run's step is short enough for this many tasks per CPU at least."""
+_GUIDE = 2
+"""Guided ranges: each takes ``1 / (_GUIDE * cpus)`` of what is left."""
 _MAX_RETRIES = 3
 _POLL_SECONDS = 0.2
 
@@ -104,27 +102,46 @@ def _connect(ray: Any, address: str | None) -> None:
 def _make_progress_actor(ray: Any) -> Any:
     @ray.remote(num_cpus=0)
     class Progress:
-        """Games done and attempts per task (a retry starts again at 0)."""
+        """Games done and attempts per task of each run (a retry starts
+        again at 0)."""
 
         def __init__(self) -> None:
-            self.done: dict[int, int] = {}
-            self.attempts: dict[int, int] = {}
+            self.done: dict[tuple[int, int], int] = {}
+            self.attempts: dict[tuple[int, int], int] = {}
 
-        def start(self, task: int) -> int:
-            self.attempts[task] = self.attempts.get(task, 0) + 1
-            return self.attempts[task]
+        def start(self, run: int, task: int) -> int:
+            self.attempts[run, task] = self.attempts.get((run, task), 0) + 1
+            return self.attempts[run, task]
 
-        def report(self, task: int, done: int) -> None:
+        def report(self, run: int, task: int, done: int) -> None:
             # A retry reports from 0 again: the furthest report counts.
-            self.done[task] = max(self.done.get(task, 0), done)
+            self.done[run, task] = max(self.done.get((run, task), 0), done)
 
-        def total(self) -> int:
-            return sum(self.done.values())
+        def total(self, run: int) -> int:
+            return sum(d for (r, _), d in self.done.items() if r == run)
 
-        def retried(self) -> int:
-            return sum(1 for a in self.attempts.values() if a > 1)
+        def forget(self, run: int) -> None:
+            self.done = {k: v for k, v in self.done.items() if k[0] != run}
+            self.attempts = {k: v for k, v in self.attempts.items() if k[0] != run}
 
     return Progress.remote()  # type: ignore[attr-defined]
+
+
+_ACTORS: dict[tuple[str, str], Any] = {}
+"""The progress actor of this driver, by (node, job): made once, as its
+worker process takes a second or more to start, which every task of a
+run would otherwise wait for at its start."""
+
+_RUNS = itertools.count()
+
+
+def _progress_actor(ray: Any) -> Any:
+    context = ray.get_runtime_context()
+    key = (context.get_node_id(), context.get_job_id())
+    if key not in _ACTORS:
+        _ACTORS.clear()
+        _ACTORS[key] = _make_progress_actor(ray)
+    return _ACTORS[key]
 
 
 def _join(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -197,14 +214,17 @@ def _task(
     chunk: int,
     args: tuple[Any, ...],
     progress: Any,
+    run: int,
     kill_at: int | None,
-) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]:
     """One Ray task: ``work`` on the chunks of ``chunk`` games (deals) of
     ``start .. start + n``, its results joined into one compact value
-    (one array a column, the logs one bytes object)."""
+    (one array a column, the logs one bytes object), and which attempt
+    at the task this was (1, or more for a retry)."""
     import ray
 
-    attempt = ray.get(progress.start.remote(task))
+    # Asked now, read when needed: the task does not wait for the actor.
+    attempt = progress.start.remote(run, task)
     cols, entries, texts = [], [], []
     for at in range(start, start + n, chunk):
         m = min(chunk, start + n - at)
@@ -213,23 +233,36 @@ def _task(
         entries += shards
         if text is not None:
             texts.append(text)
-        progress.report.remote(task, at + m - start)
-        if kill_at == start and attempt == 1:
+        progress.report.remote(run, task, at + m - start)
+        if kill_at == start and ray.get(attempt) == 1:
             os._exit(1)
-    return _join(cols), entries, b"".join(texts) if texts else None
+    return _join(cols), entries, b"".join(texts) if texts else None, int(ray.get(attempt))
 
 
 def _plan(
     total: int, cpus: int, tasks: int | None, chunk: int | None, default: int
-) -> tuple[int, int]:
-    """``(per_task, step)``: games (deals) per task, a multiple of the
-    ``step`` played per call. By default one task per ``_TASKS_PER_CPU``
-    share of a CPU, none shorter than ``_MIN_TASK`` steps' worth."""
-    if tasks is None:
-        tasks = max(1, min(_TASKS_PER_CPU * cpus, -(-total // (_MIN_TASK * (chunk or default)))))
-    per_task = max(1, -(-total // max(1, tasks)))
-    step = chunk or min(default, per_task)
-    return max(step, -(-per_task // step) * step), step
+) -> tuple[list[tuple[int, int]], int]:
+    """The tasks' ranges ``(start, n)`` of ``0 .. total`` and the ``step``
+    of games (deals) played per call, every range starting at a multiple
+    of it (so the shards are those of a local run). ``tasks`` ranges of
+    equal length when given; else guided: each range a ``1 / (_GUIDE *
+    cpus)`` share of what is left, so the first ranges are long (few
+    tasks, little scheduling) and the last ones a step each (the CPUs
+    finish together, each taking the next range as it frees up)."""
+    if tasks is not None:
+        per = max(1, -(-total // max(1, tasks)))
+        step = chunk or min(default, per)
+        per = max(step, -(-per // step) * step)
+        return [(s, min(per, total - s)) for s in range(0, total, per)], step
+    step = chunk or min(default, max(1, -(-total // (_TASKS_PER_CPU * cpus))))
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    while at < total:
+        size = -(-(total - at) // (_GUIDE * cpus))
+        size = min(-(-size // step) * step, total - at)
+        ranges.append((at, size))
+        at += size
+    return ranges, step
 
 
 def _map(
@@ -241,22 +274,26 @@ def _map(
     chunk: int | None,
     default_chunk: int,
     on_progress: Callable[[int, list[Any]], None] | None,
-) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None]], int]:
+) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]], int]:
     """Runs ``work`` over ``0 .. total`` as Ray tasks; their results in
     order, and how many tasks were retried. ``on_progress(done, results)``
     is called as the run goes with the games (deals) done, from the
     tasks' reports, and the results of the tasks finished (None for the
     others)."""
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    per_task, step = _plan(total, cpus, tasks, chunk, default_chunk)
+    ranges, step = _plan(total, cpus, tasks, chunk, default_chunk)
     kill = os.environ.get(KILL_ENV)
     kill_at = int(kill) if kill else None
-    actor = _make_progress_actor(ray)
-    remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES)(_task)
+    actor = _progress_actor(ray)
+    run = next(_RUNS)
+    # SPREAD: with the default policy the tasks queued on the driver's
+    # node as its leases came back, while the other node's CPU sat idle
+    # (half a second at the end of a 7-second run on the test cluster).
+    remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES, scheduling_strategy="SPREAD")(_task)
     args_ref = ray.put(args)
     refs = [
-        remote.remote(work, i, s, min(per_task, total - s), step, args_ref, actor, kill_at)
-        for i, s in enumerate(range(0, total, per_task))
+        remote.remote(work, i, s, n, step, args_ref, actor, run, kill_at)
+        for i, (s, n) in enumerate(ranges)
     ]
     index = {ref: i for i, ref in enumerate(refs)}
     results: list[Any] = [None] * len(refs)
@@ -267,12 +304,11 @@ def _map(
             for ref in ready:
                 results[index[ref]] = ray.get(ref)
             if on_progress is not None:
-                done = total if not pending else int(ray.get(actor.total.remote(), timeout=60))
+                done = total if not pending else int(ray.get(actor.total.remote(run), timeout=60))
                 on_progress(done, results)
-        retried = int(ray.get(actor.retried.remote(), timeout=60))
     finally:
-        ray.kill(actor)
-    return results, retried
+        actor.forget.remote(run)
+    return results, sum(1 for r in results if r[3] > 1)
 
 
 def _record_dir(record: str | os.PathLike[str] | None) -> str | None:
@@ -326,7 +362,6 @@ def run(
             progress(done - shown)
             shown = done
 
-    recorded = record_dir is not None or log is not None
     args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
     results, retried = _map(
         ray,
@@ -335,11 +370,11 @@ def run(
         hands,
         tasks,
         chunk,
-        _RECORD_CHUNK if recorded else _PLAIN_CHUNK,
+        _RECORD_CHUNK,
         on_progress if progress is not None else None,
     )
     if log is not None:
-        for _, _, text in results:
+        for _, _, text, _ in results:
             if text is not None:
                 write_log(log, text)
     if record_dir is not None:
