@@ -341,3 +341,26 @@ def test_the_arena_cli_runs_on_ray(
     args = ["--deals", str(DEALS), "--seed", "4", "--quiet", "--cluster", "ray"]
     assert main(["arena", "--agents", ",".join(LINEUP), *args]) == 0
     assert capsys.readouterr().out.strip() == local_arena[0].summary()
+
+
+@pytest.mark.parametrize(
+    ("total", "cpus", "chunk"),
+    [(200_000, 2, None), (60, 2, 10), (7, 3, None), (10**7, 100, None), (1, 4, None)],
+)
+def test_guided_ranges_cover_the_run_at_step_multiples_and_shrink(
+    total: int, cpus: int, chunk: int | None
+) -> None:
+    ranges, step = koudian.cluster._plan(total, cpus, None, chunk, 2000)
+    assert step == (chunk or min(2000, -(-total // (4 * cpus))))
+    assert [s for s, _ in ranges] == [0, *np.cumsum([n for _, n in ranges])[:-1].tolist()]
+    assert sum(n for _, n in ranges) == total
+    assert all(s % step == 0 for s, _ in ranges)
+    sizes = [n for _, n in ranges]
+    assert sizes == sorted(sizes, reverse=True)
+    # The first round takes about half the run; the last tasks are a step.
+    assert sizes[0] <= -(-total // (2 * cpus)) + step
+    if total >= 8 * cpus * step:
+        assert sizes[-1] == step and len(ranges) < 40 * cpus
+    # With tasks=N: N ranges (or fewer, a step each) of equal length.
+    equal, _ = koudian.cluster._plan(total, cpus, 3, chunk, 2000)
+    assert len({n for _, n in equal[:-1]}) <= 1 and len(equal) <= 3

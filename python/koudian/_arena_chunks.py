@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from koudian._core import Ruleset, arena_native
 
-__all__ = ["ARENA_CHUNK", "chunk_records", "finish_dataset", "play", "records_of_summary"]
+__all__ = ["ARENA_CHUNK", "chunk_records", "finish_dataset", "play_deals", "records_of_summary"]
 
 ARENA_CHUNK = 400
 """Deals per call when recording, or in a Ray task: a shard of 400 hands
@@ -70,7 +70,7 @@ def chunk_records(per_table: Sequence[dict[str, npt.NDArray[Any]]]) -> dict[str,
     return {c: np.stack([t[c] for t in per_table], axis=1).reshape(-1) for c in per_table[0]}
 
 
-def play(
+def play_deals(
     rules: Ruleset,
     names: Sequence[str],
     labels: Sequence[str],

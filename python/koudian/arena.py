@@ -435,7 +435,7 @@ def arena(
         shards: list[dict[str, Any]] = []
         for start in range(0, deals, step):
             n = min(step, deals - start)
-            recs, written = _arena_chunks.play(
+            recs, written = _arena_chunks.play_deals(
                 r, names, labels, format, start, n, seed, threads, seats, record_dir
             )
             parts.append(recs)

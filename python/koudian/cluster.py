@@ -1,30 +1,40 @@
-"""Self-play on a Ray cluster: ``koudian simulate --cluster ray`` and
-``koudian.simulate(..., backend="ray")`` (extra ``koudian[ray]``).
+"""Self-play and the arena on a Ray cluster: ``koudian simulate --cluster
+ray``, ``koudian arena --cluster ray``, ``backend="ray"`` in
+``koudian.simulate`` and ``koudian.arena`` (extra ``koudian[ray]``).
 
-The games ``0 .. hands`` are split by game index into Ray tasks (about
-four per CPU of the cluster, or ``chunk`` games each); each task runs the
-core's native simulate on one thread with the GIL released, game ``i``
-dealt from ``mix_seed(seed, i)`` exactly as a local run deals it. The
-driver joins the tasks' per-game arrays in game order, so the summary
-(integer totals, the same 95% intervals computed from the same deltas),
-the logs and the dataset rows are those of the local run, whatever the
-number of nodes and tasks.
+The games ``0 .. hands`` (an arena's deals) are split by index into Ray
+tasks of guided length: each takes ``1 / (2 * CPUs)`` of what is left, so
+the first tasks are long (few tasks, little scheduling) and the last ones
+one step each (2,000 games, or ``chunk``), and every CPU finishes at
+about the same time, each taking the next range as it frees up. The
+tasks are spread over the nodes (``SPREAD``), each runs the core's
+native loop on one thread with the GIL released, game ``i`` dealt from
+``mix_seed(seed, i)`` exactly as a local run deals it, and returns one
+compact value (one array a column). The driver joins them in game
+order, so the summary (integer totals, the same 95% intervals computed
+from the same deltas), the logs and the dataset rows are those of the
+local run, whatever the number of nodes and tasks; an arena's records
+come back whole, so its paired statistics are computed from every
+deal's per-deal difference, exactly as locally.
 
 Where results go:
 
-- summaries and logs come back to the driver as task results (logs are
-  written to ``log`` in game order);
+- summaries, arena records and logs come back to the driver as task
+  results (logs are written to ``log`` in game order);
 - a dataset (``record=DIR``) is written by the tasks themselves, one
-  Parquet shard per chunk of games named by its first game
-  (``part-<first game>.parquet``), so ``DIR`` must be a path every node
-  sees (NFS, a mounted bucket, or one machine); the driver then writes
+  Parquet shard per step of games named by its first game
+  (``part-<first game>.parquet``; an arena's per table,
+  ``koudian._arena_chunks``), so ``DIR`` must be a path every node sees
+  (NFS, a mounted bucket, or one machine); the driver then writes
   ``_manifest.json`` and ``_metadata``.
 
 A task whose worker dies is retried by Ray (``max_retries``); a retry
 replays the same games and overwrites the same shard files (each written
 to a temporary name and renamed), so no game is lost or counted twice.
-``SimulationResult.retried_tasks`` says how many tasks needed a retry. The
-driver's progress bar is fed by the tasks through a small Ray actor.
+``SimulationResult.retried_tasks`` (``ArenaResult.retried_tasks``) says
+how many tasks needed a retry. The driver's progress bar is fed by the
+tasks through one small Ray actor per driver (made on the first run: its
+worker process takes a second to start).
 
 On a real cluster: start it (``ray up cluster.yaml`` on a cloud, or
 KubeRay's ``RayCluster`` on Kubernetes), install the same koudian version
@@ -33,10 +43,10 @@ run ``RAY_ADDRESS=ray://HEAD:10001 koudian simulate --cluster ray ...``
 or ``--cluster ray:HEAD:6379`` on the head node. A task costs a few
 milliseconds of scheduling and the games are independent, so the run
 scales with the cluster's CPUs: about the per-core native rate times the
-number of CPUs, less one task's length at the end (docs/datasets.md has
-the measured figures, and why ``RAY_worker_niceness=0`` matters on shared
-machines). The tests' two-node cluster runs on 127.0.0.1 only; docs/datasets.md
-("The test cluster") says how, for a local cluster of your own.
+number of CPUs (docs/datasets.md has the measured figures, and why
+``RAY_worker_niceness=0`` matters on shared machines). The tests'
+two-node cluster runs on 127.0.0.1 only; docs/datasets.md ("The test
+cluster") says how, for a local cluster of your own.
 """
 
 from __future__ import annotations
@@ -63,7 +73,7 @@ range starts there kills its worker process (``os._exit``) after playing
 its first chunk, on its first attempt only, so that Ray retries it."""
 
 _TASKS_PER_CPU = 4
-"""A run's step is short enough for this many tasks per CPU at least."""
+"""A short run's step is cut so that it makes this many tasks per CPU."""
 _GUIDE = 2
 """Guided ranges: each takes ``1 / (_GUIDE * cpus)`` of what is left."""
 _MAX_RETRIES = 3
@@ -195,9 +205,9 @@ def _arena_work(
     seats: list[int],
 ) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
     """Deals ``at .. at + m`` of an arena task: records, shard entries."""
-    from koudian._arena_chunks import play
+    from koudian._arena_chunks import play_deals
 
-    recs, entries = play(
+    recs, entries = play_deals(
         rules, names, labels, fmt, at, m, seed, 1, seats if record else None, record
     )
     return recs, entries, None
@@ -345,9 +355,9 @@ def run(
 ) -> SimulationResult:
     """``koudian.simulate`` of built-in agents ``names`` on Ray (see the
     module's documentation): a ``SimulationResult`` equal to the local
-    run's, with ``retried_tasks`` set. ``tasks`` overrides the number of
-    tasks (default: four per CPU of the cluster, none under
-    ``_MIN_TASK`` chunks)."""
+    run's, with ``retried_tasks`` set. ``tasks=N`` makes ``N`` tasks of
+    equal length instead of the guided ones; ``chunk`` is the games per
+    native call (and per shard)."""
     from koudian.simulation import _RECORD_CHUNK, _concat, write_log
 
     ray = _ray()
