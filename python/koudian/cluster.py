@@ -417,8 +417,9 @@ def run_arena(
     """``koudian.arena`` of built-in agents ``names`` on Ray, split by
     deal range: the records of every deal in deal order (so every
     statistic, the paired per-deal differences included, is the local
-    run's) and the number of tasks retried. ``progress`` is called with
-    the records of the deals finished from deal 0 on, as they grow."""
+    run's) and the number of tasks retried. ``progress`` is called, as
+    each task finishes, with the records of every finished task's deals,
+    numbered ``0 ..`` in order (the running estimate of a smaller arena)."""
     from koudian._arena_chunks import ARENA_CHUNK, finish_dataset
 
     ray = _ray()
@@ -428,10 +429,14 @@ def run_arena(
 
     def on_progress(done: int, results: list[Any]) -> None:
         nonlocal shown
-        finished = next((i for i, r in enumerate(results) if r is None), len(results))
-        if finished > shown and progress is not None:
-            shown = finished
-            progress(_join([r[0] for r in results[:finished]]))
+        finished = [r[0] for r in results if r is not None]
+        if len(finished) > shown and progress is not None:
+            shown = len(finished)
+            recs = _join(finished)
+            # The statistics pair rows by deal only: numbered 0.. in order,
+            # the finished deals make a complete smaller arena.
+            recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
+            progress(recs)
 
     args = (rules, names, labels, fmt, seed, record_dir, list(record_seats))
     results, retried = _map(
