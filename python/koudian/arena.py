@@ -416,7 +416,7 @@ def arena(
             deals,
             seed=seed,
             backend=backend,
-            progress=partial,
+            progress=partial if progress is not None else None,
             chunk=chunk,
             record=record,
             record_seats=seats,

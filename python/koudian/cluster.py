@@ -32,9 +32,10 @@ A task whose worker dies is retried by Ray (``max_retries``); a retry
 replays the same games and overwrites the same shard files (each written
 to a temporary name and renamed), so no game is lost or counted twice.
 ``SimulationResult.retried_tasks`` (``ArenaResult.retried_tasks``) says
-how many tasks needed a retry. The driver's progress bar is fed by the
-tasks through one small Ray actor per driver (made on the first run: its
-worker process takes a second to start).
+how many tasks needed a retry (each task returns its attempt number).
+The driver's progress bar is fed by the tasks through one small Ray
+actor per driver, made on the first run that shows progress (its worker
+process takes a second to start; no task waits for it).
 
 On a real cluster: start it (``ray up cluster.yaml`` on a cloud, or
 KubeRay's ``RayCluster`` on Kubernetes), install the same koudian version
@@ -226,15 +227,23 @@ def _task(
     progress: Any,
     run: int,
     kill_at: int | None,
+    ray_counts: bool,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]:
     """One Ray task: ``work`` on the chunks of ``chunk`` games (deals) of
     ``start .. start + n``, its results joined into one compact value
     (one array a column, the logs one bytes object), and which attempt
-    at the task this was (1, or more for a retry)."""
+    at the task this was (1, or more for a retry). ``progress`` (the
+    progress actor, or None) gets the games done after each chunk."""
     import ray
 
-    # Asked now, read when needed: the task does not wait for the actor.
-    attempt = progress.start.remote(run, task)
+    attempt = _attempt(ray) if ray_counts else None
+    # Where Ray does not tell the attempt, the actor counts them: asked
+    # now, read when needed, so the task does not wait for it.
+    ticket = progress.start.remote(run, task) if attempt is None else None
+
+    def number() -> int:
+        return attempt + 1 if attempt is not None else int(ray.get(ticket))
+
     cols, entries, texts = [], [], []
     for at in range(start, start + n, chunk):
         m = min(chunk, start + n - at)
@@ -243,10 +252,23 @@ def _task(
         entries += shards
         if text is not None:
             texts.append(text)
-        progress.report.remote(run, task, at + m - start)
-        if kill_at == start and ray.get(attempt) == 1:
+        if progress is not None:
+            progress.report.remote(run, task, at + m - start)
+        if kill_at == start and number() == 1:
             os._exit(1)
-    return _join(cols), entries, b"".join(texts) if texts else None, int(ray.get(attempt))
+    return _join(cols), entries, b"".join(texts) if texts else None, number()
+
+
+def _attempt(ray: Any) -> int:
+    """The running task's attempt, 0 the first (Ray's core worker)."""
+    return int(ray._private.worker.global_worker.core_worker.get_current_task_attempt_number())
+
+
+def _ray_counts_attempts(ray: Any) -> bool:
+    """Whether this Ray's core worker tells a task its attempt number
+    (else the progress actor counts the attempts)."""
+    core = ray._private.worker.global_worker.core_worker
+    return hasattr(core, "get_current_task_attempt_number")
 
 
 def _plan(
@@ -294,7 +316,10 @@ def _map(
     ranges, step = _plan(total, cpus, tasks, chunk, default_chunk)
     kill = os.environ.get(KILL_ENV)
     kill_at = int(kill) if kill else None
-    actor = _progress_actor(ray)
+    # The actor only for a progress bar, or to count attempts where Ray
+    # does not: its worker process takes a second to start.
+    counts = _ray_counts_attempts(ray)
+    actor = _progress_actor(ray) if on_progress is not None or not counts else None
     run = next(_RUNS)
     # SPREAD: with the default policy the tasks queued on the driver's
     # node as its leases came back, while the other node's CPU sat idle
@@ -302,7 +327,7 @@ def _map(
     remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES, scheduling_strategy="SPREAD")(_task)
     args_ref = ray.put(args)
     refs = [
-        remote.remote(work, i, s, n, step, args_ref, actor, run, kill_at)
+        remote.remote(work, i, s, n, step, args_ref, actor, run, kill_at, counts)
         for i, (s, n) in enumerate(ranges)
     ]
     index = {ref: i for i, ref in enumerate(refs)}
@@ -313,11 +338,12 @@ def _map(
             ready, pending = ray.wait(pending, num_returns=1, timeout=_POLL_SECONDS)
             for ref in ready:
                 results[index[ref]] = ray.get(ref)
-            if on_progress is not None:
+            if on_progress is not None and actor is not None:
                 done = total if not pending else int(ray.get(actor.total.remote(run), timeout=60))
                 on_progress(done, results)
     finally:
-        actor.forget.remote(run)
+        if actor is not None:
+            actor.forget.remote(run)
     return results, sum(1 for r in results if r[3] > 1)
 
 
