@@ -109,7 +109,7 @@ def main() -> None:
             koudian.simulate("shanxi", AGENTS, 4000, seed=2, backend="ray")
             cold.append(time.perf_counter() - t)
         print(
-            f"first run of the driver (4,000 hands, workers and the progress actor start): "
+            f"first run of the driver (4,000 hands; its workers start): "
             f"{cold[0]:.2f} s; the same run warm {cold[1]:.2f} s [{_load()}]"
         )
         koudian.arena(LINEUP, "shanxi", 200, seed=2, backend="ray")

@@ -139,9 +139,9 @@ def _make_progress_actor(ray: Any) -> Any:
 
 
 _ACTORS: dict[tuple[str, str], Any] = {}
-"""The progress actor of this driver, by (node, job): made once, as its
-worker process takes a second or more to start, which every task of a
-run would otherwise wait for at its start."""
+"""The progress actor of this driver, by (node, job): made once and kept
+for the driver's later runs, as its worker process takes a second or
+more to start (a new actor a run cost that on every run)."""
 
 _RUNS = itertools.count()
 
@@ -325,9 +325,10 @@ def _map(
     # node as its leases came back, while the other node's CPU sat idle
     # (half a second at the end of a 7-second run on the test cluster).
     remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES, scheduling_strategy="SPREAD")(_task)
-    args_ref = ray.put(args)
+    # The arguments (a ruleset, names, a path: under a kilobyte) go inline
+    # in each task's spec: no object-store fetch before a task can start.
     refs = [
-        remote.remote(work, i, s, n, step, args_ref, actor, run, kill_at, counts)
+        remote.remote(work, i, s, n, step, args, actor, run, kill_at, counts)
         for i, (s, n) in enumerate(ranges)
     ]
     index = {ref: i for i, ref in enumerate(refs)}
