@@ -387,8 +387,9 @@ def run(
     native call (and per shard)."""
     from koudian.simulation import _RECORD_CHUNK, _concat, write_log
 
+    address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
-    _connect(ray, parse_backend(backend))
+    _connect(ray, address)
     t0 = time.perf_counter()
     record_dir = _record_dir(record)
     shown = 0
@@ -449,8 +450,9 @@ def run_arena(
     numbered ``0 ..`` in order (the running estimate of a smaller arena)."""
     from koudian._arena_chunks import ARENA_CHUNK, finish_dataset
 
+    address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
-    _connect(ray, parse_backend(backend))
+    _connect(ray, address)
     record_dir = _record_dir(record)
     shown = 0
 
