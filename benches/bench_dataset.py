@@ -117,31 +117,11 @@ def bench_log(hands: int, rounds: int, tmp: Path) -> None:
 
 
 def bench_ray(hands: int, rounds: int) -> None:
-    # The cluster runs on loopback only, as the tests' (docs/datasets.md,
-    # "The test cluster"): Ray reads this at import, here and in every
-    # process it starts.
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    import ray
-    from ray._private import ray_constants
-    from ray.cluster_utils import Cluster
+    # The loopback two-node cluster of benches/bench_ray.py (which also
+    # times the arena and prints each round).
+    from bench_ray import two_node_cluster
 
-    ray_constants.ENABLE_RAY_CLUSTER = False  # in case Ray was imported earlier
-
-    # Ray starts its workers at nice 15 (`worker_niceness`): on a shared
-    # machine they would then lose the CPU to every other process, and the
-    # comparison with the local run (nice 0) would measure that.
-    os.environ["RAY_worker_niceness"] = "0"
-    node = {"num_cpus": 1, "object_store_memory": 150 * 2**20, "node_ip_address": "127.0.0.1"}
-    c = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
-    c.add_node(**node)
-    ray.init(
-        address=c.address,
-        _node_ip_address="127.0.0.1",
-        include_dashboard=False,
-        log_to_driver=False,
-    )
-    try:
-        c.wait_for_nodes()
+    with two_node_cluster():
         # Warm the workers (imports) before timing.
         koudian.simulate("shanxi", AGENTS, 2000, seed=2, backend="ray")
         t_local = t_ray = float("inf")
@@ -164,9 +144,6 @@ def bench_ray(hands: int, rounds: int) -> None:
             f"two-node Ray {hands / t_ray:,.0f} hands/s = {100 * t_local / t_ray:.0f}%, "
             f"identical results: {same} [{_load()}]"
         )
-    finally:
-        ray.shutdown()
-        c.shutdown()
 
 
 def main() -> None:

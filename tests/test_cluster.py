@@ -28,6 +28,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("pyarrow")
+from koudian.arena import _COLUMNS  # noqa: E402
 from ray._private import ray_constants  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
@@ -192,13 +193,18 @@ def test_simulate_backend_ray_is_the_local_run(
     _same(r, local[0])
 
 
+@pytest.mark.parametrize("ray_counts", [True, False])
 def test_a_killed_task_is_retried_and_the_result_is_the_clean_runs(
     cluster: Cluster,
     local: tuple[koudian.SimulationResult, Path, str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    ray_counts: bool,
 ) -> None:
     want, d, _ = local
+    # The attempt from Ray's core worker, or (as where Ray does not say
+    # it) counted by the progress actor.
+    monkeypatch.setattr(koudian.cluster, "_ray_counts_attempts", lambda ray: ray_counts)
     # Tasks of 100 hands in chunks of 50: the task from hand 100 dies
     # after writing its first shard.
     monkeypatch.setenv(koudian.cluster.KILL_ENV, "100")
@@ -250,3 +256,120 @@ def test_the_cluster_listens_and_talks_on_loopback_only(
 def test_a_bad_backend_is_refused() -> None:
     with pytest.raises(koudian.KoudianError, match="backend"):
         koudian.simulate("shanxi", AGENTS, 2, backend="spark")
+
+
+# -- the arena on Ray: split by deal range, the local run's records
+
+LINEUP = ["random", "greedy", "greedy", "greedy"]
+DEALS = 60
+
+
+@pytest.fixture(scope="module")
+def local_arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[koudian.ArenaResult, Path]:
+    d = tmp_path_factory.mktemp("arena")
+    return koudian.arena(LINEUP, "shanxi", DEALS, seed=4, threads=2, record=d, chunk=10), d
+
+
+def _same_arena(a: koudian.ArenaResult, b: koudian.ArenaResult) -> None:
+    for c in _COLUMNS:
+        np.testing.assert_array_equal(a.records[c], b.records[c], err_msg=c)
+    # Every statistic, the paired per-deal differences' intervals too.
+    assert a.to_json() == b.to_json()
+    assert a.summary() == b.summary()
+
+
+@pytest.mark.parametrize("tasks", [1, 4])
+def test_ray_arena_gives_the_local_records_statistics_and_rows(
+    cluster: Cluster,
+    local_arena: tuple[koudian.ArenaResult, Path],
+    tmp_path: Path,
+    tasks: int,
+) -> None:
+    want, d = local_arena
+    seen: list[int] = []
+    recs, retried = koudian.cluster.run_arena(
+        koudian.Ruleset.preset("shanxi"),
+        LINEUP,
+        LINEUP,
+        "duplicate",
+        DEALS,
+        seed=4,
+        progress=lambda r: seen.append(len(r["deal"])),
+        chunk=10,
+        record=tmp_path,
+        tasks=tasks,
+    )
+    got = koudian.ArenaResult("shanxi", LINEUP, "duplicate", 4, DEALS, recs)
+    _same_arena(got, want)
+    assert retried == 0
+    assert seen == sorted(seen) and seen[-1] == len(want.records["deal"])
+    assert _rows(tmp_path).equals(_rows(d))
+    manifest = koudian.dataset.read_manifest(tmp_path)
+    assert manifest == koudian.dataset.read_manifest(d)
+
+
+def test_arena_backend_ray_is_the_local_run(
+    cluster: Cluster, local_arena: tuple[koudian.ArenaResult, Path]
+) -> None:
+    seen: list[int] = []
+
+    def progress(partial: koudian.ArenaResult) -> None:
+        # Whichever tasks have finished, their deals make a valid arena.
+        assert partial.pair_stats() and partial.hands == 5 * partial.deals
+        seen.append(partial.deals)
+
+    got = koudian.arena(LINEUP, "shanxi", DEALS, seed=4, backend="ray", progress=progress)
+    _same_arena(got, local_arena[0])
+    assert got.retried_tasks == 0 and seen == sorted(seen) and seen[-1] == DEALS
+
+
+def test_a_killed_arena_task_is_retried_and_the_result_is_the_clean_runs(
+    cluster: Cluster,
+    local_arena: tuple[koudian.ArenaResult, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    want, d = local_arena
+    # Tasks of 20 deals in chunks of 10: the task from deal 20 dies after
+    # writing its first chunk's shards.
+    monkeypatch.setenv(koudian.cluster.KILL_ENV, "20")
+    got = koudian.arena(LINEUP, "shanxi", DEALS, seed=4, backend="ray", record=tmp_path, chunk=10)
+    assert got.retried_tasks == 1
+    _same_arena(got, want)
+    assert _rows(tmp_path).equals(_rows(d))
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_the_arena_cli_runs_on_ray(
+    cluster: Cluster,
+    local_arena: tuple[koudian.ArenaResult, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from koudian.cli import main
+
+    args = ["--deals", str(DEALS), "--seed", "4", "--quiet", "--cluster", "ray"]
+    assert main(["arena", "--agents", ",".join(LINEUP), *args]) == 0
+    assert capsys.readouterr().out.strip() == local_arena[0].summary()
+
+
+@pytest.mark.parametrize(
+    ("total", "cpus", "chunk"),
+    [(200_000, 2, None), (60, 2, 10), (7, 3, None), (10**7, 100, None), (1, 4, None)],
+)
+def test_guided_ranges_cover_the_run_at_step_multiples_and_shrink(
+    total: int, cpus: int, chunk: int | None
+) -> None:
+    ranges, step = koudian.cluster._plan(total, cpus, None, chunk, 2000)
+    assert step == (chunk or min(2000, -(-total // (4 * cpus))))
+    assert [s for s, _ in ranges] == [0, *np.cumsum([n for _, n in ranges])[:-1].tolist()]
+    assert sum(n for _, n in ranges) == total
+    assert all(s % step == 0 for s, _ in ranges)
+    sizes = [n for _, n in ranges]
+    assert sizes == sorted(sizes, reverse=True)
+    # The first round takes about half the run; the last tasks are a step.
+    assert sizes[0] <= -(-total // (2 * cpus)) + step
+    if total >= 8 * cpus * step:
+        assert sizes[-1] == step and len(ranges) < 40 * cpus
+    # With tasks=N: N ranges (or fewer, a step each) of equal length.
+    equal, _ = koudian.cluster._plan(total, cpus, 3, chunk, 2000)
+    assert len({n for _, n in equal[:-1]}) <= 1 and len(equal) <= 3

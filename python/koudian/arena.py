@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import KoudianError, Ruleset, RulesetError, arena_native, mix_seed
+from koudian._core import KoudianError, Ruleset, RulesetError, mix_seed
 from koudian.agents import Agent, AgentSpec, make_agent, native_name
 from koudian.game import Game, play
 
@@ -141,6 +142,8 @@ class ArenaResult:
     seed: int
     deals: int
     records: dict[str, npt.NDArray[Any]] = field(repr=False)
+    retried_tasks: int = 0
+    """Ray tasks retried after their worker died (0 for a local run)."""
 
     @property
     def hands(self) -> int:
@@ -346,6 +349,10 @@ def arena(
     format: str = "duplicate",
     timeout: float = 5.0,
     progress: Callable[[ArenaResult], None] | None = None,
+    record: str | os.PathLike[str] | None = None,
+    record_seats: Sequence[int] | None = None,
+    backend: str = "local",
+    chunk: int | None = None,
 ) -> ArenaResult:
     """Plays ``deals`` seeded deals with the four ``agents`` (built-in
     specs such as ``"mc"`` or ``"mc:rollouts=200"``, Python agents,
@@ -355,9 +362,18 @@ def arena(
     or class, are pooled as one agent)
     (``ArenaResult.summary()``, ``.to_json()``). Deterministic: the same
     agents, seed and deals give the same numbers with any ``threads``.
-    ``progress`` is called with the partial result as the run goes."""
+    ``progress`` is called with the partial result as the run goes.
+
+    Built-in agents only: ``record=DIR`` writes every decision of the
+    seats ``record_seats`` (default all) of every table as a Parquet
+    dataset (``koudian.dataset``, with the columns ``deal`` and ``table``
+    saying where each hand was played; docs/arena.md), and
+    ``backend="ray"`` (or ``"ray:ADDRESS"``) plays the deals as Ray tasks
+    by deal range (``koudian.cluster``): the same records, statistics and
+    rows as the local run. ``chunk`` is the deals per native call (and per
+    shard); the results never depend on it."""
     from koudian._cli_rules import resolve_rules
-    from koudian.simulation import _label
+    from koudian.simulation import _check_seats, _label
 
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -370,6 +386,7 @@ def arena(
     labels = [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
     rules_name = rules if isinstance(rules, str) else "custom"
     natives = [native_name(a) for a in agents]
+    seats = _check_seats(record_seats)
     parts: list[dict[str, npt.NDArray[Any]]] = []
 
     def result() -> ArenaResult:
@@ -377,16 +394,58 @@ def arena(
         done = len(np.unique(recs["deal"])) if len(recs["deal"]) else 0
         return ArenaResult(str(rules_name), labels, format, seed, done, recs)
 
-    if all(n is not None for n in natives):
-        names = [n for n in natives if n is not None]
-        step = max(1, min(deals // 40, 2000))
-        for start in range(0, deals, step):
-            n = min(step, deals - start)
-            parts.append(
-                arena_native(r, names, n, seed=seed, threads=threads, start=start, format=format)
-            )
+    if (record is not None or backend != "local") and None in natives:
+        raise RulesetError(
+            "record= and backend= need built-in agents only (random, greedy, mc): "
+            f"got {', '.join(labels)}"
+        )
+    names = [n for n in natives if n is not None]
+    if backend != "local":
+        from koudian import cluster
+
+        def partial(recs: dict[str, npt.NDArray[Any]]) -> None:
+            parts[:] = [recs]
             if progress is not None:
                 progress(result())
+
+        recs, retried = cluster.run_arena(
+            r,
+            labels,
+            names,
+            format,
+            deals,
+            seed=seed,
+            backend=backend,
+            progress=partial if progress is not None else None,
+            chunk=chunk,
+            record=record,
+            record_seats=seats,
+        )
+        parts[:] = [recs]
+        res = result()
+        res.retried_tasks = retried
+        return res
+    if len(names) == 4:
+        from koudian import _arena_chunks, cluster
+
+        record_dir = cluster._record_dir(record)
+        step = chunk or (
+            _arena_chunks.ARENA_CHUNK if record_dir else max(1, min(deals // 40, 2000))
+        )
+        shards: list[dict[str, Any]] = []
+        for start in range(0, deals, step):
+            n = min(step, deals - start)
+            recs, written = _arena_chunks.play_deals(
+                r, names, labels, format, start, n, seed, threads, seats, record_dir
+            )
+            parts.append(recs)
+            shards += written
+            if progress is not None:
+                progress(result())
+        if record_dir is not None:
+            _arena_chunks.finish_dataset(
+                record_dir, r, labels, names, format, seed, deals, seats, shards
+            )
     else:
 
         def on_deal() -> None:
@@ -431,12 +490,13 @@ class _Bar:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from koudian.simulation import _split_agents
+    from koudian.simulation import _seat_list, _split_agents
 
     agents = _split_agents(args.agents)
     try:
         if len(agents) != 4:
             raise RulesetError(f"--agents needs 4 agents, got {len(agents)}: {agents}")
+        seats = _seat_list(args.record_seats) if args.record_seats else None
         bar = _Bar(args.deals, not args.quiet)
         try:
             res = arena(
@@ -448,6 +508,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                 format=args.format,
                 timeout=args.timeout,
                 progress=bar,
+                record=args.record,
+                record_seats=seats,
+                backend=args.cluster,
             )
         finally:
             bar.close()
@@ -459,6 +522,10 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
     print(res.summary())
+    if res.retried_tasks:
+        print(f"ray: {res.retried_tasks} task(s) retried after a worker died")
+    if args.record:
+        print(f"dataset: the decisions of {res.hands} hands in {args.record}")
     return 0
 
 
@@ -472,7 +539,7 @@ def add_subparser(sub: Any) -> None:
         description=(
             "Duplicate arena: every deal is played with the agents rotated through the "
             "seats (and, for A,B,B,B, by the reference table B,B,B,B), with the same "
-            "seeds, so the deal's luck cancels. Intervals are 95%% over deals."
+            "seeds, so the deal's luck cancels. Intervals are 95% over deals."
         ),
     )
     p.add_argument(
@@ -488,6 +555,20 @@ def add_subparser(sub: Any) -> None:
     p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
     p.add_argument(
         "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
+    )
+    p.add_argument(
+        "--record",
+        metavar="DIR",
+        default=None,
+        help="write every decision of every table as a Parquet dataset to DIR (needs pyarrow)",
+    )
+    p.add_argument(
+        "--record-seats", default=None, help="seats to record, e.g. 0 or 0,2 (default: all)"
+    )
+    p.add_argument(
+        "--cluster",
+        default="local",
+        help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_arena)

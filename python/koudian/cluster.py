@@ -1,30 +1,41 @@
-"""Self-play on a Ray cluster: ``koudian simulate --cluster ray`` and
-``koudian.simulate(..., backend="ray")`` (extra ``koudian[ray]``).
+"""Self-play and the arena on a Ray cluster: ``koudian simulate --cluster
+ray``, ``koudian arena --cluster ray``, ``backend="ray"`` in
+``koudian.simulate`` and ``koudian.arena`` (extra ``koudian[ray]``).
 
-The games ``0 .. hands`` are split by game index into Ray tasks (about
-four per CPU of the cluster, or ``chunk`` games each); each task runs the
-core's native simulate on one thread with the GIL released, game ``i``
-dealt from ``mix_seed(seed, i)`` exactly as a local run deals it. The
-driver joins the tasks' per-game arrays in game order, so the summary
-(integer totals, the same 95% intervals computed from the same deltas),
-the logs and the dataset rows are those of the local run, whatever the
-number of nodes and tasks.
+The games ``0 .. hands`` (an arena's deals) are split by index into Ray
+tasks of guided length: each takes ``1 / (2 * CPUs)`` of what is left, so
+the first tasks are long (few tasks, little scheduling) and the last ones
+one step each (2,000 games, or ``chunk``), and every CPU finishes at
+about the same time, each taking the next range as it frees up. The
+tasks are spread over the nodes (``SPREAD``), each runs the core's
+native loop on one thread with the GIL released, game ``i`` dealt from
+``mix_seed(seed, i)`` exactly as a local run deals it, and returns one
+compact value (one array a column). The driver joins them in game
+order, so the summary (integer totals, the same 95% intervals computed
+from the same deltas), the logs and the dataset rows are those of the
+local run, whatever the number of nodes and tasks; an arena's records
+come back whole, so its paired statistics are computed from every
+deal's per-deal difference, exactly as locally.
 
 Where results go:
 
-- summaries and logs come back to the driver as task results (logs are
-  written to ``log`` in game order);
+- summaries, arena records and logs come back to the driver as task
+  results (logs are written to ``log`` in game order);
 - a dataset (``record=DIR``) is written by the tasks themselves, one
-  Parquet shard per chunk of games named by its first game
-  (``part-<first game>.parquet``), so ``DIR`` must be a path every node
-  sees (NFS, a mounted bucket, or one machine); the driver then writes
+  Parquet shard per step of games named by its first game
+  (``part-<first game>.parquet``; an arena's per table,
+  ``koudian._arena_chunks``), so ``DIR`` must be a path every node sees
+  (NFS, a mounted bucket, or one machine); the driver then writes
   ``_manifest.json`` and ``_metadata``.
 
 A task whose worker dies is retried by Ray (``max_retries``); a retry
 replays the same games and overwrites the same shard files (each written
 to a temporary name and renamed), so no game is lost or counted twice.
-``SimulationResult.retried_tasks`` says how many tasks needed a retry. The
-driver's progress bar is fed by the tasks through a small Ray actor.
+``SimulationResult.retried_tasks`` (``ArenaResult.retried_tasks``) says
+how many tasks needed a retry (each task returns its attempt number).
+The driver's progress bar is fed by the tasks through one small Ray
+actor per driver, made on the first run that shows progress (its worker
+process takes a second to start; no task waits for it).
 
 On a real cluster: start it (``ray up cluster.yaml`` on a cloud, or
 KubeRay's ``RayCluster`` on Kubernetes), install the same koudian version
@@ -33,26 +44,29 @@ run ``RAY_ADDRESS=ray://HEAD:10001 koudian simulate --cluster ray ...``
 or ``--cluster ray:HEAD:6379`` on the head node. A task costs a few
 milliseconds of scheduling and the games are independent, so the run
 scales with the cluster's CPUs: about the per-core native rate times the
-number of CPUs, less one task's length at the end (docs/datasets.md has
-the measured figures, and why ``RAY_worker_niceness=0`` matters on shared
-machines). The tests' two-node cluster runs on 127.0.0.1 only; docs/datasets.md
-("The test cluster") says how, for a local cluster of your own.
+number of CPUs (docs/datasets.md has the measured figures, and why
+``RAY_worker_niceness=0`` matters on shared machines). The tests'
+two-node cluster runs on 127.0.0.1 only; docs/datasets.md ("The test
+cluster") says how, for a local cluster of your own.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from koudian._core import KoudianError, Ruleset
+import numpy as np
+
+from koudian._core import KoudianError, Ruleset, simulate_native
 
 if TYPE_CHECKING:  # pragma: no cover
     from koudian.simulation import SimulationResult
 
-__all__ = ["KILL_ENV", "parse_backend", "run"]
+__all__ = ["KILL_ENV", "parse_backend", "run", "run_arena"]
 
 KILL_ENV = "KOUDIAN_RAY_TEST_KILL"
 """Test hook: when set to a game index on the driver, the task whose
@@ -60,6 +74,9 @@ range starts there kills its worker process (``os._exit``) after playing
 its first chunk, on its first attempt only, so that Ray retries it."""
 
 _TASKS_PER_CPU = 4
+"""A short run's step is cut so that it makes this many tasks per CPU."""
+_GUIDE = 2
+"""Guided ranges: each takes ``1 / (_GUIDE * cpus)`` of what is left."""
 _MAX_RETRIES = 3
 _POLL_SECONDS = 0.2
 
@@ -96,67 +113,256 @@ def _connect(ray: Any, address: str | None) -> None:
 def _make_progress_actor(ray: Any) -> Any:
     @ray.remote(num_cpus=0)
     class Progress:
-        """Games done and attempts per task (a retry starts again at 0)."""
+        """Games done and attempts per task of each run (a retry starts
+        again at 0)."""
 
         def __init__(self) -> None:
-            self.done: dict[int, int] = {}
-            self.attempts: dict[int, int] = {}
+            self.done: dict[tuple[int, int], int] = {}
+            self.attempts: dict[tuple[int, int], int] = {}
 
-        def start(self, task: int) -> int:
-            self.attempts[task] = self.attempts.get(task, 0) + 1
-            return self.attempts[task]
+        def start(self, run: int, task: int) -> int:
+            self.attempts[run, task] = self.attempts.get((run, task), 0) + 1
+            return self.attempts[run, task]
 
-        def report(self, task: int, done: int) -> None:
+        def report(self, run: int, task: int, done: int) -> None:
             # A retry reports from 0 again: the furthest report counts.
-            self.done[task] = max(self.done.get(task, 0), done)
+            self.done[run, task] = max(self.done.get((run, task), 0), done)
 
-        def total(self) -> int:
-            return sum(self.done.values())
+        def total(self, run: int) -> int:
+            return sum(d for (r, _), d in self.done.items() if r == run)
 
-        def retried(self) -> int:
-            return sum(1 for a in self.attempts.values() if a > 1)
+        def forget(self, run: int) -> None:
+            self.done = {k: v for k, v in self.done.items() if k[0] != run}
+            self.attempts = {k: v for k, v in self.attempts.items() if k[0] != run}
 
     return Progress.remote()  # type: ignore[attr-defined]
 
 
-def _task(
-    task: int,
+_ACTORS: dict[tuple[str, str], Any] = {}
+"""The progress actor of this driver, by (node, job): made once and kept
+for the driver's later runs, as its worker process takes a second or
+more to start (a new actor a run cost that on every run)."""
+
+_RUNS = itertools.count()
+
+
+def _progress_actor(ray: Any) -> Any:
+    context = ray.get_runtime_context()
+    key = (context.get_node_id(), context.get_job_id())
+    if key not in _ACTORS:
+        _ACTORS.clear()
+        _ACTORS[key] = _make_progress_actor(ray)
+    return _ACTORS[key]
+
+
+def _join(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Column dicts joined in order: arrays concatenated, lists chained."""
+    out: dict[str, Any] = {}
+    for k, v in parts[0].items():
+        if isinstance(v, np.ndarray):
+            out[k] = np.concatenate([p[k] for p in parts])
+        else:
+            out[k] = [x for p in parts for x in p[k]]
+    return out
+
+
+def _simulate_work(
+    at: int,
+    m: int,
     rules: Ruleset,
     names: list[str],
     labels: list[str],
-    start: int,
-    n: int,
     seed: int,
-    chunk: int,
     record: str | None,
-    seats: list[int] | None,
+    seats: list[int],
     logs: bool,
-    progress: Any,
-    kill_at: int | None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[bytes]]:
-    """One Ray task: games ``start .. start + n`` in chunks of ``chunk``,
-    each chunk's shard written to ``record``."""
-    import ray
-
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
+    """Games ``at .. at + m`` of a simulate task: summary, shard entries
+    (the shard written to ``record``), log bytes."""
+    if record is None and not logs:
+        # The plain native loop: no recorder to feed.
+        return simulate_native(rules, names, m, seed=seed, threads=1, start=at), [], None
     from koudian.dataset import write_shard
     from koudian.simulation import play_chunk
 
-    attempt = ray.get(progress.start.remote(task))
-    summaries, entries, texts = [], [], []
+    summary, decisions, text = play_chunk(
+        rules, names, at, m, seed, 1, seats if record else None, logs
+    )
+    entries = []
+    if record is not None and decisions is not None:
+        entries.append(write_shard(record, at, decisions, labels))
+    return summary, entries, text
+
+
+def _arena_work(
+    at: int,
+    m: int,
+    rules: Ruleset,
+    names: list[str],
+    labels: list[str],
+    fmt: str,
+    seed: int,
+    record: str | None,
+    seats: list[int],
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
+    """Deals ``at .. at + m`` of an arena task: records, shard entries."""
+    from koudian._arena_chunks import play_deals
+
+    recs, entries = play_deals(
+        rules, names, labels, fmt, at, m, seed, 1, seats if record else None, record
+    )
+    return recs, entries, None
+
+
+Work = Callable[..., tuple[dict[str, Any], list[dict[str, Any]], bytes | None]]
+
+
+def _task(
+    work: Work,
+    task: int,
+    start: int,
+    n: int,
+    chunk: int,
+    args: tuple[Any, ...],
+    progress: Any,
+    run: int,
+    kill_at: int | None,
+    ray_counts: bool,
+) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]:
+    """One Ray task: ``work`` on the chunks of ``chunk`` games (deals) of
+    ``start .. start + n``, its results joined into one compact value
+    (one array a column, the logs one bytes object), and which attempt
+    at the task this was (1, or more for a retry). ``progress`` (the
+    progress actor, or None) gets the games done after each chunk."""
+    import ray
+
+    attempt = _attempt(ray) if ray_counts else None
+    # Where Ray does not tell the attempt, the actor counts them: asked
+    # now, read when needed, so the task does not wait for it.
+    ticket = progress.start.remote(run, task) if attempt is None else None
+
+    def number() -> int:
+        return attempt + 1 if attempt is not None else int(ray.get(ticket))
+
+    cols, entries, texts = [], [], []
     for at in range(start, start + n, chunk):
         m = min(chunk, start + n - at)
-        summary, decisions, text = play_chunk(
-            rules, names, at, m, seed, 1, seats if record else None, logs
-        )
-        summaries.append(summary)
-        if record is not None and decisions is not None:
-            entries.append(write_shard(record, at, decisions, labels))
+        part, shards, text = work(at, m, *args)
+        cols.append(part)
+        entries += shards
         if text is not None:
             texts.append(text)
-        progress.report.remote(task, at + m - start)
-        if kill_at == start and attempt == 1:
+        if progress is not None:
+            progress.report.remote(run, task, at + m - start)
+        if kill_at == start and number() == 1:
             os._exit(1)
-    return summaries, entries, texts
+    return _join(cols), entries, b"".join(texts) if texts else None, number()
+
+
+def _attempt(ray: Any) -> int:
+    """The running task's attempt, 0 the first (Ray's core worker)."""
+    return int(ray._private.worker.global_worker.core_worker.get_current_task_attempt_number())
+
+
+def _ray_counts_attempts(ray: Any) -> bool:
+    """Whether this Ray's core worker tells a task its attempt number
+    (else the progress actor counts the attempts)."""
+    core = ray._private.worker.global_worker.core_worker
+    return hasattr(core, "get_current_task_attempt_number")
+
+
+def _plan(
+    total: int, cpus: int, tasks: int | None, chunk: int | None, default: int
+) -> tuple[list[tuple[int, int]], int]:
+    """The tasks' ranges ``(start, n)`` of ``0 .. total`` and the ``step``
+    of games (deals) played per call, every range starting at a multiple
+    of it (so the shards are those of a local run). ``tasks`` ranges of
+    equal length when given; else guided: each range a ``1 / (_GUIDE *
+    cpus)`` share of what is left, so the first ranges are long (few
+    tasks, little scheduling) and the last ones a step each (the CPUs
+    finish together, each taking the next range as it frees up)."""
+    if tasks is not None:
+        per = max(1, -(-total // max(1, tasks)))
+        step = chunk or min(default, per)
+        per = max(step, -(-per // step) * step)
+        return [(s, min(per, total - s)) for s in range(0, total, per)], step
+    step = chunk or min(default, max(1, -(-total // (_TASKS_PER_CPU * cpus))))
+    ranges: list[tuple[int, int]] = []
+    at = 0
+    while at < total:
+        size = -(-(total - at) // (_GUIDE * cpus))
+        size = min(-(-size // step) * step, total - at)
+        ranges.append((at, size))
+        at += size
+    return ranges, step
+
+
+def _map(
+    ray: Any,
+    work: Work,
+    args: tuple[Any, ...],
+    total: int,
+    tasks: int | None,
+    chunk: int | None,
+    default_chunk: int,
+    on_progress: Callable[[int, list[Any]], None] | None,
+) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]], int]:
+    """Runs ``work`` over ``0 .. total`` as Ray tasks; their results in
+    order, and how many tasks were retried. ``on_progress(done, results)``
+    is called as the run goes with the games (deals) done, from the
+    tasks' reports, and the results of the tasks finished (None for the
+    others)."""
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    ranges, step = _plan(total, cpus, tasks, chunk, default_chunk)
+    kill = os.environ.get(KILL_ENV)
+    kill_at = int(kill) if kill else None
+    # The actor only for a progress bar, or to count attempts where Ray
+    # does not: its worker process takes a second to start.
+    counts = _ray_counts_attempts(ray)
+    actor = _progress_actor(ray) if on_progress is not None or not counts else None
+    run = next(_RUNS)
+    # SPREAD: with the default policy the tasks queued on the driver's
+    # node as its leases came back, while the other node's CPU sat idle
+    # (half a second at the end of a 7-second run on the test cluster).
+    remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES, scheduling_strategy="SPREAD")(_task)
+    # The arguments (a ruleset, names, a path: under a kilobyte) go inline
+    # in each task's spec: no object-store fetch before a task can start.
+    refs = [
+        remote.remote(work, i, s, n, step, args, actor, run, kill_at, counts)
+        for i, (s, n) in enumerate(ranges)
+    ]
+    index = {ref: i for i, ref in enumerate(refs)}
+    results: list[Any] = [None] * len(refs)
+    pending = list(refs)
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1, timeout=_POLL_SECONDS)
+            for ref in ready:
+                results[index[ref]] = ray.get(ref)
+            if on_progress is not None and actor is not None:
+                done = total if not pending else int(ray.get(actor.total.remote(run), timeout=60))
+                on_progress(done, results)
+    finally:
+        if actor is not None:
+            actor.forget.remote(run)
+    return results, sum(1 for r in results if r[3] > 1)
+
+
+def _record_dir(record: str | os.PathLike[str] | None) -> str | None:
+    """The dataset directory as every task sees it (absolute), made."""
+    if record is None:
+        return None
+    from koudian.dataset import _pyarrow
+
+    _pyarrow()
+    Path(record).mkdir(parents=True, exist_ok=True)
+    return str(Path(record).resolve())
+
+
+def _clean(record_dir: str) -> None:
+    # A killed attempt may leave its temporary file behind.
+    for stale in Path(record_dir).glob(".part-*.tmp"):
+        stale.unlink(missing_ok=True)
 
 
 def run(
@@ -176,82 +382,104 @@ def run(
 ) -> SimulationResult:
     """``koudian.simulate`` of built-in agents ``names`` on Ray (see the
     module's documentation): a ``SimulationResult`` equal to the local
-    run's, with ``retried_tasks`` set. ``tasks`` overrides the number of
-    tasks (default: four per CPU of the cluster)."""
+    run's, with ``retried_tasks`` set. ``tasks=N`` makes ``N`` tasks of
+    equal length instead of the guided ones; ``chunk`` is the games per
+    native call (and per shard)."""
     from koudian.simulation import _RECORD_CHUNK, _concat, write_log
 
-    address = parse_backend(backend)
+    address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
     _connect(ray, address)
     t0 = time.perf_counter()
-    if tasks is None:
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        tasks = _TASKS_PER_CPU * cpus
-    per_task = max(1, -(-hands // max(1, tasks)))
-    step = chunk or min(_RECORD_CHUNK, per_task)
-    per_task = max(step, -(-per_task // step) * step)
-    record_dir = None
-    if record is not None:
-        from koudian.dataset import _pyarrow
-
-        _pyarrow()
-        Path(record).mkdir(parents=True, exist_ok=True)
-        record_dir = str(Path(record).resolve())
-    kill = os.environ.get(KILL_ENV)
-    kill_at = int(kill) if kill else None
-    actor = _make_progress_actor(ray)
-    remote = ray.remote(num_cpus=1, max_retries=_MAX_RETRIES)(_task)
-    rules_ref = ray.put(rules)
-    starts = list(range(0, hands, per_task))
-    refs = [
-        remote.remote(
-            i,
-            rules_ref,
-            names,
-            labels,
-            s,
-            min(per_task, hands - s),
-            seed,
-            step,
-            record_dir,
-            list(record_seats),
-            log is not None,
-            actor,
-            kill_at,
-        )
-        for i, s in enumerate(starts)
-    ]
-    index = {ref: i for i, ref in enumerate(refs)}
-    results: list[Any] = [None] * len(refs)
-    pending = list(refs)
+    record_dir = _record_dir(record)
     shown = 0
-    try:
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=_POLL_SECONDS)
-            for ref in ready:
-                results[index[ref]] = ray.get(ref)
-            if progress is not None:
-                done = hands if not pending else int(ray.get(actor.total.remote(), timeout=60))
-                if done > shown:
-                    progress(done - shown)
-                    shown = done
-        retried = int(ray.get(actor.retried.remote(), timeout=60))
-    finally:
-        ray.kill(actor)
-    parts = [s for r in results for s in r[0]]
-    entries = [e for r in results for e in r[1]]
+
+    def on_progress(done: int, results: list[Any]) -> None:
+        nonlocal shown
+        if progress is not None and done > shown:
+            progress(done - shown)
+            shown = done
+
+    args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
+    results, retried = _map(
+        ray,
+        _simulate_work,
+        args,
+        hands,
+        tasks,
+        chunk,
+        _RECORD_CHUNK,
+        on_progress if progress is not None else None,
+    )
     if log is not None:
-        for r in results:
-            for text in r[2]:
+        for _, _, text, _ in results:
+            if text is not None:
                 write_log(log, text)
     if record_dir is not None:
         from koudian.dataset import write_manifest
 
-        # A killed attempt may leave its temporary file behind.
-        for stale in Path(record_dir).glob(".part-*.tmp"):
-            stale.unlink(missing_ok=True)
+        _clean(record_dir)
+        entries = [e for r in results for e in r[1]]
         write_manifest(record_dir, rules, labels, seed, hands, record_seats, entries)
-    result = _concat(parts, labels)
+    result = _concat([r[0] for r in results], labels)
     result.seconds = time.perf_counter() - t0
     result.retried_tasks = retried
     return result
+
+
+def run_arena(
+    rules: Ruleset,
+    labels: list[str],
+    names: list[str],
+    fmt: str,
+    deals: int,
+    *,
+    seed: int,
+    backend: str = "ray",
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    chunk: int | None = None,
+    record: str | os.PathLike[str] | None = None,
+    record_seats: Sequence[int] = (0, 1, 2, 3),
+    tasks: int | None = None,
+) -> tuple[dict[str, Any], int]:
+    """``koudian.arena`` of built-in agents ``names`` on Ray, split by
+    deal range: the records of every deal in deal order (so every
+    statistic, the paired per-deal differences included, is the local
+    run's) and the number of tasks retried. ``progress`` is called, as
+    each task finishes, with the records of every finished task's deals,
+    numbered ``0 ..`` in order (the running estimate of a smaller arena)."""
+    from koudian._arena_chunks import ARENA_CHUNK, finish_dataset
+
+    address = parse_backend(backend)  # refused before Ray is imported
+    ray = _ray()
+    _connect(ray, address)
+    record_dir = _record_dir(record)
+    shown = 0
+
+    def on_progress(done: int, results: list[Any]) -> None:
+        nonlocal shown
+        finished = [r[0] for r in results if r is not None]
+        if len(finished) > shown and progress is not None:
+            shown = len(finished)
+            recs = _join(finished)
+            # The statistics pair rows by deal only: numbered 0.. in order,
+            # the finished deals make a complete smaller arena.
+            recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
+            progress(recs)
+
+    args = (rules, names, labels, fmt, seed, record_dir, list(record_seats))
+    results, retried = _map(
+        ray,
+        _arena_work,
+        args,
+        deals,
+        tasks,
+        chunk,
+        ARENA_CHUNK,
+        on_progress if progress is not None else None,
+    )
+    if record_dir is not None:
+        _clean(record_dir)
+        entries = [e for r in results for e in r[1]]
+        finish_dataset(record_dir, rules, labels, names, fmt, seed, deals, record_seats, entries)
+    return _join([r[0] for r in results]), retried

@@ -186,15 +186,20 @@ def write_shard(
     decisions: dict[str, Any],
     agents: Sequence[str],
     compression: str = "zstd",
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Writes the rows of the hands from ``start`` as one Parquet file in
     ``directory`` (atomically: a temporary file renamed), and returns its
-    manifest entry ``{"file", "start", "rows"}``."""
+    manifest entry ``{"file", "start", "rows"}``. ``extra`` names more
+    columns (numpy arrays, one value a row) appended after the schema's
+    (the arena's ``deal`` and ``table``)."""
     pa = _pyarrow()
     directory = Path(directory)
     name = shard_name(start)
     tmp = directory / f".{name}.{os.getpid()}.tmp"
     table = pa.Table.from_batches([record_batch(decisions, agents)])
+    for column, values in (extra or {}).items():
+        table = table.append_column(column, pa.array(values))
     # Statistics and dictionaries are kept to the small columns: on the
     # wide binary ones (nearly every value distinct) they cost a quarter
     # of the writing time and save nothing.
@@ -255,9 +260,11 @@ def write_manifest(
     hands: int,
     seats: Sequence[int],
     shards: Sequence[dict[str, Any]],
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Writes ``_manifest.json`` and ``_metadata`` (the shards' footers) for
-    the shards in ``directory``, and returns the manifest."""
+    the shards in ``directory``, and returns the manifest (with the
+    entries of ``extra`` added, e.g. the arena's ``arena`` object)."""
     pa = _pyarrow()
     directory = Path(directory)
     shards = sorted(shards, key=lambda s: int(s["start"]))
@@ -282,6 +289,7 @@ def write_manifest(
         "rows": sum(int(s["rows"]) for s in shards),
         "shards": list(shards),
     }
+    manifest.update(extra or {})
     metadata = None
     for s in shards:
         md = pa.parquet.read_metadata(directory / s["file"])

@@ -1,0 +1,156 @@
+"""One chunk of an arena's deals, played natively: the unit of work of the
+local arena and of a Ray task (``koudian.arena(..., backend="ray")``).
+
+Without a dataset the chunk is ``koudian._core.arena_native``. With one
+(``record=DIR``), each table of the chunk is played as ``simulate`` plays
+games: table ``t``'s hand of deal ``d`` is game ``d`` of the run with
+line-up entry ``layout[t][s]`` at seat ``s``, which is exactly the arena's
+hand (deal ``d`` from ``mix_seed(seed, d)``, seat ``d % 4`` dealing, the
+agent at seat ``s`` reset from ``mix_seed(deal seed, 1 + s)``; a test
+compares the records), so the recorder of ``simulate`` records it and
+the arena's records are read off the same games' summaries.
+
+In an arena dataset the hand id of table ``t``'s hand of deal ``d`` is
+``d * tables + t`` (the row order of ``ArenaResult.records``, four rows
+a hand), ``seed`` is the deal's seed, and two more columns say where the
+hand was played: ``deal`` (uint64) and ``table`` (uint8: the rotation
+0-3, 4 for the reference table, 0 in single format). The shard of table
+``t`` of the chunk from deal ``s`` is named by its first hand, ``s *
+tables + t``, so a retried Ray task overwrites it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from koudian._core import Ruleset, arena_native
+
+__all__ = ["ARENA_CHUNK", "chunk_records", "finish_dataset", "play_deals", "records_of_summary"]
+
+ARENA_CHUNK = 400
+"""Deals per call when recording, or in a Ray task: a shard of 400 hands
+per table (2,000 hands in all for a 1-vs-3 line-up), each call's rows
+held in memory until written."""
+
+
+def records_of_summary(
+    summary: dict[str, Any], start: int, table: int, entries: Sequence[int]
+) -> dict[str, npt.NDArray[Any]]:
+    """The arena's ``(n, 4)`` seat records of one table from the
+    ``simulate`` summary of its games ``start .. start + n`` (the fields
+    ``arena::arena`` fills, read the same way off each hand's end)."""
+    winners = summary["winners"]
+    n = winners.shape[0]
+    self_draw = summary["self_draw"][:, None]
+    won_any = winners.any(axis=1)[:, None]
+    seats = np.arange(4)
+    return {
+        "deal": np.broadcast_to(np.arange(start, start + n, dtype=np.uint64)[:, None], (n, 4)),
+        "table": np.full((n, 4), table, np.uint8),
+        "seat": np.broadcast_to(seats.astype(np.uint8), (n, 4)),
+        "entry": np.broadcast_to(np.asarray(entries, np.uint8), (n, 4)),
+        "delta": summary["deltas"].astype(np.int64),
+        "won": winners.astype(bool),
+        "self_draw": winners & self_draw,
+        "ting": summary["ting"].astype(bool),
+        "dealt_in": won_any & ~self_draw & (summary["from_seat"][:, None] == seats),
+        # A covered share is never 0 points: paid something iff covered.
+        "baohu_paid": summary["baohu"] > 0,
+        "fault": np.broadcast_to(summary["faults"][:, None], (n, 4)),
+    }
+
+
+def chunk_records(per_table: Sequence[dict[str, npt.NDArray[Any]]]) -> dict[str, npt.NDArray[Any]]:
+    """The ``(n, 4)`` records of each table interleaved in the arena's
+    order: deal by deal, table by table, seat by seat."""
+    return {c: np.stack([t[c] for t in per_table], axis=1).reshape(-1) for c in per_table[0]}
+
+
+def play_deals(
+    rules: Ruleset,
+    names: Sequence[str],
+    labels: Sequence[str],
+    fmt: str,
+    start: int,
+    n: int,
+    seed: int,
+    threads: int,
+    seats: Sequence[int] | None,
+    record: str | None,
+) -> tuple[dict[str, npt.NDArray[Any]], list[dict[str, Any]]]:
+    """Deals ``start .. start + n`` of the arena of native agents
+    ``names`` (labelled ``labels``): the records, and the manifest
+    entries of the shards written to the dataset directory ``record``
+    (the decisions of ``seats``; none without ``record``)."""
+    if record is None:
+        recs = arena_native(
+            rules, list(names), n, seed=seed, threads=threads, start=start, format=fmt
+        )
+        return recs, []
+    from koudian.arena import _tables
+    from koudian.dataset import write_shard
+    from koudian.simulation import play_chunk
+
+    layout = _tables(list(names), fmt)
+    per_table, entries = [], []
+    for t, seated in enumerate(layout):
+        summary, decisions, _ = play_chunk(
+            rules, [names[e] for e in seated], start, n, seed, threads, seats, False
+        )
+        per_table.append(records_of_summary(summary, start, t, seated))
+        if decisions is None:
+            continue
+        deal = decisions["hand"].astype(np.uint64)
+        decisions["hand"] = deal * np.uint64(len(layout)) + np.uint64(t)
+        extra = {"deal": deal, "table": np.full(deal.shape, t, np.uint8)}
+        entries.append(
+            write_shard(
+                record,
+                start * len(layout) + t,
+                decisions,
+                [labels[e] for e in seated],
+                extra=extra,
+            )
+        )
+    return chunk_records(per_table), entries
+
+
+def finish_dataset(
+    directory: str,
+    rules: Ruleset,
+    labels: Sequence[str],
+    names: Sequence[str],
+    fmt: str,
+    seed: int,
+    deals: int,
+    seats: Sequence[int],
+    shards: Sequence[dict[str, Any]],
+) -> dict[str, Any]:
+    """Writes the manifest of an arena dataset: ``simulate``'s, with
+    ``hands`` every hand played and an ``arena`` object (format, deals,
+    the line-up entry at each seat of each table, and how hand ids are
+    made)."""
+    from koudian.arena import _tables
+    from koudian.dataset import write_manifest
+
+    layout = _tables(list(names), fmt)
+    arena = {
+        "format": fmt,
+        "deals": int(deals),
+        "tables": layout,
+        "hand": f"deal * {len(layout)} + table",
+    }
+    return write_manifest(
+        directory,
+        rules,
+        labels,
+        seed,
+        deals * len(layout),
+        seats,
+        shards,
+        extra={"arena": arena},
+    )
