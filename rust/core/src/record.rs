@@ -223,18 +223,24 @@ fn pack_row(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(), Error> {
                 (0..4).all(|c| word(row, 8 * c) == splat) && row[32] == v && row[33] == v
             }
             Form::OneHot => {
+                // Nearly every plane is all zeros: a word at a time.
                 let mut code = 0u8;
                 let mut fits = true;
-                for c in 0..5 {
-                    let chunk = &row[8 * c..(8 * c + 8).min(KINDS)];
-                    if chunk.iter().all(|&v| v == 0) {
-                        continue;
+                let mut put = |k: usize, v: u8| {
+                    fits &= code == 0 && v <= 3;
+                    code = 1 + 34 * (v.min(3) - 1) + k as u8;
+                };
+                for c in 0..4 {
+                    let mut w = word(row, 8 * c);
+                    while w != 0 {
+                        let i = w.trailing_zeros() as usize / 8;
+                        put(8 * c + i, (w >> (8 * i)) as u8);
+                        w &= !(0xFF << (8 * i));
                     }
-                    for (i, &v) in chunk.iter().enumerate() {
-                        if v != 0 {
-                            fits &= code == 0 && v <= 3;
-                            code = 1 + 34 * (v.min(3) - 1) + (8 * c + i) as u8;
-                        }
+                }
+                for k in 32..KINDS {
+                    if row[k] != 0 {
+                        put(k, row[k]);
                     }
                 }
                 out[at] = code;
