@@ -177,82 +177,127 @@ fn word(row: &[u8], at: usize) -> u64 {
 const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// Packs the whole-number planes `row` (`forms.len() × 34` values) into
-/// `out` (every byte written). Eight values at a time (the 34 of a plane
-/// as four words and two bytes): this runs for every recorded decision.
+/// `out` (every byte written), or the error naming the first plane that
+/// does not fit. Eight values at a time (the 34 of a plane as four words
+/// and two bytes): this runs for every recorded decision.
 fn pack_row(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(), Error> {
-    let mut at = 0;
-    for (p, (row, &form)) in row.chunks_exact(KINDS).zip(forms).enumerate() {
+    // By runs of planes of one form (nine in version 2): one dispatch a
+    // run, and monomorphic inner loops the branch predictor follows.
+    let (mut p, mut at) = (0, 0);
+    while p < forms.len() {
+        let form = forms[p];
+        let mut q = p + 1;
+        while q < forms.len() && forms[q] == form {
+            q += 1;
+        }
+        let width = form_bytes(form);
+        let planes = row[p * KINDS..q * KINDS].chunks_exact(KINDS);
+        let outs = out[at..at + (q - p) * width].chunks_exact_mut(width);
         let fits = match form {
-            Form::Bits => {
-                // Bytes of 0/1, byte i to bit i: the multiply gathers
-                // each word's eight low bits into its top byte.
-                let mut bits = 0u64;
-                let mut over = 0u64;
-                for c in 0..4 {
-                    let w = word(row, 8 * c);
-                    over |= w & !ONES;
-                    bits |= (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * c);
-                }
-                let (a, b) = (row[32], row[33]);
-                over |= u64::from((a | b) & !1);
-                bits |= u64::from(a) << 32 | u64::from(b) << 33;
-                out[at..at + BITS_BYTES].copy_from_slice(&bits.to_le_bytes()[..BITS_BYTES]);
-                over == 0
-            }
-            Form::Nibbles => {
-                let mut over = 0u64;
-                for c in 0..4 {
-                    let w = word(row, 8 * c);
-                    over |= w & !(15 * ONES);
-                    // Byte 2j of `w | w >> 4` is value 2j, value 2j + 1
-                    // as its high nibble; gather the even bytes.
-                    let mut z = (w | w >> 4) & 0x00FF_00FF_00FF_00FF;
-                    z = (z | z >> 8) & 0x0000_FFFF_0000_FFFF;
-                    z = (z | z >> 16) & 0xFFFF_FFFF;
-                    out[at + 4 * c..at + 4 * c + 4].copy_from_slice(&(z as u32).to_le_bytes());
-                }
-                let (a, b) = (row[32], row[33]);
-                over |= u64::from((a | b) & !15);
-                out[at + 16] = a | b << 4;
-                over == 0
-            }
-            Form::Constant => {
-                let v = row[0];
-                let splat = u64::from(v) * ONES;
-                out[at] = v;
-                (0..4).all(|c| word(row, 8 * c) == splat) && row[32] == v && row[33] == v
-            }
-            Form::OneHot => {
-                // Nearly every plane is all zeros: a word at a time.
-                let mut code = 0u8;
-                let mut fits = true;
-                let mut put = |k: usize, v: u8| {
-                    fits &= code == 0 && v <= 3;
-                    code = 1 + 34 * (v.min(3) - 1) + k as u8;
-                };
-                for c in 0..4 {
-                    let mut w = word(row, 8 * c);
-                    while w != 0 {
-                        let i = w.trailing_zeros() as usize / 8;
-                        put(8 * c + i, (w >> (8 * i)) as u8);
-                        w &= !(0xFF << (8 * i));
-                    }
-                }
-                for k in 32..KINDS {
-                    if row[k] != 0 {
-                        put(k, row[k]);
-                    }
-                }
-                out[at] = code;
-                fits
-            }
+            Form::Bits => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_bits(r, o) & ok),
+            Form::Nibbles => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_nibbles(r, o) & ok),
+            Form::Constant => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_constant(r, o) & ok),
+            Form::OneHot => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_one_hot(r, o) & ok),
         };
         if !fits {
-            return Err(unfit(p, form));
+            // Name the first plane of the run that does not fit.
+            let bad = (p..q)
+                .find(|&x| {
+                    let r = &row[x * KINDS..(x + 1) * KINDS];
+                    let mut o = [0u8; NIBBLES_BYTES];
+                    !match form {
+                        Form::Bits => pack_bits(r, &mut o),
+                        Form::Nibbles => pack_nibbles(r, &mut o),
+                        Form::Constant => pack_constant(r, &mut o),
+                        Form::OneHot => pack_one_hot(r, &mut o),
+                    }
+                })
+                .unwrap_or(p);
+            return Err(unfit(bad, form));
         }
-        at += form_bytes(form);
+        at += (q - p) * width;
+        p = q;
     }
     Ok(())
+}
+
+/// Bytes of 0/1, byte i to bit i: the multiply gathers each word's
+/// eight low bits into its top byte. Whether every value fits.
+#[inline]
+fn pack_bits(row: &[u8], out: &mut [u8]) -> bool {
+    let mut bits = 0u64;
+    let mut over = 0u64;
+    for c in 0..4 {
+        let w = word(row, 8 * c);
+        over |= w & !ONES;
+        bits |= (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * c);
+    }
+    let (a, b) = (row[32], row[33]);
+    over |= u64::from((a | b) & !1);
+    bits |= u64::from(a) << 32 | u64::from(b) << 33;
+    out[..BITS_BYTES].copy_from_slice(&bits.to_le_bytes()[..BITS_BYTES]);
+    over == 0
+}
+
+#[inline]
+fn pack_nibbles(row: &[u8], out: &mut [u8]) -> bool {
+    let mut over = 0u64;
+    for c in 0..4 {
+        let w = word(row, 8 * c);
+        over |= w & !(15 * ONES);
+        // Byte 2j of `w | w >> 4` is value 2j, value 2j + 1 as its high
+        // nibble; gather the even bytes.
+        let mut z = (w | w >> 4) & 0x00FF_00FF_00FF_00FF;
+        z = (z | z >> 8) & 0x0000_FFFF_0000_FFFF;
+        z = (z | z >> 16) & 0xFFFF_FFFF;
+        out[4 * c..4 * c + 4].copy_from_slice(&(z as u32).to_le_bytes());
+    }
+    let (a, b) = (row[32], row[33]);
+    over |= u64::from((a | b) & !15);
+    out[16] = a | b << 4;
+    over == 0
+}
+
+#[inline]
+fn pack_constant(row: &[u8], out: &mut [u8]) -> bool {
+    let v = row[0];
+    let splat = u64::from(v) * ONES;
+    out[0] = v;
+    (0..4).all(|c| word(row, 8 * c) == splat) && row[32] == v && row[33] == v
+}
+
+#[inline]
+fn pack_one_hot(row: &[u8], out: &mut [u8]) -> bool {
+    // Nearly every plane is all zeros: a word at a time.
+    let mut code = 0u8;
+    let mut fits = true;
+    let mut put = |k: usize, v: u8| {
+        fits &= code == 0 && v <= 3;
+        code = 1 + 34 * (v.min(3) - 1) + k as u8;
+    };
+    for c in 0..4 {
+        let mut w = word(row, 8 * c);
+        while w != 0 {
+            let i = w.trailing_zeros() as usize / 8;
+            put(8 * c + i, (w >> (8 * i)) as u8);
+            w &= !(0xFF << (8 * i));
+        }
+    }
+    for (k, &v) in row.iter().enumerate().skip(32) {
+        if v != 0 {
+            put(k, v);
+        }
+    }
+    out[0] = code;
+    fits
 }
 
 /// The whole-number planes packed by [`pack_row`], into `out`.
@@ -657,7 +702,7 @@ where
             first.rows.reserve((r.end - r.start) as usize * 64);
         }
         if options.logs {
-            first.log.reserve((r.end - r.start) as usize * 12 << 10);
+            first.log.reserve(((r.end - r.start) as usize * 12) << 10);
         }
         let home = Mutex::new(first);
         let hands = simulate_recorded(rules, r, seed, 1, &make, || DatasetRecorder {
