@@ -38,7 +38,7 @@ byte, a recent-discard plane (one kind at most) as one byte.
 (datasets recorded before version 2, ``obs`` of ``OBS_BYTES_V1`` = 201
 bytes, give their ``(N, 29, 34)`` float32 version 1 planes);
 ``unpack_mask`` the ``(N, 141)`` bools. With zstd, greedy self-play
-takes about 30 bytes per decision on disk (the packed planes repeat
+takes about 42 bytes per decision on disk (the packed planes repeat
 between decisions; ``benches/bench_dataset.py`` measures it).
 
 The files are plain Parquet: ``pyarrow``, polars (``pl.read_parquet``)
