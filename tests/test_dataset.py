@@ -42,7 +42,8 @@ def test_every_decision_is_a_row_with_its_manifest(recorded: tuple[Path, object]
     m = koudian.dataset.read_manifest(d)
     assert m["agents"] == AGENTS and m["seed"] == 5 and m["hands"] == 120
     assert m["rows"] == t.num_rows and m["encoding"]["obs_bytes"] == koudian._core.OBS_BYTES
-    assert m["encoding"]["version"] == 1
+    assert m["encoding"]["version"] == 2 and m["encoding"]["planes"] == 66
+    assert m["encoding"]["version"] == koudian._core.ENCODING_VERSION
     assert m["rules"] == koudian.Ruleset.preset("shanxi").to_toml()
     assert (d / "_metadata").exists()
     agents = t.column("agent").to_pylist()
@@ -56,7 +57,7 @@ def test_every_recorded_action_is_legal_under_its_recorded_mask(
     d, _ = recorded
     for b in koudian.dataset.iter_batches(d, batch_size=1000):
         assert b["mask"][np.arange(len(b["action"])), b["action"]].all()
-        assert b["obs"].shape == (len(b["action"]), koudian._core.N_PLANES, 34)
+        assert b["obs"].shape == (len(b["action"]), 66, 34) and b["obs"].dtype == np.uint8
 
 
 def test_a_hands_rows_replay_to_its_log_and_observations(recorded: tuple[Path, object]) -> None:
@@ -75,7 +76,7 @@ def test_a_hands_rows_replay_to_its_log_and_observations(recorded: tuple[Path, o
             seat = int(t.column("seat")[i].as_py())
             assert int(t.column("step")[i].as_py()) == step
             assert g.to_act == seat
-            np.testing.assert_array_equal(obs[i], g.observe(seat).planes())
+            np.testing.assert_array_equal(obs[i], g.observe(seat).planes(2, "uint8"))
             np.testing.assert_array_equal(mask[i], g.legal_mask(seat))
             np.testing.assert_array_equal(counts[i], g.observe(seat).counts)
             g.step(Action.from_index(int(t.column("action")[i].as_py())))
@@ -135,6 +136,37 @@ def test_polars_and_duckdb_read_the_shards_as_they_are(recorded: tuple[Path, obj
 def test_unpack_obs_refuses_a_wrong_shape() -> None:
     with pytest.raises(koudian.KoudianError, match="shape"):
         koudian.dataset.unpack_obs(np.zeros((2, 7), np.uint8))
+    with pytest.raises(koudian.KoudianError, match="bytes wide"):
+        koudian.dataset.unpack_obs(pa.array([b"x" * 7], pa.binary(7)))
+
+
+def test_version_1_rows_still_unpack_to_their_planes() -> None:
+    """Datasets recorded before version 2 (201-byte rows of the 29 float32
+    planes) unpack as they did: the v1 layout, packed here by hand from
+    observations (bits, nibbles, constant bytes; plane 24 as the count)."""
+    g = Game("linxian", seed=3)
+    rows, want = [], []
+    while not g.done:
+        seat = g.to_act
+        assert seat is not None
+        p = g.observe(seat).planes()
+        out = bytearray()
+        for k, plane in enumerate(p):
+            if k in (*range(5, 13), 14):
+                v = plane.astype(np.uint8)
+                out += bytes(int(v[i]) | int(v[i + 1]) << 4 for i in range(0, 34, 2))
+            elif k >= 16:
+                out.append(round(float(plane[0]) * (136 if k == 24 else 1)))
+            else:
+                out += np.packbits(plane.astype(np.uint8), bitorder="little").tobytes()
+        rows.append(bytes(out))
+        want.append(p)
+        g.step(g.legal_actions()[0])
+    column = pa.array(rows, pa.binary(koudian._core.OBS_BYTES_V1))
+    got = koudian.dataset.unpack_obs(column)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.stack(want))
+    np.testing.assert_array_equal(koudian.dataset.unpack_obs(column, np.float64), np.stack(want))
 
 
 def test_open_refuses_a_directory_without_manifest(tmp_path: Path) -> None:
@@ -157,6 +189,50 @@ def test_compressed_logs_read_back_hand_by_hand(tmp_path: Path, name: str) -> No
     renamed = tmp_path / "renamed.log"
     path.rename(renamed)
     assert list(koudian.read_logs(renamed)) == want
+
+
+@pytest.mark.parametrize("name", ["g.jsonl.gz", "g.jsonl.zst"])
+def test_a_compact_log_holds_the_plain_logs_bytes_and_every_hand_replays(
+    tmp_path: Path, name: str
+) -> None:
+    """The compact log decompresses to the very bytes of the plain log of
+    the same run (2 threads, chunks cut mid-way), which are the hands'
+    ``Game.log`` one after another; ``koudian.replay`` reads every hand."""
+    if name.endswith(".zst"):
+        zstandard = pytest.importorskip("zstandard")
+    plain, packed = tmp_path / "g.jsonl", tmp_path / name
+    for path in (plain, packed):
+        with koudian.logs.open_log(path) as f:
+            koudian.simulate("sichuan", AGENTS, hands=45, seed=3, threads=2, log=f, chunk=20)
+    raw = packed.read_bytes()
+    if name.endswith(".gz"):
+        text = gzip.decompress(raw)
+    else:
+        text = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True).read()
+    assert text == plain.read_bytes()
+    want = koudian._core.simulate_logs("sichuan", AGENTS, 45, seed=3)
+    assert text.decode() == "".join(want)
+    hands = list(koudian.read_logs(packed))
+    assert len(hands) == 45
+    for h in hands:
+        assert koudian.replay(h).log == h
+
+
+def test_a_failing_log_file_fails_the_run(tmp_path: Path) -> None:
+    """A write error on the background writer reaches the caller."""
+
+    class Full:
+        def __init__(self) -> None:
+            self.buffer = self
+
+        def flush(self) -> None:
+            pass
+
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        koudian.simulate("shanxi", AGENTS, hands=10, seed=1, log=Full(), chunk=4)  # type: ignore[arg-type]
 
 
 def test_read_logs_refuses_what_is_not_a_log(tmp_path: Path) -> None:

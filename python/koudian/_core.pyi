@@ -1067,13 +1067,18 @@ def simulate_logs(
     (same seeds as ``simulate_native``), one JSON Lines log per game."""
 
 OBS_BYTES: int
-"""Bytes of a packed observation (a dataset's ``obs`` column): 201."""
+"""Bytes of a packed observation of encoding version 2 (a dataset's
+``obs`` column): 258."""
+OBS_BYTES_V1: int
+"""Bytes of a packed version 1 observation (datasets recorded before
+version 2 was): 201."""
 MASK_BYTES: int
 """Bytes of a packed legal mask (a dataset's ``mask`` column): 18."""
 OBS_PACK_VERSION: int
-"""Version of the packed observation layout."""
+"""Version of the packed observation layout recorded (2; 1 is the layout
+of ``OBS_BYTES_V1`` rows)."""
 OBS_ENCODING_VERSION: int
-"""The observation encoding a dataset's ``obs`` packs (1: 29 planes)."""
+"""The observation encoding a dataset's ``obs`` packs (2: 66 planes)."""
 
 def simulate_record(
     rules: RulesLike,
@@ -1093,10 +1098,11 @@ def simulate_record(
     bytes object, the games in order). Returns ``(summary, decisions,
     logs)``; none of it depends on ``threads``."""
 
-def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-    """The ``(N, N_PLANES, 34)`` float32 planes of ``(N, OBS_BYTES)`` packed
-    observations (a dataset's ``obs`` column), exactly the planes they
-    were packed from."""
+def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[Any]:
+    """The planes of packed observations (a dataset's ``obs`` column),
+    exactly the planes they were packed from: ``(N, OBS_BYTES)`` (encoding
+    version 2) gives ``(N, 66, 34)`` uint8, ``(N, OBS_BYTES_V1)`` (version
+    1) ``(N, 29, 34)`` float32."""
 
 # ---------------------------------------------------------------------------
 # The vectorized environment (rust/python/src/vec_env.rs): N tables stepped

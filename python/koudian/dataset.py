@@ -17,7 +17,7 @@ seed        uint64                the hand's deal seed, ``mix_seed(s, i)``
 seat        uint8                 the deciding seat (0-3; seat ``i % 4`` deals)
 step        uint16                decision number within the hand (all seats)
 agent       dictionary<string>    the seat's agent
-obs         fixed_size_binary     the observation, packed (``OBS_BYTES`` = 201)
+obs         fixed_size_binary     the observation, packed (``OBS_BYTES`` = 258)
 mask        fixed_size_binary     the legal actions, 141 bits in 18 bytes
 action      uint8                 the action index played (``Action.from_index``)
 counts      fixed_size_binary     the seat's concealed tile counts (34 bytes)
@@ -28,15 +28,18 @@ shanten     int8                  the seat's shanten at the end (-1 for a winner
 end         uint8                 the hand's end kind, an index into ``END_KINDS``
 ==========  ====================  ==============================================
 
-The observation is the core's default encoding, version 1 (29 planes,
-``koudian.env``, ``encode::planes``; ``encoding.version`` in the
-manifest), packed losslessly: a 0/1 plane as 34 bits, a plane
-of counts (melds, discards, face-up wall tiles) as 34 nibbles, a plane
-constant across kinds as one byte. ``unpack_obs`` gives the
-``(N, 29, 34)`` float32 planes back exactly; ``unpack_mask`` the
-``(N, 141)`` bools. With zstd, greedy self-play takes about 30 bytes per
-decision on disk (the packed planes repeat between decisions;
-``benches/bench_dataset.py`` measures it).
+The observation is the core's newest encoding, version 2 (66 planes of
+small integers, ``koudian.env``'s ``encoding=2``, the vectorized
+environment's; ``encoding.version`` in the manifest), packed
+losslessly: a 0/1 plane as 34 bits, a plane of counts (melds, discards,
+face-up wall tiles) as 34 nibbles, a plane constant across kinds as one
+byte, a recent-discard plane (one kind at most) as one byte.
+``unpack_obs`` gives the ``(N, 66, 34)`` uint8 planes back exactly
+(datasets recorded before version 2, ``obs`` of ``OBS_BYTES_V1`` = 201
+bytes, give their ``(N, 29, 34)`` float32 version 1 planes);
+``unpack_mask`` the ``(N, 141)`` bools. With zstd, greedy self-play
+takes about 42 bytes per decision on disk (the packed planes repeat
+between decisions; ``benches/bench_dataset.py`` measures it).
 
 The files are plain Parquet: ``pyarrow``, polars (``pl.read_parquet``)
 and DuckDB (``SELECT ... FROM 'DIR/*.parquet'``) read them as they are
@@ -64,8 +67,8 @@ import numpy.typing as npt
 from koudian._core import (
     MASK_BYTES,
     N_ACTIONS,
-    N_PLANES,
     OBS_BYTES,
+    OBS_BYTES_V1,
     OBS_ENCODING_VERSION,
     OBS_PACK_VERSION,
     KoudianError,
@@ -89,6 +92,9 @@ __all__ = [
     "write_manifest",
     "write_shard",
 ]
+
+_PLANES = {1: 29, 2: 66}
+"""Planes of each observation encoding version."""
 
 MANIFEST = "_manifest.json"
 """The manifest's file name in a dataset directory."""
@@ -275,7 +281,7 @@ def write_manifest(
         "rules": rules.to_toml(),
         "encoding": {
             "version": OBS_ENCODING_VERSION,
-            "planes": N_PLANES,
+            "planes": _PLANES[OBS_ENCODING_VERSION],
             "kinds": 34,
             "pack_version": OBS_PACK_VERSION,
             "obs_bytes": OBS_BYTES,
@@ -345,12 +351,28 @@ def _fixed_bytes(column: Any, width: int) -> npt.NDArray[np.uint8]:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def unpack_obs(column: Any) -> npt.NDArray[np.float32]:
-    """The ``(N, 29, 34)`` float32 planes of an ``obs`` column (an Arrow
-    fixed_size_binary array, or the ``(N, OBS_BYTES)`` uint8 array of its
-    bytes), unpacked by the core."""
-    raw = column if isinstance(column, np.ndarray) else _fixed_bytes(column, OBS_BYTES)
-    return _unpack_obs(np.ascontiguousarray(raw, dtype=np.uint8))
+def _width(column: Any) -> int:
+    """The byte width of a fixed_size_binary Arrow array or chunked array."""
+    return int(column.type.byte_width)
+
+
+def unpack_obs(column: Any, dtype: Any = None) -> npt.NDArray[Any]:
+    """The planes of an ``obs`` column (an Arrow fixed_size_binary array,
+    or the uint8 array of its bytes), unpacked by the core: ``(N, 66, 34)``
+    uint8 for encoding version 2 (``OBS_BYTES`` wide), ``(N, 29, 34)``
+    float32 for version 1 (``OBS_BYTES_V1``, datasets recorded before
+    version 2 was). ``dtype`` (e.g. ``np.float32``) converts them."""
+    if isinstance(column, np.ndarray):
+        raw = column
+    else:
+        width = _width(column)
+        if width not in (OBS_BYTES, OBS_BYTES_V1):
+            raise KoudianError(
+                f"an obs column is {OBS_BYTES} or {OBS_BYTES_V1} bytes wide, not {width}"
+            )
+        raw = _fixed_bytes(column, width)
+    planes = _unpack_obs(np.ascontiguousarray(raw, dtype=np.uint8))
+    return planes if dtype is None else planes.astype(dtype, copy=False)
 
 
 def unpack_mask(column: Any) -> npt.NDArray[np.bool_]:
@@ -366,7 +388,8 @@ def iter_batches(
 ) -> Iterator[dict[str, npt.NDArray[Any]]]:
     """Training batches of a dataset (a directory or a
     ``pyarrow.dataset.Dataset``): dicts of numpy arrays ``obs``
-    ``(n, 29, 34)`` float32, ``mask`` ``(n, 141)`` bool, ``action``
+    (``unpack_obs``: ``(n, 66, 34)`` uint8, or ``(n, 29, 34)`` float32 for
+    a version 1 dataset), ``mask`` ``(n, 141)`` bool, ``action``
     int64, and the targets ``delta`` int64, ``won`` bool, ``shanten`` int8,
     ``end`` uint8, with ``hand``, ``seat``, ``step`` to join on. ``filter``
     is a pyarrow expression (e.g. ``pc.field("seat") == 0``)."""

@@ -415,14 +415,10 @@ def play_chunk(
 
 
 def write_log(log: IO[str], data: bytes) -> None:
-    """Writes UTF-8 log bytes to the text file ``log``: to its binary
-    buffer when it has one (no decoding and re-encoding of megabytes)."""
-    buffer = getattr(log, "buffer", None)
-    if buffer is not None:
-        log.flush()
-        buffer.write(data)
-    else:
-        log.write(data.decode("utf-8"))
+    """``koudian.logs.write_log``: log bytes to a text file."""
+    from koudian.logs import write_log as write
+
+    write(log, data)
 
 
 def _check_seats(seats: Sequence[int] | None) -> list[int]:
@@ -491,7 +487,8 @@ def _native_parts(
     adaptive chunks of ``_native_chunks``; with one, in chunks of
     ``chunk`` (default ``_RECORD_CHUNK``) hands played once for the
     summary, the rows and the log together, each chunk's shard and log
-    written before the chunk is yielded, so that an interrupted run's log
+    queued for their background writers before the chunk is yielded and
+    written by the time the run returns, so that an interrupted run's log
     and dataset hold exactly the hands its result counts (the manifest is
     written when the run completes)."""
     if record is None and log is None:
@@ -502,6 +499,11 @@ def _native_parts(
         from koudian.dataset import ShardWriter
 
         writer = ShardWriter(record, labels)
+    sink = None
+    if log is not None:
+        from koudian.logs import LogSink
+
+        sink = LogSink(log)
     step = chunk or _RECORD_CHUNK
     completed = False
     try:
@@ -512,12 +514,16 @@ def _native_parts(
             )
             if writer is not None and decisions is not None:
                 writer.write(start, decisions)
-            if log is not None and text is not None:
-                write_log(log, text)
+            if sink is not None and text is not None:
+                sink.write(text)
             yield summary
         completed = True
     finally:
-        entries = writer.close() if writer is not None else []
+        try:
+            if sink is not None:
+                sink.close()
+        finally:
+            entries = writer.close() if writer is not None else []
     if completed and writer is not None and record is not None:
         from koudian.dataset import write_manifest
 

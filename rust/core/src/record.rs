@@ -1,61 +1,78 @@
 //! Self-play datasets: every decision of the chosen seats as fixed-width
-//! columns, filled natively during [`simulate_recorded`] and handed over
-//! whole (the Python layer turns them into Arrow batches and Parquet).
+//! columns, filled natively during [`simulate_dataset`] and handed over
+//! whole (the Python layer turns them into Arrow batches and Parquet),
+//! with, when asked, every hand's log written by [`LogWriter`] into one
+//! buffer.
 //!
 //! A decision row holds the hand (game index and deal seed), the seat,
 //! the decision number within the hand (all seats counted), the observer's
-//! [`encode::planes`] packed by [`pack_obs`] ([`OBS_BYTES`] bytes), the
-//! compact fields (own concealed counts, running points), the legal mask
-//! packed to bits ([`MASK_BYTES`] bytes, bit `i % 8` of byte `i / 8` for
-//! action index `i`), the action index played, and the hand's targets for
-//! that seat: settlement delta, won, final shanten, end kind.
+//! planes in the newest encoding ([`Encoding::V2`], 66 planes of small
+//! integers) packed by [`pack_planes`] ([`OBS_BYTES`] bytes), the compact
+//! fields (own concealed counts, running points), the legal mask packed
+//! to bits ([`MASK_BYTES`] bytes, bit `i % 8` of byte `i / 8` for action
+//! index `i`), the action index played, and the hand's targets for that
+//! seat: settlement delta, won, final shanten, end kind.
 //!
 //! ## The packed observation
-//! Each plane of [`encode::planes`] is stored by its form in the layout:
-//! a plane of 0/1 per kind as 34 bits (5 bytes, bit `k % 8` of byte
-//! `k / 8`), a plane of small counts per kind as 34 nibbles (17 bytes,
-//! kind `k` in the low nibble of byte `k / 2` when `k` is even, else the
-//! high one), a plane constant across kinds as one byte (plane 24, live
-//! tiles / 136, as the live tile count). That is [`OBS_BYTES`] = 201 bytes
-//! for the 986 values, lossless: [`unpack_obs`] gives the planes back
-//! exactly.
+//! Each plane is stored by its form in the layout: a plane of 0/1 per
+//! kind as 34 bits (5 bytes, bit `k % 8` of byte `k / 8`), a plane of
+//! small counts per kind as 34 nibbles (17 bytes, kind `k` in the low
+//! nibble of byte `k / 2` when `k` is even, else the high one), a plane
+//! constant across kinds as its one value (a byte), and a plane with one
+//! value 1-3 at one kind at most (version 2's recent discards) as one
+//! byte, `0` for none or `1 + 34 (v - 1) + k`. Version 2 packs its 2,244
+//! values into [`OBS_BYTES`] = 258 bytes; version 1 (29 planes, the
+//! datasets written before version 2 was recorded) into
+//! [`OBS_BYTES_V1`] = 201 (its plane 24, live tiles / 136, as the count).
+//! Packing is lossless, and checked: a row that does not fit its layout
+//! is an error, never a silent loss. [`unpack_planes`] gives the planes
+//! back exactly.
 
 use crate::agent::Agent;
 use crate::error::Error;
-use crate::game::encode::{self, N_PLANES};
-use crate::game::{Action, EndKind, Game, N_ACTIONS};
+use crate::game::encode::{self, Encoding, N_PLANES, RECENT_DISCARDS};
+use crate::game::view::GameView;
+use crate::game::{Action, EndKind, Game, LogWriter, N_ACTIONS};
 use crate::legal::{shanten, HandRules};
+use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use crate::simulate::{simulate_recorded, HandSummary, Recorder};
 use crate::tile::KINDS;
+use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::Mutex;
 
-/// Version of the packed observation layout.
-pub const OBS_PACK_VERSION: u32 = 1;
+/// Version of the packed observation layout of [`OBS_BYTES`] rows (1 is
+/// the layout of [`OBS_BYTES_V1`] rows).
+pub const OBS_PACK_VERSION: u32 = 2;
 
-/// The observation encoding the rows pack: the default one, version 1
-/// (29 planes, [`encode::planes`]).
-pub const OBS_ENCODING_VERSION: u32 = encode::Encoding::V1.version();
+/// The observation encoding the rows pack: the newest,
+/// [`encode::ENCODING_VERSION`].
+pub const OBS_ENCODING_VERSION: u32 = RECORDED.version();
+
+/// The encoding recorded.
+const RECORDED: Encoding = Encoding::V2;
 
 /// How one plane is stored.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Form {
     /// 0 or 1 per kind: 34 bits.
     Bits,
     /// A whole number 0-15 per kind: 34 nibbles.
     Nibbles,
-    /// One whole number 0-255 for every kind, stored times `scale`.
-    Constant { scale: f32 },
+    /// One whole number 0-255 for every kind.
+    Constant,
+    /// A value 1-3 at one kind at most, zeros elsewhere: one byte.
+    OneHot,
 }
 
 const BITS_BYTES: usize = KINDS.div_ceil(8);
 const NIBBLES_BYTES: usize = KINDS.div_ceil(2);
 
-/// The form of each plane of [`encode::planes`] (see its table): melds,
+/// The form of each plane of version 1 (see [`encode`]'s table): melds,
 /// discards and face-up wall tiles are counts; the seat flags, live tiles
 /// and the question asked are constant rows.
-const FORMS: [Form; N_PLANES] = {
-    let one = Form::Constant { scale: 1.0 };
+const FORMS_V1: [Form; N_PLANES] = {
     let mut f = [Form::Bits; N_PLANES];
     let mut p = 5;
     while p <= 12 {
@@ -65,10 +82,34 @@ const FORMS: [Form; N_PLANES] = {
     f[14] = Form::Nibbles;
     let mut p = 16;
     while p < N_PLANES {
-        f[p] = one;
+        f[p] = Form::Constant;
         p += 1;
     }
-    f[24] = Form::Constant { scale: 136.0 };
+    f
+};
+
+/// Planes of version 2.
+const N_PLANES_V2: usize = Encoding::V2.n_planes();
+
+/// The form of each plane of version 2: version 1's for planes 0-28, the
+/// 过胡 locks and claimed-from melds as bits, concealed counts and scores
+/// as constant rows, each recent discard as one kind at most.
+const FORMS_V2: [Form; N_PLANES_V2] = {
+    let mut f = [Form::Bits; N_PLANES_V2];
+    let mut p = 0;
+    while p < N_PLANES {
+        f[p] = FORMS_V1[p];
+        p += 1;
+    }
+    let mut p = 34;
+    while p < 42 {
+        f[p] = Form::Constant;
+        p += 1;
+    }
+    while p < 42 + 4 * RECENT_DISCARDS {
+        f[p] = Form::OneHot;
+        p += 1;
+    }
     f
 };
 
@@ -76,86 +117,300 @@ const fn form_bytes(f: Form) -> usize {
     match f {
         Form::Bits => BITS_BYTES,
         Form::Nibbles => NIBBLES_BYTES,
-        Form::Constant { .. } => 1,
+        Form::Constant | Form::OneHot => 1,
     }
 }
 
-/// Bytes of one packed observation.
-pub const OBS_BYTES: usize = {
+const fn packed_bytes(forms: &[Form]) -> usize {
     let mut n = 0;
     let mut p = 0;
-    while p < N_PLANES {
-        n += form_bytes(FORMS[p]);
+    while p < forms.len() {
+        n += form_bytes(forms[p]);
         p += 1;
     }
     n
-};
+}
+
+/// Bytes of one packed observation of the recorded encoding (version 2).
+pub const OBS_BYTES: usize = packed_bytes(&FORMS_V2);
+
+/// Bytes of one packed version 1 observation (pack version 1).
+pub const OBS_BYTES_V1: usize = packed_bytes(&FORMS_V1);
 
 /// Bytes of one packed legal mask.
 pub const MASK_BYTES: usize = N_ACTIONS.div_ceil(8);
 
-/// Packs the planes of [`encode::planes`] into `out` ([`OBS_BYTES`]
-/// bytes, overwritten).
-///
-/// ```
-/// use koudian_core::game::{encode, Game};
-/// use koudian_core::record::{pack_obs, unpack_obs, OBS_BYTES};
-/// use koudian_core::Ruleset;
-/// let g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
-/// let planes = encode::planes(&g.observe(0));
-/// let mut packed = [0u8; OBS_BYTES];
-/// pack_obs(&planes, &mut packed);
-/// let mut back = [0f32; encode::N_PLANES * 34];
-/// unpack_obs(&packed, &mut back);
-/// assert_eq!(back, planes);
-/// ```
-pub fn pack_obs(planes: &[f32; N_PLANES * KINDS], out: &mut [u8; OBS_BYTES]) {
-    // Every byte of `out` is written: a plane's bits fill its 5 bytes, its
-    // nibbles its 17, a constant its one.
+/// Bytes of one packed observation of `enc`.
+pub const fn obs_bytes(enc: Encoding) -> usize {
+    match enc {
+        Encoding::V1 => OBS_BYTES_V1,
+        Encoding::V2 => OBS_BYTES,
+    }
+}
+
+/// The encoding whose packed rows are `width` bytes wide.
+pub fn encoding_of_width(width: usize) -> Result<Encoding, Error> {
+    match width {
+        OBS_BYTES => Ok(Encoding::V2),
+        OBS_BYTES_V1 => Ok(Encoding::V1),
+        w => Err(Error::InvalidArgument(format!(
+            "a packed observation is {OBS_BYTES} bytes (encoding version 2) or \
+             {OBS_BYTES_V1} (version 1), not {w}"
+        ))),
+    }
+}
+
+fn unfit(p: usize, form: Form) -> Error {
+    Error::InvalidArgument(format!(
+        "plane {p} does not fit its packed form ({form:?}): not an observation of this encoding"
+    ))
+}
+
+/// The 8 bytes of `row` from `at` as a little-endian word.
+#[inline]
+fn word(row: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&row[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Packs the whole-number planes `row` (`forms.len() × 34` values) into
+/// `out` (every byte written), or the error naming the first plane that
+/// does not fit. Eight values at a time (the 34 of a plane as four words
+/// and two bytes): this runs for every recorded decision.
+fn pack_row(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(), Error> {
+    // By runs of planes of one form (nine in version 2): one dispatch a
+    // run, and monomorphic inner loops the branch predictor follows.
+    let (mut p, mut at) = (0, 0);
+    while p < forms.len() {
+        let form = forms[p];
+        let mut q = p + 1;
+        while q < forms.len() && forms[q] == form {
+            q += 1;
+        }
+        let width = form_bytes(form);
+        let planes = row[p * KINDS..q * KINDS].chunks_exact(KINDS);
+        let outs = out[at..at + (q - p) * width].chunks_exact_mut(width);
+        let fits = match form {
+            Form::Bits => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_bits(r, o) & ok),
+            Form::Nibbles => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_nibbles(r, o) & ok),
+            Form::Constant => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_constant(r, o) & ok),
+            Form::OneHot => planes
+                .zip(outs)
+                .fold(true, |ok, (r, o)| pack_one_hot(r, o) & ok),
+        };
+        if !fits {
+            // Name the first plane of the run that does not fit.
+            let bad = (p..q)
+                .find(|&x| {
+                    let r = &row[x * KINDS..(x + 1) * KINDS];
+                    let mut o = [0u8; NIBBLES_BYTES];
+                    !match form {
+                        Form::Bits => pack_bits(r, &mut o),
+                        Form::Nibbles => pack_nibbles(r, &mut o),
+                        Form::Constant => pack_constant(r, &mut o),
+                        Form::OneHot => pack_one_hot(r, &mut o),
+                    }
+                })
+                .unwrap_or(p);
+            return Err(unfit(bad, form));
+        }
+        at += (q - p) * width;
+        p = q;
+    }
+    Ok(())
+}
+
+/// Bytes of 0/1, byte i to bit i: the multiply gathers each word's
+/// eight low bits into its top byte. Whether every value fits.
+#[inline]
+fn pack_bits(row: &[u8], out: &mut [u8]) -> bool {
+    let mut bits = 0u64;
+    let mut over = 0u64;
+    for c in 0..4 {
+        let w = word(row, 8 * c);
+        over |= w & !ONES;
+        bits |= (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * c);
+    }
+    let (a, b) = (row[32], row[33]);
+    over |= u64::from((a | b) & !1);
+    bits |= u64::from(a) << 32 | u64::from(b) << 33;
+    out[..BITS_BYTES].copy_from_slice(&bits.to_le_bytes()[..BITS_BYTES]);
+    over == 0
+}
+
+#[inline]
+fn pack_nibbles(row: &[u8], out: &mut [u8]) -> bool {
+    let mut over = 0u64;
+    for c in 0..4 {
+        let w = word(row, 8 * c);
+        over |= w & !(15 * ONES);
+        // Byte 2j of `w | w >> 4` is value 2j, value 2j + 1 as its high
+        // nibble; gather the even bytes.
+        let mut z = (w | w >> 4) & 0x00FF_00FF_00FF_00FF;
+        z = (z | z >> 8) & 0x0000_FFFF_0000_FFFF;
+        z = (z | z >> 16) & 0xFFFF_FFFF;
+        out[4 * c..4 * c + 4].copy_from_slice(&(z as u32).to_le_bytes());
+    }
+    let (a, b) = (row[32], row[33]);
+    over |= u64::from((a | b) & !15);
+    out[16] = a | b << 4;
+    over == 0
+}
+
+#[inline]
+fn pack_constant(row: &[u8], out: &mut [u8]) -> bool {
+    let v = row[0];
+    let splat = u64::from(v) * ONES;
+    out[0] = v;
+    (0..4).all(|c| word(row, 8 * c) == splat) && row[32] == v && row[33] == v
+}
+
+#[inline]
+fn pack_one_hot(row: &[u8], out: &mut [u8]) -> bool {
+    // Nearly every plane is all zeros: a word at a time.
+    let mut code = 0u8;
+    let mut fits = true;
+    let mut put = |k: usize, v: u8| {
+        fits &= code == 0 && v <= 3;
+        code = 1 + 34 * (v.min(3) - 1) + k as u8;
+    };
+    for c in 0..4 {
+        let mut w = word(row, 8 * c);
+        while w != 0 {
+            let i = w.trailing_zeros() as usize / 8;
+            put(8 * c + i, (w >> (8 * i)) as u8);
+            w &= !(0xFF << (8 * i));
+        }
+    }
+    for (k, &v) in row.iter().enumerate().skip(32) {
+        if v != 0 {
+            put(k, v);
+        }
+    }
+    out[0] = code;
+    fits
+}
+
+/// The whole-number planes packed by [`pack_row`], into `out`.
+fn unpack_row(forms: &[Form], packed: &[u8], out: &mut [u8]) {
     let mut at = 0;
-    for (row, form) in planes.chunks_exact(KINDS).zip(FORMS) {
+    for (row, &form) in out.chunks_exact_mut(KINDS).zip(forms) {
         match form {
             Form::Bits => {
-                let bits = row
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |b, (k, &v)| b | (u64::from(v != 0.0) << k));
-                out[at..at + BITS_BYTES].copy_from_slice(&bits.to_le_bytes()[..BITS_BYTES]);
-            }
-            Form::Nibbles => {
-                for (o, pair) in out[at..at + NIBBLES_BYTES]
-                    .iter_mut()
-                    .zip(row.chunks_exact(2))
-                {
-                    *o = ((pair[0] as u8) & 15) | (((pair[1] as u8) & 15) << 4);
+                for (k, v) in row.iter_mut().enumerate() {
+                    *v = (packed[at + k / 8] >> (k % 8)) & 1;
                 }
             }
-            Form::Constant { scale } => out[at] = (row[0] * scale).round() as u8,
+            Form::Nibbles => {
+                for (k, v) in row.iter_mut().enumerate() {
+                    *v = (packed[at + k / 2] >> (4 * (k % 2))) & 15;
+                }
+            }
+            Form::Constant => row.fill(packed[at]),
+            Form::OneHot => {
+                row.fill(0);
+                if let Some(c) = packed[at].checked_sub(1) {
+                    if let Some(v) = row.get_mut(usize::from(c % 34)) {
+                        *v = 1 + c / 34;
+                    }
+                }
+            }
         }
         at += form_bytes(form);
     }
 }
 
-/// The planes packed by [`pack_obs`], written to `out`
-/// (`N_PLANES × 34` values, row-major).
-pub fn unpack_obs(packed: &[u8; OBS_BYTES], out: &mut [f32]) {
-    let mut at = 0;
-    for (p, form) in FORMS.iter().enumerate() {
-        let row = &mut out[p * KINDS..(p + 1) * KINDS];
-        match *form {
-            Form::Bits => {
-                for (k, v) in row.iter_mut().enumerate() {
-                    *v = f32::from((packed[at + k / 8] >> (k % 8)) & 1);
-                }
-            }
-            Form::Nibbles => {
-                for (k, v) in row.iter_mut().enumerate() {
-                    *v = f32::from((packed[at + k / 2] >> (4 * (k % 2))) & 15);
-                }
-            }
-            Form::Constant { scale } => row.fill(f32::from(packed[at]) / scale),
+/// Version 1's plane 24 (live tiles / 136) as a whole number.
+const LIVE_PLANE: usize = 24;
+const LIVE_SCALE: f32 = 136.0;
+
+/// Packs version 2 planes (`u8`, as [`encode::encode_into`] writes them)
+/// into `out` ([`OBS_BYTES`] bytes, overwritten). Errors if a plane does
+/// not fit its form (never for an encoded observation).
+///
+/// ```
+/// use koudian_core::game::encode::{encode_into, Encoding};
+/// use koudian_core::game::Game;
+/// use koudian_core::record::{pack_planes, unpack_planes, OBS_BYTES};
+/// use koudian_core::Ruleset;
+/// let g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
+/// let mut planes = [0u8; 66 * 34];
+/// encode_into(&g.observe(0), Encoding::V2, &mut planes).unwrap();
+/// let mut packed = [0u8; OBS_BYTES];
+/// pack_planes(&planes, &mut packed).unwrap();
+/// let mut back = [0u8; 66 * 34];
+/// unpack_planes(&packed, &mut back);
+/// assert_eq!(back, planes);
+/// ```
+pub fn pack_planes(
+    planes: &[u8; Encoding::V2.len()],
+    out: &mut [u8; OBS_BYTES],
+) -> Result<(), Error> {
+    pack_row(&FORMS_V2, planes, out)
+}
+
+/// The version 2 planes packed by [`pack_planes`], into `out`.
+pub fn unpack_planes(packed: &[u8; OBS_BYTES], out: &mut [u8; Encoding::V2.len()]) {
+    unpack_row(&FORMS_V2, packed, out);
+}
+
+/// Packs the planes of [`encode::planes`] (version 1) into `out`
+/// ([`OBS_BYTES_V1`] bytes, overwritten): the layout of datasets
+/// recorded before version 2 was.
+///
+/// ```
+/// use koudian_core::game::{encode, Game};
+/// use koudian_core::record::{pack_obs, unpack_obs, OBS_BYTES_V1};
+/// use koudian_core::Ruleset;
+/// let g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
+/// let planes = encode::planes(&g.observe(0));
+/// let mut packed = [0u8; OBS_BYTES_V1];
+/// pack_obs(&planes, &mut packed).unwrap();
+/// let mut back = [0f32; encode::N_PLANES * 34];
+/// unpack_obs(&packed, &mut back);
+/// assert_eq!(back, planes);
+/// ```
+pub fn pack_obs(
+    planes: &[f32; N_PLANES * KINDS],
+    out: &mut [u8; OBS_BYTES_V1],
+) -> Result<(), Error> {
+    let mut row = [0u8; N_PLANES * KINDS];
+    for (i, (r, &v)) in row.iter_mut().zip(planes.iter()).enumerate() {
+        // Plane 24 is `n / 136`: times 136 it is `n` up to rounding.
+        let (v, slack) = if i / KINDS == LIVE_PLANE {
+            (v * LIVE_SCALE, 1e-3)
+        } else {
+            (v, 0.0)
+        };
+        let whole = v.round();
+        if (whole - v).abs() > slack || !(0.0..=255.0).contains(&whole) {
+            return Err(unfit(i / KINDS, FORMS_V1[i / KINDS]));
         }
-        at += form_bytes(*form);
+        *r = whole as u8;
+    }
+    pack_row(&FORMS_V1, &row, out)
+}
+
+/// The version 1 planes packed by [`pack_obs`], written to `out`
+/// (`N_PLANES × 34` values, row-major).
+pub fn unpack_obs(packed: &[u8; OBS_BYTES_V1], out: &mut [f32]) {
+    let mut row = [0u8; N_PLANES * KINDS];
+    unpack_row(&FORMS_V1, packed, &mut row);
+    for (i, (o, &v)) in out.iter_mut().zip(row.iter()).enumerate() {
+        *o = if i / KINDS == LIVE_PLANE {
+            f32::from(v) / LIVE_SCALE
+        } else {
+            f32::from(v)
+        };
     }
 }
 
@@ -231,7 +486,7 @@ impl Decisions {
     }
 
     /// Room for `rows` more rows in every column.
-    fn reserve(&mut self, rows: usize) {
+    pub fn reserve(&mut self, rows: usize) {
         self.hand.reserve(rows);
         self.seed.reserve(rows);
         self.seat.reserve(rows);
@@ -246,41 +501,6 @@ impl Decisions {
         self.shanten.reserve(rows);
         self.end.reserve(rows);
     }
-
-    /// The rows, each column allocated to its length, leaving `self`
-    /// empty with its capacity kept (a worker's buffer reused for every
-    /// hand).
-    fn drain(&mut self) -> Decisions {
-        let out = Decisions {
-            hand: self.hand.clone(),
-            seed: self.seed.clone(),
-            seat: self.seat.clone(),
-            step: self.step.clone(),
-            obs: self.obs.clone(),
-            mask: self.mask.clone(),
-            action: self.action.clone(),
-            counts: self.counts.clone(),
-            points: self.points.clone(),
-            delta: self.delta.clone(),
-            won: self.won.clone(),
-            shanten: self.shanten.clone(),
-            end: self.end.clone(),
-        };
-        self.hand.clear();
-        self.seed.clear();
-        self.seat.clear();
-        self.step.clear();
-        self.obs.clear();
-        self.mask.clear();
-        self.action.clear();
-        self.counts.clear();
-        self.points.clear();
-        self.delta.clear();
-        self.won.clear();
-        self.shanten.clear();
-        self.end.clear();
-        out
-    }
 }
 
 /// What [`simulate_dataset`] records besides the summaries.
@@ -291,68 +511,120 @@ pub struct RecordOptions {
     /// Keep each table's event record, so that `summarize` may read
     /// [`Game::log`].
     pub events: bool,
+    /// Write every hand's log ([`Game::log`]) into [`Recorded::log`].
+    pub logs: bool,
 }
 
-/// The recorder of [`simulate_dataset`]: one hand's rows at a time.
-struct DatasetRecorder<'a, S> {
-    seats: [bool; 4],
-    events: bool,
-    rules: HandRules,
+/// What [`simulate_dataset`] returns: the `summarize` values in game
+/// order, the decision rows in (game, decision) order, and the hands'
+/// logs one after another (empty unless [`RecordOptions::logs`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recorded<T> {
+    /// One value per game.
+    pub hands: Vec<T>,
+    /// The decision rows.
+    pub rows: Decisions,
+    /// The games' JSON Lines logs, in game order.
+    pub log: Vec<u8>,
+}
+
+/// Games one worker plays in order into one block's buffers: large enough
+/// that a block's setup (agents, table) is noise, small enough that the
+/// threads share a call's games evenly.
+const BLOCK: u64 = 32;
+
+/// The rows and log text of a block of consecutive games.
+#[derive(Default)]
+struct Block {
     rows: Decisions,
+    log: Vec<u8>,
+}
+
+/// The recorder of [`simulate_dataset`]: it writes a block's rows and logs
+/// into the block's buffers (taken from `home` when made, put back when
+/// dropped), so that nothing is allocated per hand or per decision.
+struct DatasetRecorder<'a, S> {
+    options: RecordOptions,
+    rules: HandRules,
+    home: &'a Mutex<Block>,
+    block: Block,
+    /// The rows of the current hand start here.
+    first: usize,
+    writer: LogWriter,
+    /// The recorded encoding of the current decision, reused.
+    planes: Box<[u8; RECORDED.len()]>,
     index: u64,
     step: u16,
     /// The row of the current decision is kept (its seat is recorded).
     open: bool,
+    /// A row did not pack (never for an encoded observation).
+    error: Option<Error>,
     summarize: &'a S,
 }
 
+impl<S> Drop for DatasetRecorder<'_, S> {
+    fn drop(&mut self) {
+        let mut home = self.home.lock().unwrap_or_else(|e| e.into_inner());
+        *home = std::mem::take(&mut self.block);
+    }
+}
+
 impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S> {
-    type Hand = (T, Decisions);
+    type Hand = Result<T, Error>;
 
     fn wants_events(&self) -> bool {
-        self.events
+        self.options.events || self.options.logs
     }
 
     fn start(&mut self, index: u64, _: &Game) {
         self.index = index;
         self.step = 0;
+        self.first = self.block.rows.len();
     }
 
     fn before(&mut self, g: &Game, seat: u8) {
         let step = self.step;
         self.step = self.step.saturating_add(1);
-        self.open = self.seats[(seat & 3) as usize];
+        let s = (seat & 3) as usize;
+        self.open = self.options.seats[s];
         if !self.open {
             return;
         }
-        let o = g.observe(seat);
-        let r = &mut self.rows;
+        // The encoder reads the table for the seat (the view the
+        // vectorized environment encodes), not a built observation.
+        encode::write(&GameView::new(g, seat), RECORDED, &mut self.planes[..]);
+        let r = &mut self.block.rows;
+        let at = r.obs.len();
+        r.obs.resize(at + OBS_BYTES, 0);
+        if let Err(e) = pack_row(&FORMS_V2, &self.planes[..], &mut r.obs[at..]) {
+            self.error.get_or_insert(e);
+        }
         r.hand.push(self.index);
         r.seed.push(g.seed().unwrap_or(0));
         r.seat.push(seat);
         r.step.push(step);
-        let mut packed = [0u8; OBS_BYTES];
-        pack_obs(&encode::planes(&o), &mut packed);
-        r.obs.extend_from_slice(&packed);
-        let mut mask = [0u8; MASK_BYTES];
-        for (i, b) in o.legal.0.iter().flat_map(|w| w.to_le_bytes()).enumerate() {
-            if i < MASK_BYTES {
-                mask[i] = b;
-            }
+        // The seat to act is `seat`: the table's mask is its own.
+        let legal = g.legal_actions().0;
+        let mut mask = [0u8; 3 * 8];
+        for (m, w) in mask.chunks_exact_mut(8).zip(legal) {
+            m.copy_from_slice(&w.to_le_bytes());
         }
-        r.mask.extend_from_slice(&mask);
-        r.counts.extend_from_slice(&o.concealed);
-        r.points.push(o.scores[(seat & 3) as usize]);
+        r.mask.extend_from_slice(&mask[..MASK_BYTES]);
+        r.counts.extend_from_slice(&g.hand(seat).concealed);
+        r.points.push(g.scores()[s]);
     }
 
     fn played(&mut self, action: Action) {
         if self.open {
             // Action indices are below N_ACTIONS = 141.
-            self.rows.action.push(action.index() as u8);
+            self.block.rows.action.push(action.index() as u8);
         }
     }
 
-    fn finish(&mut self, g: &Game, summary: HandSummary) -> (T, Decisions) {
+    fn finish(&mut self, g: &Game, summary: HandSummary) -> Result<T, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
         let shanten_of = |s: usize| {
             // A hand the shape rules cannot measure (never after a legal
             // play) is marked rather than failing the run.
@@ -363,40 +635,49 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
             // A winner's hand may lack the discard it won on: -1 for it.
             if summary.winners[s] {
                 *v = -1;
-            } else if self.seats[s] {
+            } else if self.options.seats[s] {
                 *v = shanten_of(s);
             }
         }
         let end = end_code(summary.kind);
-        let r = &mut self.rows;
-        for &seat in &r.seat {
-            let s = (seat & 3) as usize;
+        let r = &mut self.block.rows;
+        for i in self.first..r.seat.len() {
+            let s = (r.seat[i] & 3) as usize;
             r.delta.push(summary.deltas[s]);
             r.won.push(summary.winners[s]);
             r.shanten.push(final_shanten[s]);
             r.end.push(end);
         }
-        ((self.summarize)(g, summary), self.rows.drain())
+        if self.options.logs {
+            self.writer.write(g, &mut self.block.log);
+        }
+        Ok((self.summarize)(g, summary))
     }
 }
 
 /// [`crate::simulate::simulate_with`] that also records every decision of
-/// the seats marked in `options.seats`: returns the `summarize` values in game
-/// order and the decision rows in (game, decision) order, whatever the
-/// thread count.
+/// the seats marked in `options.seats` and, with `options.logs`, every
+/// hand's log: returns the `summarize` values in game order, the decision
+/// rows in (game, decision) order and the logs in game order, whatever the
+/// thread count. The games are played in blocks of consecutive games, each
+/// by one worker into one set of buffers; the blocks are joined in order.
 ///
 /// ```
 /// use koudian_core::agent::builtin;
 /// use koudian_core::record::{simulate_dataset, RecordOptions, MASK_BYTES};
 /// use koudian_core::Ruleset;
-/// let (sums, rows) = simulate_dataset(&Ruleset::shanxi(), 0..5, 1, 1, |_| builtin("greedy", 0),
-///     RecordOptions { seats: [true; 4], events: false }, |_, s| s.decisions).unwrap();
-/// assert_eq!(rows.len() as u32, sums.iter().sum::<u32>());
+/// let options = RecordOptions { seats: [true; 4], events: false, logs: true };
+/// let r = simulate_dataset(&Ruleset::shanxi(), 0..5, 1, 1, |_| builtin("greedy", 0),
+///     options, |g, s| (s.decisions, g.log())).unwrap();
+/// let rows = &r.rows;
+/// assert_eq!(rows.len() as u32, r.hands.iter().map(|h| h.0).sum::<u32>());
 /// // Every action played is legal under its mask.
 /// assert!((0..rows.len()).all(|i| {
 ///     let a = rows.action[i] as usize;
 ///     rows.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1 == 1
 /// }));
+/// let logs: String = r.hands.iter().map(|h| h.1.as_str()).collect();
+/// assert_eq!(r.log, logs.into_bytes());
 /// ```
 pub fn simulate_dataset<T, F, S>(
     rules: &Ruleset,
@@ -406,31 +687,64 @@ pub fn simulate_dataset<T, F, S>(
     make: F,
     options: RecordOptions,
     summarize: S,
-) -> Result<(Vec<T>, Decisions), Error>
+) -> Result<Recorded<T>, Error>
 where
     T: Send,
     F: Fn(usize) -> Result<Box<dyn Agent>, Error> + Sync,
     S: Fn(&Game, HandSummary) -> T + Sync,
 {
+    rules.validate()?;
     let hand_rules = HandRules::from(rules);
-    let hands = simulate_recorded(rules, games, seed, threads, make, || DatasetRecorder {
-        seats: options.seats,
-        events: options.events,
-        rules: hand_rules,
+    let block = |r: Range<u64>| -> Result<(Vec<T>, Block), Error> {
+        let mut first = Block::default();
+        // About 60 decisions and 10 KB of log a hand: room for the block.
+        if options.seats.contains(&true) {
+            first.rows.reserve((r.end - r.start) as usize * 64);
+        }
+        if options.logs {
+            first.log.reserve(((r.end - r.start) as usize * 12) << 10);
+        }
+        let home = Mutex::new(first);
+        let hands = simulate_recorded(rules, r, seed, 1, &make, || DatasetRecorder {
+            options,
+            rules: hand_rules,
+            home: &home,
+            block: std::mem::take(&mut *home.lock().unwrap_or_else(|e| e.into_inner())),
+            first: 0,
+            writer: LogWriter::default(),
+            planes: Box::new([0; RECORDED.len()]),
+            index: 0,
+            step: 0,
+            open: false,
+            error: None,
+            summarize: &summarize,
+        })?;
+        let hands = hands.into_iter().collect::<Result<Vec<T>, Error>>()?;
+        let b = home.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok((hands, b))
+    };
+    let ranges: Vec<Range<u64>> = (games.start..games.end)
+        .step_by(BLOCK as usize)
+        .map(|s| s..s.saturating_add(BLOCK).min(games.end))
+        .collect();
+    let workers = Workers::new(threads)?;
+    let blocks: Vec<(Vec<T>, Block)> = match workers {
+        Workers::Caller => ranges.into_iter().map(block).collect::<Result<_, _>>()?,
+        _ => workers.install(|| ranges.into_par_iter().map(block).collect::<Result<_, _>>())?,
+    };
+    let mut out = Recorded {
+        hands: Vec::with_capacity((games.end - games.start) as usize),
         rows: Decisions::default(),
-        index: 0,
-        step: 0,
-        open: false,
-        summarize: &summarize,
-    })?;
-    let mut all = Decisions::default();
-    all.reserve(hands.iter().map(|(_, rows)| rows.len()).sum());
-    let mut out = Vec::with_capacity(hands.len());
-    for (t, mut rows) in hands {
-        all.append(&mut rows);
-        out.push(t);
+        log: Vec::with_capacity(blocks.iter().map(|(_, b)| b.log.len()).sum()),
+    };
+    out.rows
+        .reserve(blocks.iter().map(|(_, b)| b.rows.len()).sum());
+    for (hands, mut b) in blocks {
+        out.hands.extend(hands);
+        out.rows.append(&mut b.rows);
+        out.log.extend_from_slice(&b.log);
     }
-    Ok((out, all))
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -439,23 +753,44 @@ mod tests {
     use crate::agent::builtin;
     use crate::game::Game;
 
-    /// The packed observation gives back the planes exactly, on every
-    /// decision of many random hands of every family.
+    fn rulesets() -> Vec<Ruleset> {
+        let tile_locks =
+            Ruleset::from_toml("family = \"shanxi\"\npass_scope = \"tile\"\n").unwrap();
+        vec![
+            Ruleset::shanxi(),
+            Ruleset::sichuan(),
+            Ruleset::linxian(),
+            tile_locks,
+        ]
+    }
+
+    /// The packed observation gives back the planes exactly, in both
+    /// encodings, for every seat at every decision of many random hands
+    /// of every family.
     #[test]
     fn packing_is_lossless() {
-        for rules in [Ruleset::shanxi(), Ruleset::sichuan(), Ruleset::linxian()] {
+        for rules in rulesets() {
             for seed in 0..30 {
                 let mut g = Game::new(&rules, seed, None).unwrap();
+                g.set_scores([seed as i64 * 37 - 400, 0, 200, -3]);
                 let mut agents: [Box<dyn Agent>; 4] =
                     std::array::from_fn(|s| builtin("random", seed * 4 + s as u64).unwrap());
                 while let Some(seat) = g.to_act() {
                     for s in 0..4 {
-                        let p = encode::planes(&g.observe(s));
-                        let mut packed = [0u8; OBS_BYTES];
-                        pack_obs(&p, &mut packed);
+                        let o = g.observe(s);
+                        let p = encode::planes(&o);
+                        let mut packed = [0u8; OBS_BYTES_V1];
+                        pack_obs(&p, &mut packed).unwrap();
                         let mut back = [0f32; N_PLANES * KINDS];
                         unpack_obs(&packed, &mut back);
-                        assert_eq!(back, p, "seed {seed} seat {s}");
+                        assert_eq!(back, p, "v1 seed {seed} seat {s}");
+                        let mut p2 = [0u8; Encoding::V2.len()];
+                        encode::encode_into(&o, Encoding::V2, &mut p2).unwrap();
+                        let mut packed = [0u8; OBS_BYTES];
+                        pack_planes(&p2, &mut packed).unwrap();
+                        let mut back = [0u8; Encoding::V2.len()];
+                        unpack_planes(&packed, &mut back);
+                        assert_eq!(back, p2, "v2 seed {seed} seat {s}");
                     }
                     let a = agents[seat as usize].act(&crate::agent::SeatView::new(&g, seat));
                     if g.step(a).is_err() {
@@ -467,49 +802,232 @@ mod tests {
         }
     }
 
+    /// The one-value-at-a-time packer `pack_row` replaced: its reference.
+    fn reference_pack(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(), Error> {
+        let mut at = 0;
+        for (p, (row, &form)) in row.chunks_exact(KINDS).zip(forms).enumerate() {
+            match form {
+                Form::Bits => {
+                    let mut bits = 0u64;
+                    let mut over = 0u8;
+                    for (k, &v) in row.iter().enumerate() {
+                        bits |= u64::from(v & 1) << k;
+                        over |= v & !1;
+                    }
+                    if over != 0 {
+                        return Err(unfit(p, form));
+                    }
+                    out[at..at + BITS_BYTES].copy_from_slice(&bits.to_le_bytes()[..BITS_BYTES]);
+                }
+                Form::Nibbles => {
+                    let mut over = 0u8;
+                    for (o, pair) in out[at..at + NIBBLES_BYTES]
+                        .iter_mut()
+                        .zip(row.chunks_exact(2))
+                    {
+                        over |= (pair[0] | pair[1]) & !15;
+                        *o = pair[0] | (pair[1] << 4);
+                    }
+                    if over != 0 {
+                        return Err(unfit(p, form));
+                    }
+                }
+                Form::Constant => {
+                    if row.iter().any(|&v| v != row[0]) {
+                        return Err(unfit(p, form));
+                    }
+                    out[at] = row[0];
+                }
+                Form::OneHot => {
+                    let mut code = 0u8;
+                    for (k, &v) in row.iter().enumerate() {
+                        if v != 0 {
+                            if code != 0 || v > 3 {
+                                return Err(unfit(p, form));
+                            }
+                            code = 1 + 34 * (v - 1) + k as u8;
+                        }
+                    }
+                    out[at] = code;
+                }
+            }
+            at += form_bytes(form);
+        }
+        Ok(())
+    }
+
+    /// The word-at-a-time packer writes the reference's bytes, and
+    /// refuses what it refuses, on random rows of every form (values
+    /// drawn mostly in range, sometimes out of it).
+    #[test]
+    fn packing_matches_the_reference_on_random_rows() {
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (mut fast, mut slow) = ([0u8; OBS_BYTES], [0u8; OBS_BYTES]);
+        let mut refused = 0;
+        for n in 0..20_000 {
+            let mut row = [0u8; Encoding::V2.len()];
+            for (p, plane) in row.chunks_exact_mut(KINDS).enumerate() {
+                let wild = n % 7 == 0 && rng.next_u32() % 40 == 0;
+                match FORMS_V2[p] {
+                    Form::Bits => plane
+                        .iter_mut()
+                        .for_each(|v| *v = (rng.next_u32() % 2) as u8),
+                    Form::Nibbles => plane
+                        .iter_mut()
+                        .for_each(|v| *v = (rng.next_u32() % 16) as u8),
+                    Form::Constant => plane.fill(rng.next_u32() as u8),
+                    Form::OneHot => {
+                        if rng.next_u32() % 2 == 0 {
+                            plane[(rng.next_u32() % 34) as usize] = 1 + (rng.next_u32() % 3) as u8;
+                        }
+                    }
+                }
+                if wild {
+                    plane[(rng.next_u32() % 34) as usize] = rng.next_u32() as u8;
+                }
+            }
+            let a = pack_row(&FORMS_V2, &row, &mut fast);
+            let b = reference_pack(&FORMS_V2, &row, &mut slow);
+            assert_eq!(a.is_ok(), b.is_ok(), "row {n}");
+            if a.is_ok() {
+                assert_eq!(fast, slow, "row {n}");
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(refused > 50, "{refused}");
+    }
+
+    /// A row that does not fit its layout is refused, not packed lossily.
+    #[test]
+    fn rows_that_do_not_fit_are_refused() {
+        let mut packed = [0u8; OBS_BYTES];
+        for (plane, k, v) in [(0, 3, 2), (5, 0, 16), (16, 1, 1), (42, 0, 4)] {
+            let mut row = [0u8; Encoding::V2.len()];
+            row[plane * KINDS + k] = v;
+            assert!(pack_planes(&row, &mut packed).is_err(), "plane {plane}");
+        }
+        let mut row = [0u8; Encoding::V2.len()];
+        row[42 * KINDS] = 1;
+        row[42 * KINDS + 5] = 2;
+        assert!(
+            pack_planes(&row, &mut packed).is_err(),
+            "two kinds in a one-hot plane"
+        );
+        row[42 * KINDS] = 0;
+        pack_planes(&row, &mut packed).unwrap();
+        let mut v1 = [0f32; N_PLANES * KINDS];
+        v1[7] = 0.5;
+        assert!(pack_obs(&v1, &mut [0u8; OBS_BYTES_V1]).is_err());
+        assert_eq!(encoding_of_width(OBS_BYTES).unwrap(), Encoding::V2);
+        assert_eq!(encoding_of_width(OBS_BYTES_V1).unwrap(), Encoding::V1);
+        assert!(encoding_of_width(7).is_err());
+    }
+
     /// Rows come in game then decision order, the same on 1 and 2
     /// threads, only for the chosen seats, each action legal under its
-    /// mask, and the hand's targets repeated on each of its rows.
+    /// mask, each observation the seat's encoded view, and the hand's
+    /// targets repeated on each of its rows; the logs are the games' logs
+    /// in order.
     #[test]
     fn rows_are_ordered_legal_and_thread_independent() {
         let rules = Ruleset::shanxi();
         let run = |threads, seats| {
             simulate_dataset(
                 &rules,
-                10..50,
+                10..110,
                 3,
                 threads,
                 |_| builtin("greedy", 0),
                 RecordOptions {
                     seats,
                     events: false,
+                    logs: true,
                 },
-                |_, s| s,
+                |g, s| (s, g.log()),
             )
             .unwrap()
         };
-        let (sums, one) = run(1, [true; 4]);
-        assert_eq!(run(2, [true; 4]), (sums.clone(), one.clone()));
+        let one = run(1, [true; 4]);
+        assert_eq!(run(2, [true; 4]), one);
+        let sums: Vec<HandSummary> = one.hands.iter().map(|h| h.0).collect();
+        let logs: String = one.hands.iter().map(|h| h.1.as_str()).collect();
+        assert_eq!(one.log, logs.as_bytes());
+        let rows = &one.rows;
         assert_eq!(
-            one.len() as u64,
+            rows.len() as u64,
             sums.iter().map(|s| u64::from(s.decisions)).sum::<u64>()
         );
-        for i in 1..one.len() {
-            assert!((one.hand[i - 1], one.step[i - 1]) < (one.hand[i], one.step[i]));
+        for i in 1..rows.len() {
+            assert!((rows.hand[i - 1], rows.step[i - 1]) < (rows.hand[i], rows.step[i]));
         }
-        for i in 0..one.len() {
-            let a = one.action[i] as usize;
-            assert_eq!(one.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1, 1);
-            let s = &sums[(one.hand[i] - 10) as usize];
-            assert_eq!(one.delta[i], s.deltas[one.seat[i] as usize]);
-            assert_eq!(one.won[i], s.winners[one.seat[i] as usize]);
-            assert_eq!(one.end[i], end_code(s.kind));
-            if one.won[i] {
-                assert_eq!(one.shanten[i], -1);
+        for i in 0..rows.len() {
+            let a = rows.action[i] as usize;
+            assert_eq!(rows.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1, 1);
+            let s = &sums[(rows.hand[i] - 10) as usize];
+            assert_eq!(rows.delta[i], s.deltas[rows.seat[i] as usize]);
+            assert_eq!(rows.won[i], s.winners[rows.seat[i] as usize]);
+            assert_eq!(rows.end[i], end_code(s.kind));
+            if rows.won[i] {
+                assert_eq!(rows.shanten[i], -1);
             }
         }
-        let (_, some) = run(2, [false, true, false, true]);
+        let (_, some) = {
+            let r = run(2, [false, true, false, true]);
+            (r.hands, r.rows)
+        };
         assert!(some.seat.iter().all(|&s| s % 2 == 1));
-        assert_eq!(some.len(), one.seat.iter().filter(|&&s| s % 2 == 1).count());
+        assert_eq!(
+            some.len(),
+            rows.seat.iter().filter(|&&s| s % 2 == 1).count()
+        );
+    }
+
+    /// Each row's observation, mask, counts and points are the deciding
+    /// seat's, as replaying the hand's log shows.
+    #[test]
+    fn rows_replay_to_the_log() {
+        let rules = Ruleset::sichuan();
+        let r = simulate_dataset(
+            &rules,
+            0..12,
+            9,
+            2,
+            |_| builtin("greedy", 0),
+            RecordOptions {
+                seats: [true; 4],
+                events: true,
+                logs: false,
+            },
+            |g, _| g.log(),
+        )
+        .unwrap();
+        let mut i = 0;
+        for (h, log) in r.hands.iter().enumerate() {
+            crate::game::replay_each(log, |g| {
+                let Some(seat) = g.to_act() else { return };
+                assert_eq!(r.rows.hand[i], h as u64);
+                assert_eq!(r.rows.seat[i], seat);
+                let o = g.observe(seat);
+                let mut p = [0u8; Encoding::V2.len()];
+                encode::encode_into(&o, Encoding::V2, &mut p).unwrap();
+                let mut back = [0u8; Encoding::V2.len()];
+                let packed: &[u8; OBS_BYTES] = r.rows.obs[i * OBS_BYTES..(i + 1) * OBS_BYTES]
+                    .try_into()
+                    .unwrap();
+                unpack_planes(packed, &mut back);
+                assert_eq!(back, p);
+                assert_eq!(&r.rows.counts[i * KINDS..(i + 1) * KINDS], &o.concealed[..]);
+                assert_eq!(r.rows.points[i], o.scores[seat as usize]);
+                for a in 0..N_ACTIONS {
+                    let bit = r.rows.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1 == 1;
+                    assert_eq!(bit, o.legal.contains_index(a));
+                }
+                i += 1;
+            })
+            .unwrap();
+        }
+        assert_eq!(i, r.rows.len());
     }
 }

@@ -5,13 +5,14 @@ use crate::errors::{to_py, KoudianError};
 use crate::game::{check_agents, summary_dict};
 use crate::ruleset::resolve;
 use koudian_core::agent::builtin;
-use koudian_core::game::encode::N_PLANES;
+use koudian_core::game::encode::{Encoding, N_PLANES};
 use koudian_core::record::{
-    simulate_dataset, unpack_obs as core_unpack, Decisions, RecordOptions, MASK_BYTES, OBS_BYTES,
+    encoding_of_width, simulate_dataset, unpack_obs as unpack_v1, unpack_planes, Decisions,
+    RecordOptions, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1,
 };
 use koudian_core::simulate::HandRow;
 use koudian_core::tile::KINDS;
-use numpy::{PyArray1, PyArray3, PyArrayMethods, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -78,9 +79,10 @@ fn simulate_record<'py>(
         .ok_or_else(|| crate::errors::RulesetError::new_err("start + hands overflows"))?;
     let options = RecordOptions {
         seats: chosen,
-        events: logs,
+        events: false,
+        logs,
     };
-    let (hands, rows) = py
+    let recorded = py
         .detach(|| {
             simulate_dataset(
                 &r,
@@ -89,74 +91,84 @@ fn simulate_record<'py>(
                 threads,
                 |s| builtin(&agents[s], 0),
                 options,
-                |g, s| -> (HandRow, String) {
-                    (
-                        HandRow::of(g, s),
-                        if logs { g.log() } else { String::new() },
-                    )
-                },
+                HandRow::of,
             )
         })
         .map_err(to_py)?;
-    let (summaries, texts): (Vec<HandRow>, Vec<String>) = hands.into_iter().unzip();
+    // One copy of the logs, straight into the bytes object.
     let log = if logs {
-        // One copy, straight into the bytes object.
-        let total = texts.iter().map(String::len).sum();
-        Some(PyBytes::new_with(py, total, |buf| {
-            let mut at = 0;
-            for t in &texts {
-                buf[at..at + t.len()].copy_from_slice(t.as_bytes());
-                at += t.len();
-            }
-            Ok(())
-        })?)
+        Some(PyBytes::new(py, &recorded.log))
     } else {
         None
     };
     let decisions = match seats {
-        Some(_) => Some(decisions_dict(py, rows)?),
+        Some(_) => Some(decisions_dict(py, recorded.rows)?),
         None => None,
     };
-    Ok((summary_dict(py, &summaries)?, decisions, log))
+    Ok((summary_dict(py, &recorded.hands)?, decisions, log))
 }
 
-/// The planes of packed observations: an `(N, OBS_BYTES)` `uint8` array
-/// (a dataset's `obs` column) to an `(N, N_PLANES, 34)` `float32` array,
-/// exactly the planes the observations were packed from.
+/// The planes of packed observations: an `(N, W)` `uint8` array (a
+/// dataset's `obs` column) to the planes they were packed from, exactly:
+/// `W = OBS_BYTES` (encoding version 2) gives `(N, 66, 34)` `uint8`,
+/// `W = OBS_BYTES_V1` (version 1) `(N, 29, 34)` `float32`.
 #[pyfunction]
-fn unpack_obs<'py>(
-    py: Python<'py>,
-    packed: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyArray3<f32>>> {
+fn unpack_obs<'py>(py: Python<'py>, packed: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let bad = || {
         KoudianError::new_err(format!(
-            "packed must be a C-contiguous uint8 array of shape (N, {OBS_BYTES})"
+            "packed must be a C-contiguous uint8 array of shape (N, {OBS_BYTES}) or \
+             (N, {OBS_BYTES_V1})"
         ))
     };
     let arr = packed
         .cast::<numpy::PyArray2<u8>>()
         .map_err(|_| bad())?
         .readonly();
-    if arr.shape()[1] != OBS_BYTES || !arr.is_c_contiguous() {
+    if !arr.is_c_contiguous() {
         return Err(bad());
     }
-    let n = arr.shape()[0];
+    let (n, width) = (arr.shape()[0], arr.shape()[1]);
+    let enc = encoding_of_width(width).map_err(|_| bad())?;
     let src = arr.as_slice().map_err(|_| bad())?;
-    let mut out = vec![0f32; n * N_PLANES * KINDS];
-    py.detach(|| {
-        for (row, dst) in src
-            .chunks_exact(OBS_BYTES)
-            .zip(out.chunks_exact_mut(N_PLANES * KINDS))
-        {
-            let row: &[u8; OBS_BYTES] = row.try_into().expect("chunks of OBS_BYTES");
-            core_unpack(row, dst);
+    Ok(match enc {
+        Encoding::V2 => {
+            let mut out = vec![0u8; n * Encoding::V2.len()];
+            py.detach(|| {
+                for (row, dst) in src
+                    .chunks_exact(OBS_BYTES)
+                    .zip(out.chunks_exact_mut(Encoding::V2.len()))
+                {
+                    let row: &[u8; OBS_BYTES] = row.try_into().expect("chunks of OBS_BYTES");
+                    let dst: &mut [u8; Encoding::V2.len()] =
+                        dst.try_into().expect("chunks of a row");
+                    unpack_planes(row, dst);
+                }
+            });
+            PyArray1::from_vec(py, out)
+                .reshape([n, Encoding::V2.n_planes(), KINDS])?
+                .into_any()
         }
-    });
-    PyArray1::from_vec(py, out).reshape([n, N_PLANES, KINDS])
+        Encoding::V1 => {
+            let mut out = vec![0f32; n * N_PLANES * KINDS];
+            py.detach(|| {
+                for (row, dst) in src
+                    .chunks_exact(OBS_BYTES_V1)
+                    .zip(out.chunks_exact_mut(N_PLANES * KINDS))
+                {
+                    let row: &[u8; OBS_BYTES_V1] = row.try_into().expect("chunks of OBS_BYTES_V1");
+                    unpack_v1(row, dst);
+                }
+            });
+            PyArray1::from_vec(py, out)
+                .reshape([n, N_PLANES, KINDS])?
+                .into_any()
+        }
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OBS_BYTES", OBS_BYTES)?;
+    m.add("OBS_BYTES_V1", OBS_BYTES_V1)?;
     m.add("MASK_BYTES", MASK_BYTES)?;
     m.add("OBS_PACK_VERSION", koudian_core::record::OBS_PACK_VERSION)?;
     m.add(

@@ -1,5 +1,5 @@
-//! The event log: one JSON object per line (JSON Lines), written and read
-//! here without dependencies, and [`replay`].
+//! The event log: one JSON object per line (JSON Lines), read here
+//! without dependencies (written by `log_text`), and [`replay`].
 //!
 //! Line 1, `"type":"header"`: format name and version, engine version,
 //! every ruleset option (docs/rules.md names), the seed (`null` for a prepared
@@ -29,11 +29,9 @@ use super::result::HandResult;
 use super::table::Game;
 use super::wall::{check_dealer_rolls, Deal, Wall};
 use crate::error::Error;
-use crate::hand::MeldKind;
-use crate::ruleset::{OptionValue, Ruleset, OPTIONS};
-use crate::tile::{format_counts, Tile};
+use crate::ruleset::{OptionValue, Ruleset};
+use crate::tile::Tile;
 use crate::wildcard::Wildcards;
-use std::fmt::Write;
 
 /// The log format's version.
 pub const LOG_VERSION: u32 = 1;
@@ -61,202 +59,6 @@ pub enum Event {
     },
     /// The hand ended.
     End(HandResult),
-}
-
-fn tiles_str(tiles: &[Tile]) -> String {
-    let mut s = String::with_capacity(tiles.len() * 2);
-    for t in tiles {
-        let _ = write!(s, "{t}");
-    }
-    s
-}
-
-fn opt_u8(v: Option<u8>) -> String {
-    v.map_or("null".to_string(), |x| x.to_string())
-}
-
-fn bools(b: &[bool; 4]) -> String {
-    format!("[{},{},{},{}]", b[0], b[1], b[2], b[3])
-}
-
-fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(o, "\\u{:04x}", c as u32);
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-fn option_json(v: &OptionValue) -> String {
-    match v {
-        OptionValue::Bool(b) => b.to_string(),
-        OptionValue::Int(i) => i.to_string(),
-        OptionValue::Str(s) => json_str(s),
-        OptionValue::Pair(a, b) => format!("[{a},{b}]"),
-    }
-}
-
-fn meld_kind_name(k: MeldKind) -> &'static str {
-    match k {
-        MeldKind::Pong => "pong",
-        MeldKind::ExposedKong => "exposed_kong",
-        MeldKind::AddedKong => "added_kong",
-        MeldKind::ConcealedKong => "concealed_kong",
-    }
-}
-
-impl Event {
-    /// The event as one JSON line (no newline).
-    pub fn to_json(&self) -> String {
-        match *self {
-            Event::Draw {
-                seat,
-                tile,
-                replacement,
-            } => format!(
-                "{{\"type\":\"draw\",\"seat\":{seat},\"tile\":\"{tile}\",\"replacement\":{replacement}}}"
-            ),
-            Event::Act { seat, action, auto } => {
-                let tile = action
-                    .tile()
-                    .map(|t| format!(",\"tile\":\"{t}\""))
-                    .unwrap_or_default();
-                format!(
-                    "{{\"type\":\"action\",\"seat\":{seat},\"action\":\"{}\"{tile},\"index\":{},\"auto\":{auto}}}",
-                    action.name(),
-                    action.index()
-                )
-            }
-            Event::End(r) => {
-                let winners: Vec<String> = r.winner_seats().map(|s| s.to_string()).collect();
-                format!(
-                    "{{\"type\":\"end\",\"kind\":\"{}\",\"winners\":[{}],\"tile\":{},\"from\":{},\
-                     \"self_draw\":{},\"robbed_kong\":{},\"replacement\":{},\"heavenly\":{},\
-                     \"earthly\":{},\"leaver\":{},\"ting\":{},\"deltas\":[{},{},{},{}]}}",
-                    r.kind.name(),
-                    winners.join(","),
-                    r.tile
-                        .map_or("null".to_string(), |t| format!("\"{t}\"")),
-                    opt_u8(r.from),
-                    r.self_draw,
-                    r.robbed_kong,
-                    r.replacement
-                        .map_or("null".to_string(), |k| format!("\"{}\"", meld_kind_name(k))),
-                    r.heavenly,
-                    r.earthly,
-                    opt_u8(r.leaver),
-                    bools(&r.ting),
-                    r.deltas[0],
-                    r.deltas[1],
-                    r.deltas[2],
-                    r.deltas[3]
-                )
-            }
-        }
-    }
-}
-
-impl Game {
-    /// The header line of the log.
-    pub fn log_header(&self) -> String {
-        let mut rules = String::from("{");
-        for (i, (name, _)) in OPTIONS.iter().enumerate() {
-            if i > 0 {
-                rules.push(',');
-            }
-            let v = self
-                .rules
-                .get(name)
-                .map(|v| option_json(&v))
-                .unwrap_or_else(|_| "null".into());
-            let _ = write!(rules, "{}:{v}", json_str(name));
-        }
-        rules.push('}');
-        let d = &self.deal;
-        let dice = d.dice.map_or("null".to_string(), |x| {
-            format!("[{},{},{},{}]", x[0], x[1], x[2], x[3])
-        });
-        // Only rulesets that roll dice write `dealer_rolls`, so the logs of
-        // the others are as before the field.
-        let dealer_rolls = match (&d.dealer_rolls, self.rules.dice) {
-            (_, false) => String::new(),
-            (None, true) => "\"dealer_rolls\":null,".to_string(),
-            (Some(r), true) => {
-                let pairs: Vec<String> = r.iter().map(|p| format!("[{},{}]", p[0], p[1])).collect();
-                format!("\"dealer_rolls\":[{}],", pairs.join(","))
-            }
-        };
-        let wilds: Vec<String> = d.wilds.kinds().map(|t| format!("\"{t}\"")).collect();
-        format!(
-            "{{\"type\":\"header\",\"format\":\"koudian-log\",\"version\":{LOG_VERSION},\
-             \"engine\":\"koudian-core {}\",\"rules\":{rules},\"seed\":{},\"dealer\":{},\
-             \"dice\":{dice},{dealer_rolls}\"wilds\":[{}],\"revealed\":{},\"wall\":\"{}\",\
-             \"scores\":[{},{},{},{}]}}",
-            env!("CARGO_PKG_VERSION"),
-            self.seed.map_or("null".to_string(), |s| s.to_string()),
-            d.dealer,
-            wilds.join(","),
-            d.revealed,
-            tiles_str(d.wall.tiles()),
-            self.scores[0],
-            self.scores[1],
-            self.scores[2],
-            self.scores[3]
-        )
-    }
-
-    fn deal_line(&self) -> String {
-        let mut hands: [crate::tile::Counts; 4] = [[0; 34]; 4];
-        let tiles = self.deal.wall.tiles();
-        for i in 0..4 {
-            let seat = (self.deal.dealer as usize + i) % 4;
-            for t in &tiles[13 * i..13 * i + 13] {
-                hands[seat][t.index()] += 1;
-            }
-        }
-        hands[self.deal.dealer as usize][tiles[52].index()] += 1;
-        format!(
-            "{{\"type\":\"deal\",\"dealer\":{},\"hands\":[\"{}\",\"{}\",\"{}\",\"{}\"]}}",
-            self.deal.dealer,
-            format_counts(&hands[0]),
-            format_counts(&hands[1]),
-            format_counts(&hands[2]),
-            format_counts(&hands[3])
-        )
-    }
-
-    /// The whole log so far as JSON Lines (each line ends with `\n`).
-    ///
-    /// ```
-    /// use koudian_core::game::Game;
-    /// use koudian_core::Ruleset;
-    /// let g = Game::new(&Ruleset::sichuan(), 5, None).unwrap();
-    /// let log = g.log();
-    /// assert!(log.starts_with("{\"type\":\"header\",\"format\":\"koudian-log\""));
-    /// assert_eq!(log, Game::new(&Ruleset::sichuan(), 5, None).unwrap().log());
-    /// ```
-    pub fn log(&self) -> String {
-        let mut s = String::with_capacity(256 + self.events.len() * 80);
-        s.push_str(&self.log_header());
-        s.push('\n');
-        s.push_str(&self.deal_line());
-        s.push('\n');
-        for e in &self.events {
-            s.push_str(&e.to_json());
-            s.push('\n');
-        }
-        s
-    }
 }
 
 /// A parsed JSON value (the subset the log uses).

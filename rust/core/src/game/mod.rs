@@ -62,6 +62,7 @@ pub mod claims;
 pub mod encode;
 pub mod event;
 mod judge;
+mod log_text;
 pub mod observation;
 pub mod position;
 mod render;
@@ -74,6 +75,7 @@ pub mod wall;
 
 pub use action::{Action, ActionMask, N_ACTIONS};
 pub use event::{log_hands, replay, replay_each, Event, LOG_VERSION};
+pub use log_text::LogWriter;
 pub use observation::{Observation, Pending, SeenDiscard, SeenMeld};
 pub use position::{sample_hidden, Hidden};
 pub use result::{EndKind, HandResult};
