@@ -497,19 +497,21 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// rebuilt from the completion ([`Game::from_observation`]) shows the seat
 /// exactly `obs`.
 ///
-/// Uniform: with the tiles told apart, every arrangement of the unseen
-/// tiles is equally likely, and a declared seat's hand is redrawn from
-/// the tiles left until it is ready: exactly uniform among the consistent
-/// arrangements when at most one other seat has declared. With two or
-/// more, each declared hand is uniform among the ready hands of the
-/// tiles the earlier ones left, an approximation of the joint draw (the
-/// exact joint rejection needs far too many draws: both hands ready at
-/// once is rare); a hidden kong's kind is uniform among the
-/// kinds wholly unseen (each leaves the same number of arrangements of
-/// the rest). The seats' private locks are not sampled: only the
-/// observer's own are known (from `obs`), the others' are taken as
-/// unlocked. A declared hand that cannot be completed after many draws
-/// is an error.
+/// Exactly uniform, with the tiles told apart, among the consistent
+/// completions, however many seats have declared: the hidden kongs'
+/// kinds and the hands are drawn together (each kong's kind uniform among
+/// the kinds wholly unseen, which leaves the same number of arrangements
+/// of the rest whatever the kind, then a uniform arrangement of the
+/// unseen tiles), and the whole draw starts again whenever a declared
+/// hand is not ready (joint rejection: drawing the declared hands one by
+/// one, each redrawn alone until ready, would favour a first hand that
+/// leaves the later ones many ready hands). With two declared seats
+/// this takes about `1 / (p₁ p₂)` hand draws, `pᵢ` the share of ready
+/// hands among seat `i`'s possible ones (a few thousand late in a hand,
+/// each well under a microsecond); after 2,000,000 draws without a
+/// consistent completion it is an error. The seats' private locks are
+/// not sampled: only the observer's own are known (from `obs`), the
+/// others' are taken as unlocked.
 ///
 /// ```
 /// use koudian_core::game::{sample_hidden, Game, Prng};
@@ -523,18 +525,96 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Result<Hidden, Error> {
     rules.validate()?;
     let judge = Judge::new(rules, obs.wilds);
-    sample_with(&judge, rules, obs, &mut Fast(rng.next_u64()))
+    sample_by(
+        &judge,
+        rules,
+        obs,
+        &mut Fast(rng.next_u64()),
+        Sampling::Exact,
+    )
 }
 
-/// [`sample_hidden`] with the table's judge.
+/// How [`sample_by`] draws the declared seats' hands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sampling {
+    /// Joint rejection: exactly uniform ([`sample_hidden`]).
+    Exact,
+    /// Each declared hand redrawn alone (up to 200,000 times) until
+    /// ready, among the tiles the earlier ones left, the hidden kongs'
+    /// kinds drawn once: exactly uniform only when at most one seat has
+    /// declared and no kong is hidden, an approximation otherwise, and far cheaper when two hands must be
+    /// ready at once (the mc agent's determinization in every rollout).
+    Sequential,
+}
+
+/// [`sample_by`] sequentially, with the table's judge: what the mc agent
+/// draws its tables with.
 pub(crate) fn sample_with(
     judge: &Judge,
     rules: &Ruleset,
     obs: &Observation,
     rng: &mut Fast,
 ) -> Result<Hidden, Error> {
-    /// Draws of a declared seat's hand before giving up.
-    const TRIES: usize = 200_000;
+    sample_by(judge, rules, obs, rng, Sampling::Sequential)
+}
+
+/// Draws of one declared hand before [`Sampling::Sequential`] gives up.
+const SEQUENTIAL_TRIES: usize = 200_000;
+/// Hand draws before [`Sampling::Exact`] gives up.
+const EXACT_TRIES: usize = 2_000_000;
+
+/// Each hidden kong's kind, uniform among the kinds wholly unseen (taken
+/// out of `unseen`).
+fn draw_kongs(
+    unseen: &mut Counts,
+    n_kongs: usize,
+    in_play: usize,
+    rng: &mut Fast,
+) -> Result<Vec<Tile>, Error> {
+    let mut kongs = Vec::with_capacity(n_kongs);
+    for _ in 0..n_kongs {
+        let whole: Vec<usize> = (0..in_play).filter(|&k| unseen[k] == 4).collect();
+        if whole.is_empty() {
+            return Err(bad("no kind is left for a hidden concealed kong".into()));
+        }
+        let k = whole[rng.below(whole.len() as u32) as usize];
+        unseen[k] = 0;
+        kongs.push(kind(k));
+    }
+    Ok(kongs)
+}
+
+/// The tiles of `counts`, kind by kind.
+fn tiles_of(counts: &Counts, into: &mut Vec<Tile>) {
+    into.clear();
+    for (k, &c) in counts.iter().enumerate() {
+        into.extend(std::iter::repeat_n(kind(k), usize::from(c)));
+    }
+}
+
+/// Every seat's melds with the hidden kongs' kinds filled in.
+fn melds_with(obs: &Observation, kongs: &[Tile]) -> [[Option<Meld>; 4]; 4] {
+    let mut kong_iter = kongs.iter();
+    let mut melds_of = [[None; 4]; 4];
+    for (seat_melds, seen) in melds_of.iter_mut().zip(&obs.melds) {
+        for (i, m) in seen.iter().flatten().enumerate() {
+            seat_melds[i] = Some(match m.tile {
+                Some(t) => Meld::new(m.kind, t),
+                None => Meld::new(m.kind, *kong_iter.next().unwrap_or(&Tile::M1)),
+            });
+        }
+    }
+    melds_of
+}
+
+/// [`sample_hidden`] with the table's judge, by `sampling`.
+pub(crate) fn sample_by(
+    judge: &Judge,
+    rules: &Ruleset,
+    obs: &Observation,
+    rng: &mut Fast,
+    sampling: Sampling,
+) -> Result<Hidden, Error> {
     let me = usize::from(obs.seat & 3);
     let in_play = kinds_in_play(rules);
     let seen = obs.visible_counts();
@@ -562,27 +642,15 @@ pub(crate) fn sample_with(
         .flatten()
         .filter(|m| m.tile.is_none())
         .count();
-    let mut concealed_kongs = Vec::with_capacity(n_kongs);
-    for _ in 0..n_kongs {
-        let whole: Vec<usize> = (0..in_play).filter(|&k| unseen[k] == 4).collect();
-        if whole.is_empty() {
-            return Err(bad("no kind is left for a hidden concealed kong".into()));
-        }
-        let k = whole[rng.below(whole.len() as u32) as usize];
-        unseen[k] = 0;
-        concealed_kongs.push(kind(k));
-    }
+    let mut rest = unseen;
+    let mut concealed_kongs = draw_kongs(&mut rest, n_kongs, in_play, rng)?;
     // The face-up wall tiles are seen; they stay the wall's last.
     let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
     let mut up: Vec<Tile> = Vec::with_capacity(n_up);
-    for (k, &c) in obs.face_up_in_wall.iter().enumerate() {
-        up.extend(std::iter::repeat_n(kind(k), usize::from(c)));
-    }
+    tiles_of(&obs.face_up_in_wall, &mut up);
     shuffle(&mut up, rng);
     let mut pool: Vec<Tile> = Vec::with_capacity(136);
-    for (k, &c) in unseen.iter().enumerate() {
-        pool.extend(std::iter::repeat_n(kind(k), usize::from(c)));
-    }
+    tiles_of(&rest, &mut pool);
     let n_down = obs.discards().iter().filter(|d| d.tile.is_none()).count();
     let undrawn = usize::from(obs.wall_remaining)
         .checked_sub(n_up)
@@ -600,47 +668,67 @@ pub(crate) fn sample_with(
     }
     let mut concealed = [[0u8; KINDS]; 4];
     concealed[me] = obs.concealed;
-    // Declared seats first, each redrawn until ready, then the others.
+    // Declared seats first, each drawn until ready, then the others.
     let mut order: Vec<usize> = (0..4).filter(|&s| s != me && obs.ting[s]).collect();
     order.extend((0..4).filter(|&s| s != me && !obs.ting[s]));
-    let mut start = 0;
-    let mut kong_iter = concealed_kongs.iter();
-    let mut melds_of = [[None; 4]; 4];
-    for (seat_melds, seen) in melds_of.iter_mut().zip(&obs.melds) {
-        for (i, m) in seen.iter().flatten().enumerate() {
-            seat_melds[i] = Some(match m.tile {
-                Some(t) => Meld::new(m.kind, t),
-                None => Meld::new(m.kind, *kong_iter.next().unwrap_or(&Tile::M1)),
-            });
+    let joint = sampling == Sampling::Exact && order.iter().filter(|&&s| obs.ting[s]).count() > 1;
+    let mut melds_of = melds_with(obs, &concealed_kongs);
+    let mut draws = 0;
+    let mut start;
+    'joint: loop {
+        start = 0;
+        for &s in &order {
+            let n = usize::from(obs.concealed_count[s]);
+            let melds: Vec<Meld> = melds_of[s].iter().flatten().copied().collect();
+            let mut tries = 0;
+            loop {
+                partial_shuffle(&mut pool[start..], n, rng);
+                let mut c = [0u8; KINDS];
+                for t in &pool[start..start + n] {
+                    c[t.index()] += 1;
+                }
+                if !obs.ting[s] || !rules.ting_required || n % 3 != 1 {
+                    concealed[s] = c;
+                    break;
+                }
+                let h = Hand::new(c, &melds)?;
+                if declarable_ready(judge, &h) {
+                    concealed[s] = c;
+                    break;
+                }
+                tries += 1;
+                draws += 1;
+                let limit = match sampling {
+                    Sampling::Sequential => tries >= SEQUENTIAL_TRIES,
+                    Sampling::Exact => draws >= EXACT_TRIES,
+                };
+                if limit {
+                    return Err(bad(format!(
+                        "no ready hand for declared seat {s} found among the unseen tiles \
+                         (after {draws} draws{})",
+                        if joint {
+                            ", every declared hand drawn together"
+                        } else {
+                            ""
+                        }
+                    )));
+                }
+                if sampling == Sampling::Exact {
+                    // Start the whole draw again: the kongs' kinds too
+                    // (they change which hands are ready and which tiles
+                    // are left), the earlier declared hands too.
+                    if n_kongs > 0 {
+                        rest = unseen;
+                        concealed_kongs = draw_kongs(&mut rest, n_kongs, in_play, rng)?;
+                        tiles_of(&rest, &mut pool);
+                        melds_of = melds_with(obs, &concealed_kongs);
+                    }
+                    continue 'joint;
+                }
+            }
+            start += n;
         }
-    }
-    for &s in &order {
-        let n = usize::from(obs.concealed_count[s]);
-        let melds: Vec<Meld> = melds_of[s].iter().flatten().copied().collect();
-        let mut tries = 0;
-        loop {
-            partial_shuffle(&mut pool[start..], n, rng);
-            let mut c = [0u8; KINDS];
-            for t in &pool[start..start + n] {
-                c[t.index()] += 1;
-            }
-            if !obs.ting[s] || !rules.ting_required || n % 3 != 1 {
-                concealed[s] = c;
-                break;
-            }
-            let h = Hand::new(c, &melds)?;
-            if declarable_ready(judge, &h) {
-                concealed[s] = c;
-                break;
-            }
-            tries += 1;
-            if tries >= TRIES {
-                return Err(bad(format!(
-                    "no ready hand for declared seat {s} found among the unseen tiles"
-                )));
-            }
-        }
-        start += n;
+        break;
     }
     shuffle(&mut pool[start..], rng);
     let face_down = pool[start..start + n_down].to_vec();
@@ -726,3 +814,7 @@ fn partial_shuffle(v: &mut [Tile], n: usize, rng: &mut Fast) {
         v.swap(i, j);
     }
 }
+
+#[cfg(test)]
+#[path = "sampling_tests.rs"]
+mod sampling_tests;
