@@ -498,17 +498,19 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// exactly `obs`.
 ///
 /// Exactly uniform, with the tiles told apart, among the consistent
-/// completions, however many seats have declared: the hidden kongs'
-/// kinds and the hands are drawn together (each kong's kind uniform among
-/// the kinds wholly unseen, which leaves the same number of arrangements
-/// of the rest whatever the kind, then a uniform arrangement of the
-/// unseen tiles), and the whole draw starts again whenever a declared
-/// hand is not ready (joint rejection: drawing the declared hands one by
-/// one, each redrawn alone until ready, would favour a first hand that
-/// leaves the later ones many ready hands). With two declared seats
-/// this takes about `1 / (p₁ p₂)` hand draws, `pᵢ` the share of ready
-/// hands among seat `i`'s possible ones (a few thousand late in a hand,
-/// each well under a microsecond); after 2,000,000 draws without a
+/// completions, however many seats have declared. A hidden kong's kind
+/// is uniform among the kinds wholly unseen (each leaves the same number
+/// of arrangements of the rest), the unseen tiles are arranged uniformly,
+/// and a declared hand that is not ready is redrawn — alone when it is
+/// the only one. Two or more declared hands are not drawn one after the
+/// other (that would favour a first hand leaving the later ones many
+/// ready hands): each is drawn as a uniform ready set of the unseen
+/// tiles on its own, and the sets are kept when no tile is in two of
+/// them, else all are drawn again (independent uniform sets conditioned
+/// on being disjoint are uniform among the disjoint tuples: the exact
+/// joint law). With a hidden kong as well, its kind and the hands are
+/// drawn again together whenever a declared hand is not ready (slow: two
+/// ready hands at once are rare). After 2,000,000 hand draws without a
 /// consistent completion it is an error. The seats' private locks are
 /// not sampled: only the observer's own are known (from `obs`), the
 /// others' are taken as unlocked.
@@ -537,7 +539,8 @@ pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Resu
 /// How [`sample_by`] draws the declared seats' hands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sampling {
-    /// Joint rejection: exactly uniform ([`sample_hidden`]).
+    /// Exactly uniform ([`sample_hidden`]): disjoint ready sets for two
+    /// or more declared hands, joint rejection with a hidden kong.
     Exact,
     /// Each declared hand redrawn alone (up to 200,000 times) until
     /// ready, among the tiles the earlier ones left, the hidden kongs'
@@ -562,6 +565,66 @@ pub(crate) fn sample_with(
 const SEQUENTIAL_TRIES: usize = 200_000;
 /// Hand draws before [`Sampling::Exact`] gives up.
 const EXACT_TRIES: usize = 2_000_000;
+
+/// For each of `seats` (declared, two or more), a set of `pool` indices:
+/// each uniform among the sets whose tiles make the seat's hand ready,
+/// drawn independently until ready, and all drawn again until the sets
+/// are pairwise disjoint. Conditioned on disjointness, independent
+/// uniform ready sets are uniform among the disjoint tuples of ready
+/// sets, which is the exact joint law (every tuple leaves the same
+/// number of arrangements of the other tiles).
+fn disjoint_ready(
+    judge: &Judge,
+    obs: &Observation,
+    pool: &[Tile],
+    seats: &[usize],
+    melds_of: &[[Option<Meld>; 4]; 4],
+    rng: &mut Fast,
+) -> Result<Vec<Vec<usize>>, Error> {
+    let mut idx: Vec<usize> = (0..pool.len()).collect();
+    let mut sets = vec![Vec::new(); seats.len()];
+    let mut draws = 0;
+    'round: loop {
+        let mut used = vec![false; pool.len()];
+        for (set, &s) in sets.iter_mut().zip(seats) {
+            let n = usize::from(obs.concealed_count[s]);
+            let melds: Vec<Meld> = melds_of[s].iter().flatten().copied().collect();
+            loop {
+                partial_shuffle(&mut idx, n, rng);
+                let mut c = [0u8; KINDS];
+                for &i in &idx[..n] {
+                    c[pool[i].index()] += 1;
+                }
+                draws += 1;
+                if declarable_ready(judge, &Hand::new(c, &melds)?) {
+                    break;
+                }
+                if draws >= EXACT_TRIES {
+                    return Err(bad(format!(
+                        "no ready hand for declared seat {s} found among the unseen tiles \
+                         beside the other declared hands (after {draws} draws)"
+                    )));
+                }
+            }
+            // A set sharing a tile with an earlier one: the round fails
+            // whatever the later sets, so they need not be drawn.
+            if idx[..n].iter().any(|&i| used[i]) {
+                if draws >= EXACT_TRIES {
+                    return Err(bad(format!(
+                        "no disjoint ready hands for the declared seats found among the \
+                         unseen tiles (after {draws} draws)"
+                    )));
+                }
+                continue 'round;
+            }
+            for &i in &idx[..n] {
+                used[i] = true;
+            }
+            *set = idx[..n].to_vec();
+        }
+        return Ok(sets);
+    }
+}
 
 /// Each hidden kong's kind, uniform among the kinds wholly unseen (taken
 /// out of `unseen`).
@@ -671,8 +734,34 @@ pub(crate) fn sample_by(
     // Declared seats first, each drawn until ready, then the others.
     let mut order: Vec<usize> = (0..4).filter(|&s| s != me && obs.ting[s]).collect();
     order.extend((0..4).filter(|&s| s != me && !obs.ting[s]));
-    let joint = sampling == Sampling::Exact && order.iter().filter(|&&s| obs.ting[s]).count() > 1;
     let mut melds_of = melds_with(obs, &concealed_kongs);
+    let checked: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&s| obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1)
+        .collect();
+    let joint = sampling == Sampling::Exact && checked.len() > 1;
+    if joint && n_kongs == 0 {
+        // Two or more declared hands, no hidden kong: each drawn alone
+        // as a uniform ready set of the (told apart) unseen tiles, kept
+        // when the sets are disjoint (exact, and far cheaper than drawing
+        // them together); the other seats are dealt from the rest.
+        let sets = disjoint_ready(judge, obs, &pool, &checked, &melds_of, rng)?;
+        let mut used = vec![false; pool.len()];
+        for (&s, set) in checked.iter().zip(&sets) {
+            for &i in set {
+                concealed[s][pool[i].index()] += 1;
+                used[i] = true;
+            }
+        }
+        pool = pool
+            .iter()
+            .zip(&used)
+            .filter(|(_, &u)| !u)
+            .map(|(&t, _)| t)
+            .collect();
+        order.retain(|s| !checked.contains(s));
+    }
     let mut draws = 0;
     let mut start;
     'joint: loop {
@@ -807,7 +896,7 @@ fn shuffle(v: &mut [Tile], rng: &mut Fast) {
 }
 
 /// Puts a uniform random `n`-subset (in random order) at the front of `v`.
-fn partial_shuffle(v: &mut [Tile], n: usize, rng: &mut Fast) {
+fn partial_shuffle<T>(v: &mut [T], n: usize, rng: &mut Fast) {
     let len = v.len();
     for i in 0..n.min(len) {
         let j = i + rng.below((len - i) as u32) as usize;

@@ -1,7 +1,8 @@
-//! `sample_hidden`'s distribution against an exact enumeration on a
-//! small constructed position: two declared seats with four concealed
-//! tiles each, a third seat with a hidden concealed kong and one tile,
-//! six wall tiles; 15 unseen tiles of a few kinds after the kong.
+//! `sample_hidden`'s distribution against an exact enumeration on small
+//! constructed positions: two declared seats with four concealed tiles
+//! each, a third seat with one tile and either a hidden concealed kong
+//! (six wall tiles, 15 unseen tiles after the kong) or none (ten wall
+//! tiles, 19 unseen).
 
 use super::*;
 use crate::game::observation::{SeenDiscard, SeenMeld};
@@ -13,8 +14,9 @@ use std::collections::HashMap;
 const UNSEEN: [(usize, u8); 7] = [(6, 3), (7, 2), (8, 2), (13, 2), (27, 2), (23, 4), (29, 4)];
 
 /// The constructed Shanxi observation of seat 0 (to act, five concealed
-/// tiles, three pongs), every other tile face up in melds and discards.
-fn constructed() -> (Ruleset, Observation) {
+/// tiles, three pongs), every other tile face up in melds and discards;
+/// seat 3's third meld a hidden concealed kong (`with_kong`) or a pong.
+fn constructed(with_kong: bool) -> (Ruleset, Observation) {
     let rules = Ruleset::shanxi();
     let mut obs = Game::new(&rules, 1, Some(0)).unwrap().observe(0);
     let mut visible = [4u8; KINDS];
@@ -23,10 +25,11 @@ fn constructed() -> (Ruleset, Observation) {
     }
     // Twelve pongs of fully visible kinds: seats 0-2 three each, seat 3
     // two, and its hidden concealed kong.
-    let pong_kinds: Vec<usize> = (0..KINDS).filter(|&k| visible[k] == 4).take(11).collect();
+    let pong_kinds: Vec<usize> = (0..KINDS).filter(|&k| visible[k] == 4).take(12).collect();
     obs.melds = [[None; 4]; 4];
     let mut i = 0;
-    for (s, n) in [(0usize, 3usize), (1, 3), (2, 3), (3, 2)] {
+    let seat3 = if with_kong { 2 } else { 3 };
+    for (s, n) in [(0usize, 3usize), (1, 3), (2, 3), (3, seat3)] {
         for m in 0..n {
             let k = pong_kinds[i];
             i += 1;
@@ -38,11 +41,13 @@ fn constructed() -> (Ruleset, Observation) {
             });
         }
     }
-    obs.melds[3][2] = Some(SeenMeld {
-        kind: MeldKind::ConcealedKong,
-        tile: None,
-        from: None,
-    });
+    if with_kong {
+        obs.melds[3][2] = Some(SeenMeld {
+            kind: MeldKind::ConcealedKong,
+            tile: None,
+            from: None,
+        });
+    }
     // Seat 0 holds five of the rest, the others are discarded.
     let mut rest: Vec<usize> = Vec::new();
     for (k, &n) in visible.iter().enumerate() {
@@ -64,9 +69,9 @@ fn constructed() -> (Ruleset, Observation) {
     }
     obs.concealed_count = [5, 4, 4, 1];
     obs.ting = [false, true, true, false];
-    obs.wall_remaining = 6;
+    obs.wall_remaining = if with_kong { 6 } else { 10 };
     obs.face_up_in_wall = [0; KINDS];
-    obs.kongs = 1;
+    obs.kongs = u8::from(with_kong);
     (rules, obs)
 }
 
@@ -114,6 +119,9 @@ fn minus(a: &Counts, b: &Counts) -> Counts {
     std::array::from_fn(|k| a[k] - b[k])
 }
 
+/// No hidden kong.
+const NONE: usize = usize::MAX;
+
 /// One sampled completion's cell: the kong's kind, the two declared hands
 /// and seat 3's tile.
 type Cell = (usize, Counts, Counts, usize);
@@ -132,13 +140,27 @@ fn distribution(rules: &Ruleset, obs: &Observation, exact: bool) -> HashMap<Cell
             .collect()
     };
     let mut out = HashMap::new();
-    let kong_kinds: Vec<usize> = UNSEEN.iter().filter(|u| u.1 == 4).map(|u| u.0).collect();
+    // The hidden kong's possible kinds (`NONE` without one).
+    let hidden = obs
+        .melds
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|m| m.tile.is_none());
+    let kong_kinds: Vec<usize> = if hidden {
+        UNSEEN.iter().filter(|u| u.1 == 4).map(|u| u.0).collect()
+    } else {
+        vec![NONE]
+    };
+    let p_kong = 1.0 / kong_kinds.len() as f64;
     for &kong in &kong_kinds {
         let mut pool = [0u8; KINDS];
         for (k, n) in UNSEEN {
             pool[k] = n;
         }
-        pool[kong] = 0;
+        if kong != NONE {
+            pool[kong] = 0;
+        }
         let ready =
             |s: usize, c: &Counts| judge.ready_to_declare(&Hand::new(*c, &melds(s, kong)).unwrap());
         let mut cells: Vec<(Cell, f64)> = Vec::new();
@@ -157,12 +179,12 @@ fn distribution(rules: &Ruleset, obs: &Observation, exact: bool) -> HashMap<Cell
             for (b, wb) in &seconds {
                 let last = minus(&left, b);
                 for (t, &c) in last.iter().enumerate().filter(|x| *x.1 > 0) {
-                    // Seat 3's tile: c of the 7 tiles left.
-                    let p_t = f64::from(c) / 7.0;
+                    // Seat 3's tile: c of the tiles left.
+                    let p_t = f64::from(c) / last.iter().map(|&x| f64::from(x)).sum::<f64>();
                     let w = if exact {
                         wa * wb * p_t
                     } else {
-                        0.5 * wa / z1 * wb / z2 * p_t
+                        p_kong * wa / z1 * wb / z2 * p_t
                     };
                     cells.push(((kong, *a, *b, t), w));
                 }
@@ -214,59 +236,57 @@ fn sample_cells(
     for _ in 0..n {
         let h = sample_by(&judge, rules, obs, &mut rng, sampling).unwrap();
         let t = h.concealed[3].iter().position(|&c| c > 0).unwrap();
-        let cell = (
-            h.concealed_kongs[0].index(),
-            h.concealed[1],
-            h.concealed[2],
-            t,
-        );
+        let kong = h.concealed_kongs.first().map_or(NONE, |k| k.index());
+        let cell = (kong, h.concealed[1], h.concealed[2], t);
         *counts.entry(cell).or_insert(0.0) += 1.0;
     }
     counts
 }
 
 /// Exact sampling matches the enumerated uniform distribution over the
-/// consistent completions, with two declared seats and a hidden kong (a
-/// chi-square far below its 6-sigma bound); the sequential draw, on the
-/// same position, is told apart from it by the same test: the test can
-/// fail, and the exact draw is needed.
+/// consistent completions, with two declared seats, with a hidden kong
+/// (drawn together with the hands) and without (the disjoint ready sets):
+/// a chi-square far below its 6-sigma bound. The sequential draw, on the
+/// same positions, is told apart from it by the same test (the test can
+/// fail, and the exact draw is needed), and matches its own law.
 #[test]
 fn exact_sampling_is_uniform_with_two_declared_seats() {
-    let (rules, obs) = constructed();
-    let exact = distribution(&rules, &obs, true);
-    let sequential = distribution(&rules, &obs, false);
-    // The two distributions differ on this position (what the test must tell apart).
-    let tv: f64 = exact
-        .iter()
-        .map(|(c, p)| (p - sequential.get(c).copied().unwrap_or(0.0)).abs())
-        .sum::<f64>()
-        / 2.0;
-    assert!(tv > 0.05, "total variation {tv}");
-    let n = 40_000;
-    let bound = |df: f64| df + 6.0 * (2.0 * df).sqrt();
-    let got = sample_cells(&rules, &obs, Sampling::Exact, n);
-    // Every sampled cell is consistent.
-    assert!(
-        got.keys().all(|c| exact.contains_key(c)),
-        "an inconsistent completion"
-    );
-    let (chi, df) = chi_square(&exact, &got, n as f64);
-    assert!(
-        df > 20.0 && chi < bound(df),
-        "exact: chi-square {chi:.1} on {df} degrees of freedom"
-    );
-    let seq = sample_cells(&rules, &obs, Sampling::Sequential, n);
-    let (chi_s, df_s) = chi_square(&exact, &seq, n as f64);
-    assert!(
-        chi_s > bound(df_s),
-        "sequential: chi-square {chi_s:.1} on {df_s}"
-    );
-    // And the sequential draw is what its own enumeration says.
-    let (chi_ss, df_ss) = chi_square(&sequential, &seq, n as f64);
-    assert!(
-        chi_ss < bound(df_ss),
-        "sequential vs its law: chi-square {chi_ss:.1} on {df_ss}"
-    );
+    for with_kong in [true, false] {
+        let (rules, obs) = constructed(with_kong);
+        let exact = distribution(&rules, &obs, true);
+        let sequential = distribution(&rules, &obs, false);
+        // The two laws differ on this position (what the test must tell apart).
+        let tv: f64 = exact
+            .iter()
+            .map(|(c, p)| (p - sequential.get(c).copied().unwrap_or(0.0)).abs())
+            .sum::<f64>()
+            / 2.0;
+        assert!(tv > 0.03, "kong {with_kong}: total variation {tv}");
+        let n = 40_000;
+        let bound = |df: f64| df + 6.0 * (2.0 * df).sqrt();
+        let got = sample_cells(&rules, &obs, Sampling::Exact, n);
+        // Every sampled cell is consistent.
+        assert!(
+            got.keys().all(|c| exact.contains_key(c)),
+            "kong {with_kong}: an inconsistent completion"
+        );
+        let (chi, df) = chi_square(&exact, &got, n as f64);
+        assert!(
+            df > 20.0 && chi < bound(df),
+            "kong {with_kong}: exact: chi-square {chi:.1} on {df} degrees of freedom"
+        );
+        let seq = sample_cells(&rules, &obs, Sampling::Sequential, n);
+        let (chi_s, df_s) = chi_square(&exact, &seq, n as f64);
+        assert!(
+            chi_s > bound(df_s),
+            "kong {with_kong}: sequential: chi-square {chi_s:.1} on {df_s}"
+        );
+        let (chi_ss, df_ss) = chi_square(&sequential, &seq, n as f64);
+        assert!(
+            chi_ss < bound(df_ss),
+            "kong {with_kong}: sequential vs its law: chi-square {chi_ss:.1} on {df_ss}"
+        );
+    }
 }
 
 /// With at most one declared seat and no hidden kong the exact draw is the
@@ -314,11 +334,15 @@ fn exact_and_sequential_agree_with_one_declared_seat() {
 #[ignore]
 fn sampling_cost() {
     use std::time::Instant;
+    let seeds: u64 = std::env::var("SAMPLING_COST_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
     for rules in [Ruleset::shanxi(), Ruleset::linxian()] {
         // Per number of declared other seats: positions, exact and
-        // sequential seconds, exact failures.
-        let mut by = [(0usize, 0f64, 0f64, 0usize); 4];
-        for seed in 0..300u64 {
+        // sequential seconds, exact and sequential errors.
+        let mut by = [(0usize, 0f64, 0f64, 0usize, 0usize); 4];
+        for seed in 0..seeds {
             let mut g = Game::new(&rules, seed, None).unwrap();
             let mut agents: Vec<Box<dyn crate::agent::Agent>> = (0..4)
                 .map(|s| crate::agent::builtin("greedy", s).unwrap())
@@ -330,20 +354,29 @@ fn sampling_cost() {
                 let declared = (0..4)
                     .filter(|&s| s != usize::from(seat) && obs.ting[s])
                     .count();
-                if step % 3 == 0 {
+                if step % 5 == 0 {
                     let judge = Judge::new(&rules, obs.wilds);
                     let row = &mut by[declared];
                     row.0 += 1;
                     for (mode, slot) in [(Sampling::Exact, 1), (Sampling::Sequential, 2)] {
                         let t = Instant::now();
-                        for i in 0..20 {
+                        for i in 0..10 {
                             let r =
                                 sample_by(&judge, &rules, &obs, &mut Fast(seed ^ i << 20), mode);
-                            if r.is_err() && mode == Sampling::Exact {
-                                row.3 += 1;
+                            if r.is_err() {
+                                row.3 += usize::from(mode == Sampling::Exact);
+                                row.4 += usize::from(mode == Sampling::Sequential);
                             }
                         }
-                        let dt = t.elapsed().as_secs_f64() / 20.0;
+                        let dt = t.elapsed().as_secs_f64() / 10.0;
+                        if dt > 0.01 {
+                            println!(
+                                "  slow: {mode:?} {:.0} ms, {declared} declared, concealed {:?}, wall {}",
+                                1e3 * dt,
+                                obs.concealed_count,
+                                obs.wall_remaining
+                            );
+                        }
                         if slot == 1 {
                             row.1 += dt;
                         } else {
@@ -355,17 +388,18 @@ fn sampling_cost() {
                 g.step(a).unwrap();
             }
         }
-        for (declared, (n, exact, seq, failed)) in by.iter().enumerate() {
+        for (declared, (n, exact, seq, failed, seq_failed)) in by.iter().enumerate() {
             if *n == 0 {
                 continue;
             }
             let n_f = *n as f64;
             println!(
-                "{:?} declared {declared}: {n} positions, exact {:.1} µs, sequential {:.1} µs per completion (ratio {:.2}), exact errors {failed}",
+                "{:?} declared {declared}: {n} positions, exact {:.1} µs, sequential {:.1} µs per completion (ratio {:.2}), errors: exact {failed}, sequential {seq_failed} (of {} each)",
                 rules.family,
                 1e6 * exact / n_f,
                 1e6 * seq / n_f,
-                exact / seq
+                exact / seq,
+                10 * n
             );
         }
     }
