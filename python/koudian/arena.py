@@ -350,7 +350,7 @@ class LadderResult:
         lines = [
             f"ladder against {self.reference} x3 (duplicate 1 vs 3), rules {self.rules}, "
             f"{self.deals} deals, {self.hands} hands, seed {self.seed}",
-            f"{'rank':<5}{'agent':<24}{'advantage/hand':>15}  {'95% interval':<18}"
+            f"{'rank':<5}{'agent':<24}{'advantage/hand':>15}  {'95% interval':<20}"
             f"{'mean/hand':>10}{'hands':>8}{'win%':>7}{'deal-in%':>9}",
         ]
         for i, r in enumerate(self.rungs(), 1):
@@ -358,12 +358,10 @@ class LadderResult:
             tail = (
                 f"{s.mean:>+10.3f}{s.hands:>8}{100 * s.win_rate:>7.1f}{100 * s.deal_in_rate:>9.1f}"
                 if s is not None
-                else f"{'(reference)':>10}"
+                else "(reference)"
             )
-            lines.append(
-                f"{i:<5}{r.agent:<24}{r.advantage:>+15.3f}  "
-                f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]{tail}"
-            )
+            interval = f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]"
+            lines.append(f"{i:<5}{r.agent:<24}{r.advantage:>+15.3f}  {interval:<20}{tail}")
         lines.append("adjacent gaps (paired over the same deals):")
         for g in self.gaps():
             lines.append(f"  {g.verdict}  [{g.ci95[0]:+.3f}, {g.ci95[1]:+.3f}]")
