@@ -511,7 +511,11 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// joint law). With a hidden kong as well, its kind and the hands are
 /// drawn again together whenever a declared hand is not ready (slow: two
 /// ready hands at once are rare). After 2,000,000 hand draws without a
-/// consistent completion it is an error. The seats' private locks are
+/// consistent completion it is an error. Measured on positions of greedy
+/// hands (release build, a loaded machine): with two declared seats about
+/// 8 times the sequential draw's time on shanxi (25-85 ms a completion,
+/// no error in 650 draws) and 45 times on linxian (200 ms, 8% errors);
+/// with three, 0.4-2.4 s and mostly errors. The seats' private locks are
 /// not sampled: only the observer's own are known (from `obs`), the
 /// others' are taken as unlocked.
 ///
