@@ -515,10 +515,9 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// hands (release build, a loaded machine): with two declared seats about
 /// 8 times the sequential draw's time on shanxi (25-85 ms a completion,
 /// no error in 650 completions) and 45 times on linxian (200 ms, 8%
-/// errors);
-/// with three, 0.4-2.4 s and mostly errors. The seats' private locks are
-/// not sampled: only the observer's own are known (from `obs`), the
-/// others' are taken as unlocked.
+/// errors); with three, 0.4-2.4 s and mostly errors. The seats' private
+/// locks are not sampled: only the observer's own are known (from `obs`),
+/// the others' are taken as unlocked.
 ///
 /// ```
 /// use koudian_core::game::{sample_hidden, Game, Prng};
