@@ -283,3 +283,17 @@ def test_ladder_is_deterministic_and_checks_its_input(
         koudian.ladder(["greedy", "greedy"], "shanxi", 2)
     with pytest.raises(koudian.KoudianError):
         koudian.ladder(["greedy", "clever"], "shanxi", 2)
+
+
+def test_ladder_takes_an_external_bot() -> None:
+    import sys
+
+    bot = f"cmd:{sys.executable} {Path(__file__).parent / 'bots' / 'first_legal_bot.py'}"
+    lad = koudian.ladder(["greedy", bot], "shanxi", 2, seed=3)
+    assert lad.reference == "greedy" and set(lad.runs) == {bot}
+    rung = next(r for r in lad.rungs() if r.agent == bot)
+    assert rung.stats is not None and rung.stats.hands == 8
+    assert rung.advantage == pytest.approx(float(lad.advantage(bot).mean()))
+    (gap,) = lad.gaps()
+    assert gap.diff == pytest.approx(abs(rung.advantage))
+    assert lad.runs[bot].records["fault"].sum() == 0
