@@ -11,7 +11,7 @@ import koudian
 import numpy as np
 import pytest
 from koudian import Action, NativeAgent, Observation
-from koudian.arena import ArenaResult, _tables
+from koudian.arena import ArenaResult, LadderResult, _tables
 from koudian.cli import main
 
 
@@ -181,3 +181,119 @@ def test_mc_plays_in_simulate_and_match() -> None:
     assert sum(totals) == 0
     with pytest.raises(koudian.KoudianError):
         NativeAgent("mc:top=0", 0)
+
+
+def _run(
+    lone: str, ref: str, lone_deltas: list[list[int]], ref_deltas: list[list[int]]
+) -> ArenaResult:
+    """A 1-vs-3 arena of ``lone`` against ``ref`` from ``lone``'s delta at
+    each rotation (it sits at seat r at rotation r) and the reference
+    table's delta at each seat, deal by deal."""
+    rows = []
+    for d, (mine, theirs) in enumerate(zip(lone_deltas, ref_deltas, strict=True)):
+        for r in range(4):
+            for s in range(4):
+                entry = (s - r) % 4
+                rows.append((d, r, s, entry, mine[r] if entry == 0 else 0))
+        for s in range(4):
+            rows.append((d, 4, s, 1, theirs[s]))
+    n = len(lone_deltas)
+    return ArenaResult("shanxi", [lone, ref, ref, ref], "duplicate", 0, n, _records(rows))
+
+
+def test_ladder_intervals_match_a_hand_computation() -> None:
+    ref = [[1, -1, 0, 0], [0, 2, -2, 0], [0, 0, 0, 0]]
+    # a's advantage per deal: (3+3+0+6)/4 = 3, (-2-2+4+4)/4 = 1, 1.
+    a = _run("a", "b", [[4, 2, 0, 6], [-2, 0, 2, 4], [1, 1, 1, 1]], ref)
+    # c's: the reference's delta plus 2, 1 and 0 in every seat.
+    c = _run("c", "b", [[3, 1, 2, 2], [1, 3, -1, 1], [0, 0, 0, 0]], ref)
+    lad = LadderResult("shanxi", "b", ["c", "b", "a"], 0, 3, {"a": a, "c": c})
+    assert lad.advantage("a").tolist() == [3.0, 1.0, 1.0]
+    assert lad.advantage("c").tolist() == [2.0, 1.0, 0.0]
+    assert lad.advantage("b").tolist() == [0.0, 0.0, 0.0]
+    z = 1.959963984540054
+    rungs = lad.rungs()
+    assert [r.agent for r in rungs] == ["a", "c", "b"]
+    # a: mean 5/3, sd sqrt(4/3) over 3 deals.
+    assert rungs[0].advantage == pytest.approx(5 / 3)
+    half_a = z * math.sqrt(4 / 3) / math.sqrt(3)
+    assert rungs[0].ci95 == pytest.approx((5 / 3 - half_a, 5 / 3 + half_a))
+    # c: mean 1, sd 1.
+    half_c = z / math.sqrt(3)
+    assert rungs[1].ci95 == pytest.approx((1 - half_c, 1 + half_c))
+    assert rungs[2].ci95 == (0.0, 0.0) and rungs[2].stats is None
+    assert rungs[0].stats is not None and rungs[0].stats.hands == 12
+    # The gap a - c is paired over the deals: per deal 1, 0, 1, mean 2/3,
+    # sd sqrt(1/3): far narrower than the two intervals combined.
+    g_ac, g_cb = lad.gaps()
+    assert (g_ac.a, g_ac.b) == ("a", "c")
+    assert g_ac.diff == pytest.approx(2 / 3)
+    half = z * math.sqrt(1 / 3) / math.sqrt(3)
+    assert g_ac.ci95 == pytest.approx((2 / 3 - half, 2 / 3 + half))
+    assert half < math.hypot(half_a, half_c) / 2
+    assert (g_cb.a, g_cb.b, g_cb.diff) == ("c", "b", pytest.approx(1.0))
+    assert g_cb.ci95 == pytest.approx((1 - half_c, 1 + half_c))
+    data = lad.to_json()
+    assert data["format"] == "ladder" and data["reference"] == "b" and data["hands"] == 30
+    assert [x["agent"] for x in data["agents"]] == ["a", "c", "b"]
+    assert data["agents"][2]["reference"] is True and "mean" not in data["agents"][2]
+    assert data["agents"][0]["hands"] == 12
+    assert [(g["a"], g["b"]) for g in data["gaps"]] == [("a", "c"), ("c", "b")]
+    assert "a beats c by +0.67" in lad.summary()
+
+
+def test_ladder_common_random_numbers_give_exact_zeros() -> None:
+    # mc:top=1 plays greedy's choice at every decision, and a Python agent
+    # that plays greedy under another name is greedy too: each plays the
+    # reference table's hands, so every deal's advantage is exactly 0.
+    copy = Wrapped("greedy")
+    copy.name = "greedy-copy"
+    lad = koudian.ladder(["random", "greedy", "mc:top=1", copy], "shanxi", 6, reference="greedy")
+    assert lad.reference == "greedy"
+    assert lad.advantage("mc:top=1").tolist() == [0.0] * 6
+    assert lad.advantage("greedy-copy").tolist() == [0.0] * 6
+    assert lad.advantage("random").min() < 0
+    assert [r.agent for r in lad.rungs()][-1] == "random"
+    # The reference table is the same in every run (the pairing).
+    ref = [r.records["delta"][r.records["table"] == 4].tolist() for r in lad.runs.values()]
+    assert all(x == ref[0] for x in ref)
+
+
+def test_ladder_is_deterministic_and_checks_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = ["greedy", "random", "mc:budget=fast"]
+    one = koudian.ladder(specs, "linxian", 3, seed=2, threads=1)
+    two = koudian.ladder(specs, "linxian", 3, seed=2, threads=2)
+    assert one.to_json() == two.to_json()
+    assert one.reference == "greedy"
+    out = tmp_path / "l.json"
+    args = ["arena", "--ladder", "random,greedy", "--reference", "greedy", "--deals", "10"]
+    assert main([*args, "--quiet", "--threads", "1", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [a["agent"] for a in data["agents"]] == ["greedy", "random"]
+    assert data["deals"] == 10 and data["hands"] == 50
+    assert data["gaps"][0]["verdict"].startswith("greedy beats random")
+    assert "adjacent gaps" in capsys.readouterr().out
+    assert main([*args, "--quiet", "--agents", "greedy,random,random,random"]) == 2
+    assert main([*args, "--quiet", "--format", "single"]) == 2
+    assert main(["arena", "--quiet"]) == 2
+    assert "give --agents" in capsys.readouterr().err
+    with pytest.raises(koudian.KoudianError):
+        koudian.ladder(["greedy", "greedy"], "shanxi", 2)
+    with pytest.raises(koudian.KoudianError):
+        koudian.ladder(["greedy", "clever"], "shanxi", 2)
+
+
+def test_ladder_takes_an_external_bot() -> None:
+    import sys
+
+    bot = f"cmd:{sys.executable} {Path(__file__).parent / 'bots' / 'first_legal_bot.py'}"
+    lad = koudian.ladder(["greedy", bot], "shanxi", 2, seed=3)
+    assert lad.reference == "greedy" and set(lad.runs) == {bot}
+    rung = next(r for r in lad.rungs() if r.agent == bot)
+    assert rung.stats is not None and rung.stats.hands == 8
+    assert rung.advantage == pytest.approx(float(lad.advantage(bot).mean()))
+    (gap,) = lad.gaps()
+    assert gap.diff == pytest.approx(abs(rung.advantage))
+    assert lad.runs[bot].records["fault"].sum() == 0

@@ -90,7 +90,7 @@ if TYPE_CHECKING:
     from koudian import logs as logs
     from koudian import vector as vector
     from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
-    from koudian.arena import ArenaResult, arena
+    from koudian.arena import ArenaResult, LadderResult, arena, ladder
     from koudian.game import Game, GameResult, play, replay
     from koudian.logs import read_logs
     from koudian.match import Match
@@ -106,6 +106,8 @@ _LAZY = {
     "Fault": "koudian.agents",
     "ArenaResult": "koudian.arena",
     "arena": "koudian.arena",
+    "LadderResult": "koudian.arena",
+    "ladder": "koudian.arena",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",
@@ -180,6 +182,7 @@ __all__ = [
     "InvalidTilesError",
     "Kong",
     "KoudianError",
+    "LadderResult",
     "Match",
     "MatchState",
     "Meld",
@@ -215,6 +218,7 @@ __all__ = [
     "hand_value",
     "is_win",
     "is_win_batch",
+    "ladder",
     "may_win",
     "mix_seed",
     "parse",

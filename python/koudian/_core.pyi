@@ -1003,7 +1003,10 @@ def sample_hidden(observation: Observation, rules: RulesLike = None, seed: int =
     """The determinization step: a completion of what the observer cannot
     see, drawn uniformly among those consistent with the public
     information (declared hands ready with a wait worth declaring; the
-    other seats' private locks taken as unlocked)."""
+    other seats' private locks taken as unlocked): exactly uniform however
+    many seats have declared. ``InvalidPositionError`` when a bounded
+    number of draws finds no consistent completion (seen with three
+    declared seats late in a hand)."""
 
 def arena_native(
     rules: RulesLike,

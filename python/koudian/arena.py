@@ -21,6 +21,7 @@ through the Python game loop, with the same seeds.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -37,7 +38,16 @@ from koudian._core import KoudianError, Ruleset, RulesetError, mix_seed
 from koudian.agents import Agent, AgentSpec, make_agent, native_name
 from koudian.game import Game, play
 
-__all__ = ["AgentStats", "ArenaResult", "PairStats", "add_subparser", "arena"]
+__all__ = [
+    "AgentStats",
+    "ArenaResult",
+    "LadderResult",
+    "LadderRung",
+    "PairStats",
+    "add_subparser",
+    "arena",
+    "ladder",
+]
 
 _Z95 = 1.959963984540054
 _COLUMNS = (
@@ -268,6 +278,130 @@ class ArenaResult:
         return "\n".join(lines)
 
 
+@dataclass
+class LadderResult:
+    """A ladder: every agent of ``agents`` against three copies of the
+    ``reference`` in the duplicate 1-vs-3 form, on the same deals.
+
+    ``runs`` holds each agent's arena (``[agent, reference, reference,
+    reference]``; none for the reference itself). Every run plays the same
+    seeded deals with the same seeds, so the reference table is the same
+    in every run and the agents' per-deal advantages are paired: the gap
+    between two agents is the interval of the per-deal difference of
+    their advantages, not a difference of their intervals."""
+
+    rules: str
+    reference: str
+    agents: list[str]
+    seed: int
+    deals: int
+    runs: dict[str, ArenaResult] = field(repr=False)
+
+    @property
+    def hands(self) -> int:
+        """Hands played over every run, reference tables included."""
+        return sum(r.hands for r in self.runs.values())
+
+    def advantage(self, agent: str) -> npt.NDArray[np.float64]:
+        """Per deal, ``agent``'s mean advantage over the reference in the
+        same seat at the reference table (all zeros for the reference)."""
+        if agent == self.reference:
+            return np.zeros(self.deals)
+        return self.runs[agent]._advantage(agent)
+
+    def rungs(self) -> list[LadderRung]:
+        """The agents, strongest first (by mean advantage; the reference
+        at 0 exactly; ties in line-up order)."""
+        out = []
+        for name in self.agents:
+            mean, lo, hi = _mean_ci(self.advantage(name))
+            stats = None
+            if name != self.reference:
+                stats = next(a for a in self.runs[name].agent_stats() if a.agent == name)
+            else:
+                mean, lo, hi = 0.0, 0.0, 0.0
+            out.append(LadderRung(name, mean, (lo, hi), stats))
+        return sorted(out, key=lambda r: -r.advantage)
+
+    def gaps(self) -> list[PairStats]:
+        """Each pair of adjacent rungs: the stronger's mean advantage over
+        the weaker per hand, with the interval of the per-deal difference."""
+        rungs = self.rungs()
+        out = []
+        for hi_rung, lo_rung in itertools.pairwise(rungs):
+            values = self.advantage(hi_rung.agent) - self.advantage(lo_rung.agent)
+            mean, lo, hi = _mean_ci(values)
+            out.append(PairStats(hi_rung.agent, lo_rung.agent, mean, (lo, hi)))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The data of ``--ladder --json``: rules, reference, deals, hands,
+        the rungs strongest first, and the adjacent gaps."""
+        return {
+            "rules": self.rules,
+            "format": "ladder",
+            "reference": self.reference,
+            "seed": self.seed,
+            "deals": self.deals,
+            "hands": self.hands,
+            "agents": [r.to_json() for r in self.rungs()],
+            "gaps": [g.to_json() for g in self.gaps()],
+        }
+
+    def summary(self) -> str:
+        """The ladder table, strongest first, then one line per adjacent gap."""
+        lines = [
+            f"ladder against {self.reference} x3 (duplicate 1 vs 3), rules {self.rules}, "
+            f"{self.deals} deals, {self.hands} hands, seed {self.seed}",
+            f"{'rank':<5}{'agent':<24}{'advantage/hand':>15}  {'95% interval':<20}"
+            f"{'mean/hand':>10}{'hands':>8}{'win%':>7}{'deal-in%':>9}",
+        ]
+        for i, r in enumerate(self.rungs(), 1):
+            s = r.stats
+            tail = (
+                f"{s.mean:>+10.3f}{s.hands:>8}{100 * s.win_rate:>7.1f}{100 * s.deal_in_rate:>9.1f}"
+                if s is not None
+                else "(reference)"
+            )
+            interval = f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]"
+            lines.append(f"{i:<5}{r.agent:<24}{r.advantage:>+15.3f}  {interval:<20}{tail}")
+        lines.append("adjacent gaps (paired over the same deals):")
+        for g in self.gaps():
+            lines.append(f"  {g.verdict}  [{g.ci95[0]:+.3f}, {g.ci95[1]:+.3f}]")
+        faults = sum(int(r.records["fault"].sum()) for r in self.runs.values())
+        if faults:
+            lines.append(f"warning: {faults // 4} hands had an illegal agent answer")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class LadderRung:
+    """One agent of a ladder: its mean advantage per hand over the
+    reference (paired by deal and seat) with its 95% interval, and its own
+    statistics at its run (``None`` for the reference)."""
+
+    agent: str
+    advantage: float
+    ci95: tuple[float, float]
+    stats: AgentStats | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the ladder's ``agents`` list."""
+        out: dict[str, Any] = {
+            "agent": self.agent,
+            "advantage": self.advantage,
+            "ci95": list(self.ci95),
+            "reference": self.stats is None,
+        }
+        if self.stats is not None:
+            own = self.stats.to_json()
+            own.pop("agent")
+            out["mean"] = own.pop("mean")
+            out["mean_ci95"] = own.pop("ci95")
+            out.update(own)
+        return out
+
+
 def _tables(specs: list[str], fmt: str) -> list[list[int]]:
     """The line-up entry at each seat of each table (as the core's
     ``arena::tables``: rotations, then the 1-vs-3 reference table)."""
@@ -278,6 +412,14 @@ def _tables(specs: list[str], fmt: str) -> list[list[int]]:
     if 3 in counts and 1 in counts:
         t.append([counts.index(3)] * 4)
     return t
+
+
+def _labels(agents: Sequence[AgentSpec]) -> list[str]:
+    """The agents' names: a spec itself, a Python agent's ``name``
+    attribute if it has one, else its class."""
+    from koudian.simulation import _label
+
+    return [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
 
 
 def _python_records(
@@ -373,7 +515,7 @@ def arena(
     rows as the local run. ``chunk`` is the deals per native call (and per
     shard); the results never depend on it."""
     from koudian._cli_rules import resolve_rules
-    from koudian.simulation import _check_seats, _label
+    from koudian.simulation import _check_seats
 
     if len(agents) != 4:
         raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -382,8 +524,7 @@ def arena(
     if deals < 1:
         raise RulesetError(f"deals must be at least 1, got {deals}")
     r = resolve_rules(rules)
-    # A Python agent is named by its `name` attribute, if it has one.
-    labels = [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
+    labels = _labels(agents)
     rules_name = rules if isinstance(rules, str) else "custom"
     natives = [native_name(a) for a in agents]
     seats = _check_seats(record_seats)
@@ -459,19 +600,82 @@ def arena(
     return result()
 
 
+def ladder(
+    agents: Sequence[AgentSpec],
+    rules: object = "shanxi",
+    deals: int = 1000,
+    *,
+    reference: AgentSpec | None = None,
+    seed: int = 0,
+    threads: int = 0,
+    timeout: float = 5.0,
+    progress: Callable[[str, ArenaResult], None] | None = None,
+) -> LadderResult:
+    """Ranks any number of ``agents`` (built-in specs, Python agents,
+    ``"cmd:COMMAND"`` bots): each plays ``[agent, reference, reference,
+    reference]`` in the duplicate format on the same ``deals`` seeded
+    deals, and its advantage per hand over the reference table is paired
+    by deal and seat. ``reference`` is one of the agents (by spec or
+    name) or another spec; by default the first agent. The reference is
+    on the ladder at exactly 0. Deterministic with any ``threads``;
+    ``progress`` is called with the agent being measured and its partial
+    arena. Returns a ``LadderResult`` (``.summary()``, ``.to_json()``)."""
+    if len(agents) < 1:
+        raise RulesetError("give the ladder at least one agent")
+    labels = _labels(agents)
+    if len(set(labels)) != len(labels):
+        raise RulesetError(f"the ladder's agents need distinct names, got {labels}")
+    if deals < 1:
+        raise RulesetError(f"deals must be at least 1, got {deals}")
+    from koudian._cli_rules import resolve_rules
+
+    resolve_rules(rules)
+    ref: AgentSpec = agents[0] if reference is None else reference
+    if isinstance(ref, str) and ref in labels:
+        ref = agents[labels.index(ref)]
+    (ref_label,) = _labels([ref])
+    names = labels if ref_label in labels else [*labels, ref_label]
+    runs: dict[str, ArenaResult] = {}
+    rules_name = rules if isinstance(rules, str) else "custom"
+    for spec, label in zip(agents, labels, strict=True):
+        if label == ref_label:
+            continue
+
+        def report(partial: ArenaResult, label: str = label) -> None:
+            if progress is not None:
+                progress(label, partial)
+
+        runs[label] = arena(
+            [spec, ref, ref, ref],
+            rules,
+            deals,
+            seed=seed,
+            threads=threads,
+            format="duplicate",
+            timeout=timeout,
+            progress=report,
+        )
+    return LadderResult(str(rules_name), ref_label, names, seed, deals, runs)
+
+
+def _tqdm(total: int, enabled: bool) -> Any:
+    """A tqdm bar of ``total`` deals on stderr, or None (disabled, or tqdm
+    not installed: it is the ``cli`` extra)."""
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="deal", file=sys.stderr)
+
+
 class _Bar:
     """tqdm with the running estimate of the first pair, else nothing."""
 
     def __init__(self, total: int, enabled: bool) -> None:
-        self._bar: Any = None
+        self._bar: Any = _tqdm(total, enabled)
         self._done = 0
-        if enabled:
-            try:
-                from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
-
-                self._bar = tqdm(total=total, unit="deal", file=sys.stderr)
-            except ImportError:
-                self._bar = None
 
     def __call__(self, partial: ArenaResult) -> None:
         if self._bar is None:
@@ -492,6 +696,11 @@ class _Bar:
 def _cmd_arena(args: argparse.Namespace) -> int:
     from koudian.simulation import _seat_list, _split_agents
 
+    if args.ladder is not None:
+        return _cmd_ladder(args)
+    if args.agents is None:
+        print("koudian: error: give --agents A,B,C,D or --ladder A,B,C,...", file=sys.stderr)
+        return 2
     agents = _split_agents(args.agents)
     try:
         if len(agents) != 4:
@@ -544,7 +753,6 @@ def add_subparser(sub: Any) -> None:
     )
     p.add_argument(
         "--agents",
-        required=True,
         help='4 agents: random, greedy, mc, mc:rollouts=200, cmd:"python my_bot.py"',
     )
     p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
@@ -571,7 +779,85 @@ def add_subparser(sub: Any) -> None:
         help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_ladder_arguments(p)
     p.set_defaults(func=_cmd_arena)
+
+
+def _add_ladder_arguments(p: Any) -> None:
+    """``--ladder`` and ``--reference`` of ``koudian arena``."""
+    p.add_argument(
+        "--ladder",
+        default=None,
+        metavar="A,B,C,...",
+        help="rank any number of agents, each against three copies of the reference "
+        "(instead of --agents)",
+    )
+    p.add_argument(
+        "--reference",
+        default=None,
+        metavar="AGENT",
+        help="the ladder's reference agent (default: the first of --ladder)",
+    )
+
+
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    from koudian.simulation import _split_agents
+
+    agents = _split_agents(args.ladder)
+    try:
+        if args.agents is not None:
+            raise RulesetError("give --agents or --ladder, not both")
+        if args.format != "duplicate":
+            raise RulesetError("the ladder is played in the duplicate format only")
+        reference = args.reference
+        if reference is not None:
+            (reference,) = _split_agents(reference)
+        runs = len(agents) - (reference is None or reference in agents)
+        bar = _LadderBar(args.deals * max(runs, 1), not args.quiet)
+        try:
+            res = ladder(
+                agents,
+                args.rules,
+                args.deals,
+                reference=reference,
+                seed=args.seed,
+                threads=args.threads,
+                timeout=args.timeout,
+                progress=bar,
+            )
+        finally:
+            bar.close()
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(res.to_json(), f, indent=2)
+                f.write("\n")
+    except (KoudianError, OSError) as e:
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
+    print(res.summary())
+    return 0
+
+
+class _LadderBar:
+    """tqdm over every run's deals, with the running advantage of the
+    agent being measured, else nothing."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar = _tqdm(total, enabled)
+        self._done: dict[str, int] = {}
+
+    def __call__(self, agent: str, partial: ArenaResult) -> None:
+        if self._bar is None:
+            return
+        self._bar.update(partial.deals - self._done.get(agent, 0))
+        self._done[agent] = partial.deals
+        if partial.deals > 1:
+            mean, lo, hi = _mean_ci(partial._advantage(agent))
+            self._bar.set_postfix_str(f"{agent} {mean:+.2f}±{(hi - lo) / 2:.2f}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 class _CallableModule(types.ModuleType):

@@ -257,4 +257,55 @@ mod tests {
             }
         }
     }
+
+    /// The per-deal advantage of the lone entry (entry 0) over the
+    /// reference table: its delta minus the reference's in the same seat,
+    /// summed over the rotations.
+    fn advantages(recs: &[SeatRecord], deals: u64) -> Vec<i64> {
+        (0..deals)
+            .map(|d| {
+                let at = |t: u8, s: u8| {
+                    recs.iter()
+                        .find(|r| r.deal == d && r.table == t && r.seat == s)
+                        .unwrap()
+                };
+                (0..4)
+                    .map(|t| {
+                        let lone = (0..4).map(|s| at(t, s)).find(|r| r.entry == 0).unwrap();
+                        lone.delta - at(4, lone.seat).delta
+                    })
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// Common random numbers hold: `mc:top=1` plays greedy's choice at
+    /// every decision (its only candidate), so against three greedy it
+    /// plays the reference table's hands exactly: every deal's advantage
+    /// is 0, not just their mean; and four greedy agents play the same
+    /// hand at every rotation, which is the reference table's.
+    #[test]
+    fn an_agent_equal_to_the_reference_differs_by_exactly_zero() {
+        for rules in [Ruleset::shanxi(), Ruleset::linxian(), Ruleset::sichuan()] {
+            let specs = ["mc:top=1", "greedy", "greedy", "greedy"].map(String::from);
+            let recs = arena(&rules, &specs, 0..12, 9, 2, Format::Duplicate).unwrap();
+            assert!(recs.iter().any(|r| r.delta != 0));
+            assert_eq!(advantages(&recs, 12), vec![0; 12]);
+            // Four greedy: every rotation is the same hand, seat by seat,
+            // and it is the reference table of the 1-vs-3 run.
+            let greedy = ["greedy"; 4].map(String::from);
+            let all = arena(&rules, &greedy, 0..12, 9, 1, Format::Duplicate).unwrap();
+            for r in &all {
+                let reference = recs
+                    .iter()
+                    .find(|x| x.deal == r.deal && x.table == 4 && x.seat == r.seat)
+                    .unwrap();
+                assert_eq!(
+                    r.delta, reference.delta,
+                    "deal {} table {}",
+                    r.deal, r.table
+                );
+            }
+        }
+    }
 }

@@ -1,0 +1,406 @@
+//! `sample_hidden`'s distribution against an exact enumeration on small
+//! constructed positions: two declared seats with four concealed tiles
+//! each, a third seat with one tile and either a hidden concealed kong
+//! (six wall tiles, 15 unseen tiles after the kong) or none (ten wall
+//! tiles, 19 unseen).
+
+use super::*;
+use crate::game::observation::{SeenDiscard, SeenMeld};
+use crate::tile::Counts;
+use std::collections::HashMap;
+
+/// Unseen copies by kind index: 7m ×3, 8m, 9m, 5p, East ×2, and two kinds
+/// wholly unseen (6s, West), one of which is seat 3's hidden kong.
+const UNSEEN: [(usize, u8); 7] = [(6, 3), (7, 2), (8, 2), (13, 2), (27, 2), (23, 4), (29, 4)];
+
+/// The constructed Shanxi observation of seat 0 (to act, five concealed
+/// tiles, three pongs), every other tile face up in melds and discards;
+/// seat 3's third meld a hidden concealed kong (`with_kong`) or a pong.
+fn constructed(with_kong: bool) -> (Ruleset, Observation) {
+    let rules = Ruleset::shanxi();
+    let mut obs = Game::new(&rules, 1, Some(0)).unwrap().observe(0);
+    let mut visible = [4u8; KINDS];
+    for (k, n) in UNSEEN {
+        visible[k] = 4 - n;
+    }
+    // Twelve pongs of fully visible kinds: seats 0-2 three each, seat 3
+    // two, and its hidden concealed kong.
+    let pong_kinds: Vec<usize> = (0..KINDS).filter(|&k| visible[k] == 4).take(12).collect();
+    obs.melds = [[None; 4]; 4];
+    let mut i = 0;
+    let seat3 = if with_kong { 2 } else { 3 };
+    for (s, n) in [(0usize, 3usize), (1, 3), (2, 3), (3, seat3)] {
+        for m in 0..n {
+            let k = pong_kinds[i];
+            i += 1;
+            visible[k] -= 3;
+            obs.melds[s][m] = Some(SeenMeld {
+                kind: MeldKind::Pong,
+                tile: Some(kind(k)),
+                from: Some(((s + 1) % 4) as u8),
+            });
+        }
+    }
+    if with_kong {
+        obs.melds[3][2] = Some(SeenMeld {
+            kind: MeldKind::ConcealedKong,
+            tile: None,
+            from: None,
+        });
+    }
+    // Seat 0 holds five of the rest, the others are discarded.
+    let mut rest: Vec<usize> = Vec::new();
+    for (k, &n) in visible.iter().enumerate() {
+        rest.extend(std::iter::repeat_n(k, usize::from(n)));
+    }
+    obs.concealed = [0; KINDS];
+    for &k in &rest[..5] {
+        obs.concealed[k] += 1;
+    }
+    obs.n_discards = 0;
+    for (j, &k) in rest[5..].iter().enumerate() {
+        obs.discards[j] = SeenDiscard {
+            seat: (j % 4) as u8,
+            tile: Some(kind(k)),
+            face_down: false,
+            claimed: false,
+        };
+        obs.n_discards += 1;
+    }
+    obs.concealed_count = [5, 4, 4, 1];
+    obs.ting = [false, true, true, false];
+    obs.wall_remaining = if with_kong { 6 } else { 10 };
+    obs.face_up_in_wall = [0; KINDS];
+    obs.kongs = u8::from(with_kong);
+    (rules, obs)
+}
+
+/// Every multiset of `n` tiles out of `pool`, with its number of ways
+/// (tiles told apart).
+fn subsets(pool: &Counts, n: usize) -> Vec<(Counts, f64)> {
+    fn go(
+        pool: &Counts,
+        k: usize,
+        left: usize,
+        cur: &mut Counts,
+        w: f64,
+        out: &mut Vec<(Counts, f64)>,
+    ) {
+        if left == 0 {
+            out.push((*cur, w));
+            return;
+        }
+        if k == KINDS {
+            return;
+        }
+        for take in 0..=pool[k].min(left as u8) {
+            cur[k] = take;
+            go(
+                pool,
+                k + 1,
+                left - usize::from(take),
+                cur,
+                w * binom(pool[k], take),
+                out,
+            );
+        }
+        cur[k] = 0;
+    }
+    let mut out = Vec::new();
+    go(pool, 0, n, &mut [0; KINDS], 1.0, &mut out);
+    out
+}
+
+fn binom(n: u8, k: u8) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * f64::from(n - i) / f64::from(i + 1))
+}
+
+fn minus(a: &Counts, b: &Counts) -> Counts {
+    std::array::from_fn(|k| a[k] - b[k])
+}
+
+/// No hidden kong.
+const NONE: usize = usize::MAX;
+
+/// One sampled completion's cell: the kong's kind, the two declared hands
+/// and seat 3's tile.
+type Cell = (usize, Counts, Counts, usize);
+
+/// The probability of every cell, exactly: uniform among the consistent
+/// completions (`exact`), or as the sequential draw makes it (the kong's
+/// kind uniform, then seat 1's hand uniform among its ready ones, then
+/// seat 2's among those the rest allows).
+fn distribution(rules: &Ruleset, obs: &Observation, exact: bool) -> HashMap<Cell, f64> {
+    let judge = Judge::new(rules, obs.wilds);
+    let melds = |s: usize, kong: usize| -> Vec<Meld> {
+        melds_with(obs, &[kind(kong)])[s]
+            .iter()
+            .flatten()
+            .copied()
+            .collect()
+    };
+    let mut out = HashMap::new();
+    // The hidden kong's possible kinds (`NONE` without one).
+    let hidden = obs
+        .melds
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|m| m.tile.is_none());
+    let kong_kinds: Vec<usize> = if hidden {
+        UNSEEN.iter().filter(|u| u.1 == 4).map(|u| u.0).collect()
+    } else {
+        vec![NONE]
+    };
+    let p_kong = 1.0 / kong_kinds.len() as f64;
+    for &kong in &kong_kinds {
+        let mut pool = [0u8; KINDS];
+        for (k, n) in UNSEEN {
+            pool[k] = n;
+        }
+        if kong != NONE {
+            pool[kong] = 0;
+        }
+        let ready =
+            |s: usize, c: &Counts| judge.ready_to_declare(&Hand::new(*c, &melds(s, kong)).unwrap());
+        let mut cells: Vec<(Cell, f64)> = Vec::new();
+        let firsts: Vec<(Counts, f64)> = subsets(&pool, 4)
+            .into_iter()
+            .filter(|(a, _)| ready(1, a))
+            .collect();
+        let z1: f64 = firsts.iter().map(|x| x.1).sum();
+        for (a, wa) in &firsts {
+            let left = minus(&pool, a);
+            let seconds: Vec<(Counts, f64)> = subsets(&left, 4)
+                .into_iter()
+                .filter(|(b, _)| ready(2, b))
+                .collect();
+            let z2: f64 = seconds.iter().map(|x| x.1).sum();
+            for (b, wb) in &seconds {
+                let last = minus(&left, b);
+                for (t, &c) in last.iter().enumerate().filter(|x| *x.1 > 0) {
+                    // Seat 3's tile: c of the tiles left.
+                    let p_t = f64::from(c) / last.iter().map(|&x| f64::from(x)).sum::<f64>();
+                    let w = if exact {
+                        wa * wb * p_t
+                    } else {
+                        p_kong * wa / z1 * wb / z2 * p_t
+                    };
+                    cells.push(((kong, *a, *b, t), w));
+                }
+            }
+        }
+        for (cell, w) in cells {
+            *out.entry(cell).or_insert(0.0) += w;
+        }
+    }
+    let total: f64 = out.values().sum();
+    for v in out.values_mut() {
+        *v /= total;
+    }
+    out
+}
+
+/// Pearson's chi-square of `counts` against `p` (cells expected fewer
+/// than 5 times pooled into one) and its degrees of freedom.
+fn chi_square(p: &HashMap<Cell, f64>, counts: &HashMap<Cell, f64>, n: f64) -> (f64, f64) {
+    let (mut chi, mut df) = (0.0, -1.0);
+    let (mut small_e, mut small_o) = (0.0, 0.0);
+    for (cell, &pc) in p {
+        let e = pc * n;
+        let o = counts.get(cell).copied().unwrap_or(0.0);
+        if e < 5.0 {
+            small_e += e;
+            small_o += o;
+        } else {
+            chi += (o - e) * (o - e) / e;
+            df += 1.0;
+        }
+    }
+    if small_e > 0.0 {
+        chi += (small_o - small_e) * (small_o - small_e) / small_e;
+        df += 1.0;
+    }
+    (chi, df)
+}
+
+fn sample_cells(
+    rules: &Ruleset,
+    obs: &Observation,
+    sampling: Sampling,
+    n: usize,
+) -> HashMap<Cell, f64> {
+    let judge = Judge::new(rules, obs.wilds);
+    let mut rng = Fast(2026);
+    let mut counts = HashMap::new();
+    for _ in 0..n {
+        let h = sample_by(&judge, rules, obs, &mut rng, sampling).unwrap();
+        let t = h.concealed[3].iter().position(|&c| c > 0).unwrap();
+        let kong = h.concealed_kongs.first().map_or(NONE, |k| k.index());
+        let cell = (kong, h.concealed[1], h.concealed[2], t);
+        *counts.entry(cell).or_insert(0.0) += 1.0;
+    }
+    counts
+}
+
+/// Exact sampling matches the enumerated uniform distribution over the
+/// consistent completions, with two declared seats, with a hidden kong
+/// (drawn together with the hands) and without (the disjoint ready sets):
+/// a chi-square far below its 6-sigma bound. The sequential draw, on the
+/// same positions, is told apart from it by the same test (the test can
+/// fail, and the exact draw is needed), and matches its own law.
+#[test]
+fn exact_sampling_is_uniform_with_two_declared_seats() {
+    for with_kong in [true, false] {
+        let (rules, obs) = constructed(with_kong);
+        let exact = distribution(&rules, &obs, true);
+        let sequential = distribution(&rules, &obs, false);
+        // The two laws differ on this position (what the test must tell apart).
+        let tv: f64 = exact
+            .iter()
+            .map(|(c, p)| (p - sequential.get(c).copied().unwrap_or(0.0)).abs())
+            .sum::<f64>()
+            / 2.0;
+        assert!(tv > 0.03, "kong {with_kong}: total variation {tv}");
+        let n = 40_000;
+        let bound = |df: f64| df + 6.0 * (2.0 * df).sqrt();
+        let got = sample_cells(&rules, &obs, Sampling::Exact, n);
+        // Every sampled cell is consistent.
+        assert!(
+            got.keys().all(|c| exact.contains_key(c)),
+            "kong {with_kong}: an inconsistent completion"
+        );
+        let (chi, df) = chi_square(&exact, &got, n as f64);
+        assert!(
+            df > 20.0 && chi < bound(df),
+            "kong {with_kong}: exact: chi-square {chi:.1} on {df} degrees of freedom"
+        );
+        let seq = sample_cells(&rules, &obs, Sampling::Sequential, n);
+        let (chi_s, df_s) = chi_square(&exact, &seq, n as f64);
+        assert!(
+            chi_s > bound(df_s),
+            "kong {with_kong}: sequential: chi-square {chi_s:.1} on {df_s}"
+        );
+        let (chi_ss, df_ss) = chi_square(&sequential, &seq, n as f64);
+        assert!(
+            chi_ss < bound(df_ss),
+            "kong {with_kong}: sequential vs its law: chi-square {chi_ss:.1} on {df_ss}"
+        );
+    }
+}
+
+/// With at most one declared seat and no hidden kong the exact draw is the
+/// sequential one, draw for draw (mc's tables are those of `sample_hidden`).
+#[test]
+fn exact_and_sequential_agree_with_one_declared_seat() {
+    let rules = Ruleset::shanxi();
+    let mut checked = 0;
+    for seed in 0..60u64 {
+        let mut g = Game::new(&rules, seed, None).unwrap();
+        let mut agents: Vec<Box<dyn crate::agent::Agent>> = (0..4)
+            .map(|s| crate::agent::builtin("greedy", s).unwrap())
+            .collect();
+        while let Some(seat) = g.to_act() {
+            let obs = g.observe(seat);
+            let declared = (0..4)
+                .filter(|&s| s != usize::from(seat) && obs.ting[s])
+                .count();
+            let hidden_kong = obs
+                .melds
+                .iter()
+                .flatten()
+                .flatten()
+                .any(|m| m.tile.is_none());
+            if declared == 1 && !hidden_kong {
+                let judge = Judge::new(&rules, obs.wilds);
+                let a = sample_by(&judge, &rules, &obs, &mut Fast(seed), Sampling::Exact);
+                let b = sample_by(&judge, &rules, &obs, &mut Fast(seed), Sampling::Sequential);
+                assert_eq!(a.ok(), b.ok());
+                checked += 1;
+            }
+            let a = agents[usize::from(seat)].act(&crate::agent::SeatView::new(&g, seat));
+            g.step(a).unwrap();
+        }
+    }
+    assert!(checked > 50, "{checked} positions");
+}
+
+/// The cost of exact sampling (a measurement, not a check; run with
+/// `cargo test -p koudian-core --release --lib sampling_cost -- --ignored
+/// --nocapture`): the time per completion of the exact and the
+/// sequential draw on every position of greedy Shanxi hands, by the
+/// number of other seats that have declared.
+#[test]
+#[ignore]
+fn sampling_cost() {
+    use std::time::Instant;
+    let seeds: u64 = std::env::var("SAMPLING_COST_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    for rules in [Ruleset::shanxi(), Ruleset::linxian()] {
+        // Per number of declared other seats: positions, exact and
+        // sequential seconds, exact and sequential errors.
+        let mut by = [(0usize, 0f64, 0f64, 0usize, 0usize); 4];
+        for seed in 0..seeds {
+            let mut g = Game::new(&rules, seed, None).unwrap();
+            let mut agents: Vec<Box<dyn crate::agent::Agent>> = (0..4)
+                .map(|s| crate::agent::builtin("greedy", s).unwrap())
+                .collect();
+            let mut step = 0;
+            while let Some(seat) = g.to_act() {
+                step += 1;
+                let obs = g.observe(seat);
+                let declared = (0..4)
+                    .filter(|&s| s != usize::from(seat) && obs.ting[s])
+                    .count();
+                if step % 5 == 0 {
+                    let judge = Judge::new(&rules, obs.wilds);
+                    let row = &mut by[declared];
+                    row.0 += 1;
+                    for (mode, slot) in [(Sampling::Exact, 1), (Sampling::Sequential, 2)] {
+                        let t = Instant::now();
+                        for i in 0..10 {
+                            let r =
+                                sample_by(&judge, &rules, &obs, &mut Fast(seed ^ i << 20), mode);
+                            if r.is_err() {
+                                row.3 += usize::from(mode == Sampling::Exact);
+                                row.4 += usize::from(mode == Sampling::Sequential);
+                            }
+                        }
+                        let dt = t.elapsed().as_secs_f64() / 10.0;
+                        if dt > 0.01 {
+                            println!(
+                                "  slow: {mode:?} {:.0} ms, {declared} declared, concealed {:?}, wall {}",
+                                1e3 * dt,
+                                obs.concealed_count,
+                                obs.wall_remaining
+                            );
+                        }
+                        if slot == 1 {
+                            row.1 += dt;
+                        } else {
+                            row.2 += dt;
+                        }
+                    }
+                }
+                let a = agents[usize::from(seat)].act(&crate::agent::SeatView::new(&g, seat));
+                g.step(a).unwrap();
+            }
+        }
+        for (declared, (n, exact, seq, failed, seq_failed)) in by.iter().enumerate() {
+            if *n == 0 {
+                continue;
+            }
+            let n_f = *n as f64;
+            println!(
+                "{:?} declared {declared}: {n} positions, exact {:.1} µs, sequential {:.1} µs per completion (ratio {:.2}), errors: exact {failed}, sequential {seq_failed} (of {} each)",
+                rules.family,
+                1e6 * exact / n_f,
+                1e6 * seq / n_f,
+                exact / seq,
+                10 * n
+            );
+        }
+    }
+}
