@@ -12,11 +12,12 @@ fn main() {
     let spec = args.get(1).cloned().unwrap_or_else(|| "mc".into());
     let deals: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(50);
     let preset = args.get(3).cloned().unwrap_or_else(|| "shanxi".into());
-    let rules = match preset.as_str() {
-        "linxian" => Ruleset::linxian(),
-        "sichuan" => Ruleset::sichuan(),
-        _ => Ruleset::shanxi(),
-    };
+    let path = format!(
+        "{}/../../python/koudian/presets/{preset}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let rules = Ruleset::from_toml(&text).unwrap();
     let mut times = Vec::new();
     for seed in 0..10u64 {
         let mut g = Game::new(&rules, seed, None).unwrap();

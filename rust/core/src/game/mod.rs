@@ -72,6 +72,7 @@ mod settle;
 pub mod table;
 pub(crate) mod view;
 pub mod wall;
+pub(crate) mod worlds;
 
 pub use action::{Action, ActionMask, N_ACTIONS};
 pub use event::{log_hands, replay, replay_each, Event, LOG_VERSION};

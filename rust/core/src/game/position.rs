@@ -875,7 +875,8 @@ fn own_forfeits(obs: &Observation) -> u64 {
 pub(crate) struct Fast(pub(crate) u64);
 
 impl Fast {
-    fn below(&mut self, n: u32) -> u32 {
+    /// Uniform in `0..n` (`0` for `n = 0`).
+    pub(crate) fn below(&mut self, n: u32) -> u32 {
         let n = n.max(1);
         loop {
             self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -892,7 +893,7 @@ impl Fast {
 }
 
 /// Fisher-Yates.
-fn shuffle(v: &mut [Tile], rng: &mut Fast) {
+pub(crate) fn shuffle(v: &mut [Tile], rng: &mut Fast) {
     for i in (1..v.len()).rev() {
         let j = rng.below(i as u32 + 1) as usize;
         v.swap(i, j);

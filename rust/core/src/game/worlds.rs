@@ -1,0 +1,424 @@
+//! Successive completions of one observation for a search: the first is
+//! [`sample_with`]'s, each next one a cheap step away from the last.
+//!
+//! A completion's costly part is a declared seat's hand: it must be ready
+//! with a wait worth declaring, and a random hand drawn from the unseen
+//! tiles is ready about once in two thousand draws, so [`sample_with`]'s
+//! rejection costs milliseconds wherever an opponent has declared. A
+//! search needs many completions of the same observation, so after the
+//! first one the declared hands walk a Markov chain instead: a proposal
+//! swaps a uniformly chosen tile of the hand with a uniformly chosen
+//! unseen tile outside the declared hands, and is kept when the hand stays
+//! ready with a wait worth declaring. The proposal is symmetric and the
+//! target uniform on the ready hands, so the chain's stationary law is
+//! the uniform one `sample_hidden` draws from; successive completions are
+//! correlated (a few swaps apart), which a search averaging over many of
+//! them can afford. Everything else the seat cannot see (the undeclared
+//! seats' tiles, the wall's order, the face-down discards) is dealt
+//! afresh, uniformly, every time.
+//!
+//! Hidden concealed kongs keep the first completion's kinds.
+
+use super::judge::Judge;
+use super::observation::Observation;
+use super::position::{sample_with, shuffle, Fast, Hidden};
+use super::table::Game;
+use crate::error::Error;
+use crate::hand::Hand;
+use crate::ruleset::Ruleset;
+use crate::tile::{Counts, Tile, KINDS};
+
+/// Swap proposals per declared hand between two completions.
+const PROPOSALS: usize = 24;
+
+/// Completions of one observation, one after another (see the
+/// [module docs](self)).
+pub(crate) struct Worlds<'a> {
+    judge: &'a Judge,
+    hidden: Hidden,
+    /// The declared seats' hands (concealed tiles and melds).
+    /// The declared seats' hands (concealed tiles and melds), and whether
+    /// each was started afresh (then walked longer before the first use).
+    declared: Vec<(usize, Hand, bool)>,
+    /// The undeclared other seats and their concealed tile counts.
+    open: Vec<(usize, usize)>,
+    /// The unseen tiles outside the declared hands: dealt to the open
+    /// seats, the face-down discards and the wall's undrawn front.
+    pool: Vec<Tile>,
+    n_down: usize,
+    /// Wall tiles before the face-up ones, which stay at its end.
+    n_front: usize,
+    rng: Fast,
+    started: bool,
+}
+
+impl<'a> Worlds<'a> {
+    /// The chain for `obs`, seeded. Its first completion is drawn by
+    /// [`sample_with`] (an error where that fails), except that a
+    /// declared seat whose hand `hints` gives (its concealed counts, as an
+    /// earlier chain of the same hand left them: a declared hand changes
+    /// only by kongs) keeps that hand where it is still consistent with
+    /// `obs`, which spares the costly rejection.
+    pub(crate) fn new(
+        judge: &'a Judge,
+        rules: &'a Ruleset,
+        obs: &Observation,
+        hints: &[Option<Counts>; 4],
+        seed: u64,
+    ) -> Result<Worlds<'a>, Error> {
+        let mut rng = Fast(seed);
+        let me = usize::from(obs.seat & 3);
+        let is_declared =
+            |s: usize| obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1;
+        let hinted = |s: usize| {
+            hints[s].filter(|c| {
+                c.iter().map(|&n| usize::from(n)).sum::<usize>()
+                    == usize::from(obs.concealed_count[s])
+            })
+        };
+        // Every declared seat is sampled as if undeclared, then given a
+        // ready hand: its hint, or the sampled hand, mended and walked.
+        let mut plain = *obs;
+        for s in (0..4).filter(|&s| s != me && is_declared(s)) {
+            plain.ting[s] = false;
+        }
+        let mut hidden = sample_with(judge, rules, &plain, &mut rng)?;
+        let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
+        let n_front = hidden.wall.len().saturating_sub(n_up);
+        let mut pool = Vec::with_capacity(136);
+        for s in (0..4).filter(|&s| s != me) {
+            for (k, &c) in hidden.concealed[s].iter().enumerate() {
+                pool.extend(std::iter::repeat_n(kind(k), usize::from(c)));
+            }
+        }
+        pool.extend_from_slice(&hidden.face_down);
+        pool.extend_from_slice(&hidden.wall[..n_front]);
+        let first = Game::from_observation(rules, &plain, &hidden, None)?;
+        let mut declared = Vec::new();
+        let mut open = Vec::new();
+        for s in (0..4).filter(|&s| s != me) {
+            if !is_declared(s) {
+                open.push((s, usize::from(obs.concealed_count[s])));
+                continue;
+            }
+            let mut hand = *first.hand(s as u8);
+            let hint = hinted(s);
+            if let Some(h) = hint {
+                hand.concealed = h;
+            }
+            if !mend(judge, &mut hand, &mut pool, &mut rng) {
+                // No ready hand reached: the exact (slow) draw.
+                return Worlds::exact(judge, obs, rules, rng);
+            }
+            hidden.concealed[s] = hand.concealed;
+            declared.push((s, hand, hint.is_none()));
+        }
+        let mut w = Worlds {
+            judge,
+            n_down: hidden.face_down.len(),
+            hidden,
+            declared,
+            open,
+            pool,
+            n_front,
+            rng,
+            started: false,
+        };
+        for d in 0..w.declared.len() {
+            if w.declared[d].2 {
+                for _ in 0..BURN_IN {
+                    w.walk(d);
+                }
+            }
+        }
+        w.deal();
+        Ok(w)
+    }
+
+    /// The chain started from [`sample_with`]'s exact draw.
+    fn exact(
+        judge: &'a Judge,
+        obs: &Observation,
+        rules: &Ruleset,
+        mut rng: Fast,
+    ) -> Result<Worlds<'a>, Error> {
+        let me = usize::from(obs.seat & 3);
+        let hidden = sample_with(judge, rules, obs, &mut rng)?;
+        let first = Game::from_observation(rules, obs, &hidden, None)?;
+        let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
+        let n_front = hidden.wall.len().saturating_sub(n_up);
+        let mut pool = Vec::with_capacity(136);
+        let mut declared = Vec::new();
+        let mut open = Vec::new();
+        for s in (0..4).filter(|&s| s != me) {
+            let n = usize::from(obs.concealed_count[s]);
+            if obs.ting[s] && rules.ting_required && n % 3 == 1 {
+                declared.push((s, *first.hand(s as u8), false));
+            } else {
+                open.push((s, n));
+                for (k, &c) in hidden.concealed[s].iter().enumerate() {
+                    pool.extend(std::iter::repeat_n(kind(k), usize::from(c)));
+                }
+            }
+        }
+        pool.extend_from_slice(&hidden.face_down);
+        pool.extend_from_slice(&hidden.wall[..n_front]);
+        Ok(Worlds {
+            judge,
+            n_down: hidden.face_down.len(),
+            hidden,
+            declared,
+            open,
+            pool,
+            n_front,
+            rng,
+            started: false,
+        })
+    }
+
+    /// The declared seats' hands as they stand, for the next chain's
+    /// hints.
+    pub(crate) fn hints(&self) -> [Option<Counts>; 4] {
+        let mut h = [None; 4];
+        for &(s, hand, _) in &self.declared {
+            h[s] = Some(hand.concealed);
+        }
+        h
+    }
+
+    /// The next completion.
+    pub(crate) fn next_world(&mut self) -> &Hidden {
+        if !self.started {
+            self.started = true;
+            return &self.hidden;
+        }
+        for d in 0..self.declared.len() {
+            self.walk(d);
+        }
+        self.deal();
+        &self.hidden
+    }
+
+    /// Deals the pool afresh to the open seats, the face-down discards
+    /// and the wall's front.
+    fn deal(&mut self) {
+        shuffle(&mut self.pool, &mut self.rng);
+        let mut at = 0;
+        for &(s, n) in &self.open {
+            let mut c = [0u8; KINDS];
+            for t in &self.pool[at..at + n] {
+                c[t.index()] += 1;
+            }
+            self.hidden.concealed[s] = c;
+            at += n;
+        }
+        self.hidden
+            .face_down
+            .copy_from_slice(&self.pool[at..at + self.n_down]);
+        at += self.n_down;
+        self.hidden.wall[..self.n_front].copy_from_slice(&self.pool[at..at + self.n_front]);
+    }
+
+    /// [`PROPOSALS`] swap proposals for the `d`-th declared hand.
+    fn walk(&mut self, d: usize) {
+        let (seat, mut hand, _) = self.declared[d];
+        let n: u32 = hand.concealed.iter().map(|&c| u32::from(c)).sum();
+        if n == 0 || self.pool.is_empty() {
+            return;
+        }
+        for _ in 0..PROPOSALS {
+            // A uniform tile of the hand: the i-th in kind order.
+            let mut i = self.rng.below(n);
+            let mut out = 0;
+            while u32::from(hand.concealed[out]) <= i {
+                i -= u32::from(hand.concealed[out]);
+                out += 1;
+            }
+            let j = self.rng.below(self.pool.len() as u32) as usize;
+            let inn = self.pool[j].index();
+            if inn == out {
+                continue;
+            }
+            let mut next = hand;
+            next.concealed[out] -= 1;
+            next.concealed[inn] += 1;
+            if self.judge.ready_to_declare(&next) {
+                hand = next;
+                self.pool[j] = kind(out);
+            }
+        }
+        self.declared[d].1 = hand;
+        self.hidden.concealed[seat] = hand.concealed;
+    }
+}
+
+/// Swap proposals a fresh declared hand walks before its first use.
+const BURN_IN: usize = 4;
+/// Swap proposals [`mend`] tries before it gives up.
+const CLIMB: usize = 3_000;
+
+/// Makes `hand` (a hint an earlier chain left, or a sampled hand) a ready
+/// hand with a wait worth declaring, of tiles taken from `pool`: the tiles
+/// the pool no longer holds are replaced by random pool tiles, then random
+/// swaps with the pool that do not raise the shanten are kept until the
+/// hand is ready (a hill climb: its end point is walked by the chain
+/// afterwards, which forgets where it started). False where none is
+/// reached within [`CLIMB`] proposals.
+fn mend(judge: &Judge, hand: &mut Hand, pool: &mut Vec<Tile>, rng: &mut Fast) -> bool {
+    let mut have = [0u8; KINDS];
+    for t in pool.iter() {
+        have[t.index()] += 1;
+    }
+    let mut keep = hand.concealed;
+    let mut missing = 0usize;
+    for (k, n) in keep.iter_mut().enumerate() {
+        if *n > have[k] {
+            missing += usize::from(*n - have[k]);
+            *n = have[k];
+        }
+    }
+    take(pool, &keep);
+    let len = pool.len();
+    if missing > len {
+        return false;
+    }
+    for i in 0..missing {
+        let j = i + rng.below((len - i) as u32) as usize;
+        pool.swap(i, j);
+        keep[pool[i].index()] += 1;
+    }
+    pool.drain(..missing);
+    hand.concealed = keep;
+    if judge.ready_to_declare(hand) {
+        return true;
+    }
+    let n: u32 = hand.concealed.iter().map(|&c| u32::from(c)).sum();
+    if n == 0 || pool.is_empty() {
+        return false;
+    }
+    let mut sh = judge.shanten(&hand.concealed, hand.n_melds());
+    for _ in 0..CLIMB {
+        let mut i = rng.below(n);
+        let mut out = 0;
+        while u32::from(hand.concealed[out]) <= i {
+            i -= u32::from(hand.concealed[out]);
+            out += 1;
+        }
+        let j = rng.below(pool.len() as u32) as usize;
+        let inn = pool[j].index();
+        if inn == out {
+            continue;
+        }
+        let mut next = *hand;
+        next.concealed[out] -= 1;
+        next.concealed[inn] += 1;
+        let s = judge.shanten(&next.concealed, next.n_melds());
+        if s > sh {
+            continue;
+        }
+        if s <= 0 && !judge.ready_to_declare(&next) {
+            continue;
+        }
+        *hand = next;
+        pool[j] = kind(out);
+        sh = s;
+        if sh <= 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// Removes the tiles of `c` from `pool`; false (the pool unchanged) where
+/// it lacks one.
+fn take(pool: &mut Vec<Tile>, c: &Counts) -> bool {
+    let mut have = [0u8; KINDS];
+    for t in pool.iter() {
+        have[t.index()] += 1;
+    }
+    if c.iter().zip(&have).any(|(need, got)| need > got) {
+        return false;
+    }
+    let mut left = *c;
+    pool.retain(|t| {
+        let n = &mut left[t.index()];
+        if *n > 0 {
+            *n -= 1;
+            false
+        } else {
+            true
+        }
+    });
+    true
+}
+
+fn kind(k: usize) -> Tile {
+    Tile::new(k as u8).unwrap_or(Tile::M1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{builtin, SeatView};
+
+    /// Every completion of the chain rebuilds a table the seat cannot
+    /// tell from the true one, with every declared hand ready, whether the
+    /// chain starts afresh or from the last decision's hints.
+    #[test]
+    fn worlds_are_consistent_with_the_observation() {
+        let mut checked = 0;
+        for rules in crate::testing::presets() {
+            for seed in 0..12u64 {
+                let mut g = Game::new(&rules, seed, None).unwrap();
+                let mut greedy = builtin("greedy", 0).unwrap();
+                let mut hints = [None; 4];
+                while let Some(s) = g.to_act() {
+                    if g.legal_actions().len() > 1 && (0..4).any(|o| o != s && g.is_ting(o)) {
+                        let obs = g.observe(s);
+                        for h in [[None; 4], hints] {
+                            let mut w = Worlds::new(&g.judge, &rules, &obs, &h, seed).unwrap();
+                            for _ in 0..6 {
+                                let hidden = w.next_world().clone();
+                                let rebuilt =
+                                    Game::from_observation(&rules, &obs, &hidden, None).unwrap();
+                                assert_eq!(rebuilt.observe(s), obs);
+                                for &(d, hand, _) in &w.declared {
+                                    assert!(g.judge.ready_to_declare(&hand), "seat {d}");
+                                    assert_eq!(hidden.concealed[d], hand.concealed);
+                                }
+                                checked += 1;
+                            }
+                            hints = w.hints();
+                        }
+                    }
+                    let a = greedy.act(&SeatView::new(&g, s));
+                    g.step(a).unwrap();
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} worlds checked");
+    }
+
+    /// The same seed and hints give the same completions.
+    #[test]
+    fn worlds_are_deterministic() {
+        let rules = Ruleset::shanxi();
+        let mut g = Game::new(&rules, 4, None).unwrap();
+        let mut greedy = builtin("greedy", 0).unwrap();
+        while let Some(s) = g.to_act() {
+            if (0..4).any(|o| o != s && g.is_ting(o)) {
+                let obs = g.observe(s);
+                let draw = |seed| {
+                    let mut w = Worlds::new(&g.judge, &rules, &obs, &[None; 4], seed).unwrap();
+                    (0..4).map(|_| w.next_world().clone()).collect::<Vec<_>>()
+                };
+                assert_eq!(draw(1), draw(1));
+                assert_ne!(draw(1), draw(2));
+                return;
+            }
+            let a = greedy.act(&SeatView::new(&g, s));
+            g.step(a).unwrap();
+        }
+        panic!("no declared seat in this hand: pick another seed");
+    }
+}
