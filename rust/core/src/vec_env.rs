@@ -213,6 +213,9 @@ pub struct VecEnv {
     /// Where the steps run, taken once: a step neither locks the pool
     /// list nor, past the kept thread counts, starts threads of its own.
     workers: Workers,
+    /// `workers`' thread count, read once (asking the pool is a hop to
+    /// one of its threads, which at 64 tables cost more than the step).
+    width: usize,
     encoding: Encoding,
     tables: Vec<Table>,
     started: bool,
@@ -272,6 +275,7 @@ impl VecEnv {
             rules: rules.clone(),
             learners,
             seed,
+            width: workers.width(),
             workers,
             encoding,
             tables,
@@ -461,10 +465,7 @@ impl VecEnv {
         let row = self.encoding.len();
         let n = self.tables.len();
         let workers = &self.workers;
-        let width = match workers {
-            Workers::Caller => 1,
-            _ => rayon_width(workers),
-        };
+        let width = self.width;
         let block = n.div_ceil(4 * width).max(MIN_BLOCK);
         let tables = &mut self.tables[..];
         match workers {
@@ -475,11 +476,6 @@ impl VecEnv {
             _ => workers.install(|| blocks(tables, actions, out, row, block, &f)),
         }
     }
-}
-
-/// The number of threads of `workers`' pool.
-fn rayon_width(workers: &Workers) -> usize {
-    workers.install(rayon::current_num_threads)
 }
 
 /// Steps `tables` (with their `actions`, if any, and rows of `out`),
