@@ -37,6 +37,7 @@
 
 use crate::agent::{builtin, Agent, SeatView};
 use crate::error::Error;
+use crate::game::encode::ponds::Ponds;
 use crate::game::encode::{self, Cell, Encoding};
 use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
@@ -143,6 +144,21 @@ impl<'a, T> Buffers<'a, T> {
         )
     }
 
+    /// Table `i`'s rows (a reborrow: no split of the eight slices a table).
+    #[inline]
+    fn row(&mut self, i: usize, row: usize) -> Buffers<'_, T> {
+        Buffers {
+            obs: &mut self.obs[i * row..][..row],
+            masks: &mut self.masks[i * N_ACTIONS..][..N_ACTIONS],
+            to_act: &mut self.to_act[i..][..1],
+            reward: &mut self.reward[i..][..1],
+            terminated: &mut self.terminated[i..][..1],
+            final_obs: &mut self.final_obs[i * row..][..row],
+            final_deltas: &mut self.final_deltas[i * 4..][..4],
+            fault: &mut self.fault[i..][..1],
+        }
+    }
+
     /// A reborrow, to hand out rows without giving up the buffers.
     fn reborrow(&mut self) -> Buffers<'_, T> {
         Buffers {
@@ -172,6 +188,8 @@ struct Table {
     index: u64,
     /// The built-in agents of the seats the caller does not play.
     agents: [Option<Box<dyn Agent>>; 4],
+    /// `game`'s discards folded in for the encoder (reset at each deal).
+    ponds: Ponds,
 }
 
 /// Tables a worker steps without splitting further: enough work (tens of
@@ -269,6 +287,7 @@ impl VecEnv {
                 seed: table_seed,
                 index: i,
                 agents,
+                ponds: Ponds::default(),
             });
         }
         Ok(VecEnv {
@@ -426,7 +445,12 @@ impl VecEnv {
                 let deltas = t.game.result().map_or([0; 4], |r| r.deltas);
                 o.reward[0] = deltas[me as usize] as f32;
                 o.final_deltas.copy_from_slice(&deltas);
-                encode::write(&GameView::new(&t.game, me), enc, o.final_obs);
+                t.ponds.catch_up(&t.game);
+                encode::write(
+                    &GameView::with_ponds(&t.game, me, &t.ponds),
+                    enc,
+                    o.final_obs,
+                );
                 // The finished hand becomes the kept one; the previous
                 // kept table is redealt in place.
                 std::mem::swap(&mut t.game, &mut t.last);
@@ -505,11 +529,13 @@ where
         return Ok(ra? + rb?);
     }
     let mut total = 0;
-    let mut rest = out;
+    let mut out = out;
     for (i, t) in tables.iter_mut().enumerate() {
-        let (one, more) = rest.split(1, row);
-        rest = more;
-        total += f(t, actions.get(i).copied().unwrap_or_default(), one)?;
+        total += f(
+            t,
+            actions.get(i).copied().unwrap_or_default(),
+            out.row(i, row),
+        )?;
     }
     Ok(total)
 }
@@ -524,6 +550,7 @@ impl Table {
             let seed = mix_seed(self.seed, self.hand);
             let dealer = ((self.index + self.hand) % 4) as u8;
             self.game.redeal(seed, Some(dealer))?;
+            self.ponds.reset();
             for (s, a) in self.agents.iter_mut().enumerate() {
                 if let Some(a) = a {
                     a.reset(mix_seed(seed, 1 + s as u64));
@@ -569,7 +596,12 @@ impl Table {
             (Learners::Seat(s), None) => s,
             (Learners::All, None) => 0,
         };
-        encode::write(&GameView::new(&self.game, seat), enc, o.obs);
+        self.ponds.catch_up(&self.game);
+        encode::write(
+            &GameView::with_ponds(&self.game, seat, &self.ponds),
+            enc,
+            o.obs,
+        );
         // Eight mask entries a table look-up, not one bit test each.
         let mut bytes = [0u8; 24];
         for (b, w) in bytes
