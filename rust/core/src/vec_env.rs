@@ -610,9 +610,14 @@ impl Table {
         {
             b.copy_from_slice(&w.to_le_bytes());
         }
-        for (m, &b) in o.masks.chunks_mut(8).zip(&bytes) {
-            m.copy_from_slice(&BYTE_BITS[b as usize][..m.len()]);
+        // Fixed-size copies (inline stores, not a `memcpy` call each).
+        let masks: &mut [bool; N_ACTIONS] = o.masks.try_into().expect("a table's mask row");
+        let (chunks, tail) = masks.as_chunks_mut::<8>();
+        for (m, &b) in chunks.iter_mut().zip(&bytes) {
+            *m = BYTE_BITS[b as usize];
         }
+        let last = BYTE_BITS[bytes[N_ACTIONS / 8] as usize];
+        tail.copy_from_slice(&last[..N_ACTIONS % 8]);
         o.to_act[0] = i64::from(seat);
     }
 }
