@@ -5,7 +5,8 @@
 //! walking the whole hand again (that walk was half the encoder's work).
 
 use super::{SeenBy, View, RECENT_DISCARDS};
-use crate::game::table::{Discard, Game};
+use crate::game::observation::SeenDiscard;
+use crate::game::table::Game;
 use crate::tile::KINDS;
 
 /// The discard planes' contents, by absolute seat.
@@ -83,6 +84,9 @@ pub(crate) struct Ponds {
     down: [[u8; KINDS]; 4],
     /// Each seat's latest discards (indices), newest first.
     recent: [[u16; RECENT_DISCARDS]; 4],
+    /// Their `(kind, value seen by the discarder, value seen by the
+    /// others)`, as of the last catch-up.
+    seen: [[(u8, u8, u8); RECENT_DISCARDS]; 4],
     n_recent: [u8; 4],
 }
 
@@ -94,6 +98,7 @@ impl Default for Ponds {
             up: [[0; KINDS]; 4],
             down: [[0; KINDS]; 4],
             recent: [[0; RECENT_DISCARDS]; 4],
+            seen: [[(0, 0, 0); RECENT_DISCARDS]; 4],
             n_recent: [0; 4],
         }
     }
@@ -115,12 +120,32 @@ impl Ponds {
         }
         for (i, d) in discards.iter().enumerate().skip(self.entered) {
             let s = (d.seat & 3) as usize;
-            let r = &mut self.recent[s];
-            r.copy_within(0..RECENT_DISCARDS - 1, 1);
-            r[0] = i as u16;
+            self.recent[s].copy_within(0..RECENT_DISCARDS - 1, 1);
+            self.recent[s][0] = i as u16;
+            self.seen[s].copy_within(0..RECENT_DISCARDS - 1, 1);
             self.n_recent[s] = (self.n_recent[s] + 1).min(RECENT_DISCARDS as u8);
         }
         self.entered = discards.len();
+        // Values of the discards that could have changed since the last
+        // catch-up (that one's latest and the new ones; indices are newest
+        // first): an earlier one was computed after a later discard was
+        // made, so with its final flags.
+        for s in 0..4 {
+            let n = self.n_recent[s] as usize;
+            for (&i, seen) in self.recent[s][..n].iter().zip(&mut self.seen[s]) {
+                if (i as usize) < self.settled {
+                    break;
+                }
+                let d = discards[i as usize];
+                let value = |v: SeenDiscard| match v.tile {
+                    Some(_) => recent_value(v.claimed, v.face_down),
+                    None => 0,
+                };
+                let own = value(d.seen_by(d.seat));
+                let other = value(d.seen_by(d.seat.wrapping_add(1) & 3));
+                *seen = (d.tile.index() as u8, own, other);
+            }
+        }
         let settle = discards.len().saturating_sub(1);
         for d in discards.get(self.settled..settle).unwrap_or(&[]) {
             if !d.claimed {
@@ -155,12 +180,10 @@ impl Ponds {
         }
         for (s, row) in rows.recent.iter_mut().enumerate() {
             let n = self.n_recent[s] as usize;
-            for (cell, &i) in row.iter_mut().zip(&self.recent[s][..n]) {
-                let d: Discard = discards[i as usize];
-                let d = d.seen_by(seat);
-                if let Some(t) = d.tile {
-                    *cell = (t.index() as u8, recent_value(d.claimed, d.face_down));
-                }
+            for (cell, &(k, own, other)) in row.iter_mut().zip(&self.seen[s][..n]) {
+                let v = if s == me { own } else { other };
+                // Out of sight: no kind either, as `walk` leaves it.
+                *cell = (k * u8::from(v != 0), v);
             }
         }
         rows
