@@ -335,8 +335,8 @@ fn write_planes<T: Cell, const P: usize>(o: &impl View, p: &mut [[T; KINDS]; P])
             }
         }
     };
-    for plane in 26..29 {
-        p[plane] = [bit(plane == asked); KINDS];
+    for (plane, row) in (26..).zip(&mut p[26..29]) {
+        *row = [bit(plane == asked); KINDS];
     }
     let (ting, dealer) = (o.ting(), o.dealer());
     for s in 0..4u8 {
@@ -473,7 +473,7 @@ mod tests {
                     // Pass half the wins offered on a discard (so that
                     // 过胡 locks happen), else vary the choice.
                     let legal: Vec<_> = g.legal_actions().iter().collect();
-                    let pass = legal.contains(&crate::game::Action::Pass) && turn % 2 == 0;
+                    let pass = legal.contains(&crate::game::Action::Pass) && turn.is_multiple_of(2);
                     let a = match pass {
                         true => crate::game::Action::Pass,
                         false => legal[(seed as usize * 7 + turn) % legal.len()],

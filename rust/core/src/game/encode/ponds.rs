@@ -224,7 +224,7 @@ mod tests {
                     ponds.reset();
                     let mut turn = 0usize;
                     loop {
-                        if turn % every == 0 || g.to_act().is_none() {
+                        if turn.is_multiple_of(every) || g.to_act().is_none() {
                             ponds.catch_up(&g);
                             for s in 0..4 {
                                 let kept = ponds.rows(&g, s);
