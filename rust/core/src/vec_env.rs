@@ -43,6 +43,7 @@ use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
+use crate::shape::ShapeRules;
 
 /// Which seats the caller plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,23 @@ pub enum Learners {
     All,
     /// One seat; built-in agents play the others.
     Seat(u8),
+}
+
+/// An optional reward shaping, added to the reward of each learner
+/// decision after which the hand goes on (off by default: the reward is
+/// the settlement delta alone). See [`VecEnv::set_shaping`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shaping {
+    /// No shaping.
+    Off,
+    /// `scale × (shanten before − shanten after)` of the acting seat's
+    /// own hand across its action ([`crate::shanten::shanten`]: the shape
+    /// distance with the table's wild kinds): a discard that keeps the
+    /// hand's distance earns 0, one that breaks a shape `−scale`, a
+    /// claim that brings the hand nearer `+scale` a step. Draws and the
+    /// other seats' moves are never counted, and the hand-ending decision
+    /// gets the settlement delta alone.
+    Shanten(f32),
 }
 
 /// What a step does with an illegal action.
@@ -235,6 +253,9 @@ pub struct VecEnv {
     /// one of its threads, which at 64 tables cost more than the step).
     width: usize,
     encoding: Encoding,
+    shaping: Shaping,
+    /// The shape rules of `rules` (for [`Shaping::Shanten`]).
+    shape: ShapeRules,
     tables: Vec<Table>,
     started: bool,
     finished: u64,
@@ -292,6 +313,8 @@ impl VecEnv {
         }
         Ok(VecEnv {
             rules: rules.clone(),
+            shaping: Shaping::Off,
+            shape: ShapeRules::from(rules),
             learners,
             seed,
             width: workers.width(),
@@ -301,6 +324,35 @@ impl VecEnv {
             started: false,
             finished: 0,
         })
+    }
+
+    /// Sets the reward shaping of the next steps (off after
+    /// [`VecEnv::new`]); a scale that is not finite is an error.
+    ///
+    /// ```
+    /// use koudian_core::game::encode::Encoding;
+    /// use koudian_core::vec_env::{Learners, Shaping, VecEnv};
+    /// use koudian_core::Ruleset;
+    /// let mut env = VecEnv::new(&Ruleset::shanxi(), 2, Learners::All, "greedy", 0, 1, Encoding::V2).unwrap();
+    /// env.set_shaping(Shaping::Shanten(0.1)).unwrap();
+    /// assert!(env.set_shaping(Shaping::Shanten(f32::NAN)).is_err());
+    /// assert_eq!(env.shaping(), Shaping::Shanten(0.1));
+    /// ```
+    pub fn set_shaping(&mut self, shaping: Shaping) -> Result<(), Error> {
+        if let Shaping::Shanten(scale) = shaping {
+            if !scale.is_finite() {
+                return Err(Error::InvalidArgument(format!(
+                    "the shanten shaping scale must be a finite number, got {scale}"
+                )));
+            }
+        }
+        self.shaping = shaping;
+        Ok(())
+    }
+
+    /// The reward shaping.
+    pub fn shaping(&self) -> Shaping {
+        self.shaping
     }
 
     /// Number of tables.
@@ -423,6 +475,7 @@ impl VecEnv {
             }
         }
         let (learners, enc) = (self.learners, self.encoding);
+        let (shaping, shape) = (self.shaping, self.shape);
         let finished = self.run_with(actions, out.reborrow(), |t, a, o| {
             let a: i64 = a.into();
             let legal = (0..N_ACTIONS as i64).contains(&a)
@@ -433,10 +486,19 @@ impl VecEnv {
             };
             o.fault[0] = !legal;
             let seat = t.game.to_act().unwrap_or(0);
+            let before = match shaping {
+                Shaping::Off => 0,
+                Shaping::Shanten(_) => shanten_of(&t.game, seat, &shape),
+            };
             t.game.step_inline(action)?;
+            o.reward[0] = match shaping {
+                Shaping::Shanten(scale) if !t.game.is_over() => {
+                    scale * f32::from(before - shanten_of(&t.game, seat, &shape))
+                }
+                _ => 0.0,
+            };
             let mut ended = t.play_opponents(learners)?;
             o.terminated[0] = t.game.is_over();
-            o.reward[0] = 0.0;
             if t.game.is_over() {
                 let me = match learners {
                     Learners::All => seat,
@@ -636,6 +698,13 @@ static BYTE_BITS: [[bool; 8]; 256] = {
     }
     t
 };
+
+/// Shanten of `seat`'s hand in `g` with the table's wild kinds (0 for a
+/// tile count shanten does not take, which a table never holds).
+fn shanten_of(g: &Game, seat: u8, shape: &ShapeRules) -> i8 {
+    let hand = g.hand(seat);
+    crate::shanten::shanten(hand, &g.deal.wilds, shape).unwrap_or(0)
+}
 
 /// The action played for an illegal one: the first legal action, never
 /// leaving when another is legal.
