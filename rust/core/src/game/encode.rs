@@ -428,6 +428,22 @@ mod tests {
         }
     }
 
+    /// The three families, and Shanxi with hidden concealed kongs and with
+    /// tile-scope 过胡 locks: the rule sets the encoder tests play.
+    pub(crate) fn rule_sets() -> [Ruleset; 5] {
+        let mut hide = Ruleset::shanxi();
+        hide.hide_concealed_kong = true;
+        let mut locks = Ruleset::shanxi();
+        locks.pass_scope = crate::ruleset::PassScope::Tile;
+        [
+            Ruleset::shanxi(),
+            Ruleset::linxian(),
+            Ruleset::sichuan(),
+            hide,
+            locks,
+        ]
+    }
+
     /// The fast encoder writes the plain reference's rows, for every seat
     /// of every position of many hands of every family (hidden kongs,
     /// face-down discards, 过胡 locks and scores included), in both
@@ -435,10 +451,6 @@ mod tests {
     #[test]
     fn fast_rows_equal_the_reference() {
         use crate::game::view::GameView;
-        let mut hide = Ruleset::shanxi();
-        hide.hide_concealed_kong = true;
-        let mut locks = Ruleset::shanxi();
-        locks.pass_scope = crate::ruleset::PassScope::Tile;
         fn same<T: Cell + PartialEq + std::fmt::Debug>(o: &impl View, enc: Encoding, dirt: T) {
             let mut a = vec![dirt; enc.len()];
             let mut b = vec![dirt; enc.len()];
@@ -447,13 +459,7 @@ mod tests {
             assert_eq!(a, b, "seat {} {enc:?}", o.seat());
         }
         let mut positions = 0;
-        for rules in [
-            Ruleset::shanxi(),
-            Ruleset::linxian(),
-            Ruleset::sichuan(),
-            hide,
-            locks,
-        ] {
+        for rules in rule_sets() {
             for seed in 0..10u64 {
                 let mut g = Game::new(&rules, seed, None).unwrap();
                 g.set_scores([seed as i64 * 40 - 200, 130, -129, 5]);

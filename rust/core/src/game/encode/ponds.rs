@@ -195,7 +195,6 @@ mod tests {
     use super::*;
     use crate::game::view::GameView;
     use crate::game::Action;
-    use crate::ruleset::{PassScope, Ruleset};
 
     /// Kept rows equal walked rows for every seat of every position of
     /// many hands of every family (face-down ting discards, claims,
@@ -203,18 +202,8 @@ mod tests {
     /// (as between a 1-vs-3 learner's decisions), and across redeals.
     #[test]
     fn kept_rows_equal_walked_rows() {
-        let mut hide = Ruleset::shanxi();
-        hide.hide_concealed_kong = true;
-        let mut locks = Ruleset::shanxi();
-        locks.pass_scope = PassScope::Tile;
         let mut checked = 0;
-        for rules in [
-            Ruleset::shanxi(),
-            Ruleset::linxian(),
-            Ruleset::sichuan(),
-            hide,
-            locks,
-        ] {
+        for rules in super::super::tests::rule_sets() {
             for every in [1usize, 3] {
                 let mut g = Game::new(&rules, 0, None).unwrap();
                 let mut ponds = Ponds::default();
