@@ -310,10 +310,10 @@ fn write_planes<T: Cell, const P: usize>(o: &impl View, p: &mut [[T; KINDS]; P])
     if v2 {
         for (s, recent) in rows.recent.iter().enumerate() {
             let first = 42 + RECENT_DISCARDS * rel(s as u8);
+            // A cell out of sight holds value 0: storing it into the
+            // zeroed plane costs less than a branch.
             for (j, &(k, v)) in recent.iter().enumerate() {
-                if v != 0 {
-                    p[first + j][k as usize] = T::of(v);
-                }
+                p[first + j][k as usize] = T::of(v);
             }
         }
     }

@@ -10,14 +10,23 @@ use crate::game::table::Game;
 use crate::tile::KINDS;
 
 /// The discard planes' contents, by absolute seat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct DiscardRows {
     /// Face-up discards not claimed, by seat and kind.
     pub pond: [[u8; KINDS]; 4],
     /// Each seat's latest discards, newest first: `(kind, value)` with
     /// value 1 face up in the pond, 2 claimed, 3 the observer's own
-    /// face-down one, 0 none (fewer discards, or one out of sight).
+    /// face-down one, 0 none (fewer discards, or one out of sight: then
+    /// the kind is any kind, and means nothing).
     pub recent: [[(u8, u8); RECENT_DISCARDS]; 4],
+}
+
+/// Equal contents: the kinds of value-0 cells do not count.
+impl PartialEq for DiscardRows {
+    fn eq(&self, other: &DiscardRows) -> bool {
+        let cells = |r: &DiscardRows| r.recent.map(|s| s.map(|(k, v)| (k * u8::from(v != 0), v)));
+        self.pond == other.pond && cells(self) == cells(other)
+    }
 }
 
 impl DiscardRows {
@@ -181,9 +190,7 @@ impl Ponds {
         for (s, row) in rows.recent.iter_mut().enumerate() {
             let n = self.n_recent[s] as usize;
             for (cell, &(k, own, other)) in row.iter_mut().zip(&self.seen[s][..n]) {
-                let v = if s == me { own } else { other };
-                // Out of sight: no kind either, as `walk` leaves it.
-                *cell = (k * u8::from(v != 0), v);
+                *cell = (k, if s == me { own } else { other });
             }
         }
         rows
