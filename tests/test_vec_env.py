@@ -224,3 +224,57 @@ def test_env_bench_measures_every_case() -> None:
     assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * 4
     assert all(r.rate > 0 for r in results)
     assert "vs PettingZoo" in env_report(results)
+
+
+def hand_shanten(g: koudian.Game, seat: int) -> int:
+    h = g.hand(seat)
+    return koudian.shanten(h.tiles, melds=h.melds, wildcards=g.wilds, rules=g.rules)
+
+
+@pytest.mark.parametrize(("preset", "learners"), [("shanxi-haozi", "all"), ("shanxi", 1)])
+def test_shanten_shaping_is_the_documented_difference(preset: str, learners: str | int) -> None:
+    """``reward_shaping="shanten"``: each learner decision after which the
+    hand goes on earns ``scale * (shanten before - after)`` of the acting
+    seat's hand, recomputed here from each table's log; the hand-ending
+    one the settlement delta alone; off by default."""
+    n, scale = 6, 0.5
+    env = VecEnv(
+        preset,
+        n,
+        learners=learners,
+        seed=4,
+        threads=1,
+        reward_shaping="shanten",
+        shaping_scale=scale,
+    )
+    plain = VecEnv(preset, n, learners=learners, seed=4, threads=1)
+    env.reset()
+    plain.reset()
+    rng = np.random.default_rng(2)
+    shaped = ended = 0
+    for _ in range(120):
+        actions = random_legal(env.action_masks(), rng)
+        before = []
+        for i in range(n):
+            g = koudian.replay(env.log(i))
+            seat = int(env.to_act[i])
+            after_game = g.copy()
+            after_game.step(koudian.Action.from_index(int(actions[i])))
+            done = after_game.done
+            before.append((done, scale * (hand_shanten(g, seat) - hand_shanten(after_game, seat))))
+        _, reward, terminated, _, _ = env.step(actions)
+        _, plain_reward, _, _, _ = plain.step(actions)
+        for i, (done, want) in enumerate(before):
+            assert done <= terminated[i]
+            if terminated[i]:
+                assert reward[i] == plain_reward[i]
+                ended += 1
+            else:
+                assert reward[i] == pytest.approx(want), i
+                assert plain_reward[i] == 0.0
+                shaped += int(want != 0)
+    assert shaped > 0 and ended > 0
+    with pytest.raises(KoudianError, match="reward_shaping"):
+        VecEnv("shanxi", 1, reward_shaping="points")
+    with pytest.raises(KoudianError, match="finite"):
+        VecEnv("shanxi", 1, reward_shaping="shanten", shaping_scale=float("nan"))

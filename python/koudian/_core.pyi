@@ -1149,7 +1149,15 @@ class VecEnv:
     opponent seat ``s`` is reset with ``mix_seed(hand seed, 1 + s)``.
     ``reset(seed)`` restarts at hand 0 of ``seed``; ``reset()`` deals each
     table its next hand. With one learner seat a hand that ends before its
-    first decision is skipped."""
+    first decision is skipped.
+
+    Reward shaping (off by default): ``reward_shaping="shanten"`` adds
+    ``shaping_scale * (shanten before - shanten after)`` of the acting
+    seat's own hand across each of its decisions after which the hand goes
+    on (a discard that keeps the hand's distance earns 0, one that breaks a
+    shape ``-shaping_scale``, a claim that brings it nearer
+    ``+shaping_scale``); draws and other seats' moves never count, and the
+    hand-ending decision gets the settlement delta alone."""
 
     def __init__(
         self,
@@ -1163,6 +1171,8 @@ class VecEnv:
         obs_dtype: str = "uint8",
         encoding: int = 2,
         on_illegal: str = "raise",
+        reward_shaping: str | None = None,
+        shaping_scale: float = 1.0,
     ) -> None: ...
     def reset(self, seed: int | None = None) -> tuple[npt.NDArray[Any], dict[str, Any]]:
         """Deals every table a new hand; ``(obs, info)``."""

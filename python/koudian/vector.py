@@ -83,6 +83,8 @@ class KoudianVectorEnv(VectorEnv):  # type: ignore[type-arg, unused-ignore]
         obs_dtype: str = "uint8",
         encoding: int = ENCODING_VERSION,
         on_illegal: str = "raise",
+        reward_shaping: str | None = None,
+        shaping_scale: float = 1.0,
     ) -> None:
         self.env = VecEnv(
             rules,
@@ -94,6 +96,8 @@ class KoudianVectorEnv(VectorEnv):  # type: ignore[type-arg, unused-ignore]
             obs_dtype=obs_dtype,
             encoding=encoding,
             on_illegal=on_illegal,
+            reward_shaping=reward_shaping,
+            shaping_scale=shaping_scale,
         )
         self.num_envs = num_envs
         dtype = np.uint8 if obs_dtype == "uint8" else np.float32

@@ -113,6 +113,17 @@ impl Workers {
             Workers::Caller | Workers::Global => f(),
         }
     }
+
+    /// The number of threads `install` runs on, read without entering
+    /// the pool (a hop to a pool thread costs more than a small batch).
+    pub(crate) fn width(&self) -> usize {
+        match self {
+            Workers::Pool(p) => p.current_num_threads(),
+            Workers::Once(p) => p.current_num_threads(),
+            Workers::Caller => 1,
+            Workers::Global => rayon::current_num_threads(),
+        }
+    }
 }
 
 /// A pool of exactly `threads` threads (`threads` > 1): the kept one, or

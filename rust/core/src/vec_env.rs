@@ -37,11 +37,13 @@
 
 use crate::agent::{builtin, Agent, SeatView};
 use crate::error::Error;
+use crate::game::encode::ponds::Ponds;
 use crate::game::encode::{self, Cell, Encoding};
 use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
+use crate::shape::ShapeRules;
 
 /// Which seats the caller plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +52,23 @@ pub enum Learners {
     All,
     /// One seat; built-in agents play the others.
     Seat(u8),
+}
+
+/// An optional reward shaping, added to the reward of each learner
+/// decision after which the hand goes on (off by default: the reward is
+/// the settlement delta alone). See [`VecEnv::set_shaping`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shaping {
+    /// No shaping.
+    Off,
+    /// `scale × (shanten before − shanten after)` of the acting seat's
+    /// own hand across its action ([`crate::shanten::shanten`]: the shape
+    /// distance with the table's wild kinds): a discard that keeps the
+    /// hand's distance earns 0, one that breaks a shape `−scale`, a
+    /// claim that brings the hand nearer `+scale` a step. Draws and the
+    /// other seats' moves are never counted, and the hand-ending decision
+    /// gets the settlement delta alone.
+    Shanten(f32),
 }
 
 /// What a step does with an illegal action.
@@ -143,6 +162,21 @@ impl<'a, T> Buffers<'a, T> {
         )
     }
 
+    /// Table `i`'s rows (a reborrow: no split of the eight slices a table).
+    #[inline]
+    fn row(&mut self, i: usize, row: usize) -> Buffers<'_, T> {
+        Buffers {
+            obs: &mut self.obs[i * row..][..row],
+            masks: &mut self.masks[i * N_ACTIONS..][..N_ACTIONS],
+            to_act: &mut self.to_act[i..][..1],
+            reward: &mut self.reward[i..][..1],
+            terminated: &mut self.terminated[i..][..1],
+            final_obs: &mut self.final_obs[i * row..][..row],
+            final_deltas: &mut self.final_deltas[i * 4..][..4],
+            fault: &mut self.fault[i..][..1],
+        }
+    }
+
     /// A reborrow, to hand out rows without giving up the buffers.
     fn reborrow(&mut self) -> Buffers<'_, T> {
         Buffers {
@@ -172,6 +206,8 @@ struct Table {
     index: u64,
     /// The built-in agents of the seats the caller does not play.
     agents: [Option<Box<dyn Agent>>; 4],
+    /// `game`'s discards folded in for the encoder (reset at each deal).
+    ponds: Ponds,
 }
 
 /// Tables a worker steps without splitting further: enough work (tens of
@@ -213,7 +249,13 @@ pub struct VecEnv {
     /// Where the steps run, taken once: a step neither locks the pool
     /// list nor, past the kept thread counts, starts threads of its own.
     workers: Workers,
+    /// `workers`' thread count, read once (asking the pool is a hop to
+    /// one of its threads, which at 64 tables cost more than the step).
+    width: usize,
     encoding: Encoding,
+    shaping: Shaping,
+    /// The shape rules of `rules` (for [`Shaping::Shanten`]).
+    shape: ShapeRules,
     tables: Vec<Table>,
     started: bool,
     finished: u64,
@@ -266,18 +308,51 @@ impl VecEnv {
                 seed: table_seed,
                 index: i,
                 agents,
+                ponds: Ponds::default(),
             });
         }
         Ok(VecEnv {
             rules: rules.clone(),
+            shaping: Shaping::Off,
+            shape: ShapeRules::from(rules),
             learners,
             seed,
+            width: workers.width(),
             workers,
             encoding,
             tables,
             started: false,
             finished: 0,
         })
+    }
+
+    /// Sets the reward shaping of the next steps (off after
+    /// [`VecEnv::new`]); a scale that is not finite is an error.
+    ///
+    /// ```
+    /// use koudian_core::game::encode::Encoding;
+    /// use koudian_core::vec_env::{Learners, Shaping, VecEnv};
+    /// use koudian_core::Ruleset;
+    /// let mut env = VecEnv::new(&Ruleset::shanxi(), 2, Learners::All, "greedy", 0, 1, Encoding::V2).unwrap();
+    /// env.set_shaping(Shaping::Shanten(0.1)).unwrap();
+    /// assert!(env.set_shaping(Shaping::Shanten(f32::NAN)).is_err());
+    /// assert_eq!(env.shaping(), Shaping::Shanten(0.1));
+    /// ```
+    pub fn set_shaping(&mut self, shaping: Shaping) -> Result<(), Error> {
+        if let Shaping::Shanten(scale) = shaping {
+            if !scale.is_finite() {
+                return Err(Error::InvalidArgument(format!(
+                    "the shanten shaping scale must be a finite number, got {scale}"
+                )));
+            }
+        }
+        self.shaping = shaping;
+        Ok(())
+    }
+
+    /// The reward shaping.
+    pub fn shaping(&self) -> Shaping {
+        self.shaping
     }
 
     /// Number of tables.
@@ -400,6 +475,7 @@ impl VecEnv {
             }
         }
         let (learners, enc) = (self.learners, self.encoding);
+        let (shaping, shape) = (self.shaping, self.shape);
         let finished = self.run_with(actions, out.reborrow(), |t, a, o| {
             let a: i64 = a.into();
             let legal = (0..N_ACTIONS as i64).contains(&a)
@@ -410,10 +486,19 @@ impl VecEnv {
             };
             o.fault[0] = !legal;
             let seat = t.game.to_act().unwrap_or(0);
+            let before = match shaping {
+                Shaping::Off => 0,
+                Shaping::Shanten(_) => shanten_of(&t.game, seat, &shape),
+            };
             t.game.step_inline(action)?;
+            o.reward[0] = match shaping {
+                Shaping::Shanten(scale) if !t.game.is_over() => {
+                    scale * f32::from(before - shanten_of(&t.game, seat, &shape))
+                }
+                _ => 0.0,
+            };
             let mut ended = t.play_opponents(learners)?;
             o.terminated[0] = t.game.is_over();
-            o.reward[0] = 0.0;
             if t.game.is_over() {
                 let me = match learners {
                     Learners::All => seat,
@@ -422,7 +507,12 @@ impl VecEnv {
                 let deltas = t.game.result().map_or([0; 4], |r| r.deltas);
                 o.reward[0] = deltas[me as usize] as f32;
                 o.final_deltas.copy_from_slice(&deltas);
-                encode::write(&GameView::new(&t.game, me), enc, o.final_obs);
+                t.ponds.catch_up(&t.game);
+                encode::write(
+                    &GameView::with_ponds(&t.game, me, &t.ponds),
+                    enc,
+                    o.final_obs,
+                );
                 // The finished hand becomes the kept one; the previous
                 // kept table is redealt in place.
                 std::mem::swap(&mut t.game, &mut t.last);
@@ -461,10 +551,7 @@ impl VecEnv {
         let row = self.encoding.len();
         let n = self.tables.len();
         let workers = &self.workers;
-        let width = match workers {
-            Workers::Caller => 1,
-            _ => rayon_width(workers),
-        };
+        let width = self.width;
         let block = n.div_ceil(4 * width).max(MIN_BLOCK);
         let tables = &mut self.tables[..];
         match workers {
@@ -475,11 +562,6 @@ impl VecEnv {
             _ => workers.install(|| blocks(tables, actions, out, row, block, &f)),
         }
     }
-}
-
-/// The number of threads of `workers`' pool.
-fn rayon_width(workers: &Workers) -> usize {
-    workers.install(rayon::current_num_threads)
 }
 
 /// Steps `tables` (with their `actions`, if any, and rows of `out`),
@@ -509,11 +591,13 @@ where
         return Ok(ra? + rb?);
     }
     let mut total = 0;
-    let mut rest = out;
+    let mut out = out;
     for (i, t) in tables.iter_mut().enumerate() {
-        let (one, more) = rest.split(1, row);
-        rest = more;
-        total += f(t, actions.get(i).copied().unwrap_or_default(), one)?;
+        total += f(
+            t,
+            actions.get(i).copied().unwrap_or_default(),
+            out.row(i, row),
+        )?;
     }
     Ok(total)
 }
@@ -528,6 +612,7 @@ impl Table {
             let seed = mix_seed(self.seed, self.hand);
             let dealer = ((self.index + self.hand) % 4) as u8;
             self.game.redeal(seed, Some(dealer))?;
+            self.ponds.reset();
             for (s, a) in self.agents.iter_mut().enumerate() {
                 if let Some(a) = a {
                     a.reset(mix_seed(seed, 1 + s as u64));
@@ -573,7 +658,12 @@ impl Table {
             (Learners::Seat(s), None) => s,
             (Learners::All, None) => 0,
         };
-        encode::write(&GameView::new(&self.game, seat), enc, o.obs);
+        self.ponds.catch_up(&self.game);
+        encode::write(
+            &GameView::with_ponds(&self.game, seat, &self.ponds),
+            enc,
+            o.obs,
+        );
         // Eight mask entries a table look-up, not one bit test each.
         let mut bytes = [0u8; 24];
         for (b, w) in bytes
@@ -582,9 +672,14 @@ impl Table {
         {
             b.copy_from_slice(&w.to_le_bytes());
         }
-        for (m, &b) in o.masks.chunks_mut(8).zip(&bytes) {
-            m.copy_from_slice(&BYTE_BITS[b as usize][..m.len()]);
+        // Fixed-size copies (inline stores, not a `memcpy` call each).
+        let masks: &mut [bool; N_ACTIONS] = o.masks.try_into().expect("a table's mask row");
+        let (chunks, tail) = masks.as_chunks_mut::<8>();
+        for (m, &b) in chunks.iter_mut().zip(&bytes) {
+            *m = BYTE_BITS[b as usize];
         }
+        let last = BYTE_BITS[bytes[N_ACTIONS / 8] as usize];
+        tail.copy_from_slice(&last[..N_ACTIONS % 8]);
         o.to_act[0] = i64::from(seat);
     }
 }
@@ -603,6 +698,13 @@ static BYTE_BITS: [[bool; 8]; 256] = {
     }
     t
 };
+
+/// Shanten of `seat`'s hand in `g` with the table's wild kinds (0 for a
+/// tile count shanten does not take, which a table never holds).
+fn shanten_of(g: &Game, seat: u8, shape: &ShapeRules) -> i8 {
+    let hand = g.hand(seat);
+    crate::shanten::shanten(hand, &g.deal.wilds, shape).unwrap_or(0)
+}
 
 /// The action played for an illegal one: the first legal action, never
 /// leaving when another is legal.

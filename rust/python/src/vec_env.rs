@@ -8,7 +8,7 @@ use crate::ruleset::resolve;
 use koudian_core::game::encode::{encode_into, Cell, Encoding, ENCODING_VERSION};
 use koudian_core::game::{Observation, N_ACTIONS};
 use koudian_core::tile::KINDS;
-use koudian_core::vec_env::{Buffers, Learners, OnIllegal, VecEnv};
+use koudian_core::vec_env::{Buffers, Learners, OnIllegal, Shaping, VecEnv};
 use numpy::{Element, PyArray1, PyArray2, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -219,7 +219,8 @@ impl PyVecEnv {
     #[new]
     #[pyo3(signature = (
         rules, num_envs, *, learners = Learners::All, opponents = "greedy", seed = 0, threads = 0,
-        obs_dtype = "uint8", encoding = ENCODING_VERSION, on_illegal = "raise"
+        obs_dtype = "uint8", encoding = ENCODING_VERSION, on_illegal = "raise",
+        reward_shaping = None, shaping_scale = 1.0
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -233,6 +234,8 @@ impl PyVecEnv {
         obs_dtype: &str,
         encoding: u32,
         on_illegal: &str,
+        reward_shaping: Option<&str>,
+        shaping_scale: f64,
     ) -> PyResult<Self> {
         let r = resolve(py, Some(rules))?;
         let n = usize::try_from(num_envs)
@@ -249,9 +252,19 @@ impl PyVecEnv {
             ));
         }
         let on_illegal = on_illegal_of(on_illegal)?;
-        let env = py
+        let shaping = match reward_shaping {
+            None => Shaping::Off,
+            Some("shanten") => Shaping::Shanten(shaping_scale as f32),
+            Some(other) => {
+                return Err(KoudianError::new_err(format!(
+                    "reward_shaping must be None or \"shanten\", not {other:?}"
+                )))
+            }
+        };
+        let mut env = py
             .detach(|| VecEnv::new(&r, n, learners, opponents, seed, threads, enc))
             .map_err(to_py)?;
+        env.set_shaping(shaping).map_err(to_py)?;
         let p = enc.n_planes();
         let obs = match dtype {
             Dtype::U8 => Obs::U8(Arrays::new(py, n, p)),

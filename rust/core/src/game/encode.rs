@@ -46,6 +46,7 @@
 //! | 42-65 | the 6 most recent discards of seat r, newest first: plane `42 + 6r + j` for its j-th latest, 1 at the kind if face up and still in the pond, 2 if claimed into a meld, 3 for the observer's own face-down ting discard; a row of zeros when seat r made fewer discards or the discard lies face down out of the observer's sight |
 
 use super::observation::{Observation, Pending, SeenDiscard, SeenMeld};
+use super::table::{Discard, Game};
 use crate::error::Error;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::wildcard::Wildcards;
@@ -62,7 +63,16 @@ pub(crate) trait View {
     fn pending_drawn(&self) -> (Pending, Option<Tile>);
     /// `f(seat, meld)` for every meld at the table.
     fn each_meld(&self, f: impl FnMut(u8, SeenMeld));
-    fn each_discard_newest_first(&self, f: impl FnMut(SeenDiscard));
+    /// How the discards are stored.
+    type Discard: SeenBy;
+    /// Every discard, oldest first (the encoder walks the slice itself:
+    /// the pond pass runs over every discard of the hand each step).
+    fn discard_list(&self) -> &[Self::Discard];
+    /// The discard planes' contents (by default from [`View::discard_list`]).
+    #[inline]
+    fn discard_rows(&self) -> ponds::DiscardRows {
+        ponds::walk(self)
+    }
     fn wilds(&self) -> Wildcards;
     fn face_up_in_wall(&self) -> Counts;
     fn ting(&self) -> [bool; 4];
@@ -71,6 +81,27 @@ pub(crate) trait View {
     fn locked_kinds(&self) -> u64;
     fn concealed_count(&self) -> [u8; 4];
     fn scores(&self) -> [i64; 4];
+}
+
+/// A discard as some seat sees it: the game's [`Discard`], or an
+/// observation's [`SeenDiscard`] (already seen by its observer).
+pub(crate) trait SeenBy: Copy {
+    /// The discard as `seat` sees it.
+    fn seen_by(self, seat: u8) -> SeenDiscard;
+}
+
+impl SeenBy for SeenDiscard {
+    #[inline(always)]
+    fn seen_by(self, _: u8) -> SeenDiscard {
+        self
+    }
+}
+
+impl SeenBy for Discard {
+    #[inline(always)]
+    fn seen_by(self, seat: u8) -> SeenDiscard {
+        Game::seen_discard(&self, seat)
+    }
 }
 
 /// The newest encoding's version.
@@ -212,113 +243,127 @@ pub fn encode_into<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) -> Re
     Ok(())
 }
 
-/// [`encode_into`] once the length and type are checked.
+/// [`encode_into`] once the length and type are checked (a row of
+/// another length is a caller's bug: it panics).
 #[inline]
 pub(crate) fn write<T: Cell>(o: &impl View, enc: Encoding, out: &mut [T]) {
-    let me = o.seat();
-    let rel = |s: u8| ((s + 4 - me) & 3) as usize;
-    let at = |plane: usize, k: usize| plane * KINDS + k;
-    let v2 = enc == Encoding::V2;
-    // Only the planes not written whole below are cleared first (planes
-    // 0-3, 14, 24 and 34-41 are): a fifth less memory to clear a step.
-    let end = enc.n_planes();
-    for (from, to) in [(4, 14), (15, 24), (25, end.min(34)), (42.min(end), end)] {
-        out[at(from, 0)..at(to, 0)].fill(T::default());
+    let (planes, rest) = out.as_chunks_mut::<KINDS>();
+    assert!(rest.is_empty() && planes.len() == enc.n_planes());
+    match enc {
+        Encoding::V1 => write_planes::<T, N_PLANES>(o, planes.try_into().expect("29 planes")),
+        Encoding::V2 => write_planes::<T, V2_PLANES>(o, planes.try_into().expect("66 planes")),
     }
-    let fill = |out: &mut [T], plane: usize, v: T| out[at(plane, 0)..at(plane + 1, 0)].fill(v);
-    let one = T::of(1);
-    for (k, &c) in o.concealed().iter().enumerate() {
-        // Branch-free: four stores a kind (the count is at most 4).
-        for n in 0..4 {
-            out[at(n, k)] = T::of(u8::from(c > n as u8));
+}
+
+/// Planes of version 2.
+const V2_PLANES: usize = Encoding::V2.n_planes();
+
+/// [`write`] into `P` planes (`P` picks the version), tuned for the
+/// vectorized environment, which writes a row per table step: the planes
+/// are fixed-size rows (no bounds check on a plane), a plane that holds
+/// one value or a test of every kind is stored whole in one pass (the
+/// compiler turns those into wide stores) instead of being cleared and
+/// then set, and the recent-discard pass stops once every seat has its
+/// six. `reference::write` is the plain form the tests compare with.
+#[inline]
+fn write_planes<T: Cell, const P: usize>(o: &impl View, p: &mut [[T; KINDS]; P]) {
+    let me = o.seat();
+    let rel = |s: u8| (s.wrapping_sub(me) & 3) as usize;
+    let v2 = P == V2_PLANES;
+    let (zero, one) = (T::default(), T::of(1));
+    let bit = |b: bool| T::of(u8::from(b));
+    // The one-hot and summed planes (4-13, 15, 30-33, 42-65) start from
+    // zeros; every other plane is stored whole below.
+    p[4..14].as_flattened_mut().fill(zero);
+    p[15] = [zero; KINDS];
+    if v2 {
+        p[30..34].as_flattened_mut().fill(zero);
+        p[42..].as_flattened_mut().fill(zero);
+    }
+    let c = o.concealed();
+    for (n, plane) in p[..4].iter_mut().enumerate() {
+        for (v, &c) in plane.iter_mut().zip(&c) {
+            *v = bit(c > n as u8);
         }
     }
     let (pending, drawn) = o.pending_drawn();
     if let Some(t) = drawn {
-        out[at(4, t.index())] = one;
+        p[4][t.index()] = one;
     }
     o.each_meld(|s, m| {
         if let Some(t) = m.tile {
-            let i = at(5 + rel(s), t.index());
-            out[i] = out[i].plus(m.kind.size());
+            let v = &mut p[5 + rel(s)][t.index()];
+            *v = v.plus(m.kind.size());
             if let (true, Some(from)) = (v2, m.from) {
-                out[at(30 + rel(from), t.index())] = one;
+                p[30 + rel(from)][t.index()] = one;
             }
         }
     });
-    // One pass over the discards, newest first: the pond (planes 9-12)
-    // and, in version 2, each seat's latest ones (planes 42-65).
-    let mut seen = [0usize; 4];
-    o.each_discard_newest_first(|d| {
-        let r = rel(d.seat);
-        let Some(t) = d.tile else {
-            seen[r] += 1;
-            return;
-        };
-        if !d.claimed {
-            let i = at(9 + r, t.index());
-            out[i] = out[i].plus(1);
+    // The pond (planes 9-12) and, in version 2, each seat's latest
+    // discards (planes 42-65).
+    let rows = o.discard_rows();
+    for (s, counts) in rows.pond.iter().enumerate() {
+        for (v, &n) in p[9 + rel(s as u8)].iter_mut().zip(counts) {
+            *v = T::of(n);
         }
-        if v2 && seen[r] < RECENT_DISCARDS {
-            let v = if d.claimed {
-                2
-            } else if d.face_down {
-                3
-            } else {
-                1
-            };
-            out[at(42 + RECENT_DISCARDS * r + seen[r], t.index())] = T::of(v);
+    }
+    if v2 {
+        for (s, recent) in rows.recent.iter().enumerate() {
+            let first = 42 + RECENT_DISCARDS * rel(s as u8);
+            // A cell out of sight holds value 0: storing it into the
+            // zeroed plane costs less than a branch.
+            for (j, &(k, v)) in recent.iter().enumerate() {
+                p[first + j][k as usize] = T::of(v);
+            }
         }
-        seen[r] += 1;
-    });
+    }
     for t in o.wilds().kinds() {
-        out[at(13, t.index())] = one;
+        p[13][t.index()] = one;
     }
-    for (k, &n) in o.face_up_in_wall().iter().enumerate() {
-        out[at(14, k)] = T::of(n);
+    for (v, &n) in p[14].iter_mut().zip(&o.face_up_in_wall()) {
+        *v = T::of(n);
     }
-    let pending = match pending {
-        Pending::None => None,
-        Pending::Turn => Some((26, None)),
-        Pending::Discard { tile, .. } => Some((27, Some(tile))),
-        Pending::AddedKong { tile, .. } => Some((28, Some(tile))),
-    };
-    if let Some((plane, tile)) = pending {
-        if let Some(t) = tile {
-            out[at(15, t.index())] = one;
+    let asked = match pending {
+        Pending::None => 0,
+        Pending::Turn => 26,
+        Pending::Discard { tile, .. } | Pending::AddedKong { tile, .. } => {
+            p[15][tile.index()] = one;
+            if matches!(pending, Pending::Discard { .. }) {
+                27
+            } else {
+                28
+            }
         }
-        fill(out, plane, one);
-    }
-    for (s, &ting) in o.ting().iter().enumerate() {
-        if ting {
-            fill(out, 16 + rel(s as u8), one);
-        }
-    }
-    fill(out, 20 + rel(o.dealer()), one);
-    let live = if v2 {
-        T::of(o.live_remaining())
-    } else {
-        T::ratio(o.live_remaining(), 136.0)
     };
-    fill(out, 24, live);
-    if o.may_win_discards() {
-        fill(out, 25, one);
+    for (plane, row) in (26..).zip(&mut p[26..29]) {
+        *row = [bit(plane == asked); KINDS];
     }
+    let (ting, dealer) = (o.ting(), o.dealer());
+    for s in 0..4u8 {
+        p[16 + rel(s)] = [bit(ting[s as usize]); KINDS];
+        p[20 + rel(s)] = [bit(s == dealer); KINDS];
+    }
+    p[24] = [match v2 {
+        true => T::of(o.live_remaining()),
+        false => T::ratio(o.live_remaining(), 136.0),
+    }; KINDS];
+    p[25] = [bit(o.may_win_discards()); KINDS];
     if !v2 {
         return;
     }
     let locked = o.locked_kinds();
-    for k in 0..KINDS {
-        if locked >> k & 1 == 1 {
-            out[at(29, k)] = one;
+    p[29] = [zero; KINDS];
+    if locked != 0 {
+        for (k, v) in p[29].iter_mut().enumerate() {
+            *v = bit(locked >> k & 1 == 1);
         }
     }
     let (counts, scores) = (o.concealed_count(), o.scores());
-    for s in 0..4 {
-        let r = rel(s as u8);
-        fill(out, 34 + r, T::of(counts[s]));
-        let score = (128 + scores[s].clamp(-128, 127)) as u8;
-        fill(out, 38 + r, T::of(score));
+    for s in 0..4u8 {
+        let r = rel(s);
+        p[34 + r] = [T::of(counts[s as usize]); KINDS];
+        let score = (128 + scores[s as usize].clamp(-128, 127)) as u8;
+        p[38 + r] = [T::of(score); KINDS];
     }
 }
 
@@ -339,6 +384,11 @@ pub fn planes(o: &Observation) -> [f32; N_PLANES * KINDS] {
     write(o, Encoding::V1, &mut p);
     p
 }
+
+pub(crate) mod ponds;
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {
@@ -376,6 +426,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The three families, and Shanxi with hidden concealed kongs and with
+    /// tile-scope 过胡 locks: the rule sets the encoder tests play.
+    pub(crate) fn rule_sets() -> [Ruleset; 5] {
+        let mut hide = Ruleset::shanxi();
+        hide.hide_concealed_kong = true;
+        let mut locks = Ruleset::shanxi();
+        locks.pass_scope = crate::ruleset::PassScope::Tile;
+        [
+            Ruleset::shanxi(),
+            Ruleset::linxian(),
+            Ruleset::sichuan(),
+            hide,
+            locks,
+        ]
+    }
+
+    /// The fast encoder writes the plain reference's rows, for every seat
+    /// of every position of many hands of every family (hidden kongs,
+    /// face-down discards, 过胡 locks and scores included), in both
+    /// encodings and both value types, over a dirty row.
+    #[test]
+    fn fast_rows_equal_the_reference() {
+        use crate::game::view::GameView;
+        fn same<T: Cell + PartialEq + std::fmt::Debug>(o: &impl View, enc: Encoding, dirt: T) {
+            let mut a = vec![dirt; enc.len()];
+            let mut b = vec![dirt; enc.len()];
+            write(o, enc, &mut a);
+            reference::write(o, enc, &mut b);
+            assert_eq!(a, b, "seat {} {enc:?}", o.seat());
+        }
+        let mut positions = 0;
+        for rules in rule_sets() {
+            for seed in 0..10u64 {
+                let mut g = Game::new(&rules, seed, None).unwrap();
+                g.set_scores([seed as i64 * 40 - 200, 130, -129, 5]);
+                let mut turn = 0usize;
+                loop {
+                    for s in 0..4 {
+                        let v = GameView::new(&g, s);
+                        same(&v, Encoding::V1, -1f32);
+                        same(&v, Encoding::V2, 9u8);
+                        same(&v, Encoding::V2, -3f32);
+                        same(&g.observe(s), Encoding::V2, 200u8);
+                        positions += 1;
+                    }
+                    if g.to_act().is_none() {
+                        break;
+                    }
+                    // Pass half the wins offered on a discard (so that
+                    // 过胡 locks happen), else vary the choice.
+                    let legal: Vec<_> = g.legal_actions().iter().collect();
+                    let pass = legal.contains(&crate::game::Action::Pass) && turn.is_multiple_of(2);
+                    let a = match pass {
+                        true => crate::game::Action::Pass,
+                        false => legal[(seed as usize * 7 + turn) % legal.len()],
+                    };
+                    g.step(a).unwrap();
+                    turn += 1;
+                }
+            }
+        }
+        assert!(positions > 4000);
     }
 
     /// A row of the wrong length is an error naming both lengths.
