@@ -77,6 +77,10 @@ pub struct McConfig {
     /// Decisions are searched only while the hand is at most this many
     /// tiles from ready, or once another seat has declared ting: `far`.
     pub far: i8,
+    /// How strongly the sampled hands of the undeclared opponents lean
+    /// towards ready (`exp(-tilt × shanten)`; 0 deals them uniformly):
+    /// `tilt`.
+    pub tilt: f64,
 }
 
 impl McConfig {
@@ -88,6 +92,7 @@ impl McConfig {
         stop_z: 2.0,
         margin_z: 2.0,
         far: 1,
+        tilt: 1.0,
     };
     /// The default budget (`mc`).
     pub const DEFAULT: McConfig = McConfig {
@@ -97,6 +102,7 @@ impl McConfig {
         stop_z: 2.5,
         margin_z: 2.0,
         far: 1,
+        tilt: 1.0,
     };
     /// The strong budget (`mc:budget=strong`).
     pub const STRONG: McConfig = McConfig {
@@ -106,6 +112,7 @@ impl McConfig {
         stop_z: 3.0,
         margin_z: 2.0,
         far: 2,
+        tilt: 1.0,
     };
 
     /// Parses the options of an agent spec after `mc` (`":"`-separated
@@ -162,6 +169,7 @@ impl McConfig {
                 "top" => c.top = int()?,
                 "stop" => c.stop_z = real()?,
                 "margin" => c.margin_z = real()?,
+                "tilt" => c.tilt = real()?,
                 "far" => {
                     c.far = value
                         .parse::<i8>()
@@ -171,7 +179,7 @@ impl McConfig {
                 }
                 _ => {
                     return Err(bad(format!(
-                        "unknown mc option {key:?} (available: budget, rollouts, min, top, stop, margin, far)"
+                        "unknown mc option {key:?} (available: budget, rollouts, min, top, stop, margin, far, tilt)"
                     )))
                 }
             }
@@ -291,10 +299,10 @@ impl MonteCarloAgent {
         let rules = game.rules();
         let seat = view.seat;
         let obs = view.observation();
-        let Ok(mut worlds) = Worlds::new(&game.judge, rules, &obs, &self.hints, decision_seed)
-        else {
+        let Ok(worlds) = Worlds::new(&game.judge, rules, &obs, &self.hints, decision_seed) else {
             return (greedy, tallies);
         };
+        let mut worlds = worlds.with_tilt(self.config.tilt, &obs);
         for w in 0..self.config.rollouts {
             let Ok(mut base) = Game::from_observation(rules, &obs, worlds.next_world(), None)
             else {
