@@ -30,7 +30,14 @@
 //!   a declared opponent's hand walks a Markov chain of tile swaps that
 //!   keep it ready (uniform in the limit) instead of being redrawn by
 //!   rejection, and the next decision of the hand starts from where the
-//!   last one left it.
+//!   last one left it;
+//! * opponents as they are: the undeclared opponents' sampled hands lean
+//!   towards ready (`tilt`: a Metropolis walk of tile swaps weighted by
+//!   `exp(-tilt × shanten)`), since hands that have been played a while
+//!   are nearer ready than random tiles, and a search that meets only
+//!   random hands underrates the threat (on shanxi this raised the
+//!   duplicate advantage over greedy from +1.19 to +1.37 per hand, 1,000
+//!   deals).
 //!
 //! Deterministic from its seed: decision `i` of a hand uses
 //! `mix_seed(seed, i)` for its tables, whatever the thread, and starts
@@ -117,7 +124,8 @@ impl McConfig {
 
     /// Parses the options of an agent spec after `mc` (`":"`-separated
     /// `key=value`: `budget=fast|default|strong`, `rollouts`, `min`,
-    /// `top`, `stop`, `margin`; a budget first, then changes to it).
+    /// `top`, `stop`, `margin`, `far`, `tilt`; a budget first, then
+    /// changes to it).
     ///
     /// ```
     /// use koudian_core::agent::mc::McConfig;
