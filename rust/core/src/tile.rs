@@ -496,7 +496,7 @@ impl KindSet {
     /// use koudian_core::tile::{counts_of, parse, KindSet, Tile};
     /// let c = counts_of(&parse("112m7z").unwrap()).unwrap();
     /// let kinds: Vec<usize> = KindSet::held(&c).iter().map(Tile::index).collect();
-/// assert_eq!(kinds, [0, 1, 33]);
+    /// assert_eq!(kinds, [0, 1, 33]);
     /// ```
     #[inline]
     pub fn held(c: &Counts) -> KindSet {
