@@ -693,6 +693,13 @@ class _Bar:
             self._bar.close()
 
 
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    """Writes ``--json`` data to ``path``, indented, with a final newline."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     from koudian.simulation import _seat_list, _split_agents
 
@@ -724,9 +731,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         finally:
             bar.close()
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(res.to_json(), f, indent=2)
-                f.write("\n")
+            _write_json(args.json, res.to_json())
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
@@ -828,9 +833,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
         finally:
             bar.close()
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(res.to_json(), f, indent=2)
-                f.write("\n")
+            _write_json(args.json, res.to_json())
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2

@@ -901,7 +901,7 @@ pub(crate) fn shuffle(v: &mut [Tile], rng: &mut Fast) {
 }
 
 /// Puts a uniform random `n`-subset (in random order) at the front of `v`.
-fn partial_shuffle<T>(v: &mut [T], n: usize, rng: &mut Fast) {
+pub(crate) fn partial_shuffle<T>(v: &mut [T], n: usize, rng: &mut Fast) {
     let len = v.len();
     for i in 0..n.min(len) {
         let j = i + rng.below((len - i) as u32) as usize;

@@ -21,12 +21,12 @@
 
 use super::judge::Judge;
 use super::observation::Observation;
-use super::position::{sample_with, shuffle, Fast, Hidden};
+use super::position::{partial_shuffle, sample_with, shuffle, Fast, Hidden};
 use super::table::Game;
 use crate::error::Error;
 use crate::hand::Hand;
 use crate::ruleset::Ruleset;
-use crate::tile::{Counts, Tile, KINDS};
+use crate::tile::{tiles_of, Counts, Tile, KINDS};
 
 /// Swap proposals per declared hand between two completions.
 const PROPOSALS: usize = 24;
@@ -38,7 +38,6 @@ const TILT_BURN_IN: usize = 6;
 pub(crate) struct Worlds<'a> {
     judge: &'a Judge,
     hidden: Hidden,
-    /// The declared seats' hands (concealed tiles and melds).
     /// The declared seats' hands (concealed tiles and melds), and whether
     /// each was started afresh (then walked longer before the first use).
     declared: Vec<(usize, Hand, bool)>,
@@ -60,51 +59,43 @@ pub(crate) struct Worlds<'a> {
 }
 
 impl<'a> Worlds<'a> {
-    /// The chain for `obs`, seeded. Its first completion is drawn by
-    /// [`sample_with`] (an error where that fails), except that a
-    /// declared seat whose hand `hints` gives (its concealed counts, as an
-    /// earlier chain of the same hand left them: a declared hand changes
-    /// only by kongs) keeps that hand where it is still consistent with
-    /// `obs`, which spares the costly rejection.
+    /// The chain for `obs`, seeded. The first completion is
+    /// [`sample_with`]'s draw with every declared seat's hand replaced by
+    /// a ready one ([`mend`]): the hand `hints` gives for that seat (its
+    /// concealed counts, as an earlier chain of the same hand left them: a
+    /// declared hand changes only by kongs) where it has the right size,
+    /// else the sampled one, then walked. Where no ready hand is reached,
+    /// the exact (slow) draw of [`sample_with`] starts the chain instead.
     pub(crate) fn new(
         judge: &'a Judge,
-        rules: &'a Ruleset,
+        rules: &Ruleset,
         obs: &Observation,
         hints: &[Option<Counts>; 4],
         seed: u64,
     ) -> Result<Worlds<'a>, Error> {
         let mut rng = Fast(seed);
         let me = usize::from(obs.seat & 3);
-        let is_declared =
-            |s: usize| obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1;
         let hinted = |s: usize| {
             hints[s].filter(|c| {
                 c.iter().map(|&n| usize::from(n)).sum::<usize>()
                     == usize::from(obs.concealed_count[s])
             })
         };
-        // Every declared seat is sampled as if undeclared, then given a
-        // ready hand: its hint, or the sampled hand, mended and walked.
         let mut plain = *obs;
-        for s in (0..4).filter(|&s| s != me && is_declared(s)) {
+        for s in (0..4).filter(|&s| s != me && declared(rules, obs, s)) {
             plain.ting[s] = false;
         }
         let mut hidden = sample_with(judge, rules, &plain, &mut rng)?;
-        let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
-        let n_front = hidden.wall.len().saturating_sub(n_up);
+        let first = Game::from_observation(rules, &plain, &hidden, None)?;
         let mut pool = Vec::with_capacity(136);
         for s in (0..4).filter(|&s| s != me) {
-            for (k, &c) in hidden.concealed[s].iter().enumerate() {
-                pool.extend(std::iter::repeat_n(kind(k), usize::from(c)));
-            }
+            pool.extend(tiles_of(&hidden.concealed[s]));
         }
-        pool.extend_from_slice(&hidden.face_down);
-        pool.extend_from_slice(&hidden.wall[..n_front]);
-        let first = Game::from_observation(rules, &plain, &hidden, None)?;
-        let mut declared = Vec::new();
+        let n_front = extend_rest(&mut pool, obs, &hidden);
+        let mut declared_hands = Vec::new();
         let mut open = Vec::new();
         for s in (0..4).filter(|&s| s != me) {
-            if !is_declared(s) {
+            if !declared(rules, obs, s) {
                 open.push((s, usize::from(obs.concealed_count[s])));
                 continue;
             }
@@ -114,25 +105,12 @@ impl<'a> Worlds<'a> {
                 hand.concealed = h;
             }
             if !mend(judge, &mut hand, &mut pool, &mut rng) {
-                // No ready hand reached: the exact (slow) draw.
                 return Worlds::exact(judge, obs, rules, rng);
             }
             hidden.concealed[s] = hand.concealed;
-            declared.push((s, hand, hint.is_none()));
+            declared_hands.push((s, hand, hint.is_none()));
         }
-        let mut w = Worlds {
-            judge,
-            n_down: hidden.face_down.len(),
-            hidden,
-            declared,
-            open,
-            pool,
-            n_front,
-            rng,
-            started: false,
-            beta: 0.0,
-            n_melds: [0; 4],
-        };
+        let mut w = Worlds::assemble(judge, hidden, declared_hands, open, pool, n_front, rng);
         for d in 0..w.declared.len() {
             if w.declared[d].2 {
                 for _ in 0..BURN_IN {
@@ -154,25 +132,42 @@ impl<'a> Worlds<'a> {
         let me = usize::from(obs.seat & 3);
         let hidden = sample_with(judge, rules, obs, &mut rng)?;
         let first = Game::from_observation(rules, obs, &hidden, None)?;
-        let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
-        let n_front = hidden.wall.len().saturating_sub(n_up);
         let mut pool = Vec::with_capacity(136);
-        let mut declared = Vec::new();
+        let mut declared_hands = Vec::new();
         let mut open = Vec::new();
         for s in (0..4).filter(|&s| s != me) {
-            let n = usize::from(obs.concealed_count[s]);
-            if obs.ting[s] && rules.ting_required && n % 3 == 1 {
-                declared.push((s, *first.hand(s as u8), false));
+            if declared(rules, obs, s) {
+                declared_hands.push((s, *first.hand(s as u8), false));
             } else {
-                open.push((s, n));
-                for (k, &c) in hidden.concealed[s].iter().enumerate() {
-                    pool.extend(std::iter::repeat_n(kind(k), usize::from(c)));
-                }
+                open.push((s, usize::from(obs.concealed_count[s])));
+                pool.extend(tiles_of(&hidden.concealed[s]));
             }
         }
-        pool.extend_from_slice(&hidden.face_down);
-        pool.extend_from_slice(&hidden.wall[..n_front]);
-        Ok(Worlds {
+        let n_front = extend_rest(&mut pool, obs, &hidden);
+        Ok(Worlds::assemble(
+            judge,
+            hidden,
+            declared_hands,
+            open,
+            pool,
+            n_front,
+            rng,
+        ))
+    }
+
+    /// The chain of a first completion, whose unseen tiles outside the
+    /// declared hands are `pool` (the open seats' first, then those of
+    /// [`extend_rest`]).
+    fn assemble(
+        judge: &'a Judge,
+        hidden: Hidden,
+        declared: Vec<(usize, Hand, bool)>,
+        open: Vec<(usize, usize)>,
+        pool: Vec<Tile>,
+        n_front: usize,
+        rng: Fast,
+    ) -> Worlds<'a> {
+        Worlds {
             judge,
             n_down: hidden.face_down.len(),
             hidden,
@@ -184,7 +179,7 @@ impl<'a> Worlds<'a> {
             started: false,
             beta: 0.0,
             n_melds: [0; 4],
-        })
+        }
     }
 
     /// Leans the open seats' hands towards ready: their tiles walk a
@@ -236,10 +231,15 @@ impl<'a> Worlds<'a> {
         &self.hidden
     }
 
+    /// The open seats' tiles, at the pool's front.
+    fn n_open(&self) -> usize {
+        self.open.iter().map(|&(_, n)| n).sum()
+    }
+
     /// One round of [`PROPOSALS`] tilted swaps per open hand (one tile
     /// short: the hands a seat holds while another acts).
     fn tilt(&mut self) {
-        let n_open: usize = self.open.iter().map(|&(_, n)| n).sum();
+        let n_open = self.n_open();
         let rest = self.pool.len() - n_open;
         if rest == 0 {
             return;
@@ -281,7 +281,7 @@ impl<'a> Worlds<'a> {
     /// Deals the pool's tiles past the open hands afresh to the face-down
     /// discards and the wall's front (the open hands stay).
     fn deal_rest(&mut self) {
-        let n_open: usize = self.open.iter().map(|&(_, n)| n).sum();
+        let n_open = self.n_open();
         shuffle(&mut self.pool[n_open..], &mut self.rng);
         let at = n_open;
         self.hidden
@@ -318,21 +318,11 @@ impl<'a> Worlds<'a> {
         if n == 0 || self.pool.is_empty() {
             return;
         }
+        // Tilted open hands keep their place in the pool: swap with the
+        // tiles past them only.
+        let from = if self.beta > 0.0 { self.n_open() } else { 0 };
         for _ in 0..PROPOSALS {
-            // A uniform tile of the hand: the i-th in kind order.
-            let mut i = self.rng.below(n);
-            let mut out = 0;
-            while u32::from(hand.concealed[out]) <= i {
-                i -= u32::from(hand.concealed[out]);
-                out += 1;
-            }
-            // Tilted open hands keep their place in the pool: swap with
-            // the tiles past them only.
-            let from = if self.beta > 0.0 {
-                self.open.iter().map(|&(_, n)| n).sum()
-            } else {
-                0
-            };
+            let out = uniform_kind(&hand.concealed, n, &mut self.rng);
             if from >= self.pool.len() {
                 return;
             }
@@ -346,7 +336,7 @@ impl<'a> Worlds<'a> {
             next.concealed[inn] += 1;
             if self.judge.ready_to_declare(&next) {
                 hand = next;
-                self.pool[j] = kind(out);
+                self.pool[j] = Tile::from_index_unchecked(out as u8);
             }
         }
         self.declared[d].1 = hand;
@@ -384,12 +374,10 @@ fn mend(judge: &Judge, hand: &mut Hand, pool: &mut Vec<Tile>, rng: &mut Fast) ->
     if missing > len {
         return false;
     }
-    for i in 0..missing {
-        let j = i + rng.below((len - i) as u32) as usize;
-        pool.swap(i, j);
-        keep[pool[i].index()] += 1;
+    partial_shuffle(pool, missing, rng);
+    for t in pool.drain(..missing) {
+        keep[t.index()] += 1;
     }
-    pool.drain(..missing);
     hand.concealed = keep;
     if judge.ready_to_declare(hand) {
         return true;
@@ -400,12 +388,7 @@ fn mend(judge: &Judge, hand: &mut Hand, pool: &mut Vec<Tile>, rng: &mut Fast) ->
     }
     let mut sh = judge.shanten(&hand.concealed, hand.n_melds());
     for _ in 0..CLIMB {
-        let mut i = rng.below(n);
-        let mut out = 0;
-        while u32::from(hand.concealed[out]) <= i {
-            i -= u32::from(hand.concealed[out]);
-            out += 1;
-        }
+        let out = uniform_kind(&hand.concealed, n, rng);
         let j = rng.below(pool.len() as u32) as usize;
         let inn = pool[j].index();
         if inn == out {
@@ -422,7 +405,7 @@ fn mend(judge: &Judge, hand: &mut Hand, pool: &mut Vec<Tile>, rng: &mut Fast) ->
             continue;
         }
         *hand = next;
-        pool[j] = kind(out);
+        pool[j] = Tile::from_index_unchecked(out as u8);
         sh = s;
         if sh <= 0 {
             return true;
@@ -454,8 +437,32 @@ fn take(pool: &mut Vec<Tile>, c: &Counts) -> bool {
     true
 }
 
-fn kind(k: usize) -> Tile {
-    Tile::new(k as u8).unwrap_or(Tile::M1)
+/// Appends the face-down discards and the wall's tiles before its face-up
+/// ones (which stay at its end) to `pool`: how many wall tiles that is.
+fn extend_rest(pool: &mut Vec<Tile>, obs: &Observation, hidden: &Hidden) -> usize {
+    let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
+    let n_front = hidden.wall.len().saturating_sub(n_up);
+    pool.extend_from_slice(&hidden.face_down);
+    pool.extend_from_slice(&hidden.wall[..n_front]);
+    n_front
+}
+
+/// Whether seat `s` of `obs` has declared ting with a hand one tile
+/// short (the hands that must be ready).
+fn declared(rules: &Ruleset, obs: &Observation, s: usize) -> bool {
+    obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1
+}
+
+/// The kind of a uniformly chosen tile of `c`, which holds `n` tiles: the
+/// drawn index counted through the kinds in order.
+fn uniform_kind(c: &Counts, n: u32, rng: &mut Fast) -> usize {
+    let mut i = rng.below(n);
+    let mut k = 0;
+    while u32::from(c[k]) <= i {
+        i -= u32::from(c[k]);
+        k += 1;
+    }
+    k
 }
 
 #[cfg(test)]

@@ -326,7 +326,7 @@ impl MonteCarloAgent {
         }
         let decision_seed = mix_seed(self.seed, self.decisions);
         self.decisions += 1;
-        let Some(cands) = candidates(view, greedy, &self.config) else {
+        let Some(cands) = candidates(view, greedy, &mut self.greedy, &self.config) else {
             return (greedy, vec![Tally::new(greedy)]);
         };
         let mut tallies: Vec<Tally> = cands.iter().map(|&a| Tally::new(a)).collect();
@@ -462,7 +462,12 @@ impl Tally {
 /// next in greedy's own ranking, but leaving and, among discards (and
 /// ting declarations), those that raise the shanten above the best
 /// discard's and greedy's; at most `top`.
-fn candidates(view: &SeatView<'_>, greedy: Action, config: &McConfig) -> Option<Vec<Action>> {
+fn candidates(
+    view: &SeatView<'_>,
+    greedy: Action,
+    agent: &mut GreedyAgent,
+    config: &McConfig,
+) -> Option<Vec<Action>> {
     let game = view.game;
     let seat = view.seat;
     let hand = game.hand(seat);
@@ -478,7 +483,7 @@ fn candidates(view: &SeatView<'_>, greedy: Action, config: &McConfig) -> Option<
     if !declared && game.judge.shanten(&hand.concealed, hand.n_melds()) > far {
         return None;
     }
-    let ranked = GreedyAgent::new(0).rank(view);
+    let ranked = agent.rank(view);
     let shanten = |r: &RankedAction| match r.action {
         Action::Discard(_) | Action::Ting(_) => r.number("shanten").unwrap_or(f64::INFINITY),
         _ => f64::NEG_INFINITY,

@@ -2,6 +2,7 @@
 //! kongs), the discard and the kongs' bookkeeping.
 
 use super::*;
+use crate::tile::KindSet;
 
 impl Game {
     /// `seat` draws (a replacement tile for a kong of kind
@@ -220,31 +221,29 @@ impl Game {
         let mut m = ActionMask::EMPTY;
         let hand = &self.hands[s];
         let ting = self.ting[s];
-        let mut rest = fours;
-        while rest != 0 {
-            let k = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let t = Tile::from_index_unchecked(k as u8);
+        // The hand one tile short before the kong, against which the
+        // waits after it are judged.
+        let before = |k: usize| {
+            let mut b = *hand;
+            b.concealed[k] -= 1;
+            b
+        };
+        for t in KindSet(fours) {
+            let k = t.index();
             let ok = !ting || {
-                let mut before = *hand;
-                before.concealed[k] -= 1;
                 let mut after = *hand;
                 after.concealed[k] = 0;
                 let after = Judge::with_meld(&after, Meld::new(MeldKind::ConcealedKong, t));
-                self.judge.ting_kong_allowed(&before, &after)
+                self.judge.ting_kong_allowed(&before(k), &after)
             };
             if ok {
                 m.insert(Action::ConcealedKong(t));
             }
         }
-        let mut rest = added;
-        while rest != 0 {
-            let k = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let t = Tile::from_index_unchecked(k as u8);
+        for t in KindSet(added) {
+            let k = t.index();
             let ok = !ting || {
-                let mut before = *hand;
-                before.concealed[k] -= 1;
+                let before = before(k);
                 let mut after = before;
                 let pong = Meld::new(MeldKind::Pong, t);
                 if let Some(i) = after.melds().iter().position(|m| *m == pong) {
