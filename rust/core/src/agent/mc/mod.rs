@@ -8,10 +8,13 @@
 //!
 //! The budget is spent where it tells:
 //! * search gating: a legal win is always taken; while the hand is more
-//!   than `far` tiles from ready and
-//!   no other seat has declared ting, the outcome hardly depends on the
-//!   choice (two discards that keep the same shanten differ by a few
-//!   points over many tables), so greedy's choice is kept at no cost;
+//!   than `far` tiles from ready and no other seat has declared ting,
+//!   greedy's choice is kept without a search. In the Koudian games the
+//!   default searches only once an opponent has declared (`far=-1`): the
+//!   departures before, mostly one tile from ready, gained a little on
+//!   average but each changed the rest of its hand, and so they carried
+//!   most of the variance of mc's duplicate advantage for a sixth of its
+//!   mean (measured with `examples/mc_departures.rs`);
 //! * candidate pruning: the others are the next in greedy's own ranking
 //!   ([`GreedyAgent::rank`]), at most `top`, and a discard that raises the
 //!   shanten above the best discard's is never played;
@@ -84,13 +87,22 @@ pub struct McConfig {
     /// by more than this many standard errors: `margin`.
     pub margin_z: f64,
     /// Decisions are searched only while the hand is at most this many
-    /// tiles from ready, or once another seat has declared ting: `far`;
-    /// `None` by the game (see [`McConfig::in_game`]).
+    /// tiles from ready, or once another seat has declared ting: `far`
+    /// (-1: only once another seat has declared); `None` by the game (see
+    /// [`McConfig::in_game`]).
     pub far: Option<i8>,
     /// How strongly the sampled hands of the undeclared opponents lean
     /// towards ready (`exp(-tilt × shanten)`; 0 deals them uniformly):
     /// `tilt`.
     pub tilt: f64,
+    /// The most a departure from greedy's choice may cost per point it
+    /// gains: a candidate replaces greedy's choice only where the mean
+    /// square of its paired difference to it over the tables (points²)
+    /// is at most `cost` times its mean difference (points), so that a
+    /// departure adds little variance to a duplicate measurement for the
+    /// points it brings: `cost`. `f64::INFINITY` (`cost=off`, every
+    /// budget's) departs on the margin alone.
+    pub cost: f64,
 }
 
 impl McConfig {
@@ -103,6 +115,7 @@ impl McConfig {
         margin_z: 2.0,
         far: Some(1),
         tilt: 1.0,
+        cost: f64::INFINITY,
     };
     /// The default budget (`mc`).
     pub const DEFAULT: McConfig = McConfig {
@@ -113,6 +126,7 @@ impl McConfig {
         margin_z: 2.0,
         far: None,
         tilt: 1.0,
+        cost: f64::INFINITY,
     };
     /// The strong budget (`mc:budget=strong`).
     pub const STRONG: McConfig = McConfig {
@@ -123,34 +137,38 @@ impl McConfig {
         margin_z: 2.0,
         far: Some(2),
         tilt: 1.0,
+        cost: f64::INFINITY,
     };
 
     /// `(far, top)` for a game of `family`, where the budget leaves them
-    /// to the game: in the Koudian games a search from one tile from
-    /// ready (or once an opponent has declared) among three candidates;
-    /// in Sichuan, which has no declaration to tell the danger and whose
-    /// void suit is chosen by the first discards, every decision among
-    /// four (measured: +0.017 ± 0.014 points a hand over greedy on 3,000
-    /// deals, where `far=1` gave +0.000 ± 0.025 on 600).
+    /// to the game: in the Koudian games a search only once an opponent
+    /// has declared ting, among five candidates (measured on shanxi,
+    /// 1,000 deals: +1.25 ± 0.31 a hand over greedy, where searching also
+    /// one tile from ready among three gave +1.22 ± 0.37: the undeclared
+    /// departures brought little and most of the variance); in Sichuan,
+    /// which has no declaration to tell the danger and whose void suit is
+    /// chosen by the first discards, every decision among four (measured:
+    /// +0.017 ± 0.014 points a hand over greedy on 3,000 deals, where
+    /// `far=1` gave +0.000 ± 0.025 on 600).
     ///
     /// ```
     /// use koudian_core::agent::mc::McConfig;
     /// use koudian_core::ruleset::Family;
-    /// assert_eq!(McConfig::DEFAULT.in_game(Family::Shanxi), (1, 3));
+    /// assert_eq!(McConfig::DEFAULT.in_game(Family::Shanxi), (-1, 5));
     /// assert_eq!(McConfig::DEFAULT.in_game(Family::Sichuan), (8, 4));
     /// assert_eq!(McConfig::parse("far=2:top=2").unwrap().in_game(Family::Sichuan), (2, 2));
     /// ```
     pub fn in_game(&self, family: Family) -> (i8, u32) {
         let (far, top) = match family {
             Family::Sichuan => (8, 4),
-            _ => (1, 3),
+            _ => (-1, 5),
         };
         (self.far.unwrap_or(far), self.top.unwrap_or(top))
     }
 
     /// Parses the options of an agent spec after `mc` (`":"`-separated
     /// `key=value`: `budget=fast|default|strong`, `rollouts`, `min`,
-    /// `top`, `stop`, `margin`, `far`, `tilt`; a budget first, then
+    /// `top`, `stop`, `margin`, `far`, `tilt`, `cost`; a budget first, then
     /// changes to it).
     ///
     /// ```
@@ -204,20 +222,34 @@ impl McConfig {
                 "stop" => c.stop_z = real()?,
                 "margin" => c.margin_z = real()?,
                 "tilt" => c.tilt = real()?,
+                "cost" => {
+                    c.cost = match value {
+                        "off" => f64::INFINITY,
+                        _ => value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|x| x.is_finite() && (1.0..=100_000.0).contains(x))
+                            .ok_or_else(|| {
+                                bad(format!(
+                                    "mc option cost={value:?}: a number 1-100000 or off"
+                                ))
+                            })?,
+                    }
+                }
                 "far" => {
                     c.far = Some(
                         value
                             .parse::<i8>()
                             .ok()
-                            .filter(|n| (0..=8).contains(n))
+                            .filter(|n| (-1..=8).contains(n))
                             .ok_or_else(|| {
-                                bad(format!("mc option far={value:?}: a whole number 0-8"))
+                                bad(format!("mc option far={value:?}: a whole number -1 to 8"))
                             })?,
                     )
                 }
                 _ => {
                     return Err(bad(format!(
-                        "unknown mc option {key:?} (available: budget, rollouts, min, top, stop, margin, far, tilt)"
+                        "unknown mc option {key:?} (available: budget, rollouts, min, top, stop, margin, far, tilt, cost)"
                     )))
                 }
             }
@@ -364,16 +396,8 @@ impl MonteCarloAgent {
             }
         }
         self.hints = worlds.hints();
-        // The candidate that leads greedy by the most, paired, where it
-        // leads by more than `margin` standard errors; else greedy.
-        let mut best = (0usize, 0.0f64);
-        for (i, t) in tallies.iter().enumerate().skip(1) {
-            let (d, se) = t.diff();
-            if t.n >= 2 && d > self.config.margin_z * se && d > best.1 {
-                best = (i, d);
-            }
-        }
-        (tallies[best.0].action, tallies)
+        let best = choose(&tallies, self.config.margin_z, self.config.cost);
+        (tallies[best].action, tallies)
     }
 
     /// Drops the candidates that cannot replace greedy: clearly behind it
@@ -404,6 +428,22 @@ impl MonteCarloAgent {
         }
         g.result().map_or(0, |r| r.deltas[usize::from(seat & 3)])
     }
+}
+
+/// The index of the candidate to play: the one that leads greedy's
+/// choice (index 0) by the most, paired, among those that lead it by more
+/// than `margin` standard errors and cost at most `cost` (the mean square
+/// of the paired difference at most `cost` times its mean); else 0.
+fn choose(tallies: &[Tally], margin: f64, cost: f64) -> usize {
+    let mut best = (0usize, 0.0f64);
+    for (i, t) in tallies.iter().enumerate().skip(1) {
+        let (d, se) = t.diff();
+        let affordable = cost == f64::INFINITY || t.d_sq / f64::from(t.n) <= cost * d;
+        if t.n >= 2 && d > margin * se && affordable && d > best.1 {
+            best = (i, d);
+        }
+    }
+    best.0
 }
 
 impl Tally {
@@ -519,3 +559,6 @@ impl Agent for MonteCarloAgent {
         self.greedy.reset(seed);
     }
 }
+
+#[cfg(test)]
+mod tests;
