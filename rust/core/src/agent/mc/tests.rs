@@ -82,8 +82,8 @@ fn far_minus_one_waits_for_a_declaration() {
 #[test]
 fn choose_applies_margin_then_cost() {
     let g = Tally::new(Action::Discard(Tile::M1));
-    let a = Action::Discard(Tile::M2);
-    let b = Action::Discard(Tile::M3);
+    let a = Action::Discard(Tile::M9);
+    let b = Action::Discard(Tile::P1);
     // Steady: lead 2 on every table but two (mean 1.8, mean square 3.6).
     let mut steady = vec![2.0; 18];
     steady.extend([0.0, 0.0]);
