@@ -1,0 +1,230 @@
+//! The packed observation written straight from a seat's view: the
+//! planes of [`encode`](crate::game::encode)'s version 2 in
+//! [`pack`](super::pack)'s layout without the 2,244-value row between
+//! them. The recorder writes one per recorded decision; it must give the
+//! bytes [`pack_planes`](super::pack_planes) gives for the encoder's row,
+//! which the tests check on every seat of every position of many hands.
+
+use super::pack::{form_bytes, pack_nibbles, unfit, Form, BITS_BYTES, FORMS_V2, N_PLANES_V2};
+use super::OBS_BYTES;
+use crate::error::Error;
+use crate::game::encode::{View, RECENT_DISCARDS};
+use crate::game::observation::Pending;
+use crate::tile::KINDS;
+
+/// Byte offsets of every plane in a packed version 2 row.
+const AT: [usize; N_PLANES_V2 + 1] = {
+    let mut at = [0; N_PLANES_V2 + 1];
+    let mut p = 0;
+    while p < N_PLANES_V2 {
+        at[p + 1] = at[p] + form_bytes(FORMS_V2[p]);
+        p += 1;
+    }
+    at
+};
+
+/// The planes of each form the writer below stores, as the layout has
+/// them (a change to the layout that it misses fails to compile).
+const _: () = {
+    let bits = [0, 1, 2, 3, 4, 13, 15, 29, 30, 31, 32, 33];
+    let nibbles = [5, 6, 7, 8, 9, 10, 11, 12, 14];
+    let mut i = 0;
+    while i < bits.len() {
+        assert!(matches!(FORMS_V2[bits[i]], Form::Bits));
+        i += 1;
+    }
+    let mut i = 0;
+    while i < nibbles.len() {
+        assert!(matches!(FORMS_V2[nibbles[i]], Form::Nibbles));
+        i += 1;
+    }
+    let mut p = 16;
+    while p < 29 {
+        assert!(matches!(FORMS_V2[p], Form::Constant));
+        p += 1;
+    }
+    let mut p = 34;
+    while p < 42 {
+        assert!(matches!(FORMS_V2[p], Form::Constant));
+        p += 1;
+    }
+    while p < N_PLANES_V2 {
+        assert!(matches!(FORMS_V2[p], Form::OneHot));
+        p += 1;
+    }
+    assert!(AT[N_PLANES_V2] == OBS_BYTES && N_PLANES_V2 == 42 + 4 * RECENT_DISCARDS);
+};
+
+/// Stores the 0/1 plane `p` whose set kinds are the bits of `mask`.
+#[inline(always)]
+fn put_bits(out: &mut [u8; OBS_BYTES], p: usize, mask: u64) {
+    out[AT[p]..AT[p] + BITS_BYTES].copy_from_slice(&mask.to_le_bytes()[..BITS_BYTES]);
+}
+
+/// Stores the count plane `p`, or the error if a count does not fit.
+#[inline(always)]
+fn put_nibbles(out: &mut [u8; OBS_BYTES], p: usize, row: &[u8; KINDS]) -> Result<(), Error> {
+    match pack_nibbles(row, &mut out[AT[p]..AT[p + 1]]) {
+        true => Ok(()),
+        false => Err(unfit(p, Form::Nibbles)),
+    }
+}
+
+/// Writes the packed version 2 observation of `o` into `out` (every byte):
+/// what packing the encoder's row gives, or the error packing it gives.
+pub(crate) fn pack_view(o: &impl View, out: &mut [u8; OBS_BYTES]) -> Result<(), Error> {
+    let me = o.seat();
+    let rel = |s: u8| (s.wrapping_sub(me) & 3) as usize;
+    // Planes 0-3: the kinds held at least once, twice, three times, four.
+    let mut held = [0u64; 4];
+    for (k, &n) in o.concealed().iter().enumerate() {
+        for (j, h) in held.iter_mut().enumerate() {
+            *h |= u64::from(n > j as u8) << k;
+        }
+    }
+    for (j, &h) in held.iter().enumerate() {
+        put_bits(out, j, h);
+    }
+    let (pending, drawn) = o.pending_drawn();
+    put_bits(out, 4, drawn.map_or(0, |t| 1 << t.index()));
+    // Planes 5-8 (tiles melded by seat r) and 30-33 (melds claimed from
+    // seat r's discards).
+    let mut melded = [[0u8; KINDS]; 4];
+    let mut claimed = [0u64; 4];
+    o.each_meld(|s, m| {
+        if let Some(t) = m.tile {
+            let v = &mut melded[rel(s)][t.index()];
+            *v = v.saturating_add(m.kind.size());
+            if let Some(from) = m.from {
+                claimed[rel(from)] |= 1 << t.index();
+            }
+        }
+    });
+    let rows = o.discard_rows();
+    for r in 0..4 {
+        put_nibbles(out, 5 + r, &melded[r])?;
+        put_bits(out, 30 + r, claimed[r]);
+    }
+    for (s, pond) in rows.pond.iter().enumerate() {
+        put_nibbles(out, 9 + rel(s as u8), pond)?;
+    }
+    put_bits(
+        out,
+        13,
+        o.wilds().kinds().fold(0, |m, t| m | 1 << t.index()),
+    );
+    put_nibbles(out, 14, &o.face_up_in_wall())?;
+    let (asked, answer) = match pending {
+        Pending::None => (0, 0),
+        Pending::Turn => (26, 0),
+        Pending::Discard { tile, .. } => (27, 1 << tile.index()),
+        Pending::AddedKong { tile, .. } => (28, 1 << tile.index()),
+    };
+    put_bits(out, 15, answer);
+    let (ting, dealer) = (o.ting(), o.dealer());
+    let (counts, scores) = (o.concealed_count(), o.scores());
+    for s in 0..4u8 {
+        let r = rel(s);
+        out[AT[16 + r]] = u8::from(ting[s as usize]);
+        out[AT[20 + r]] = u8::from(s == dealer);
+        out[AT[34 + r]] = counts[s as usize];
+        out[AT[38 + r]] = (128 + scores[s as usize].clamp(-128, 127)) as u8;
+    }
+    out[AT[24]] = o.live_remaining();
+    out[AT[25]] = u8::from(o.may_win_discards());
+    for p in 26..29 {
+        out[AT[p]] = u8::from(p == asked);
+    }
+    put_bits(out, 29, o.locked_kinds() & ((1 << KINDS) - 1));
+    // Planes 42-65: seat r's j-th latest discard, one kind at most.
+    for (s, recent) in rows.recent.iter().enumerate() {
+        let first = 42 + RECENT_DISCARDS * rel(s as u8);
+        for (j, &(k, v)) in recent.iter().enumerate() {
+            if v > 3 || (v != 0 && usize::from(k) >= KINDS) {
+                return Err(unfit(first + j, Form::OneHot));
+            }
+            out[AT[first + j]] = match v {
+                0 => 0,
+                v => 1 + 34 * (v - 1) + k,
+            };
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{builtin, Agent, SeatView};
+    use crate::game::encode::{self, ponds::Ponds, Encoding};
+    use crate::game::view::GameView;
+    use crate::game::{Action, Game};
+    use crate::record::pack_planes;
+    use crate::ruleset::{PassScope, Ruleset};
+
+    /// The written bytes are the packed encoder row's, for every seat at
+    /// every position of many hands of every family (hidden concealed
+    /// kongs, 过胡 locks, scores out of the plane's range, claims and
+    /// face-down ting discards included), whether the discard planes are
+    /// walked or kept up to date, from the game or from an observation,
+    /// over a dirty buffer.
+    #[test]
+    fn direct_rows_equal_packed_encoder_rows() {
+        let mut hide = Ruleset::shanxi();
+        hide.hide_concealed_kong = true;
+        let mut locks = Ruleset::shanxi();
+        locks.pass_scope = PassScope::Tile;
+        let mut checked = 0;
+        for rules in [
+            Ruleset::shanxi(),
+            Ruleset::linxian(),
+            Ruleset::sichuan(),
+            hide,
+            locks,
+        ] {
+            for seed in 0..25u64 {
+                let mut g = Game::new(&rules, seed, None).unwrap();
+                g.set_scores([seed as i64 * 40 - 500, 130, -129, 5]);
+                let mut ponds = Ponds::default();
+                let mut agents: [Box<dyn Agent>; 4] = std::array::from_fn(|s| {
+                    builtin(
+                        if seed % 2 == 0 { "greedy" } else { "random" },
+                        seed + s as u64,
+                    )
+                    .unwrap()
+                });
+                let mut turn = 0usize;
+                loop {
+                    ponds.catch_up(&g);
+                    for s in 0..4 {
+                        let mut planes = [0u8; Encoding::V2.len()];
+                        encode::write(&GameView::new(&g, s), Encoding::V2, &mut planes);
+                        let mut want = [0u8; OBS_BYTES];
+                        pack_planes(&planes, &mut want).unwrap();
+                        let mut a = [0xA5; OBS_BYTES];
+                        pack_view(&GameView::new(&g, s), &mut a).unwrap();
+                        let mut b = [7; OBS_BYTES];
+                        pack_view(&GameView::with_ponds(&g, s, &ponds), &mut b).unwrap();
+                        let mut c = [0xFF; OBS_BYTES];
+                        pack_view(&g.observe(s), &mut c).unwrap();
+                        assert_eq!(a, want, "seed {seed} turn {turn} seat {s}");
+                        assert_eq!(b, want, "kept ponds: seed {seed} turn {turn} seat {s}");
+                        assert_eq!(c, want, "observation: seed {seed} turn {turn} seat {s}");
+                        checked += 1;
+                    }
+                    let Some(seat) = g.to_act() else { break };
+                    // Pass half the wins offered on a discard (so that
+                    // 过胡 locks happen), else the agent's choice.
+                    let legal = g.legal_actions();
+                    let a = match legal.contains(Action::Pass) && turn.is_multiple_of(2) {
+                        true => Action::Pass,
+                        false => agents[seat as usize].act(&SeatView::new(&g, seat)),
+                    };
+                    g.step(a).unwrap();
+                    turn += 1;
+                }
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+    }
+}
