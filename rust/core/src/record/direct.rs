@@ -5,7 +5,10 @@
 //! bytes [`pack_planes`](super::pack_planes) gives for the encoder's row,
 //! which the tests check on every seat of every position of many hands.
 
-use super::pack::{form_bytes, pack_nibbles, unfit, Form, BITS_BYTES, FORMS_V2, N_PLANES_V2};
+use super::pack::{
+    form_bytes, gather_bits, pack_nibbles, unfit, word, Form, BITS_BYTES, FORMS_V2, N_PLANES_V2,
+    ONES,
+};
 use super::OBS_BYTES;
 use crate::error::Error;
 use crate::game::encode::{View, RECENT_DISCARDS};
@@ -75,15 +78,18 @@ fn put_nibbles(out: &mut [u8; OBS_BYTES], p: usize, row: &[u8; KINDS]) -> Result
 pub(crate) fn pack_view(o: &impl View, out: &mut [u8; OBS_BYTES]) -> Result<(), Error> {
     let me = o.seat();
     let rel = |s: u8| (s.wrapping_sub(me) & 3) as usize;
-    // Planes 0-3: the kinds held at least once, twice, three times, four.
-    let mut held = [0u64; 4];
-    for (k, &n) in o.concealed().iter().enumerate() {
-        for (j, h) in held.iter_mut().enumerate() {
-            *h |= u64::from(n > j as u8) << k;
+    // Planes 0-3: the kinds held more than j times, eight kinds a word.
+    let c = o.concealed();
+    for j in 0..4u8 {
+        let mut held = u64::from(c[32] > j) << 32 | u64::from(c[33] > j) << 33;
+        for q in 0..4 {
+            let w = word(&c, 8 * q);
+            // Byte by byte, `n > j` is the top bit of `(n & 127) + 127 - j`
+            // (no carry between bytes) or of `n` itself.
+            let more = (((w & (0x7F * ONES)) + u64::from(0x7F - j) * ONES) | w) >> 7 & ONES;
+            held |= gather_bits(more) << (8 * q);
         }
-    }
-    for (j, &h) in held.iter().enumerate() {
-        put_bits(out, j, h);
+        put_bits(out, usize::from(j), held);
     }
     let (pending, drawn) = o.pending_drawn();
     put_bits(out, 4, drawn.map_or(0, |t| 1 << t.index()));
@@ -136,18 +142,34 @@ pub(crate) fn pack_view(o: &impl View, out: &mut [u8; OBS_BYTES]) -> Result<(), 
         out[AT[p]] = u8::from(p == asked);
     }
     put_bits(out, 29, o.locked_kinds() & ((1 << KINDS) - 1));
-    // Planes 42-65: seat r's j-th latest discard, one kind at most.
+    // Planes 42-65 (a byte each): seat r's j-th latest discard, one kind
+    // at most; the checks folded into one test.
+    let mut codes = [0u8; 4 * RECENT_DISCARDS];
+    let mut fits = true;
     for (s, recent) in rows.recent.iter().enumerate() {
-        let first = 42 + RECENT_DISCARDS * rel(s as u8);
-        for (j, &(k, v)) in recent.iter().enumerate() {
-            if v > 3 || (v != 0 && usize::from(k) >= KINDS) {
-                return Err(unfit(first + j, Form::OneHot));
-            }
-            out[AT[first + j]] = match v {
-                0 => 0,
-                v => 1 + 34 * (v - 1) + k,
-            };
+        let first = RECENT_DISCARDS * rel(s as u8);
+        for (code, &(k, v)) in codes[first..first + RECENT_DISCARDS].iter_mut().zip(recent) {
+            fits &= v <= 3 && (v == 0 || usize::from(k) < KINDS);
+            let c = 1u8
+                .wrapping_add(34u8.wrapping_mul(v.wrapping_sub(1)))
+                .wrapping_add(k);
+            *code = if v == 0 { 0 } else { c };
         }
+    }
+    out[AT[42]..].copy_from_slice(&codes);
+    if !fits {
+        let bad = (0..codes.len())
+            .find(|&i| {
+                let (k, v) = rows.recent[i / RECENT_DISCARDS][i % RECENT_DISCARDS];
+                v > 3 || (v != 0 && usize::from(k) >= KINDS)
+            })
+            .unwrap_or(0);
+        // Planes are by relative seat; name the first misfit's.
+        let s = (bad / RECENT_DISCARDS) as u8;
+        return Err(unfit(
+            42 + RECENT_DISCARDS * rel(s) + bad % RECENT_DISCARDS,
+            Form::OneHot,
+        ));
     }
     Ok(())
 }
@@ -226,5 +248,30 @@ mod tests {
             }
         }
         assert!(checked > 20_000, "{checked}");
+    }
+
+    /// A view that does not fit the layout (here 16 face-up discards of
+    /// one kind in a pond, past a nibble) is refused, naming the plane
+    /// packing the encoder's row names.
+    #[test]
+    fn views_that_do_not_fit_are_refused_like_rows() {
+        let g = Game::new(&Ruleset::shanxi(), 4, None).unwrap();
+        let mut o = g.observe(0);
+        let t = crate::tile::Tile::new(3).unwrap();
+        for d in &mut o.discards[..16] {
+            *d = crate::game::observation::SeenDiscard {
+                seat: 1,
+                tile: Some(t),
+                face_down: false,
+                claimed: false,
+            };
+        }
+        o.n_discards = 16;
+        let mut planes = [0u8; Encoding::V2.len()];
+        encode::encode_into(&o, Encoding::V2, &mut planes).unwrap();
+        let want = pack_planes(&planes, &mut [0; OBS_BYTES]).unwrap_err();
+        let got = pack_view(&o, &mut [0; OBS_BYTES]).unwrap_err();
+        assert_eq!(got.to_string(), want.to_string());
+        assert!(got.to_string().contains("plane 10"), "{got}");
     }
 }

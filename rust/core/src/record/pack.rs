@@ -146,13 +146,13 @@ pub(super) fn unfit(p: usize, form: Form) -> Error {
 
 /// The 8 bytes of `row` from `at` as a little-endian word.
 #[inline]
-fn word(row: &[u8], at: usize) -> u64 {
+pub(super) fn word(row: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&row[at..at + 8]);
     u64::from_le_bytes(w)
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
 
 /// Packs the whole-number planes `row` (`forms.len() × 34` values) into
 /// `out` (every byte written), or the error naming the first plane that
@@ -207,8 +207,14 @@ pub(super) fn pack_row(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(),
     Ok(())
 }
 
-/// Bytes of 0/1, byte i to bit i: the multiply gathers each word's
-/// eight low bits into its top byte. Whether every value fits.
+/// The eight bytes of 0/1 of `w` as eight bits, byte i to bit i: the
+/// multiply gathers each byte's low bit into the top byte.
+#[inline(always)]
+pub(super) fn gather_bits(w: u64) -> u64 {
+    w.wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// Bytes of 0/1, byte i to bit i. Whether every value fits.
 #[inline]
 fn pack_bits(row: &[u8], out: &mut [u8]) -> bool {
     let mut bits = 0u64;
@@ -216,7 +222,7 @@ fn pack_bits(row: &[u8], out: &mut [u8]) -> bool {
     for c in 0..4 {
         let w = word(row, 8 * c);
         over |= w & !ONES;
-        bits |= (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * c);
+        bits |= gather_bits(w) << (8 * c);
     }
     let (a, b) = (row[32], row[33]);
     over |= u64::from((a | b) & !1);
