@@ -99,6 +99,27 @@ def test_a_dataset_does_not_depend_on_the_thread_count_or_chunks(
     np.testing.assert_array_equal(one.deltas, r.deltas)  # type: ignore[attr-defined]
 
 
+def test_pieces_are_the_rows_in_order_and_write_the_same_shard(tmp_path: Path) -> None:
+    from koudian._core import simulate_record
+
+    rules = koudian.Ruleset.preset("shanxi")
+    kw = {"seed": 3, "threads": 2, "start": 7, "seats": [0, 1, 2, 3]}
+    _, parts, _ = simulate_record(rules, AGENTS, 41, pieces=True, **kw)
+    _, whole, _ = simulate_record(rules, AGENTS, 41, **kw)
+    assert isinstance(parts, list) and len(parts) == 2 and isinstance(whole, dict)
+    for k, v in whole.items():
+        np.testing.assert_array_equal(np.concatenate([p[k] for p in parts]), v, err_msg=k)
+    order = np.lexsort((whole["step"], whole["hand"]))
+    np.testing.assert_array_equal(order, np.arange(len(order)))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = koudian.dataset.write_shard(tmp_path / "a", 7, parts, AGENTS)
+    b = koudian.dataset.write_shard(tmp_path / "b", 7, whole, AGENTS)
+    assert a == b and a["rows"] == len(whole["seat"])
+    read = pytest.importorskip("pyarrow.parquet").read_table
+    assert read(tmp_path / "a" / a["file"]).equals(read(tmp_path / "b" / b["file"]))
+
+
 def test_record_seats_keeps_only_those_seats(tmp_path: Path) -> None:
     koudian.simulate("sichuan", AGENTS, hands=20, seed=2, record=tmp_path, record_seats=[1])
     t = _rows(tmp_path)

@@ -189,21 +189,25 @@ def shard_name(start: int) -> str:
 def write_shard(
     directory: str | os.PathLike[str],
     start: int,
-    decisions: dict[str, Any],
+    decisions: dict[str, Any] | Sequence[dict[str, Any]],
     agents: Sequence[str],
     compression: str = "zstd",
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Writes the rows of the hands from ``start`` as one Parquet file in
     ``directory`` (atomically: a temporary file renamed), and returns its
-    manifest entry ``{"file", "start", "rows"}``. ``extra`` names more
-    columns (numpy arrays, one value a row) appended after the schema's
-    (the arena's ``deal`` and ``table``)."""
+    manifest entry ``{"file", "start", "rows"}``. ``decisions`` is a dict
+    of columns or a list of them whose rows follow one another
+    (``simulate_record(..., pieces=True)``: each becomes a record batch,
+    no copy). ``extra`` names more columns (numpy arrays, one value a row)
+    appended after the schema's (the arena's ``deal`` and ``table``)."""
     pa = _pyarrow()
     directory = Path(directory)
     name = shard_name(start)
     tmp = directory / f".{name}.{os.getpid()}.tmp"
-    table = pa.Table.from_batches([record_batch(decisions, agents)])
+    pieces = [decisions] if isinstance(decisions, dict) else list(decisions)
+    batches = [record_batch(d, agents) for d in pieces]
+    table = pa.Table.from_batches(batches, schema=schema())
     for column, values in (extra or {}).items():
         table = table.append_column(column, pa.array(values))
     # Statistics and dictionaries are kept to the small columns: on the
@@ -242,8 +246,9 @@ class ShardWriter:
             self.entries.append(self._pending.result())
             self._pending = None
 
-    def write(self, start: int, decisions: dict[str, Any]) -> None:
-        """Queues the shard of the hands from ``start``."""
+    def write(self, start: int, decisions: dict[str, Any] | Sequence[dict[str, Any]]) -> None:
+        """Queues the shard of the hands from ``start`` (``decisions`` as
+        ``write_shard`` takes them)."""
         self._collect()
         self._pending = self._pool.submit(
             write_shard, self.directory, start, decisions, self.agents

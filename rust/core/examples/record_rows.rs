@@ -34,7 +34,7 @@ fn main() {
     let dt = t.elapsed().as_secs_f64();
     println!(
         "{hands} hands, {} rows, {:.1} us a hand",
-        r.rows.len(),
+        r.parts.iter().map(|p| p.len()).sum::<usize>(),
         1e6 * dt / hands as f64
     );
 }

@@ -111,6 +111,18 @@ impl Decisions {
         self.end.append(&mut other.end);
     }
 
+    /// The rows of `parts` one after another.
+    pub fn concat(parts: Vec<Decisions>) -> Decisions {
+        let mut parts = parts.into_iter();
+        let mut out = parts.next().unwrap_or_default();
+        let rest: Vec<Decisions> = parts.collect();
+        out.reserve(rest.iter().map(Decisions::len).sum());
+        for mut p in rest {
+            out.append(&mut p);
+        }
+        out
+    }
+
     /// Room for `rows` more rows in every column.
     pub fn reserve(&mut self, rows: usize) {
         self.hand.reserve(rows);
@@ -142,24 +154,41 @@ pub struct RecordOptions {
 }
 
 /// What [`simulate_dataset`] returns: the `summarize` values in game
-/// order, the decision rows in (game, decision) order, and the hands'
-/// logs one after another (empty unless [`RecordOptions::logs`]).
+/// order, the decision rows in (game, decision) order as consecutive
+/// parts (one per worker, handed over as they were filled: joining them
+/// would copy every row once more), and the hands' logs one after another
+/// (empty unless [`RecordOptions::logs`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Recorded<T> {
     /// One value per game.
     pub hands: Vec<T>,
-    /// The decision rows.
-    pub rows: Decisions,
+    /// The decision rows, in order: part `i + 1`'s games follow part `i`'s.
+    pub parts: Vec<Decisions>,
     /// The games' JSON Lines logs, in game order.
     pub log: Vec<u8>,
 }
 
-/// Games one worker plays in order into one block's buffers: large enough
-/// that a block's setup (agents, table) is noise, small enough that the
-/// threads share a call's games evenly.
-const BLOCK: u64 = 32;
+impl<T> Recorded<T> {
+    /// The decision rows of every part as one [`Decisions`] (moving the
+    /// parts: no copy when there is one).
+    pub fn into_rows(self) -> Decisions {
+        Decisions::concat(self.parts)
+    }
+}
 
-/// The rows and log text of a block of consecutive games.
+/// `games` as `width` consecutive ranges of nearly equal length (fewer
+/// when there are fewer games), one per worker: each fills one part's
+/// buffers in game order, so that the parts are the rows in order without
+/// a copy. Hands cost about the same, so a call's games split evenly (a
+/// worker that finishes first leaves its core to the caller's writer).
+fn parts_of(games: Range<u64>, width: usize) -> Vec<Range<u64>> {
+    let n = u128::from(games.end.saturating_sub(games.start));
+    let k = (width.max(1) as u128).min(n.max(1));
+    let at = |i: u128| games.start + (n * i / k) as u64;
+    (0..k).map(|i| at(i)..at(i + 1)).collect()
+}
+
+/// The rows and log text of a range of consecutive games.
 #[derive(Default)]
 struct Block {
     rows: Decisions,
@@ -288,8 +317,10 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
 /// the seats marked in `options.seats` and, with `options.logs`, every
 /// hand's log: returns the `summarize` values in game order, the decision
 /// rows in (game, decision) order and the logs in game order, whatever the
-/// thread count. The games are played in blocks of consecutive games, each
-/// by one worker into one set of buffers; the blocks are joined in order.
+/// thread count. The games are split into one range of consecutive games
+/// per worker, each played into one set of buffers: the parts, in order.
+/// The rows in parts depend on the thread count, the rows in order
+/// ([`Recorded::into_rows`]) do not.
 ///
 /// ```
 /// use koudian_core::agent::builtin;
@@ -298,15 +329,16 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
 /// let options = RecordOptions { seats: [true; 4], events: false, logs: true };
 /// let r = simulate_dataset(&Ruleset::shanxi(), 0..5, 1, 1, |_| builtin("greedy", 0),
 ///     options, |g, s| (s.decisions, g.log())).unwrap();
-/// let rows = &r.rows;
-/// assert_eq!(rows.len() as u32, r.hands.iter().map(|h| h.0).sum::<u32>());
+/// let decisions: u32 = r.hands.iter().map(|h| h.0).sum();
+/// let logs: String = r.hands.iter().map(|h| h.1.as_str()).collect();
+/// assert_eq!(r.log, logs.into_bytes());
+/// let rows = r.into_rows();
+/// assert_eq!(rows.len() as u32, decisions);
 /// // Every action played is legal under its mask.
 /// assert!((0..rows.len()).all(|i| {
 ///     let a = rows.action[i] as usize;
 ///     rows.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1 == 1
 /// }));
-/// let logs: String = r.hands.iter().map(|h| h.1.as_str()).collect();
-/// assert_eq!(r.log, logs.into_bytes());
 /// ```
 pub fn simulate_dataset<T, F, S>(
     rules: &Ruleset,
@@ -352,25 +384,22 @@ where
         let b = home.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok((hands, b))
     };
-    let ranges: Vec<Range<u64>> = (games.start..games.end)
-        .step_by(BLOCK as usize)
-        .map(|s| s..s.saturating_add(BLOCK).min(games.end))
-        .collect();
     let workers = Workers::new(threads)?;
+    let ranges = parts_of(games.clone(), workers.width());
     let blocks: Vec<(Vec<T>, Block)> = match workers {
         Workers::Caller => ranges.into_iter().map(block).collect::<Result<_, _>>()?,
         _ => workers.install(|| ranges.into_par_iter().map(block).collect::<Result<_, _>>())?,
     };
     let mut out = Recorded {
         hands: Vec::with_capacity((games.end - games.start) as usize),
-        rows: Decisions::default(),
+        parts: Vec::with_capacity(blocks.len()),
         log: Vec::with_capacity(blocks.iter().map(|(_, b)| b.log.len()).sum()),
     };
-    out.rows
-        .reserve(blocks.iter().map(|(_, b)| b.rows.len()).sum());
-    for (hands, mut b) in blocks {
+    for (hands, b) in blocks {
         out.hands.extend(hands);
-        out.rows.append(&mut b.rows);
+        if !b.rows.is_empty() || out.parts.is_empty() {
+            out.parts.push(b.rows);
+        }
         out.log.extend_from_slice(&b.log);
     }
     Ok(out)
@@ -408,11 +437,17 @@ mod tests {
             .unwrap()
         };
         let one = run(1, [true; 4]);
-        assert_eq!(run(2, [true; 4]), one);
+        assert_eq!(one.parts.len(), 1);
+        for threads in [2, 3] {
+            let r = run(threads, [true; 4]);
+            assert_eq!(r.parts.len(), threads, "one part a worker");
+            assert_eq!((&r.hands, &r.log), (&one.hands, &one.log));
+            assert_eq!(r.into_rows(), one.parts[0], "{threads} threads");
+        }
         let sums: Vec<HandSummary> = one.hands.iter().map(|h| h.0).collect();
         let logs: String = one.hands.iter().map(|h| h.1.as_str()).collect();
         assert_eq!(one.log, logs.as_bytes());
-        let rows = &one.rows;
+        let rows = &one.parts[0];
         assert_eq!(
             rows.len() as u64,
             sums.iter().map(|s| u64::from(s.decisions)).sum::<u64>()
@@ -433,7 +468,7 @@ mod tests {
         }
         let (_, some) = {
             let r = run(2, [false, true, false, true]);
-            (r.hands, r.rows)
+            (r.hands.clone(), r.into_rows())
         };
         assert!(some.seat.iter().all(|&s| s % 2 == 1));
         assert_eq!(
@@ -461,31 +496,33 @@ mod tests {
             |g, _| g.log(),
         )
         .unwrap();
+        let hands = r.hands.clone();
+        let rows = r.into_rows();
         let mut i = 0;
-        for (h, log) in r.hands.iter().enumerate() {
+        for (h, log) in hands.iter().enumerate() {
             crate::game::replay_each(log, |g| {
                 let Some(seat) = g.to_act() else { return };
-                assert_eq!(r.rows.hand[i], h as u64);
-                assert_eq!(r.rows.seat[i], seat);
+                assert_eq!(rows.hand[i], h as u64);
+                assert_eq!(rows.seat[i], seat);
                 let o = g.observe(seat);
                 let mut p = [0u8; Encoding::V2.len()];
                 encode::encode_into(&o, Encoding::V2, &mut p).unwrap();
                 let mut back = [0u8; Encoding::V2.len()];
-                let packed: &[u8; OBS_BYTES] = r.rows.obs[i * OBS_BYTES..(i + 1) * OBS_BYTES]
+                let packed: &[u8; OBS_BYTES] = rows.obs[i * OBS_BYTES..(i + 1) * OBS_BYTES]
                     .try_into()
                     .unwrap();
                 unpack_planes(packed, &mut back);
                 assert_eq!(back, p);
-                assert_eq!(&r.rows.counts[i * KINDS..(i + 1) * KINDS], &o.concealed[..]);
-                assert_eq!(r.rows.points[i], o.scores[seat as usize]);
+                assert_eq!(&rows.counts[i * KINDS..(i + 1) * KINDS], &o.concealed[..]);
+                assert_eq!(rows.points[i], o.scores[seat as usize]);
                 for a in 0..N_ACTIONS {
-                    let bit = r.rows.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1 == 1;
+                    let bit = rows.mask[i * MASK_BYTES + a / 8] >> (a % 8) & 1 == 1;
                     assert_eq!(bit, o.legal.contains_index(a));
                 }
                 i += 1;
             })
             .unwrap();
         }
-        assert_eq!(i, r.rows.len());
+        assert_eq!(i, rows.len());
     }
 }
