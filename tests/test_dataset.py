@@ -116,8 +116,17 @@ def test_pieces_are_the_rows_in_order_and_write_the_same_shard(tmp_path: Path) -
     a = koudian.dataset.write_shard(tmp_path / "a", 7, parts, AGENTS)
     b = koudian.dataset.write_shard(tmp_path / "b", 7, whole, AGENTS)
     assert a == b and a["rows"] == len(whole["seat"])
-    read = pytest.importorskip("pyarrow.parquet").read_table
-    assert read(tmp_path / "a" / a["file"]).equals(read(tmp_path / "b" / b["file"]))
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert pq.read_table(tmp_path / "a" / a["file"]).equals(
+        pq.read_table(tmp_path / "b" / b["file"])
+    )
+    # zstd at ZSTD_LEVEL by default: level 1 writes other (smaller) bytes.
+    meta = pq.read_metadata(tmp_path / "a" / a["file"]).row_group(0)
+    assert {meta.column(i).compression for i in range(meta.num_columns)} == {"ZSTD"}
+    (tmp_path / "c").mkdir()
+    koudian.dataset.write_shard(tmp_path / "c", 7, whole, AGENTS, compression_level=1)
+    size = [(tmp_path / x / a["file"]).stat().st_size for x in "ac"]
+    assert koudian.dataset.ZSTD_LEVEL == -1 and size[1] < size[0], size
 
 
 def test_record_seats_keeps_only_those_seats(tmp_path: Path) -> None:
