@@ -227,9 +227,15 @@ def write_shard(
     # of the writing time and save nothing.
     if compression_level is None and compression == "zstd":
         compression_level = ZSTD_LEVEL
+    # The writer's buffers (pages, compressed pages: tens of MB a shard)
+    # come from the system allocator, which keeps and reuses them from
+    # shard to shard; pyarrow's default mimalloc returns them between
+    # shards and zeroes fresh huge pages for each (an eighth of the
+    # recording's CPU time).
     pa.parquet.write_table(
         table,
         tmp,
+        memory_pool=pa.system_memory_pool(),
         compression=compression,
         compression_level=compression_level,
         row_group_size=1 << 20,
