@@ -99,6 +99,36 @@ def test_a_dataset_does_not_depend_on_the_thread_count_or_chunks(
     np.testing.assert_array_equal(one.deltas, r.deltas)  # type: ignore[attr-defined]
 
 
+def test_pieces_are_the_rows_in_order_and_write_the_same_shard(tmp_path: Path) -> None:
+    from koudian._core import simulate_record
+
+    rules = koudian.Ruleset.preset("shanxi")
+    kw = {"seed": 3, "threads": 2, "start": 7, "seats": [0, 1, 2, 3]}
+    _, parts, _ = simulate_record(rules, AGENTS, 41, pieces=True, **kw)
+    _, whole, _ = simulate_record(rules, AGENTS, 41, **kw)
+    assert isinstance(parts, list) and len(parts) == 2 and isinstance(whole, dict)
+    for k, v in whole.items():
+        np.testing.assert_array_equal(np.concatenate([p[k] for p in parts]), v, err_msg=k)
+    order = np.lexsort((whole["step"], whole["hand"]))
+    np.testing.assert_array_equal(order, np.arange(len(order)))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = koudian.dataset.write_shard(tmp_path / "a", 7, parts, AGENTS)
+    b = koudian.dataset.write_shard(tmp_path / "b", 7, whole, AGENTS)
+    assert a == b and a["rows"] == len(whole["seat"])
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert pq.read_table(tmp_path / "a" / a["file"]).equals(
+        pq.read_table(tmp_path / "b" / b["file"])
+    )
+    # zstd at ZSTD_LEVEL by default: level 1 writes other (smaller) bytes.
+    meta = pq.read_metadata(tmp_path / "a" / a["file"]).row_group(0)
+    assert {meta.column(i).compression for i in range(meta.num_columns)} == {"ZSTD"}
+    (tmp_path / "c").mkdir()
+    koudian.dataset.write_shard(tmp_path / "c", 7, whole, AGENTS, compression_level=1)
+    size = [(tmp_path / x / a["file"]).stat().st_size for x in "ac"]
+    assert koudian.dataset.ZSTD_LEVEL == -1 and size[1] < size[0], size
+
+
 def test_record_seats_keeps_only_those_seats(tmp_path: Path) -> None:
     koudian.simulate("sichuan", AGENTS, hands=20, seed=2, record=tmp_path, record_seats=[1])
     t = _rows(tmp_path)

@@ -1093,13 +1093,20 @@ def simulate_record(
     start: int = 0,
     seats: Sequence[int] | None = None,
     logs: bool = False,
-) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]] | None, bytes | None]:
+    pieces: bool = False,
+) -> tuple[
+    dict[str, Any],
+    dict[str, npt.NDArray[Any]] | list[dict[str, npt.NDArray[Any]]] | None,
+    bytes | None,
+]:
     """``simulate_native`` of games ``start .. start + hands`` that also
     records, in the same pass with the GIL released, every decision of
     ``seats`` (a dict of column arrays, ``koudian.dataset``; None when
-    ``seats`` is None) and, when ``logs``, every game's JSON Lines log (one
-    bytes object, the games in order). Returns ``(summary, decisions,
-    logs)``; none of it depends on ``threads``."""
+    ``seats`` is None; with ``pieces``, a list of such dicts whose rows
+    follow one another, one per worker, not joined: no copy) and, when
+    ``logs``, every game's JSON Lines log (one bytes object, the games in
+    order). Returns ``(summary, decisions, logs)``; none of it depends on
+    ``threads`` (the pieces do; their rows in order do not)."""
 
 def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[Any]:
     """The planes of packed observations (a dataset's ``obs`` column),

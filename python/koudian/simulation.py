@@ -396,11 +396,14 @@ def play_chunk(
     threads: int,
     seats: Sequence[int] | None,
     logs: bool,
-) -> tuple[dict[str, Any], dict[str, Any] | None, bytes | None]:
+    pieces: bool = False,
+) -> tuple[dict[str, Any], Any, bytes | None]:
     """Games ``start .. start + n`` natively, with the decisions of
     ``seats`` (None: none) and the logs when ``logs``: ``(summary,
     decisions, log bytes)``, the same whoever calls it (the local loop or
-    a Ray task)."""
+    a Ray task). With ``pieces`` the decisions are a list of column dicts
+    (the workers' parts, in order, not joined), which ``koudian.dataset``'s
+    writers take as they are."""
     summary, decisions, text = simulate_record(
         rules,
         list(names),
@@ -410,6 +413,7 @@ def play_chunk(
         start=start,
         seats=None if seats is None else list(seats),
         logs=logs,
+        pieces=pieces,
     )
     return summary, decisions, text
 
@@ -510,7 +514,15 @@ def _native_parts(
         for start in range(0, hands, step):
             n = min(step, hands - start)
             summary, decisions, text = play_chunk(
-                rules, names, start, n, seed, threads, seats if writer else None, log is not None
+                rules,
+                names,
+                start,
+                n,
+                seed,
+                threads,
+                seats if writer else None,
+                log is not None,
+                pieces=True,
             )
             if writer is not None and decisions is not None:
                 writer.write(start, decisions)

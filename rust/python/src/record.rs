@@ -14,7 +14,7 @@ use koudian_core::simulate::HandRow;
 use koudian_core::tile::KINDS;
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 /// A flat column of `width` bytes per row as an `(n, width)` array.
 fn wide<'py>(py: Python<'py>, v: Vec<u8>, width: usize) -> PyResult<Bound<'py, PyAny>> {
@@ -42,11 +42,13 @@ fn decisions_dict<'py>(py: Python<'py>, d: Decisions) -> PyResult<Bound<'py, PyD
 
 /// `simulate_native` of games `start .. start + hands` that also records
 /// the decisions of `seats` (column arrays, or `None` when `seats` is
-/// `None`) and, when `logs`, every game's JSON Lines log (one bytes
-/// object, the games in order), in one pass on `threads` threads with the
-/// GIL released. Returns `(summary, decisions, logs)`.
+/// `None`; with `pieces`, a list of such dicts whose rows follow one
+/// another, as the workers filled them, without joining them) and, when
+/// `logs`, every game's JSON Lines log (one bytes object, the games in
+/// order), in one pass on `threads` threads with the GIL released.
+/// Returns `(summary, decisions, logs)`.
 #[pyfunction]
-#[pyo3(signature = (rules, agents, hands, *, seed = 0, threads = 0, start = 0, seats = None, logs = false))]
+#[pyo3(signature = (rules, agents, hands, *, seed = 0, threads = 0, start = 0, seats = None, logs = false, pieces = false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn simulate_record<'py>(
     py: Python<'py>,
@@ -58,9 +60,10 @@ fn simulate_record<'py>(
     #[pyo3(from_py_with = crate::ints::start)] start: u64,
     seats: Option<Vec<i64>>,
     logs: bool,
+    pieces: bool,
 ) -> PyResult<(
     Bound<'py, PyDict>,
-    Option<Bound<'py, PyDict>>,
+    Option<Bound<'py, PyAny>>,
     Option<Bound<'py, PyBytes>>,
 )> {
     let r = resolve(py, Some(rules))?;
@@ -101,11 +104,20 @@ fn simulate_record<'py>(
     } else {
         None
     };
-    let decisions = match seats {
-        Some(_) => Some(decisions_dict(py, recorded.rows)?),
-        None => None,
+    let summary = summary_dict(py, &recorded.hands)?;
+    let decisions = match (seats, pieces) {
+        (None, _) => None,
+        (Some(_), false) => Some(decisions_dict(py, recorded.into_rows())?.into_any()),
+        (Some(_), true) => {
+            let parts = recorded
+                .parts
+                .into_iter()
+                .map(|d| decisions_dict(py, d))
+                .collect::<PyResult<Vec<_>>>()?;
+            Some(PyList::new(py, parts)?.into_any())
+        }
     };
-    Ok((summary_dict(py, &recorded.hands)?, decisions, log))
+    Ok((summary, decisions, log))
 }
 
 /// The planes of packed observations: an `(N, W)` `uint8` array (a
