@@ -570,66 +570,6 @@ const SEQUENTIAL_TRIES: usize = 200_000;
 /// Hand draws before [`Sampling::Exact`] gives up.
 const EXACT_TRIES: usize = 2_000_000;
 
-/// For each of `seats` (declared, two or more), a set of `pool` indices:
-/// each uniform among the sets whose tiles make the seat's hand ready,
-/// drawn independently until ready, and all drawn again until the sets
-/// are pairwise disjoint. Conditioned on disjointness, independent
-/// uniform ready sets are uniform among the disjoint tuples of ready
-/// sets, which is the exact joint law (every tuple leaves the same
-/// number of arrangements of the other tiles).
-fn disjoint_ready(
-    judge: &Judge,
-    obs: &Observation,
-    pool: &[Tile],
-    seats: &[usize],
-    melds_of: &[[Option<Meld>; 4]; 4],
-    rng: &mut Fast,
-) -> Result<Vec<Vec<usize>>, Error> {
-    let mut idx: Vec<usize> = (0..pool.len()).collect();
-    let mut sets = vec![Vec::new(); seats.len()];
-    let mut draws = 0;
-    'round: loop {
-        let mut used = vec![false; pool.len()];
-        for (set, &s) in sets.iter_mut().zip(seats) {
-            let n = usize::from(obs.concealed_count[s]);
-            let melds: Vec<Meld> = melds_of[s].iter().flatten().copied().collect();
-            loop {
-                partial_shuffle(&mut idx, n, rng);
-                let mut c = [0u8; KINDS];
-                for &i in &idx[..n] {
-                    c[pool[i].index()] += 1;
-                }
-                draws += 1;
-                if declarable_ready(judge, &Hand::new(c, &melds)?) {
-                    break;
-                }
-                if draws >= EXACT_TRIES {
-                    return Err(bad(format!(
-                        "no ready hand for declared seat {s} found among the unseen tiles \
-                         beside the other declared hands (after {draws} draws)"
-                    )));
-                }
-            }
-            // A set sharing a tile with an earlier one: the round fails
-            // whatever the later sets, so they need not be drawn.
-            if idx[..n].iter().any(|&i| used[i]) {
-                if draws >= EXACT_TRIES {
-                    return Err(bad(format!(
-                        "no disjoint ready hands for the declared seats found among the \
-                         unseen tiles (after {draws} draws)"
-                    )));
-                }
-                continue 'round;
-            }
-            for &i in &idx[..n] {
-                used[i] = true;
-            }
-            *set = idx[..n].to_vec();
-        }
-        return Ok(sets);
-    }
-}
-
 /// Each hidden kong's kind, uniform among the kinds wholly unseen (taken
 /// out of `unseen`).
 fn draw_kongs(
@@ -681,6 +621,21 @@ pub(crate) fn sample_by(
     obs: &Observation,
     rng: &mut Fast,
     sampling: Sampling,
+) -> Result<Hidden, Error> {
+    sample_counted(judge, rules, obs, rng, sampling, &mut Work::default())
+}
+
+/// Fresh sequential draws after the exact joint draw passed a cap.
+const FALLBACK_TRIES: usize = 8;
+
+/// [`sample_by`], counting its work in `work`.
+pub(crate) fn sample_counted(
+    judge: &Judge,
+    rules: &Ruleset,
+    obs: &Observation,
+    rng: &mut Fast,
+    sampling: Sampling,
+    work: &mut Work,
 ) -> Result<Hidden, Error> {
     let me = usize::from(obs.seat & 3);
     let in_play = kinds_in_play(rules);
@@ -744,26 +699,76 @@ pub(crate) fn sample_by(
         .copied()
         .filter(|&s| obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1)
         .collect();
-    let joint = sampling == Sampling::Exact && checked.len() > 1;
-    if joint && n_kongs == 0 {
-        // Two or more declared hands, no hidden kong: each drawn alone
-        // as a uniform ready set of the (told apart) unseen tiles, kept
-        // when the sets are disjoint (exact, and far cheaper than drawing
-        // them together); the other seats are dealt from the rest.
-        let sets = disjoint_ready(judge, obs, &pool, &checked, &melds_of, rng)?;
-        let mut used = vec![false; pool.len()];
-        for (&s, set) in checked.iter().zip(&sets) {
-            for &i in set {
-                concealed[s][pool[i].index()] += 1;
-                used[i] = true;
+    if sampling == Sampling::Exact && checked.len() > 1 {
+        // Two or more declared hands: drawn together with the hidden
+        // kongs' kinds (module `sample`), the other seats dealt from the
+        // rest.
+        let melds_of_seat: Vec<Box<sample::MeldsOf<'_>>> = checked
+            .iter()
+            .map(|&s| {
+                Box::new(move |a: &[Tile]| {
+                    melds_with(obs, a)[s].iter().flatten().copied().collect()
+                }) as Box<sample::MeldsOf<'_>>
+            })
+            .collect();
+        let kong_owner: Vec<usize> = (0..4)
+            .flat_map(|s| {
+                obs.melds[s]
+                    .iter()
+                    .flatten()
+                    .filter(|m| m.tile.is_none())
+                    .map(move |_| s)
+            })
+            .collect();
+        let seats: Vec<sample::Seat<'_>> = checked
+            .iter()
+            .zip(&melds_of_seat)
+            .map(|(&s, melds)| sample::Seat {
+                n: usize::from(obs.concealed_count[s]),
+                melds: melds.as_ref(),
+                own_kongs: (0..n_kongs).filter(|&j| kong_owner[j] == s).collect(),
+            })
+            .collect();
+        let whole: Vec<usize> = (0..in_play).filter(|&k| unseen[k] == 4).collect();
+        let Some(d) = sample::draw(
+            judge,
+            &crate::shape::ShapeRules::from(rules),
+            &sample::Unseen {
+                tiles: &unseen,
+                whole: &whole,
+                n_kongs,
+            },
+            &seats,
+            rng,
+            work,
+        )?
+        else {
+            // A cap passed: the sequential law instead (documented at
+            // `sample_hidden`), a few fresh tries.
+            work.fallback = true;
+            let mut last = None;
+            for _ in 0..FALLBACK_TRIES {
+                match sample_counted(judge, rules, obs, rng, Sampling::Sequential, work) {
+                    Ok(h) => return Ok(h),
+                    Err(e) => last = Some(e),
+                }
+            }
+            return Err(last.unwrap_or_else(|| bad("no completion found".into())));
+        };
+        work.exact = d.exact;
+        rest = unseen;
+        concealed_kongs = d.kongs;
+        for t in &concealed_kongs {
+            rest[t.index()] = 0;
+        }
+        for (&s, h) in checked.iter().zip(&d.hands) {
+            concealed[s] = *h;
+            for k in 0..KINDS {
+                rest[k] -= h[k];
             }
         }
-        pool = pool
-            .iter()
-            .zip(&used)
-            .filter(|(_, &u)| !u)
-            .map(|(&t, _)| t)
-            .collect();
+        tiles_of(&rest, &mut pool);
+        melds_of = melds_with(obs, &concealed_kongs);
         order.retain(|s| !checked.contains(s));
     }
     let mut draws = 0;
@@ -798,12 +803,7 @@ pub(crate) fn sample_by(
                 if limit {
                     return Err(bad(format!(
                         "no ready hand for declared seat {s} found among the unseen tiles \
-                         (after {draws} draws{})",
-                        if joint {
-                            ", every declared hand drawn together"
-                        } else {
-                            ""
-                        }
+                         (after {draws} draws)"
                     )));
                 }
                 if sampling == Sampling::Exact {
@@ -908,6 +908,10 @@ pub(crate) fn partial_shuffle<T>(v: &mut [T], n: usize, rng: &mut Fast) {
         v.swap(i, j);
     }
 }
+
+#[path = "sample.rs"]
+mod sample;
+use sample::Work;
 
 #[cfg(test)]
 #[path = "sampling_tests.rs"]

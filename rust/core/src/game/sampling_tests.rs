@@ -404,3 +404,46 @@ fn sampling_cost() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn joint_probe() {
+    use std::time::Instant;
+    for rules in [Ruleset::shanxi(), Ruleset::linxian()] {
+        for seed in 0..20u64 {
+            let mut g = Game::new(&rules, seed, None).unwrap();
+            let mut agents: Vec<Box<dyn crate::agent::Agent>> = (0..4)
+                .map(|s| crate::agent::builtin("greedy", s).unwrap())
+                .collect();
+            let mut step = 0;
+            while let Some(seat) = g.to_act() {
+                step += 1;
+                let obs = g.observe(seat);
+                let me = usize::from(seat);
+                let declared: Vec<usize> = (0..4).filter(|&s| s != me && obs.ting[s]).collect();
+                if declared.len() >= 2 && step % 7 == 0 {
+                    let judge = Judge::new(&rules, obs.wilds);
+                    let mut work = Work::default();
+                    let t = Instant::now();
+                    let r = sample_counted(
+                        &judge,
+                        &rules,
+                        &obs,
+                        &mut Fast(seed),
+                        Sampling::Exact,
+                        &mut work,
+                    );
+                    let dt = t.elapsed().as_secs_f64() * 1e3;
+                    let ns: Vec<u8> = declared.iter().map(|&s| obs.concealed_count[s]).collect();
+                    println!(
+                        "{:?} seed {seed} n={ns:?} {dt:.1} ms ok={} {work:?}",
+                        rules.family,
+                        r.is_ok()
+                    );
+                }
+                let a = agents[me].act(&crate::agent::SeatView::new(&g, seat));
+                g.step(a).unwrap();
+            }
+        }
+    }
+}
