@@ -510,9 +510,36 @@ pub(crate) struct Seat<'a> {
     pub(crate) own_kongs: Vec<usize>,
 }
 
+/// The limits of one joint draw (the constants; tests lower them to
+/// reach every path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Caps {
+    /// Most hands in a list.
+    pub(crate) list: usize,
+    /// Most enumeration steps for a list.
+    pub(crate) nodes: usize,
+    /// Hand sizes listed even when the largest.
+    pub(crate) list_always: usize,
+    /// Most proposals and tests.
+    pub(crate) work: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Caps {
+        Caps {
+            list: LIST_CAP,
+            nodes: NODE_CAP,
+            list_always: LIST_ALWAYS,
+            work: WORK_CAP,
+        }
+    }
+}
+
 /// Counts of work done, for the caps and the tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Work {
+    /// The limits.
+    pub(crate) caps: Caps,
     /// Hands listed over all seats (and kong-kind assignments).
     pub(crate) listed: usize,
     /// Proposals made.
@@ -608,7 +635,7 @@ pub(crate) fn draw(
         let mut by_own: HashMap<Vec<Tile>, ReadyList> = HashMap::new();
         // The largest hand is drawn last, once per proposal, unless it is
         // small (its list is then cheap and saves the proposals).
-        let mut ok = j + 1 < order.len() || seat.n <= LIST_ALWAYS;
+        let mut ok = j + 1 < order.len() || seat.n <= work.caps.list_always;
         for a in assigns.iter().filter(|_| ok) {
             let own: Vec<Tile> = seat.own_kongs.iter().map(|&x| a[x]).collect();
             if by_own.contains_key(&own) {
@@ -619,7 +646,15 @@ pub(crate) fn draw(
                 pool[t.index()] = 0;
             }
             let melds = (seat.melds)(a);
-            match ready_list(judge, shape, &pool, seat.n, &melds, NODE_CAP, LIST_CAP) {
+            match ready_list(
+                judge,
+                shape,
+                &pool,
+                seat.n,
+                &melds,
+                work.caps.nodes,
+                work.caps.list,
+            ) {
                 Some(l) => {
                     work.listed += l.hands.len();
                     by_own.insert(own, l);
@@ -672,9 +707,12 @@ pub(crate) fn draw(
             "no ready hands for the declared seats among the unseen tiles".into(),
         ));
     }
-    let exact = unlisted.len() <= 1 || n_kongs == 0;
+    let exact = unlisted.len() <= 1
+        || unlisted
+            .iter()
+            .all(|&j| seats[order[j]].own_kongs.is_empty());
     loop {
-        if work.spent() >= WORK_CAP {
+        if work.spent() >= work.caps.work {
             return Ok(None);
         }
         work.proposals += 1;
@@ -694,7 +732,7 @@ pub(crate) fn draw(
             // holds none (the assignment's weight made it likely).
             let l = &by_own[&own_of(i, a)];
             loop {
-                if work.spent() >= WORK_CAP {
+                if work.spent() >= work.caps.work {
                     return Ok(None);
                 }
                 work.tests += 1;
@@ -706,14 +744,22 @@ pub(crate) fn draw(
             }
         }
         if unlisted.len() >= 2 {
-            // Each on its own, a uniform ready set of the unseen tiles.
+            // Each on its own, a uniform ready set of all the unseen tiles
+            // (less the seat's own kongs' kinds), the proposal refused
+            // when it holds a tile of another kong's kind: for a seat
+            // owning no hidden kong the draw then does not depend on the
+            // kinds, which keeps the law exact.
             let mut tiles = Vec::with_capacity(136);
-            tiles_into(&pool, &mut tiles);
             for &j in &unlisted {
                 let seat = &seats[order[j]];
                 let melds = (seat.melds)(a);
+                let mut own_pool = *unseen;
+                for &x in &seat.own_kongs {
+                    own_pool[a[x].index()] = 0;
+                }
+                tiles_into(&own_pool, &mut tiles);
                 loop {
-                    if work.spent() >= WORK_CAP {
+                    if work.spent() >= work.caps.work {
                         return Ok(None);
                     }
                     work.tests += 1;
@@ -727,6 +773,12 @@ pub(crate) fn draw(
                         break;
                     }
                 }
+            }
+            if hands
+                .iter()
+                .any(|h| (0..KINDS).any(|k| mask >> k & 1 == 1 && h[k] > 0))
+            {
+                continue;
             }
         }
         let last = (unlisted.len() == 1).then(|| unlisted[0]);
