@@ -732,7 +732,7 @@ pub(crate) fn sample_counted(
         let whole: Vec<usize> = (0..in_play).filter(|&k| unseen[k] == 4).collect();
         let Some(d) = sample::draw(
             judge,
-            &crate::shape::ShapeRules::from(rules),
+            rules,
             &sample::Unseen {
                 tiles: &unseen,
                 whole: &whole,

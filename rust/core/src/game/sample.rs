@@ -56,6 +56,7 @@ use super::super::judge::Judge;
 use super::{partial_shuffle, Fast};
 use crate::error::Error;
 use crate::hand::{Hand, Meld};
+use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
 use std::collections::HashMap;
@@ -178,13 +179,14 @@ pub(crate) fn disjoint_chance(pool: &Counts, hands: &[&Counts]) -> f64 {
 /// force and against hands found by rejection).
 pub(crate) fn ready_list(
     judge: &Judge,
-    shape: &ShapeRules,
+    rules: &Ruleset,
     pool: &Counts,
     n: usize,
     melds: &[Meld],
     node_cap: usize,
     list_cap: usize,
 ) -> Option<ReadyList> {
+    let shape = &ShapeRules::from(rules);
     let wild_kinds: Vec<usize> = judge.wilds.kinds().map(|t| t.index()).collect();
     let mut natural = *pool;
     let mut wild_avail = 0usize;
@@ -199,7 +201,7 @@ pub(crate) fn ready_list(
         cur: [0; KINDS],
         nodes: 0,
         node_cap,
-        found: std::collections::HashSet::new(),
+        found: HashMap::new(),
         list_cap,
         pair_supply: [0; KINDS + 1],
     };
@@ -210,17 +212,41 @@ pub(crate) fn ready_list(
         return None;
     }
     let sets = (n - 1) / 3;
-    let done = gen.standard(0, 0, 0, sets, 1, 0)
+    let done = gen.standard(0, 0, 0, sets, 1, (0, NO_HOLE))
         && (!(shape.seven_pairs && melds.is_empty() && n == 13) || gen.pairs(0, 0, 0))
         && (!(shape.thirteen_orphans && melds.is_empty() && n == 13) || gen.orphans());
     if !done {
         return None;
     }
-    let mut cands: Vec<Counts> = gen.found.into_iter().collect();
+    let mut cands: Vec<(Counts, u64)> = gen.found.into_iter().collect();
     cands.sort_unstable();
+    let in_play = rules.tile_total() / 4;
     let mut out = ReadyList::default();
-    for nat in cands {
+    for (nat, waits) in cands {
         let w = n - nat.iter().map(|&c| usize::from(c)).sum::<usize>();
+        if w == 0 && waits != 0 {
+            // A known wait (the one hole of a walk with no wild tile): a
+            // natural kind in play of which the hand holds fewer than
+            // four, completing it; worth its points, so the hand is ready
+            // with a wait worth declaring when they reach the minimum
+            // (the judge's answer, without finding every wait).
+            let all = Hand::new(nat, melds).map(|h| h.all_counts());
+            let known = all.is_ok_and(|all| {
+                (0..in_play).any(|k| {
+                    waits >> k & 1 == 1
+                        && all[k] < 4
+                        && !judge.is_wild(kind(k))
+                        && kind(k).points() >= rules.ting_min_points
+                })
+            });
+            if known {
+                if out.hands.len() >= list_cap {
+                    return None;
+                }
+                out.push(nat, weight(pool, &nat));
+                continue;
+            }
+        }
         // Every spread of the w wild tiles over the wild kinds.
         let spreads: Vec<Counts> = match wild_kinds.as_slice() {
             [] => (w == 0).then_some(nat).into_iter().collect(),
@@ -264,11 +290,16 @@ struct Gen {
     cur: Counts,
     nodes: usize,
     node_cap: usize,
-    found: std::collections::HashSet<Counts>,
+    /// The candidates, each with the kinds of its one hole where a walk
+    /// with a single hole knew it.
+    found: HashMap<Counts, u64>,
     list_cap: usize,
     /// Natural tiles of the kinds from index k on.
     pair_supply: [usize; KINDS + 1],
 }
+
+/// No hole's kind known.
+const NO_HOLE: usize = usize::MAX;
 
 /// 风嘴子 sets: three different winds, or the three dragons.
 const WIND_SETS: [[usize; 3]; 5] = [
@@ -286,8 +317,11 @@ impl Gen {
         self.nodes <= self.node_cap
     }
 
-    fn record(&mut self) -> bool {
-        self.found.insert(self.cur);
+    /// Keeps the candidate; `hole` is the kind of its only hole
+    /// ([`NO_HOLE`] when unknown or not the only one).
+    fn record(&mut self, hole: usize) -> bool {
+        let bit = if hole < KINDS { 1u64 << hole } else { 0 };
+        *self.found.entry(self.cur).or_insert(0) |= bit;
         self.found.len() <= 4 * self.list_cap
     }
 
@@ -301,10 +335,10 @@ impl Gen {
         b: usize,
         sets: usize,
         pair: usize,
-        holes: usize,
+        (holes, hole_at): (usize, usize),
     ) -> bool {
         if i == 27 {
-            return a + b > 0 || self.honors(sets, pair, holes);
+            return a + b > 0 || self.honors(sets, pair, holes, hole_at);
         }
         if !self.step() {
             return false;
@@ -321,8 +355,15 @@ impl Gen {
                     let hi = need.min(usize::from(self.natural[i]));
                     for c in lo..=hi {
                         self.cur[i] = c as u8;
-                        let ok =
-                            self.standard(i + 1, b, s, sets - s - t, pair - p, holes + need - c);
+                        let at = if holes == 0 && need > c { i } else { hole_at };
+                        let ok = self.standard(
+                            i + 1,
+                            b,
+                            s,
+                            sets - s - t,
+                            pair - p,
+                            (holes + need - c, at),
+                        );
                         if !ok {
                             return false;
                         }
@@ -335,12 +376,12 @@ impl Gen {
     }
 
     /// The honors: wind sets first (when played), then kind by kind.
-    fn honors(&mut self, sets: usize, pair: usize, holes: usize) -> bool {
+    fn honors(&mut self, sets: usize, pair: usize, holes: usize, hole_at: usize) -> bool {
         let mut need = [0usize; 7];
         if self.wind_sets {
-            self.wind(0, sets, pair, holes, &mut need)
+            self.wind(0, sets, pair, (holes, hole_at), &mut need)
         } else {
-            self.honor_kinds(27, sets, pair, holes, &need)
+            self.honor_kinds(27, sets, pair, (holes, hole_at), &need)
         }
     }
 
@@ -349,7 +390,7 @@ impl Gen {
         j: usize,
         sets: usize,
         pair: usize,
-        holes: usize,
+        holes: (usize, usize),
         need: &mut [usize; 7],
     ) -> bool {
         if j == WIND_SETS.len() {
@@ -375,13 +416,14 @@ impl Gen {
         i: usize,
         sets: usize,
         pair: usize,
-        holes: usize,
+        (holes, hole_at): (usize, usize),
         need: &[usize; 7],
     ) -> bool {
         if i == KINDS {
             // Sets of holes only: any kind's.
             let h = holes + 3 * sets + 2 * pair;
-            return h < 1 || h > self.hole_cap || self.record();
+            let at = if h == 1 { hole_at } else { NO_HOLE };
+            return h < 1 || h > self.hole_cap || self.record(at);
         }
         if !self.step() {
             return false;
@@ -394,7 +436,9 @@ impl Gen {
                 let hi = want.min(usize::from(self.natural[i]));
                 for c in lo..=hi {
                     self.cur[i] = c as u8;
-                    if !self.honor_kinds(i + 1, sets - t, pair - p, holes + want - c, need) {
+                    let at = if holes == 0 && want > c { i } else { hole_at };
+                    let next = (holes + want - c, at);
+                    if !self.honor_kinds(i + 1, sets - t, pair - p, next, need) {
                         return false;
                     }
                 }
@@ -410,7 +454,10 @@ impl Gen {
         let held: usize = self.cur.iter().map(|&c| usize::from(c)).sum();
         if i == KINDS {
             let holes = 14 - held;
-            return pairs + singles > 7 || holes < 1 || holes > self.hole_cap || self.record();
+            return pairs + singles > 7
+                || holes < 1
+                || holes > self.hole_cap
+                || self.record(NO_HOLE);
         }
         if !self.step() {
             return false;
@@ -461,7 +508,7 @@ impl Gen {
                 }
                 let held: usize = self.cur.iter().map(|&c| usize::from(c)).sum();
                 let holes = 14usize.saturating_sub(held);
-                if held <= 13 && holes >= 1 && holes <= self.hole_cap && !self.record() {
+                if held <= 13 && holes >= 1 && holes <= self.hole_cap && !self.record(NO_HOLE) {
                     return false;
                 }
             }
@@ -605,7 +652,7 @@ fn assignments(whole: &[usize], n: usize) -> Option<Vec<Vec<Tile>>> {
 /// seen); `Ok(None)` when a cap is passed (the caller falls back).
 pub(crate) fn draw(
     judge: &Judge,
-    shape: &ShapeRules,
+    rules: &Ruleset,
     unseen: &Unseen<'_>,
     seats: &[Seat<'_>],
     rng: &mut Fast,
@@ -648,7 +695,7 @@ pub(crate) fn draw(
             let melds = (seat.melds)(a);
             match ready_list(
                 judge,
-                shape,
+                rules,
                 &pool,
                 seat.n,
                 &melds,

@@ -551,7 +551,6 @@ fn exact_sampling_is_uniform_with_three_declared_seats() {
 /// on pools of a few kinds (one of the orphans only).
 #[test]
 fn ready_lists_hold_every_ready_hand() {
-    use crate::shape::ShapeRules;
     let every_shape = Ruleset {
         seven_pairs: true,
         thirteen_orphans: true,
@@ -565,7 +564,6 @@ fn ready_lists_hold_every_ready_hand() {
     let mut rng = Fast(11);
     let mut checked = 0;
     for rules in [Ruleset::shanxi(), Ruleset::linxian(), every_shape] {
-        let shape = ShapeRules::from(&rules);
         for wilds in crate::testing::wild_sets() {
             let judge = Judge::new(&rules, wilds);
             for trial in 0..6 {
@@ -597,7 +595,7 @@ fn ready_lists_hold_every_ready_hand() {
                         .collect();
                     let list = sample::ready_list(
                         &judge,
-                        &shape,
+                        &rules,
                         &pool,
                         n,
                         &melds,
