@@ -498,25 +498,40 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// exactly `obs`.
 ///
 /// Exactly uniform, with the tiles told apart, among the consistent
-/// completions, however many seats have declared. A hidden kong's kind
-/// is uniform among the kinds wholly unseen (each leaves the same number
-/// of arrangements of the rest), the unseen tiles are arranged uniformly,
-/// and a declared hand that is not ready is redrawn — alone when it is
-/// the only one. Two or more declared hands are not drawn one after the
-/// other (that would favour a first hand leaving the later ones many
-/// ready hands): each is drawn as a uniform ready set of the unseen
-/// tiles on its own, and the sets are kept when no tile is in two of
-/// them, else all are drawn again (independent uniform sets conditioned
-/// on being disjoint are uniform among the disjoint tuples: the exact
-/// joint law). With a hidden kong as well, its kind and the hands are
-/// drawn again together whenever a declared hand is not ready (slow: two
-/// ready hands at once are rare). After 2,000,000 hand draws without a
-/// consistent completion it is an error. Measured on positions of greedy
-/// hands (release build, a loaded machine): with two declared seats about
-/// 8 times the sequential draw's time on shanxi (25-85 ms a completion,
-/// no error in 650 completions) and 45 times on linxian (200 ms, 8%
-/// errors); with three, 0.4-2.4 s and mostly errors. The seats' private
-/// locks are not sampled: only the observer's own are known (from `obs`),
+/// completions, however many seats have declared. Each arrangement of the
+/// tiles left after the declared hands and the hidden kongs is equally
+/// consistent, and their number does not depend on which tiles those
+/// took, so only the declared hands and the kongs' kinds need care; the
+/// rest is dealt uniformly. With no declared hand and no hidden kong
+/// there is nothing to condition on; one declared hand and no hidden kong
+/// is redrawn alone until ready (a random hand of the unseen tiles is
+/// ready once in 300 to 10,000 draws). Two or more declared hands, or one
+/// beside a hidden kong, are drawn together (module `sample`): each
+/// seat's ready hands are listed as count vectors over the unseen tiles,
+/// weighted by the number of ways to pick their tiles, all but the
+/// largest hand are drawn from their lists, and the proposal is kept with
+/// the exact chance that tiles picked so are disjoint, then the largest
+/// is drawn once as a uniform set of the tiles left and the proposal kept
+/// when it is ready (a 4-tile or smaller largest hand is listed too). The
+/// kongs' kinds are drawn with each proposal in proportion to the listed
+/// hands' total weights among the tiles they leave, which makes their
+/// law exact too. A list is capped (400,000 hands, 3,000,000 enumeration
+/// steps): a seat past a cap is drawn on its own by rejection from all the
+/// unseen tiles and the proposal kept by the same disjoint chance (still
+/// exact, except for the kongs' kinds when such a seat owns a hidden kong
+/// of its own: they are then weighed by the listed seats only). A joint
+/// draw stops after 1,500,000 proposals and readiness tests: the
+/// completion then follows the sequential law instead (each declared hand
+/// uniform among the ready ones the earlier left: consistent, not exactly
+/// uniform). So a consistent observation always gets a consistent
+/// completion in bounded time; the error is left for observations with no
+/// consistent completion (a declared hand no unseen tiles can make ready,
+/// a hidden kong with no wholly unseen kind). Measured with
+/// `examples/sample_cost.rs` on every position of 40 greedy hands with
+/// two or more declared seats (release build, load FIGURES):
+/// FIGURES_TABLE
+/// The seats' private locks are not sampled: only the observer's own are
+/// known (from `obs`),
 /// the others' are taken as unlocked.
 ///
 /// ```
@@ -543,8 +558,9 @@ pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Resu
 /// How [`sample_by`] draws the declared seats' hands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sampling {
-    /// Exactly uniform ([`sample_hidden`]): disjoint ready sets for two
-    /// or more declared hands, joint rejection with a hidden kong.
+    /// Exactly uniform ([`sample_hidden`]): the joint draw of module
+    /// `sample` for two or more declared hands or one beside a hidden
+    /// kong, rejection for one alone.
     Exact,
     /// Each declared hand redrawn alone (up to 200,000 times) until
     /// ready, among the tiles the earlier ones left, the hidden kongs'
@@ -699,9 +715,9 @@ pub(crate) fn sample_counted(
         .copied()
         .filter(|&s| obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1)
         .collect();
-    if sampling == Sampling::Exact && checked.len() > 1 {
-        // Two or more declared hands: drawn together with the hidden
-        // kongs' kinds (module `sample`), the other seats dealt from the
+    if sampling == Sampling::Exact && (checked.len() > 1 || n_kongs > 0 && !checked.is_empty()) {
+        // Two or more declared hands, or one beside a hidden kong: drawn
+        // together with the hidden kongs' kinds (module `sample`), the other seats dealt from the
         // rest.
         let melds_of_seat: Vec<Box<sample::MeldsOf<'_>>> = checked
             .iter()

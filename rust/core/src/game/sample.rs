@@ -44,10 +44,13 @@
 //! (by rejection) and the same `A` decides. Hidden kongs' kinds are drawn
 //! with the proposal, in proportion to the product of the listed seats'
 //! total weights among the tiles the kinds leave, which cancels the
-//! listed draws' normalisation, so the kinds too have the exact law
-//! (with two or more seats not listed the kinds ignore how the unlisted
-//! seats' ready hands depend on them: an approximation, documented at
-//! [`sample_hidden`](super::sample_hidden)).
+//! listed draws' normalisation, so the kinds too have the exact law; an
+//! unlisted seat is drawn from all the unseen tiles and the proposal
+//! refused when it holds a tile of a kong's kind, which keeps its draw
+//! independent of the kinds, except for a seat owning a hidden kong
+//! (its ready hands depend on its kong's kind): with such a seat among
+//! two or more unlisted the kinds are weighed by the listed seats only,
+//! an approximation ([`Work::exact`] tells).
 //!
 //! Weights are `f64` (a hand's weight is below `6^13`), so the law is
 //! exact up to floating-point rounding of the cumulative weights.
