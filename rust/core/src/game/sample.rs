@@ -653,6 +653,12 @@ fn assignments(whole: &[usize], n: usize) -> Option<Vec<Vec<Tile>>> {
 /// with the law of the [module](self) from `unseen` (every unseen tile,
 /// the kongs' included) and `whole` (the kinds none of whose tiles is
 /// seen); `Ok(None)` when a cap is passed (the caller falls back).
+///
+/// A first try leaves the largest hand out of the lists and spends a
+/// quarter of the work cap; when it has not drawn, a second lists every
+/// hand it can and spends the rest. Each try alone draws with the exact
+/// law from fresh randomness, so the draw does too, whichever try gives
+/// it.
 pub(crate) fn draw(
     judge: &Judge,
     rules: &Ruleset,
@@ -660,6 +666,24 @@ pub(crate) fn draw(
     seats: &[Seat<'_>],
     rng: &mut Fast,
     work: &mut Work,
+) -> Result<Option<Drawn>, Error> {
+    let cap = work.caps.work;
+    if let Some(d) = draw_once(judge, rules, unseen, seats, rng, work, (false, cap / 4))? {
+        return Ok(Some(d));
+    }
+    draw_once(judge, rules, unseen, seats, rng, work, (true, cap))
+}
+
+/// One try of [`draw`]: `list_largest` lists the largest hand too (where
+/// its caps allow), until `budget` proposals and tests in all.
+fn draw_once(
+    judge: &Judge,
+    rules: &Ruleset,
+    unseen: &Unseen<'_>,
+    seats: &[Seat<'_>],
+    rng: &mut Fast,
+    work: &mut Work,
+    (list_largest, budget): (bool, usize),
 ) -> Result<Option<Drawn>, Error> {
     let Unseen {
         tiles: unseen,
@@ -685,7 +709,7 @@ pub(crate) fn draw(
         let mut by_own: HashMap<Vec<Tile>, ReadyList> = HashMap::new();
         // The largest hand is drawn last, once per proposal, unless it is
         // small (its list is then cheap and saves the proposals).
-        let mut ok = j + 1 < order.len() || seat.n <= work.caps.list_always;
+        let mut ok = j + 1 < order.len() || seat.n <= work.caps.list_always || list_largest;
         for a in assigns.iter().filter(|_| ok) {
             let own: Vec<Tile> = seat.own_kongs.iter().map(|&x| a[x]).collect();
             if by_own.contains_key(&own) {
@@ -762,7 +786,7 @@ pub(crate) fn draw(
             .iter()
             .all(|&j| seats[order[j]].own_kongs.is_empty());
     loop {
-        if work.spent() >= work.caps.work {
+        if work.spent() >= budget {
             return Ok(None);
         }
         work.proposals += 1;
@@ -782,7 +806,7 @@ pub(crate) fn draw(
             // holds none (the assignment's weight made it likely).
             let l = &by_own[&own_of(i, a)];
             loop {
-                if work.spent() >= work.caps.work {
+                if work.spent() >= budget {
                     return Ok(None);
                 }
                 work.tests += 1;
@@ -809,7 +833,7 @@ pub(crate) fn draw(
                 }
                 tiles_into(&own_pool, &mut tiles);
                 loop {
-                    if work.spent() >= work.caps.work {
+                    if work.spent() >= budget {
                         return Ok(None);
                     }
                     work.tests += 1;
