@@ -346,7 +346,7 @@ impl Gen {
     fn record(&mut self, hole: usize) -> bool {
         let bit = if hole < KINDS { 1u64 << hole } else { 0 };
         *self.found.entry(self.cur).or_insert(0) |= bit;
-        self.found.len() <= 4 * self.list_cap
+        self.found.len() <= self.list_cap.saturating_mul(4)
     }
 
     /// The standard shape from suit kind `i` on: `a` sequences need their
