@@ -530,15 +530,14 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 ///
 /// Measured with `examples/sample_cost.rs` (40 greedy hands per ruleset,
 /// every position with two or more declared seats; release build without
-/// LTO on a shared 2-core machine at load 4.5-6, so about twice a quiet
-/// machine's times), milliseconds per completion, median / 90th
-/// percentile / most:
+/// LTO on a shared 2-core machine at load 1.9-2.6), milliseconds per
+/// completion, median / 90th percentile / most:
 ///
 /// | declared | shanxi | linxian |
 /// |---|---|---|
-/// | 1 | 0.13 / 0.9 / 8 | 0.24 / 2.1 / 16 |
-/// | 2 | 21 / 107 / 346 | 69 / 118 / 486 |
-/// | 3 | 48 / 398 / 1,079 | 554 / 805 / 1,112 |
+/// | 1 | 0.13 / 0.9 / 8 | 0.24 / 2.0 / 16 |
+/// | 2 | 18 / 85 / 320 | 53 / 107 / 536 |
+/// | 3 | 30 / 355 / 529 | 496 / 690 / 923 |
 ///
 /// with no error in 1,048 completions with declared seats (the rejection
 /// draw it replaced: 25-85 ms with two declared seats on shanxi, 200 ms
@@ -546,7 +545,9 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// 212 positions with three declared seats about a third of the
 /// completions passed the work cap and followed the sequential law (two
 /// hands of 10 or 13 tiles past the list caps); with two declared seats
-/// the cap was not reached.
+/// (135 positions) the work cap was never reached, and two positions had
+/// the kongs' kinds weighed by the listed seats only (a hidden kong of a
+/// declared seat past the list caps).
 ///
 /// The seats' private locks are not sampled: only the observer's own are
 /// known (from `obs`), the others' are taken as unlocked.
