@@ -498,26 +498,59 @@ fn first_difference(a: &Observation, b: &Observation) -> &'static str {
 /// exactly `obs`.
 ///
 /// Exactly uniform, with the tiles told apart, among the consistent
-/// completions, however many seats have declared. A hidden kong's kind
-/// is uniform among the kinds wholly unseen (each leaves the same number
-/// of arrangements of the rest), the unseen tiles are arranged uniformly,
-/// and a declared hand that is not ready is redrawn — alone when it is
-/// the only one. Two or more declared hands are not drawn one after the
-/// other (that would favour a first hand leaving the later ones many
-/// ready hands): each is drawn as a uniform ready set of the unseen
-/// tiles on its own, and the sets are kept when no tile is in two of
-/// them, else all are drawn again (independent uniform sets conditioned
-/// on being disjoint are uniform among the disjoint tuples: the exact
-/// joint law). With a hidden kong as well, its kind and the hands are
-/// drawn again together whenever a declared hand is not ready (slow: two
-/// ready hands at once are rare). After 2,000,000 hand draws without a
-/// consistent completion it is an error. Measured on positions of greedy
-/// hands (release build, a loaded machine): with two declared seats about
-/// 8 times the sequential draw's time on shanxi (25-85 ms a completion,
-/// no error in 650 completions) and 45 times on linxian (200 ms, 8%
-/// errors); with three, 0.4-2.4 s and mostly errors. The seats' private
-/// locks are not sampled: only the observer's own are known (from `obs`),
-/// the others' are taken as unlocked.
+/// completions, however many seats have declared. Each arrangement of the
+/// tiles left after the declared hands and the hidden kongs is equally
+/// consistent, and their number does not depend on which tiles those
+/// took, so only the declared hands and the kongs' kinds need care; the
+/// rest is dealt uniformly. With no declared hand and no hidden kong
+/// there is nothing to condition on; one declared hand and no hidden kong
+/// is redrawn alone until ready (a random hand of the unseen tiles is
+/// ready once in 300 to 10,000 draws). Two or more declared hands, or one
+/// beside a hidden kong, are drawn together (module `sample`): each
+/// seat's ready hands are listed as count vectors over the unseen tiles,
+/// weighted by the number of ways to pick their tiles, all but the
+/// largest hand are drawn from their lists, and the proposal is kept with
+/// the exact chance that tiles picked so are disjoint, then the largest
+/// is drawn once as a uniform set of the tiles left and the proposal kept
+/// when it is ready (a 4-tile or smaller largest hand is listed too). The
+/// kongs' kinds are drawn with each proposal in proportion to the listed
+/// hands' total weights among the tiles they leave, which makes their
+/// law exact too. A list is capped (400,000 hands, 3,000,000 enumeration
+/// steps): a seat past a cap is drawn on its own by rejection from all the
+/// unseen tiles and the proposal kept by the same disjoint chance (still
+/// exact, except for the kongs' kinds when such a seat owns a hidden kong
+/// of its own: they are then weighed by the listed seats only). A joint
+/// draw stops after 1,500,000 proposals and readiness tests: the
+/// completion then follows the sequential law instead (each declared hand
+/// uniform among the ready ones the earlier left: consistent, not exactly
+/// uniform). So a consistent observation always gets a consistent
+/// completion in bounded time; the error is left for observations with no
+/// consistent completion (a declared hand no unseen tiles can make ready,
+/// a hidden kong with no wholly unseen kind).
+///
+/// Measured with `examples/sample_cost.rs` (40 greedy hands per ruleset,
+/// every position with two or more declared seats; release build without
+/// LTO on a shared 2-core machine at load 1.9-2.6), milliseconds per
+/// completion, median / 90th percentile / most:
+///
+/// | declared | shanxi | linxian |
+/// |---|---|---|
+/// | 1 | 0.13 / 0.9 / 8 | 0.24 / 2.0 / 16 |
+/// | 2 | 18 / 85 / 320 | 53 / 107 / 536 |
+/// | 3 | 30 / 355 / 529 | 496 / 690 / 923 |
+///
+/// with no error in 1,048 completions with declared seats (the rejection
+/// draw it replaced: 25-85 ms with two declared seats on shanxi, 200 ms
+/// and 8% errors on linxian, 0.4-2.4 s and mostly errors with three). On
+/// 212 positions with three declared seats about a third of the
+/// completions passed the work cap and followed the sequential law (two
+/// hands of 10 or 13 tiles past the list caps); with two declared seats
+/// (135 positions) the work cap was never reached, and two positions had
+/// the kongs' kinds weighed by the listed seats only (a hidden kong of a
+/// declared seat past the list caps).
+///
+/// The seats' private locks are not sampled: only the observer's own are
+/// known (from `obs`), the others' are taken as unlocked.
 ///
 /// ```
 /// use koudian_core::game::{sample_hidden, Game, Prng};
@@ -543,8 +576,9 @@ pub fn sample_hidden(rules: &Ruleset, obs: &Observation, rng: &mut Prng) -> Resu
 /// How [`sample_by`] draws the declared seats' hands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sampling {
-    /// Exactly uniform ([`sample_hidden`]): disjoint ready sets for two
-    /// or more declared hands, joint rejection with a hidden kong.
+    /// Exactly uniform ([`sample_hidden`]): the joint draw of module
+    /// `sample` for two or more declared hands or one beside a hidden
+    /// kong, rejection for one alone.
     Exact,
     /// Each declared hand redrawn alone (up to 200,000 times) until
     /// ready, among the tiles the earlier ones left, the hidden kongs'
@@ -569,66 +603,6 @@ pub(crate) fn sample_with(
 const SEQUENTIAL_TRIES: usize = 200_000;
 /// Hand draws before [`Sampling::Exact`] gives up.
 const EXACT_TRIES: usize = 2_000_000;
-
-/// For each of `seats` (declared, two or more), a set of `pool` indices:
-/// each uniform among the sets whose tiles make the seat's hand ready,
-/// drawn independently until ready, and all drawn again until the sets
-/// are pairwise disjoint. Conditioned on disjointness, independent
-/// uniform ready sets are uniform among the disjoint tuples of ready
-/// sets, which is the exact joint law (every tuple leaves the same
-/// number of arrangements of the other tiles).
-fn disjoint_ready(
-    judge: &Judge,
-    obs: &Observation,
-    pool: &[Tile],
-    seats: &[usize],
-    melds_of: &[[Option<Meld>; 4]; 4],
-    rng: &mut Fast,
-) -> Result<Vec<Vec<usize>>, Error> {
-    let mut idx: Vec<usize> = (0..pool.len()).collect();
-    let mut sets = vec![Vec::new(); seats.len()];
-    let mut draws = 0;
-    'round: loop {
-        let mut used = vec![false; pool.len()];
-        for (set, &s) in sets.iter_mut().zip(seats) {
-            let n = usize::from(obs.concealed_count[s]);
-            let melds: Vec<Meld> = melds_of[s].iter().flatten().copied().collect();
-            loop {
-                partial_shuffle(&mut idx, n, rng);
-                let mut c = [0u8; KINDS];
-                for &i in &idx[..n] {
-                    c[pool[i].index()] += 1;
-                }
-                draws += 1;
-                if declarable_ready(judge, &Hand::new(c, &melds)?) {
-                    break;
-                }
-                if draws >= EXACT_TRIES {
-                    return Err(bad(format!(
-                        "no ready hand for declared seat {s} found among the unseen tiles \
-                         beside the other declared hands (after {draws} draws)"
-                    )));
-                }
-            }
-            // A set sharing a tile with an earlier one: the round fails
-            // whatever the later sets, so they need not be drawn.
-            if idx[..n].iter().any(|&i| used[i]) {
-                if draws >= EXACT_TRIES {
-                    return Err(bad(format!(
-                        "no disjoint ready hands for the declared seats found among the \
-                         unseen tiles (after {draws} draws)"
-                    )));
-                }
-                continue 'round;
-            }
-            for &i in &idx[..n] {
-                used[i] = true;
-            }
-            *set = idx[..n].to_vec();
-        }
-        return Ok(sets);
-    }
-}
 
 /// Each hidden kong's kind, uniform among the kinds wholly unseen (taken
 /// out of `unseen`).
@@ -681,6 +655,21 @@ pub(crate) fn sample_by(
     obs: &Observation,
     rng: &mut Fast,
     sampling: Sampling,
+) -> Result<Hidden, Error> {
+    sample_counted(judge, rules, obs, rng, sampling, &mut Work::default())
+}
+
+/// Fresh sequential draws after the exact joint draw passed a cap.
+const FALLBACK_TRIES: usize = 8;
+
+/// [`sample_by`], counting its work in `work`.
+pub(crate) fn sample_counted(
+    judge: &Judge,
+    rules: &Ruleset,
+    obs: &Observation,
+    rng: &mut Fast,
+    sampling: Sampling,
+    work: &mut Work,
 ) -> Result<Hidden, Error> {
     let me = usize::from(obs.seat & 3);
     let in_play = kinds_in_play(rules);
@@ -744,26 +733,76 @@ pub(crate) fn sample_by(
         .copied()
         .filter(|&s| obs.ting[s] && rules.ting_required && obs.concealed_count[s] % 3 == 1)
         .collect();
-    let joint = sampling == Sampling::Exact && checked.len() > 1;
-    if joint && n_kongs == 0 {
-        // Two or more declared hands, no hidden kong: each drawn alone
-        // as a uniform ready set of the (told apart) unseen tiles, kept
-        // when the sets are disjoint (exact, and far cheaper than drawing
-        // them together); the other seats are dealt from the rest.
-        let sets = disjoint_ready(judge, obs, &pool, &checked, &melds_of, rng)?;
-        let mut used = vec![false; pool.len()];
-        for (&s, set) in checked.iter().zip(&sets) {
-            for &i in set {
-                concealed[s][pool[i].index()] += 1;
-                used[i] = true;
+    if sampling == Sampling::Exact && (checked.len() > 1 || n_kongs > 0 && !checked.is_empty()) {
+        // Two or more declared hands, or one beside a hidden kong: drawn
+        // together with the hidden kongs' kinds (module `sample`), the other seats dealt from the
+        // rest.
+        let melds_of_seat: Vec<Box<sample::MeldsOf<'_>>> = checked
+            .iter()
+            .map(|&s| {
+                Box::new(move |a: &[Tile]| {
+                    melds_with(obs, a)[s].iter().flatten().copied().collect()
+                }) as Box<sample::MeldsOf<'_>>
+            })
+            .collect();
+        let kong_owner: Vec<usize> = (0..4)
+            .flat_map(|s| {
+                obs.melds[s]
+                    .iter()
+                    .flatten()
+                    .filter(|m| m.tile.is_none())
+                    .map(move |_| s)
+            })
+            .collect();
+        let seats: Vec<sample::Seat<'_>> = checked
+            .iter()
+            .zip(&melds_of_seat)
+            .map(|(&s, melds)| sample::Seat {
+                n: usize::from(obs.concealed_count[s]),
+                melds: melds.as_ref(),
+                own_kongs: (0..n_kongs).filter(|&j| kong_owner[j] == s).collect(),
+            })
+            .collect();
+        let whole: Vec<usize> = (0..in_play).filter(|&k| unseen[k] == 4).collect();
+        let Some(d) = sample::draw(
+            judge,
+            rules,
+            &sample::Unseen {
+                tiles: &unseen,
+                whole: &whole,
+                n_kongs,
+            },
+            &seats,
+            rng,
+            work,
+        )?
+        else {
+            // A cap passed: the sequential law instead (documented at
+            // `sample_hidden`), a few fresh tries.
+            work.fallback = true;
+            let mut last = None;
+            for _ in 0..FALLBACK_TRIES {
+                match sample_counted(judge, rules, obs, rng, Sampling::Sequential, work) {
+                    Ok(h) => return Ok(h),
+                    Err(e) => last = Some(e),
+                }
+            }
+            return Err(last.unwrap_or_else(|| bad("no completion found".into())));
+        };
+        work.exact = d.exact;
+        rest = unseen;
+        concealed_kongs = d.kongs;
+        for t in &concealed_kongs {
+            rest[t.index()] = 0;
+        }
+        for (&s, h) in checked.iter().zip(&d.hands) {
+            concealed[s] = *h;
+            for k in 0..KINDS {
+                rest[k] -= h[k];
             }
         }
-        pool = pool
-            .iter()
-            .zip(&used)
-            .filter(|(_, &u)| !u)
-            .map(|(&t, _)| t)
-            .collect();
+        tiles_of(&rest, &mut pool);
+        melds_of = melds_with(obs, &concealed_kongs);
         order.retain(|s| !checked.contains(s));
     }
     let mut draws = 0;
@@ -798,12 +837,7 @@ pub(crate) fn sample_by(
                 if limit {
                     return Err(bad(format!(
                         "no ready hand for declared seat {s} found among the unseen tiles \
-                         (after {draws} draws{})",
-                        if joint {
-                            ", every declared hand drawn together"
-                        } else {
-                            ""
-                        }
+                         (after {draws} draws)"
                     )));
                 }
                 if sampling == Sampling::Exact {
@@ -908,6 +942,10 @@ pub(crate) fn partial_shuffle<T>(v: &mut [T], n: usize, rng: &mut Fast) {
         v.swap(i, j);
     }
 }
+
+#[path = "sample.rs"]
+mod sample;
+use sample::Work;
 
 #[cfg(test)]
 #[path = "sampling_tests.rs"]
