@@ -1093,13 +1093,17 @@ def simulate_record(
     start: int = 0,
     seats: Sequence[int] | None = None,
     logs: bool = False,
+    log_compress: str = "none",
 ) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]] | None, bytes | None]:
     """``simulate_native`` of games ``start .. start + hands`` that also
     records, in the same pass with the GIL released, every decision of
     ``seats`` (a dict of column arrays, ``koudian.dataset``; None when
     ``seats`` is None) and, when ``logs``, every game's JSON Lines log (one
-    bytes object, the games in order). Returns ``(summary, decisions,
-    logs)``; none of it depends on ``threads``."""
+    bytes object, the games in order), compressed on the same threads when
+    ``log_compress`` is ``"gzip"`` or ``"zstd"`` (independent gzip members
+    or zstd frames of 256 KiB of text each, one after another: one valid
+    stream). Returns ``(summary, decisions, logs)``; none of it depends on
+    ``threads``."""
 
 def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[Any]:
     """The planes of packed observations (a dataset's ``obs`` column),

@@ -396,11 +396,12 @@ def play_chunk(
     threads: int,
     seats: Sequence[int] | None,
     logs: bool,
+    log_compress: str = "none",
 ) -> tuple[dict[str, Any], dict[str, Any] | None, bytes | None]:
     """Games ``start .. start + n`` natively, with the decisions of
-    ``seats`` (None: none) and the logs when ``logs``: ``(summary,
-    decisions, log bytes)``, the same whoever calls it (the local loop or
-    a Ray task)."""
+    ``seats`` (None: none) and the logs when ``logs`` (compressed as
+    ``log_compress`` on the play's threads): ``(summary, decisions, log
+    bytes)``, the same whoever calls it (the local loop or a Ray task)."""
     summary, decisions, text = simulate_record(
         rules,
         list(names),
@@ -410,6 +411,7 @@ def play_chunk(
         start=start,
         seats=None if seats is None else list(seats),
         logs=logs,
+        log_compress=log_compress,
     )
     return summary, decisions, text
 
@@ -510,7 +512,15 @@ def _native_parts(
         for start in range(0, hands, step):
             n = min(step, hands - start)
             summary, decisions, text = play_chunk(
-                rules, names, start, n, seed, threads, seats if writer else None, log is not None
+                rules,
+                names,
+                start,
+                n,
+                seed,
+                threads,
+                seats if writer else None,
+                log is not None,
+                "none" if sink is None else sink.compression,
             )
             if writer is not None and decisions is not None:
                 writer.write(start, decisions)
@@ -676,7 +686,7 @@ def simulate(
     faults: list[Fault] = []
     interrupted = False
     made: list[Agent] = []
-    run: Iterator[dict[str, Any]]
+    run: Iterator[dict[str, Any]] = iter(())
     with _StopOnCtrlC() as ctrl_c:
         try:
             if use_native:
@@ -700,6 +710,12 @@ def simulate(
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            # The native parts' log and shards are written (their writers
+            # waited for) before the run returns or raises, not whenever
+            # the interrupted generator is collected.
+            stop = getattr(run, "close", None)
+            if stop is not None:
+                stop()
             for a in made:
                 close = getattr(a, "close", None)
                 if close is not None:
