@@ -27,7 +27,6 @@
 use crate::error::Error;
 use crate::parallel::Workers;
 use rayon::prelude::*;
-use std::io::Write;
 
 /// Bytes of text per frame: large enough that a frame's header and its
 /// compressor's cold start are noise and the ratio is within a few percent
@@ -117,15 +116,19 @@ impl LogCompression {
 }
 
 /// One thread's compressor, reused from frame to frame (a zstd context
-/// is hundreds of KiB to set up).
+/// or a deflate state is hundreds of KiB to set up).
 enum Framer {
-    Gzip,
+    Gzip(flate2::Compress),
     Zstd(zstd::bulk::Compressor<'static>),
 }
 
-fn io_error(e: std::io::Error) -> Error {
+fn io_error(e: impl std::fmt::Display) -> Error {
     Error::InvalidArgument(format!("log compression failed: {e}"))
 }
+
+/// A gzip member's header (RFC 1952): deflate, no name, mtime 0 (the
+/// same text gives the same bytes), "fastest" (XFL 4), unknown OS.
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255];
 
 impl Framer {
     fn new(c: LogCompression) -> Result<Framer, Error> {
@@ -133,7 +136,10 @@ impl Framer {
             LogCompression::Zstd => {
                 Framer::Zstd(zstd::bulk::Compressor::new(LEVEL).map_err(io_error)?)
             }
-            _ => Framer::Gzip,
+            _ => Framer::Gzip(flate2::Compress::new(
+                flate2::Compression::new(LEVEL as u32),
+                false,
+            )),
         })
     }
 
@@ -141,15 +147,30 @@ impl Framer {
     fn frame(&mut self, text: &[u8]) -> Result<Vec<u8>, Error> {
         match self {
             Framer::Zstd(z) => z.compress(text).map_err(io_error),
-            Framer::Gzip => {
-                // No name and mtime 0 in the header: the same text gives
-                // the same bytes.
-                let out = Vec::with_capacity(text.len() / 8);
-                let mut gz = flate2::GzBuilder::new()
-                    .mtime(0)
-                    .write(out, flate2::Compression::new(LEVEL as u32));
-                gz.write_all(text).map_err(io_error)?;
-                gz.finish().map_err(io_error)
+            Framer::Gzip(z) => {
+                // A raw deflate stream between the header and the trailer
+                // (CRC-32 and length of the text), deflated straight into
+                // the member: a deflate stream outgrows its input by a few
+                // bytes per 16 KiB block at worst.
+                let mut out = Vec::with_capacity(text.len() / 4 + 64);
+                out.extend_from_slice(&GZIP_HEADER);
+                z.reset();
+                loop {
+                    let read = z.total_in() as usize;
+                    let status = z
+                        .compress_vec(&text[read..], &mut out, flate2::FlushCompress::Finish)
+                        .map_err(io_error)?;
+                    if status == flate2::Status::StreamEnd {
+                        break;
+                    }
+                    out.reserve(text.len() / 4 + 64);
+                }
+                let mut crc = flate2::Crc::new();
+                crc.update(text);
+                out.extend_from_slice(&crc.sum().to_le_bytes());
+                // ISIZE is the length modulo 2^32 (frames are far shorter).
+                out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+                Ok(out)
             }
         }
     }
