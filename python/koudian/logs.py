@@ -9,10 +9,13 @@ their hand's ``end`` line as ``{"type": "fault", ...}`` records. A
 level 1 for both: the fastest levels, whose files are within a few
 percent of the default levels' on these repetitive lines. zstd needs
 Python 3.14's ``compression.zstd`` or the ``zstandard`` package
-(``pip install 'koudian[data]'``). Native self-play writes the log in
-large chunks of bytes (the core's text of thousands of hands at once),
-compressed and written on a background thread while the next chunk
-plays (``LogSink``).
+(``pip install 'koudian[data]'``). ``open_log`` returns a ``LogFile``:
+native self-play compresses each chunk's log (the core's text of
+thousands of hands) on its own threads into independent gzip members or
+zstd frames, which ``LogSink`` appends to the file on a background thread
+while the next chunk plays; text written to the ``LogFile`` itself is
+compressed by Python into a member or frame of its own. Any other text
+file gets plain text.
 
 ``read_logs(path)`` yields each hand's log as a string that
 ``koudian.replay`` accepts, whatever the compression (told by the

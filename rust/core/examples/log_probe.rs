@@ -4,12 +4,17 @@
 //! greedy hands with their event records kept, then writes their logs
 //! with [`LogWriter`] 20 times and prints the writing's time per hand and
 //! bytes per hand; `... -- pack N [preset] [none|gzip|zstd]` times
-//! [`LogCompression::compress`] of those logs on one thread.
+//! [`LogCompression::compress`] of those logs on one thread;
+//! `... -- sim N [preset] [off|none|gzip|zstd]` runs the native logged
+//! self-play of `koudian simulate --log` (`simulate_dataset` with logs,
+//! then their compression) on one thread, or unlogged (`off`), for
+//! instruction counts of the whole path.
 
 use koudian_core::agent::builtin;
 use koudian_core::game::{mix_seed, Game, LogWriter};
 use koudian_core::log_compress::LogCompression;
-use koudian_core::simulate::play_hand;
+use koudian_core::record::{simulate_dataset, RecordOptions};
+use koudian_core::simulate::{play_hand, HandRow};
 use koudian_core::Ruleset;
 use std::time::Instant;
 
@@ -48,7 +53,11 @@ fn main() {
         Some("sichuan") => Ruleset::sichuan(),
         _ => Ruleset::shanxi(),
     };
-    let gs = games(&rules, n);
+    let gs = if args.first().map(String::as_str) == Some("sim") {
+        Vec::new()
+    } else {
+        games(&rules, n)
+    };
     let rounds = 20;
     match mode {
         "text" => {
@@ -75,6 +84,37 @@ fn main() {
                 bytes as u64 / n
             );
         }
-        _ => panic!("mode: text or pack"),
+        "sim" => {
+            let which = args.get(3).map_or("zstd", String::as_str);
+            let options = RecordOptions {
+                logs: which != "off",
+                ..RecordOptions::default()
+            };
+            let t = Instant::now();
+            let r = simulate_dataset(
+                &rules,
+                0..n,
+                1,
+                1,
+                |_| builtin("greedy", 0),
+                options,
+                HandRow::of,
+            )
+            .unwrap();
+            let bytes = match which {
+                "off" => 0,
+                c => LogCompression::from_name(c)
+                    .unwrap()
+                    .compress(r.log, 1)
+                    .unwrap()
+                    .len(),
+            };
+            let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
+            println!(
+                "sim {which}: {us:.2} us a hand, {} bytes a hand",
+                bytes as u64 / n
+            );
+        }
+        _ => panic!("mode: text, pack or sim"),
     }
 }
