@@ -171,3 +171,28 @@ def test_open_log_refuses_an_unknown_compression(tmp_path: Path) -> None:
     with pytest.raises(koudian.KoudianError, match="compress must be one of"):
         koudian.logs.open_log(tmp_path / "x.jsonl", "bz2")
     assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "magic"),
+    [
+        ("g.jsonl.zst", [], b"\x28\xb5\x2f\xfd"),
+        ("g.log", ["--log-compress", "gzip"], b"\x1f\x8b"),
+    ],
+)
+def test_the_cli_writes_a_native_compact_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, extra: list[str], magic: bytes
+) -> None:
+    """``koudian simulate --threads 2 --log FILE.jsonl.zst`` (or
+    ``--log-compress``): the native frames, read back hand by hand."""
+    if magic != b"\x1f\x8b":
+        pytest.importorskip("zstandard")
+    from koudian.cli import main
+
+    log = tmp_path / name
+    args = ["simulate", "--agents", "greedy,greedy,greedy,greedy", "--hands", "50", "--seed", "4"]
+    assert main([*args, "--threads", "2", "--quiet", "--log", str(log), *extra]) == 0
+    capsys.readouterr()
+    assert log.read_bytes()[: len(magic)] == magic
+    want = koudian._core.simulate_logs("shanxi", ["greedy"] * 4, 50, seed=4)
+    assert list(koudian.read_logs(log)) == want
