@@ -100,6 +100,7 @@ def test_python_written_text_and_native_frames_make_one_stream(tmp_path: Path, n
     py_agents: list[Any] = [koudian.GreedyAgent(), "random", "greedy", "random"]
     with koudian.logs.open_log(path) as f:
         assert isinstance(f, koudian.logs.LogFile) and f.compression in ("gzip", "zstd")
+        assert f.raw.name == str(path) and f.name == str(path)
         koudian.simulate("linxian", py_agents, hands=3, seed=1, log=f)
         koudian.simulate("linxian", AGENTS, hands=40, seed=2, threads=2, log=f, chunk=15)
         koudian.simulate("linxian", py_agents, hands=2, seed=4, log=f)

@@ -197,6 +197,12 @@ class LogFile(io.TextIOWrapper):
         """One of ``COMPRESSIONS``."""
         return self._frames.compression
 
+    @property
+    def raw(self) -> IO[bytes]:
+        """The file on disk, written compressed bytes (``write_frames``
+        ends the text's current member or frame before writing to it)."""
+        return self._frames.raw
+
     def write_frames(self, data: bytes) -> None:
         """Appends ``data``, whole gzip members or zstd frames (plain UTF-8
         text for ``"none"``) of log text, after the text written so far."""
