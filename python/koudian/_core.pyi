@@ -1098,6 +1098,7 @@ def simulate_record(
     seats: Sequence[int] | None = None,
     logs: bool = False,
     pieces: bool = False,
+    log_compress: str = "none",
 ) -> tuple[
     dict[str, Any],
     dict[str, npt.NDArray[Any]] | list[dict[str, npt.NDArray[Any]]] | None,
@@ -1109,8 +1110,11 @@ def simulate_record(
     ``seats`` is None; with ``pieces``, a list of such dicts whose rows
     follow one another, one per worker, not joined: no copy) and, when
     ``logs``, every game's JSON Lines log (one bytes object, the games in
-    order). Returns ``(summary, decisions, logs)``; none of it depends on
-    ``threads`` (the pieces do; their rows in order do not)."""
+    order), compressed on the same threads when ``log_compress`` is
+    ``"gzip"`` or ``"zstd"`` (independent gzip members or zstd frames of
+    256 KiB of text each, one after another: one valid stream). Returns
+    ``(summary, decisions, logs)``; none of it depends on ``threads``
+    (the pieces do; their rows in order do not)."""
 
 def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[Any]:
     """The planes of packed observations (a dataset's ``obs`` column),

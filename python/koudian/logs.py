@@ -9,10 +9,13 @@ their hand's ``end`` line as ``{"type": "fault", ...}`` records. A
 level 1 for both: the fastest levels, whose files are within a few
 percent of the default levels' on these repetitive lines. zstd needs
 Python 3.14's ``compression.zstd`` or the ``zstandard`` package
-(``pip install 'koudian[data]'``). Native self-play writes the log in
-large chunks of bytes (the core's text of thousands of hands at once),
-compressed and written on a background thread while the next chunk
-plays (``LogSink``).
+(``pip install 'koudian[data]'``). ``open_log`` returns a ``LogFile``:
+native self-play compresses each chunk's log (the core's text of
+thousands of hands) on its own threads into independent gzip members or
+zstd frames, which ``LogSink`` appends to the file on a background thread
+while the next chunk plays; text written to the ``LogFile`` itself is
+compressed by Python into a member or frame of its own. Any other text
+file gets plain text.
 
 ``read_logs(path)`` yields each hand's log as a string that
 ``koudian.replay`` accepts, whatever the compression (told by the
@@ -37,7 +40,16 @@ from typing import IO, Any
 
 from koudian._core import KoudianError
 
-__all__ = ["COMPRESSIONS", "LogSink", "compression_of", "open_log", "read_logs", "write_log"]
+__all__ = [
+    "COMPRESSIONS",
+    "LogFile",
+    "LogSink",
+    "compression_of",
+    "native_compression",
+    "open_log",
+    "read_logs",
+    "write_log",
+]
 
 COMPRESSIONS = ("none", "gzip", "zstd")
 """The ``compress=`` values of ``open_log`` (and ``--log-compress``)."""
@@ -78,27 +90,131 @@ def _zstd() -> Any:
         ) from None
 
 
-def open_log(path: str | os.PathLike[str], compress: str | None = None) -> IO[str]:
+def open_log(path: str | os.PathLike[str], compress: str | None = None) -> LogFile:
     """A text file to write a multi-hand log to, compressed as
-    ``compress`` (one of ``COMPRESSIONS``; default: by ``path``'s suffix).
-    gzip and zstd at level 1, the fastest (zstd's output is within 3% of
-    its level 3 on logs, at 1.4 times the speed)."""
+    ``compress`` (one of ``COMPRESSIONS``; default: by ``path``'s suffix):
+    a ``LogFile``, into which native self-play writes frames it compressed
+    on its own threads. gzip and zstd at level 1, the fastest (zstd's
+    output is within 3% of its level 3 on logs, at 1.4 times the speed)."""
     kind = compression_of(path) if compress is None else compress
     if kind not in COMPRESSIONS:
         raise KoudianError(f"compress must be one of {', '.join(COMPRESSIONS)}, got {kind!r}")
-    if kind == "none":
-        return open(path, "w", encoding="utf-8")
+    if kind == "zstd":
+        _zstd()  # refused before the file is made
+    return LogFile(path, kind)
+
+
+class _Frames(io.BufferedIOBase):
+    """The binary side of a ``LogFile``: bytes written are compressed into
+    the current gzip member or zstd frame, begun at the first write after
+    ``append_frames`` (or the start); ``append_frames`` ends it and appends
+    frames compressed elsewhere to the raw file."""
+
+    def __init__(self, path: str | os.PathLike[str], compression: str) -> None:
+        super().__init__()
+        self.name = os.fspath(path)
+        self.compression = compression
+        self.raw: IO[bytes] = open(path, "wb")
+        self._member: IO[bytes] | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def _current(self) -> IO[bytes]:
+        if self.compression == "none":
+            return self.raw
+        if self._member is None:
+            self._member = _new_member(self.compression, self.raw)
+        return self._member
+
+    def write(self, data: Any) -> int:
+        if self.closed:
+            raise ValueError("write to a closed log file")
+        self._current().write(data)
+        return len(data)
+
+    def end_frame(self) -> None:
+        """Ends the current member or frame (if any was begun)."""
+        if self._member is not None:
+            member, self._member = self._member, None
+            member.close()
+
+    def append_frames(self, data: bytes) -> None:
+        """Appends whole frames of this compression (plain text for
+        ``none``) after what was written so far."""
+        if self.closed:
+            raise ValueError("write to a closed log file")
+        self.end_frame()
+        self.raw.write(data)
+
+    def flush(self) -> None:
+        if self._member is not None:
+            self._member.flush()
+        if not self.raw.closed:
+            self.raw.flush()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            self.end_frame()
+        finally:
+            self.raw.close()
+            super().close()
+
+
+def _new_member(kind: str, raw: IO[bytes]) -> IO[bytes]:
+    """A writer of one gzip member or zstd frame onto ``raw``, which its
+    ``close()`` ends (leaving ``raw`` open)."""
     if kind == "gzip":
-        return gzip.open(path, "wt", encoding="utf-8", compresslevel=1)
+        # No name and mtime 0 in the header, as in the native members: the
+        # same hands give the same bytes.
+        return gzip.GzipFile(  # type: ignore[return-value]
+            filename="", mode="wb", compresslevel=1, fileobj=raw, mtime=0
+        )
     z = _zstd()
-    if hasattr(z, "ZstdCompressor") and hasattr(z, "open") and z.__name__ != "zstandard":
-        return z.open(path, "wt", encoding="utf-8", level=1)  # type: ignore[no-any-return]
-    # zstandard, compressing on the calling thread (LogSink's, in a native
-    # run): its worker threads would only compete with the play for cores.
-    raw = open(path, "wb")
-    cctx = z.ZstdCompressor(level=1)
-    writer = cctx.stream_writer(raw, closefd=True)
-    return io.TextIOWrapper(writer, encoding="utf-8")
+    if z.__name__ == "zstandard":
+        # Compressing on the calling thread (zstandard's own threads would
+        # only compete with the play for cores).
+        return z.ZstdCompressor(level=1).stream_writer(raw, closefd=False)  # type: ignore[no-any-return]
+    return z.ZstdFile(raw, "wb", level=1)  # type: ignore[no-any-return]
+
+
+class LogFile(io.TextIOWrapper):
+    """A multi-hand log open for writing (``open_log``'s): a UTF-8 text
+    file whose writes are compressed as ``compression``, and into which
+    native self-play appends gzip members or zstd frames it compressed on
+    its own threads (``write_frames``). Text written after such frames
+    begins a new member or frame: the file is one valid stream of the
+    text written, in order, whichever way."""
+
+    def __init__(self, path: str | os.PathLike[str], compression: str) -> None:
+        self._frames = _Frames(path, compression)
+        super().__init__(self._frames, encoding="utf-8")
+
+    @property
+    def compression(self) -> str:
+        """One of ``COMPRESSIONS``."""
+        return self._frames.compression
+
+    @property
+    def raw(self) -> IO[bytes]:
+        """The file on disk, written compressed bytes (``write_frames``
+        ends the text's current member or frame before writing to it)."""
+        return self._frames.raw
+
+    def write_frames(self, data: bytes) -> None:
+        """Appends ``data``, whole gzip members or zstd frames (plain UTF-8
+        text for ``"none"``) of log text, after the text written so far."""
+        self.flush()
+        self._frames.append_frames(data)
+
+
+def native_compression(log: IO[str]) -> str:
+    """The compression native self-play should compress ``log``'s chunks
+    in for ``LogSink`` to append them: a ``LogFile``'s own, else
+    ``"none"`` (plain text, written through ``log``)."""
+    return log.compression if isinstance(log, LogFile) else "none"
 
 
 def write_log(log: IO[str], data: bytes) -> None:
@@ -116,14 +232,17 @@ class LogSink:
     """Writes chunks of log bytes to the text file ``log`` on one
     background thread, in order, while the caller plays the next chunk
     (the compressors and file writes release the GIL); at most one chunk
-    waits, so memory stays bounded. ``close()`` waits for the chunks
-    written (the file itself stays open) and raises the writing's error,
-    if any; so does the next ``write`` after a failed one."""
+    waits, so memory stays bounded. The chunks are in ``compression``
+    (``native_compression(log)``): frames a ``LogFile`` appends as they
+    are, plain text otherwise. ``close()`` waits for the chunks written
+    (the file itself stays open) and raises the writing's error, if any;
+    so does the next ``write`` after a failed one."""
 
     def __init__(self, log: IO[str]) -> None:
         from concurrent.futures import Future, ThreadPoolExecutor
 
         self.log = log
+        self.compression = native_compression(log)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="koudian-log")
         self._pending: Future[None] | None = None
 
@@ -135,7 +254,10 @@ class LogSink:
     def write(self, data: bytes) -> None:
         """Queues ``data`` (after the chunk before it)."""
         self._collect()
-        self._pending = self._pool.submit(write_log, self.log, data)
+        if isinstance(self.log, LogFile):
+            self._pending = self._pool.submit(self.log.write_frames, data)
+        else:
+            self._pending = self._pool.submit(write_log, self.log, data)
 
     def close(self) -> None:
         """Waits for every queued chunk."""

@@ -397,12 +397,14 @@ def play_chunk(
     seats: Sequence[int] | None,
     logs: bool,
     pieces: bool = False,
+    log_compress: str = "none",
 ) -> tuple[dict[str, Any], Any, bytes | None]:
     """Games ``start .. start + n`` natively, with the decisions of
-    ``seats`` (None: none) and the logs when ``logs``: ``(summary,
-    decisions, log bytes)``, the same whoever calls it (the local loop or
-    a Ray task). With ``pieces`` the decisions are a list of column dicts
-    (the workers' parts, in order, not joined), which ``koudian.dataset``'s
+    ``seats`` (None: none) and the logs when ``logs`` (compressed as
+    ``log_compress`` on the play's threads): ``(summary, decisions, log
+    bytes)``, the same whoever calls it (the local loop or a Ray task).
+    With ``pieces`` the decisions are a list of column dicts (the
+    workers' parts, in order, not joined), which ``koudian.dataset``'s
     writers take as they are."""
     summary, decisions, text = simulate_record(
         rules,
@@ -414,6 +416,7 @@ def play_chunk(
         seats=None if seats is None else list(seats),
         logs=logs,
         pieces=pieces,
+        log_compress=log_compress,
     )
     return summary, decisions, text
 
@@ -523,6 +526,7 @@ def _native_parts(
                 seats if writer else None,
                 log is not None,
                 pieces=True,
+                log_compress="none" if sink is None else sink.compression,
             )
             if writer is not None and decisions is not None:
                 writer.write(start, decisions)
@@ -688,7 +692,7 @@ def simulate(
     faults: list[Fault] = []
     interrupted = False
     made: list[Agent] = []
-    run: Iterator[dict[str, Any]]
+    run: Iterator[dict[str, Any]] = iter(())
     with _StopOnCtrlC() as ctrl_c:
         try:
             if use_native:
@@ -712,6 +716,12 @@ def simulate(
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            # The native parts' log and shards are written (their writers
+            # waited for) before the run returns or raises, not whenever
+            # the interrupted generator is collected.
+            stop = getattr(run, "close", None)
+            if stop is not None:
+                stop()
             for a in made:
                 close = getattr(a, "close", None)
                 if close is not None:

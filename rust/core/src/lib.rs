@@ -15,6 +15,7 @@ pub mod error;
 pub mod game;
 pub mod hand;
 pub mod legal;
+pub mod log_compress;
 mod parallel;
 pub mod record;
 pub mod ruleset;

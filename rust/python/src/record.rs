@@ -6,6 +6,7 @@ use crate::game::{check_agents, summary_dict};
 use crate::ruleset::resolve;
 use koudian_core::agent::builtin;
 use koudian_core::game::encode::{Encoding, N_PLANES};
+use koudian_core::log_compress::LogCompression;
 use koudian_core::record::{
     encoding_of_width, simulate_dataset, unpack_obs as unpack_v1, unpack_planes, Decisions,
     RecordOptions, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1,
@@ -45,10 +46,12 @@ fn decisions_dict<'py>(py: Python<'py>, d: Decisions) -> PyResult<Bound<'py, PyD
 /// `None`; with `pieces`, a list of such dicts whose rows follow one
 /// another, as the workers filled them, without joining them) and, when
 /// `logs`, every game's JSON Lines log (one bytes object, the games in
-/// order), in one pass on `threads` threads with the GIL released.
-/// Returns `(summary, decisions, logs)`.
+/// order), in one pass on `threads` threads with the GIL released;
+/// `log_compress` (`none`, `gzip`, `zstd`) compresses the logs on those
+/// threads, into frames one after another. Returns `(summary, decisions,
+/// logs)`.
 #[pyfunction]
-#[pyo3(signature = (rules, agents, hands, *, seed = 0, threads = 0, start = 0, seats = None, logs = false, pieces = false))]
+#[pyo3(signature = (rules, agents, hands, *, seed = 0, threads = 0, start = 0, seats = None, logs = false, pieces = false, log_compress = "none"))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn simulate_record<'py>(
     py: Python<'py>,
@@ -61,6 +64,7 @@ fn simulate_record<'py>(
     seats: Option<Vec<i64>>,
     logs: bool,
     pieces: bool,
+    log_compress: &str,
 ) -> PyResult<(
     Bound<'py, PyDict>,
     Option<Bound<'py, PyAny>>,
@@ -68,6 +72,7 @@ fn simulate_record<'py>(
 )> {
     let r = resolve(py, Some(rules))?;
     check_agents(&agents)?;
+    let compression = LogCompression::from_name(log_compress).map_err(to_py)?;
     let mut chosen = [false; 4];
     for &s in seats.iter().flatten() {
         if !(0..4).contains(&s) {
@@ -96,6 +101,10 @@ fn simulate_record<'py>(
                 options,
                 HandRow::of,
             )
+            .and_then(|mut r| {
+                r.log = compression.compress(std::mem::take(&mut r.log), threads)?;
+                Ok(r)
+            })
         })
         .map_err(to_py)?;
     // One copy of the logs, straight into the bytes object.

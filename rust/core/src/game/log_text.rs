@@ -5,14 +5,34 @@
 //! writer: [`Game::log`], [`Game::log_header`] and [`Event::to_json`] are
 //! built on it.
 
+use super::action::Action;
 use super::event::{Event, LOG_VERSION};
 use super::table::Game;
 use crate::hand::MeldKind;
 use crate::ruleset::{OptionValue, Ruleset, OPTIONS};
 use crate::tile::{Tile, KINDS};
 
-/// Appends the decimal digits of `v`.
+/// Appends the decimal digits of `v`. Seats, tile indices and action
+/// indices (below 1000) are most of a log's numbers: their digits go in
+/// as one fixed-size slice each, without the general loop's copy.
 fn uint(out: &mut Vec<u8>, mut v: u64) {
+    if v < 10 {
+        out.push(b'0' + v as u8);
+        return;
+    }
+    if v < 100 {
+        out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+        return;
+    }
+    if v < 1000 {
+        let d = [
+            b'0' + (v / 100) as u8,
+            b'0' + (v / 10 % 10) as u8,
+            b'0' + (v % 10) as u8,
+        ];
+        out.extend_from_slice(&d);
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -34,7 +54,12 @@ fn int(out: &mut Vec<u8>, v: i64) {
 }
 
 fn boolean(out: &mut Vec<u8>, b: bool) {
-    out.extend_from_slice(if b { b"true" } else { b"false" });
+    // Two fixed-size copies rather than one of a chosen length.
+    if b {
+        out.extend_from_slice(b"true");
+    } else {
+        out.extend_from_slice(b"false");
+    }
 }
 
 /// A tile's notation, e.g. `3p` (its `Display`).
@@ -44,9 +69,23 @@ fn tile(out: &mut Vec<u8>, t: Tile) {
 }
 
 fn quoted_tile(out: &mut Vec<u8>, t: Tile) {
-    out.push(b'"');
-    tile(out, t);
-    out.push(b'"');
+    out.extend_from_slice(&[b'"', b'0' + t.rank(), t.suit().letter() as u8, b'"']);
+}
+
+/// `a.name()`, each name a fixed-size copy (an action line's name was
+/// one copy of a looked-up length).
+fn action_name(out: &mut Vec<u8>, a: Action) {
+    out.extend_from_slice(match a {
+        Action::Discard(_) => b"discard",
+        Action::Ting(_) => b"ting",
+        Action::ConcealedKong(_) => b"concealed_kong",
+        Action::AddedKong(_) => b"added_kong",
+        Action::Win => b"win",
+        Action::Pong => b"pong",
+        Action::Kong => b"kong",
+        Action::Pass => b"pass",
+        Action::Leave => b"leave",
+    });
 }
 
 fn opt_u8(out: &mut Vec<u8>, v: Option<u8>) {
@@ -162,7 +201,7 @@ impl Event {
                 out.extend_from_slice(b"{\"type\":\"action\",\"seat\":");
                 uint(out, seat.into());
                 out.extend_from_slice(b",\"action\":\"");
-                out.extend_from_slice(action.name().as_bytes());
+                action_name(out, action);
                 out.push(b'"');
                 if let Some(t) = action.tile() {
                     out.extend_from_slice(b",\"tile\":");
@@ -255,6 +294,8 @@ pub struct LogWriter {
 impl LogWriter {
     /// Appends `g`'s whole log so far ([`Game::log`]) to `out`.
     pub fn write(&mut self, g: &Game, out: &mut Vec<u8>) {
+        // About 72 bytes an event and 1.5 KiB for the header and deal.
+        out.reserve(1536 + g.events.len() * 72);
         self.write_header(g, out);
         out.push(b'\n');
         write_deal(g, out);
@@ -329,7 +370,9 @@ impl LogWriter {
         out.extend_from_slice(b"],\"revealed\":");
         uint(out, d.revealed.into());
         out.extend_from_slice(b",\"wall\":\"");
-        for &t in d.wall.tiles() {
+        let tiles = d.wall.tiles();
+        out.reserve(2 * tiles.len());
+        for &t in tiles {
             tile(out, t);
         }
         out.extend_from_slice(b"\",\"scores\":");

@@ -276,4 +276,21 @@ fn integers_at_the_extremes() {
     let mut out = Vec::new();
     uint(&mut out, u64::MAX);
     assert_eq!(String::from_utf8(out).unwrap(), u64::MAX.to_string());
+    // Every number across the short paths' edges.
+    for v in (0..2000u64).chain([9_999, 10_000, 123_456_789]) {
+        let mut out = Vec::new();
+        uint(&mut out, v);
+        assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+    }
+}
+
+/// The writer's copy of the action names is `Action::name`'s.
+#[test]
+fn action_names_are_the_actions_own() {
+    for i in 0..crate::game::N_ACTIONS {
+        let a = Action::from_index(i).unwrap();
+        let mut out = Vec::new();
+        action_name(&mut out, a);
+        assert_eq!(out, a.name().as_bytes(), "{a:?}");
+    }
 }
