@@ -129,6 +129,28 @@ def test_pieces_are_the_rows_in_order_and_write_the_same_shard(tmp_path: Path) -
     assert koudian.dataset.ZSTD_LEVEL == -1 and size[1] < size[0], size
 
 
+def test_shards_are_written_two_at_a_time_and_listed_in_order(tmp_path: Path) -> None:
+    from koudian._core import simulate_record
+
+    rules = koudian.Ruleset.preset("shanxi")
+    w = koudian.dataset.ShardWriter(tmp_path, AGENTS)
+    queued = []
+    for start in range(0, 50, 10):
+        _, parts, _ = simulate_record(
+            rules, AGENTS, 10, seed=3, threads=2, start=start, seats=[0, 1, 2, 3], pieces=True
+        )
+        w.write(start, parts)
+        queued.append(len(w._pending))
+    entries = w.close()
+    # Never more than WRITERS shards waiting: memory stays bounded.
+    assert max(queued) == koudian.dataset.ShardWriter.WRITERS == 2
+    assert [e["start"] for e in entries] == [0, 10, 20, 30, 40]
+    one = koudian.simulate("shanxi", AGENTS, hands=50, seed=3, threads=2, record=tmp_path / "d")
+    assert one.hands == 50
+    rows = pytest.importorskip("pyarrow.parquet").read_table
+    assert sum(rows(tmp_path / e["file"]).num_rows for e in entries) == _rows(tmp_path / "d").num_rows
+
+
 def test_record_seats_keeps_only_those_seats(tmp_path: Path) -> None:
     koudian.simulate("sichuan", AGENTS, hands=20, seed=2, record=tmp_path, record_seats=[1])
     t = _rows(tmp_path)

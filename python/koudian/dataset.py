@@ -247,38 +247,45 @@ def write_shard(
 
 
 class ShardWriter:
-    """Writes shards on one background thread while the next chunk plays
-    (pyarrow and the core both release the GIL), at most one shard queued;
-    ``close()`` waits for them and returns their manifest entries."""
+    """Writes shards on background threads while the next chunk plays
+    (pyarrow and the core both release the GIL): up to ``WRITERS`` shards
+    at once, each on its own thread, so that a shard's compression (one
+    thread's work) does not hold up the play; at most ``WRITERS`` shards
+    queued, so memory stays bounded. ``close()`` waits for them and
+    returns their manifest entries, in the order the shards were queued."""
+
+    WRITERS = 2
+    """Shards written at once (one thread each)."""
 
     def __init__(self, directory: str | os.PathLike[str], agents: Sequence[str]) -> None:
+        from collections import deque
         from concurrent.futures import Future, ThreadPoolExecutor
 
         _pyarrow()
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.agents = list(agents)
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="koudian-shards")
-        self._pending: Future[dict[str, Any]] | None = None
+        self._pool = ThreadPoolExecutor(self.WRITERS, thread_name_prefix="koudian-shards")
+        self._pending: deque[Future[dict[str, Any]]] = deque()
         self.entries: list[dict[str, Any]] = []
 
-    def _collect(self) -> None:
-        if self._pending is not None:
-            self.entries.append(self._pending.result())
-            self._pending = None
+    def _collect(self, keep: int) -> None:
+        """Waits until at most ``keep`` shards are queued."""
+        while len(self._pending) > keep:
+            self.entries.append(self._pending.popleft().result())
 
     def write(self, start: int, decisions: dict[str, Any] | Sequence[dict[str, Any]]) -> None:
         """Queues the shard of the hands from ``start`` (``decisions`` as
         ``write_shard`` takes them)."""
-        self._collect()
-        self._pending = self._pool.submit(
-            write_shard, self.directory, start, decisions, self.agents
+        self._collect(self.WRITERS - 1)
+        self._pending.append(
+            self._pool.submit(write_shard, self.directory, start, decisions, self.agents)
         )
 
     def close(self) -> list[dict[str, Any]]:
-        """Waits for the queued shard; the entries of every shard written."""
+        """Waits for the queued shards; the entries of every shard written."""
         try:
-            self._collect()
+            self._collect(0)
         finally:
             self._pool.shutdown()
         return self.entries
