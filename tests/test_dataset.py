@@ -148,7 +148,9 @@ def test_shards_are_written_two_at_a_time_and_listed_in_order(tmp_path: Path) ->
     one = koudian.simulate("shanxi", AGENTS, hands=50, seed=3, threads=2, record=tmp_path / "d")
     assert one.hands == 50
     rows = pytest.importorskip("pyarrow.parquet").read_table
-    assert sum(rows(tmp_path / e["file"]).num_rows for e in entries) == _rows(tmp_path / "d").num_rows
+    assert (
+        sum(rows(tmp_path / e["file"]).num_rows for e in entries) == _rows(tmp_path / "d").num_rows
+    )
 
 
 def test_record_seats_keeps_only_those_seats(tmp_path: Path) -> None:
