@@ -6,15 +6,16 @@
 //!
 //! A decision row holds the hand (game index and deal seed), the seat,
 //! the decision number within the hand (all seats counted), the observer's
-//! planes in the newest encoding ([`Encoding::V2`], 66 planes of small
-//! integers) packed by [`pack_planes`] ([`OBS_BYTES`] bytes), the compact
+//! planes in the newest encoding
+//! ([`crate::game::encode::Encoding::V2`], 66 planes of small integers)
+//! packed by [`pack_planes`] ([`OBS_BYTES`] bytes), the compact
 //! fields (own concealed counts, running points), the legal mask packed
 //! to bits ([`MASK_BYTES`] bytes, bit `i % 8` of byte `i / 8` for action
 //! index `i`), the action index played, and the hand's targets for that
 //! seat: settlement delta, won, final shanten, end kind.
 //!
-//!
-//! The observation's packed layout is [`pack`]'s.
+//! The observation's packed layout is the private `pack` module's
+//! ([`pack_planes`], [`unpack_planes`]).
 
 mod direct;
 mod pack;

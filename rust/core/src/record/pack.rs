@@ -25,7 +25,7 @@ use crate::tile::KINDS;
 pub const OBS_PACK_VERSION: u32 = 2;
 
 /// The observation encoding the rows pack: the newest,
-/// [`encode::ENCODING_VERSION`].
+/// [`crate::game::encode::ENCODING_VERSION`].
 pub const OBS_ENCODING_VERSION: u32 = RECORDED.version();
 
 /// The encoding recorded.
@@ -317,7 +317,7 @@ fn unpack_row(forms: &[Form], packed: &[u8], out: &mut [u8]) {
 const LIVE_PLANE: usize = 24;
 const LIVE_SCALE: f32 = 136.0;
 
-/// Packs version 2 planes (`u8`, as [`encode::encode_into`] writes them)
+/// Packs version 2 planes (`u8`, as [`crate::game::encode::encode_into`] writes them)
 /// into `out` ([`OBS_BYTES`] bytes, overwritten). Errors if a plane does
 /// not fit its form (never for an encoded observation).
 ///
@@ -347,7 +347,7 @@ pub fn unpack_planes(packed: &[u8; OBS_BYTES], out: &mut [u8; Encoding::V2.len()
     unpack_row(&FORMS_V2, packed, out);
 }
 
-/// Packs the planes of [`encode::planes`] (version 1) into `out`
+/// Packs the planes of [`crate::game::encode::planes`] (version 1) into `out`
 /// ([`OBS_BYTES_V1`] bytes, overwritten): the layout of datasets
 /// recorded before version 2 was.
 ///
