@@ -35,7 +35,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import IO, Any
 
 from koudian._core import KoudianError
@@ -243,6 +244,10 @@ class LogSink:
 
         self.log = log
         self.compression = native_compression(log)
+        # A LogFile takes the chunks as frames; any other file, as text.
+        self._write: Callable[[bytes], None] = (
+            log.write_frames if isinstance(log, LogFile) else partial(write_log, log)
+        )
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="koudian-log")
         self._pending: Future[None] | None = None
 
@@ -254,10 +259,7 @@ class LogSink:
     def write(self, data: bytes) -> None:
         """Queues ``data`` (after the chunk before it)."""
         self._collect()
-        if isinstance(self.log, LogFile):
-            self._pending = self._pool.submit(self.log.write_frames, data)
-        else:
-            self._pending = self._pool.submit(write_log, self.log, data)
+        self._pending = self._pool.submit(self._write, data)
 
     def close(self) -> None:
         """Waits for every queued chunk."""

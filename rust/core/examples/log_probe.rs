@@ -88,6 +88,10 @@ fn main() {
             let which = args.get(3).map_or("zstd", String::as_str);
             let options = RecordOptions {
                 logs: which != "off",
+                log_compression: match which {
+                    "off" => LogCompression::None,
+                    c => LogCompression::from_name(c).unwrap(),
+                },
                 ..RecordOptions::default()
             };
             let t = Instant::now();
@@ -101,14 +105,7 @@ fn main() {
                 HandRow::of,
             )
             .unwrap();
-            let bytes = match which {
-                "off" => 0,
-                c => LogCompression::from_name(c)
-                    .unwrap()
-                    .compress(r.log, 1)
-                    .unwrap()
-                    .len(),
-            };
+            let bytes = r.log.len();
             let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
             println!(
                 "sim {which}: {us:.2} us a hand, {} bytes a hand",

@@ -17,8 +17,7 @@ fn main() {
     let (hands, threads, recorded) = (arg(1, 2000), arg(2, 1) as usize, arg(3, 1) == 1);
     let options = RecordOptions {
         seats: [recorded; 4],
-        events: false,
-        logs: false,
+        ..RecordOptions::default()
     };
     let t = Instant::now();
     let r = simulate_dataset(

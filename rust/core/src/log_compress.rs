@@ -93,8 +93,15 @@ impl LogCompression {
         if self == LogCompression::None {
             return Ok(text);
         }
+        self.compress_on(&Workers::new(threads)?, text)
+    }
+
+    /// [`LogCompression::compress`] on the run's own `workers`.
+    pub(crate) fn compress_on(self, workers: &Workers, text: Vec<u8>) -> Result<Vec<u8>, Error> {
+        if self == LogCompression::None {
+            return Ok(text);
+        }
         let frames: Vec<&[u8]> = text.chunks(FRAME_BYTES).collect();
-        let workers = Workers::new(threads)?;
         let packed: Vec<Vec<u8>> = match workers {
             Workers::Caller => {
                 let mut f = Framer::new(self)?;

@@ -33,6 +33,7 @@ use crate::game::encode::ponds::Ponds;
 use crate::game::view::GameView;
 use crate::game::{Action, EndKind, Game, LogWriter};
 use crate::legal::{shanten, HandRules};
+use crate::log_compress::LogCompression;
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use crate::simulate::{simulate_recorded, HandSummary, Recorder};
@@ -152,6 +153,10 @@ pub struct RecordOptions {
     pub events: bool,
     /// Write every hand's log ([`Game::log`]) into [`Recorded::log`].
     pub logs: bool,
+    /// How [`Recorded::log`] is compressed, on the run's threads, once the
+    /// games are played (frames of the joined text: the same bytes for
+    /// any thread count).
+    pub log_compression: LogCompression,
 }
 
 /// What [`simulate_dataset`] returns: the `summarize` values in game
@@ -327,7 +332,7 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
 /// use koudian_core::agent::builtin;
 /// use koudian_core::record::{simulate_dataset, RecordOptions, MASK_BYTES};
 /// use koudian_core::Ruleset;
-/// let options = RecordOptions { seats: [true; 4], events: false, logs: true };
+/// let options = RecordOptions { seats: [true; 4], logs: true, ..RecordOptions::default() };
 /// let r = simulate_dataset(&Ruleset::shanxi(), 0..5, 1, 1, |_| builtin("greedy", 0),
 ///     options, |g, s| (s.decisions, g.log())).unwrap();
 /// let decisions: u32 = r.hands.iter().map(|h| h.0).sum();
@@ -403,6 +408,9 @@ where
         }
         out.log.extend_from_slice(&b.log);
     }
+    out.log = options
+        .log_compression
+        .compress_on(&workers, std::mem::take(&mut out.log))?;
     Ok(out)
 }
 
@@ -412,6 +420,37 @@ mod tests {
     use crate::agent::builtin;
     use crate::game::encode::{self, Encoding};
     use crate::game::N_ACTIONS;
+
+    /// A compressed log is the plain log's text compressed, the same
+    /// bytes on 1 and 2 threads.
+    #[test]
+    fn the_log_is_compressed_on_the_runs_threads() {
+        let rules = Ruleset::shanxi();
+        let run = |threads, log_compression| {
+            simulate_dataset(
+                &rules,
+                0..40,
+                7,
+                threads,
+                |_| builtin("greedy", 0),
+                RecordOptions {
+                    logs: true,
+                    log_compression,
+                    ..RecordOptions::default()
+                },
+                |_, s| s,
+            )
+            .unwrap()
+            .log
+        };
+        let plain = run(1, LogCompression::None);
+        for c in [LogCompression::Gzip, LogCompression::Zstd] {
+            let packed = run(1, c);
+            assert_eq!(packed, c.compress(plain.clone(), 1).unwrap(), "{c:?}");
+            assert!(packed.len() < plain.len() / 4, "{c:?}");
+            assert_eq!(run(2, c), packed, "{c:?} on 2 threads");
+        }
+    }
 
     /// Rows come in game then decision order, the same on 1 and 2
     /// threads, only for the chosen seats, each action legal under its
@@ -430,8 +469,8 @@ mod tests {
                 |_| builtin("greedy", 0),
                 RecordOptions {
                     seats,
-                    events: false,
                     logs: true,
+                    ..RecordOptions::default()
                 },
                 |g, s| (s, g.log()),
             )
@@ -492,7 +531,7 @@ mod tests {
             RecordOptions {
                 seats: [true; 4],
                 events: true,
-                logs: false,
+                ..RecordOptions::default()
             },
             |g, _| g.log(),
         )

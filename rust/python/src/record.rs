@@ -89,6 +89,7 @@ fn simulate_record<'py>(
         seats: chosen,
         events: false,
         logs,
+        log_compression: compression,
     };
     let recorded = py
         .detach(|| {
@@ -101,10 +102,6 @@ fn simulate_record<'py>(
                 options,
                 HandRow::of,
             )
-            .and_then(|mut r| {
-                r.log = compression.compress(std::mem::take(&mut r.log), threads)?;
-                Ok(r)
-            })
         })
         .map_err(to_py)?;
     // One copy of the logs, straight into the bytes object.
