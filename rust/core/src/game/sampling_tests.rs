@@ -139,43 +139,64 @@ const NONE: usize = usize::MAX;
 /// and seat 3's tile.
 type Cell = (usize, Counts, Counts, usize);
 
-/// The probability of every cell, exactly: uniform among the consistent
-/// completions (`exact`), or as the sequential draw makes it (the kong's
-/// kind uniform, then seat 1's hand uniform among its ready ones, then
-/// seat 2's among those the rest allows).
-fn distribution(rules: &Ruleset, obs: &Observation, exact: bool) -> HashMap<Cell, f64> {
-    let judge = Judge::new(rules, obs.wilds);
-    let melds = |s: usize, kong: usize| -> Vec<Meld> {
-        melds_with(obs, &[kind(kong)])[s]
-            .iter()
-            .flatten()
-            .copied()
-            .collect()
-    };
-    let mut out = HashMap::new();
-    // The hidden kong's possible kinds (`NONE` without one).
+/// The cell of a completion.
+fn cell_of(h: &Hidden) -> Cell {
+    let t = h.concealed[3].iter().position(|&c| c > 0).unwrap();
+    let kong = h.concealed_kongs.first().map_or(NONE, |k| k.index());
+    (kong, h.concealed[1], h.concealed[2], t)
+}
+
+/// The hidden kong's possible kinds (`NONE` without one): every kind
+/// wholly unseen.
+fn kong_kinds(obs: &Observation) -> Vec<usize> {
     let hidden = obs
         .melds
         .iter()
         .flatten()
         .flatten()
         .any(|m| m.tile.is_none());
-    let kong_kinds: Vec<usize> = if hidden {
+    if hidden {
         UNSEEN.iter().filter(|u| u.1 == 4).map(|u| u.0).collect()
     } else {
         vec![NONE]
-    };
+    }
+}
+
+/// The unseen tiles once the hidden kong is `kong` (`NONE`: none).
+fn pool_without(kong: usize) -> Counts {
+    let mut pool = [0u8; KINDS];
+    for (k, n) in UNSEEN {
+        pool[k] = n;
+    }
+    if kong != NONE {
+        pool[kong] = 0;
+    }
+    pool
+}
+
+/// Seat `s`'s melds once the hidden kong is `kong`.
+fn declared_melds(obs: &Observation, s: usize, kong: usize) -> Vec<Meld> {
+    melds_with(obs, &[kind(kong)])[s]
+        .iter()
+        .flatten()
+        .copied()
+        .collect()
+}
+
+/// The probability of every cell, exactly: uniform among the consistent
+/// completions (`exact`), or as the sequential draw makes it (the kong's
+/// kind uniform, then seat 1's hand uniform among its ready ones, then
+/// seat 2's among those the rest allows).
+fn distribution(rules: &Ruleset, obs: &Observation, exact: bool) -> HashMap<Cell, f64> {
+    let judge = Judge::new(rules, obs.wilds);
+    let mut out = HashMap::new();
+    let kong_kinds = kong_kinds(obs);
     let p_kong = 1.0 / kong_kinds.len() as f64;
     for &kong in &kong_kinds {
-        let mut pool = [0u8; KINDS];
-        for (k, n) in UNSEEN {
-            pool[k] = n;
-        }
-        if kong != NONE {
-            pool[kong] = 0;
-        }
-        let ready =
-            |s: usize, c: &Counts| judge.ready_to_declare(&Hand::new(*c, &melds(s, kong)).unwrap());
+        let pool = pool_without(kong);
+        let ready = |s: usize, c: &Counts| {
+            judge.ready_to_declare(&Hand::new(*c, &declared_melds(obs, s, kong)).unwrap())
+        };
         let mut cells: Vec<(Cell, f64)> = Vec::new();
         let firsts: Vec<(Counts, f64)> = subsets(&pool, 4)
             .into_iter()
@@ -248,10 +269,7 @@ fn sample_cells(
     let mut counts = HashMap::new();
     for _ in 0..n {
         let h = sample_by(&judge, rules, obs, &mut rng, sampling).unwrap();
-        let t = h.concealed[3].iter().position(|&c| c > 0).unwrap();
-        let kong = h.concealed_kongs.first().map_or(NONE, |k| k.index());
-        let cell = (kong, h.concealed[1], h.concealed[2], t);
-        *counts.entry(cell).or_insert(0.0) += 1.0;
+        *counts.entry(cell_of(&h)).or_insert(0.0) += 1.0;
     }
     counts
 }
@@ -424,33 +442,12 @@ fn sampling_cost() {
 /// seat 3, each weighted by its number of copy sets.
 fn law_three(rules: &Ruleset, obs: &Observation) -> HashMap<Cell, f64> {
     let judge = Judge::new(rules, obs.wilds);
-    let hidden = obs
-        .melds
-        .iter()
-        .flatten()
-        .flatten()
-        .any(|m| m.tile.is_none());
-    let kong_kinds: Vec<usize> = if hidden {
-        UNSEEN.iter().filter(|u| u.1 == 4).map(|u| u.0).collect()
-    } else {
-        vec![NONE]
-    };
+    let kong_kinds = kong_kinds(obs);
     let mut out = HashMap::new();
     for &kong in &kong_kinds {
-        let mut pool = [0u8; KINDS];
-        for (k, n) in UNSEEN {
-            pool[k] = n;
-        }
-        if kong != NONE {
-            pool[kong] = 0;
-        }
+        let pool = pool_without(kong);
         let ready = |s: usize, c: &Counts| {
-            let melds: Vec<Meld> = melds_with(obs, &[kind(kong)])[s]
-                .iter()
-                .flatten()
-                .copied()
-                .collect();
-            judge.ready_to_declare(&Hand::new(*c, &melds).unwrap())
+            judge.ready_to_declare(&Hand::new(*c, &declared_melds(obs, s, kong)).unwrap())
         };
         for (a, wa) in subsets(&pool, 4) {
             if !ready(1, &a) {
@@ -496,11 +493,7 @@ fn sample_cells_with(
         };
         let h = sample_counted(&judge, rules, obs, &mut rng, Sampling::Exact, &mut work).unwrap();
         assert!(work.exact && !work.fallback, "{work:?}");
-        let t = h.concealed[3].iter().position(|&c| c > 0).unwrap();
-        let kong = h.concealed_kongs.first().map_or(NONE, |k| k.index());
-        *counts
-            .entry((kong, h.concealed[1], h.concealed[2], t))
-            .or_insert(0.0) += 1.0;
+        *counts.entry(cell_of(&h)).or_insert(0.0) += 1.0;
     }
     counts
 }
