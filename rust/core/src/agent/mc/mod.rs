@@ -76,8 +76,9 @@ use crate::tile::Counts;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct McConfig {
     /// Sampled tables per decision at most (each candidate is played on
-    /// every one of them): `rollouts`.
-    pub rollouts: u32,
+    /// every one of them): `rollouts`; `None` by the game (see
+    /// [`McConfig::tables`]).
+    pub rollouts: Option<u32>,
     /// Tables before early stopping may drop a candidate: `min`.
     pub min_rollouts: u32,
     /// Candidates played at most: `top`; `None` by the game (see
@@ -111,7 +112,7 @@ pub struct McConfig {
 impl McConfig {
     /// The quick budget (`mc:budget=fast`).
     pub const FAST: McConfig = McConfig {
-        rollouts: 16,
+        rollouts: Some(16),
         min_rollouts: 4,
         top: Some(2),
         stop_z: 2.0,
@@ -122,10 +123,10 @@ impl McConfig {
     };
     /// The default budget (`mc`).
     pub const DEFAULT: McConfig = McConfig {
-        rollouts: 64,
-        min_rollouts: 4,
+        rollouts: None,
+        min_rollouts: 8,
         top: None,
-        stop_z: 2.5,
+        stop_z: 3.0,
         margin_z: 2.0,
         far: None,
         tilt: 1.0,
@@ -133,7 +134,7 @@ impl McConfig {
     };
     /// The strong budget (`mc:budget=strong`).
     pub const STRONG: McConfig = McConfig {
-        rollouts: 192,
+        rollouts: Some(192),
         min_rollouts: 8,
         top: Some(4),
         stop_z: 3.0,
@@ -145,9 +146,9 @@ impl McConfig {
 
     /// `(far, top)` for a game of `family`, where the budget leaves them
     /// to the game: in the Koudian games a search only once an opponent
-    /// has declared ting, among five candidates (measured on shanxi,
-    /// 1,000 deals: +1.25 ± 0.31 a hand over greedy, where searching also
-    /// one tile from ready among three gave +1.22 ± 0.37: the undeclared
+    /// has declared ting, among five candidates (measured on shanxi with
+    /// 64 tables, 1,000 deals: +1.25 ± 0.31 a hand over greedy, where
+    /// searching also one tile from ready among three gave +1.22 ± 0.37: the undeclared
     /// departures brought little and most of the variance); in Sichuan,
     /// which has no declaration to tell the danger and whose void suit is
     /// chosen by the first discards, every decision among four (measured:
@@ -169,6 +170,30 @@ impl McConfig {
         (self.far.unwrap_or(far), self.top.unwrap_or(top))
     }
 
+    /// Sampled tables per decision at most in a game of `family`, where
+    /// the budget leaves them to the game: 256 in the Koudian games, which
+    /// search only once an opponent has declared (measured on shanxi over
+    /// the same 2,000 deals: +1.61 ± 0.25 a hand over greedy, +0.65 ±
+    /// 0.23 more than 64 tables gave, at 62 arena hands a second with one
+    /// mc seat on 2 threads); 64 in Sichuan, which searches every decision
+    /// for an edge of hundredths of a point (256 there: 23 hands a second
+    /// for +0.013 ± 0.033 where 64 gave +0.006 ± 0.030, 600 deals).
+    ///
+    /// ```
+    /// use koudian_core::agent::mc::McConfig;
+    /// use koudian_core::ruleset::Family;
+    /// assert_eq!(McConfig::DEFAULT.tables(Family::Shanxi), 256);
+    /// assert_eq!(McConfig::DEFAULT.tables(Family::Sichuan), 64);
+    /// assert_eq!(McConfig::STRONG.tables(Family::Sichuan), 192);
+    /// assert_eq!(McConfig::parse("rollouts=9").unwrap().tables(Family::Shanxi), 9);
+    /// ```
+    pub fn tables(&self, family: Family) -> u32 {
+        self.rollouts.unwrap_or(match family {
+            Family::Sichuan => 64,
+            _ => 256,
+        })
+    }
+
     /// Parses the options of an agent spec after `mc` (`":"`-separated
     /// `key=value`: `budget=fast|default|strong`, `rollouts`, `min`,
     /// `top`, `stop`, `margin`, `far`, `tilt`, `cost`; a budget first, then
@@ -177,7 +202,7 @@ impl McConfig {
     /// ```
     /// use koudian_core::agent::mc::McConfig;
     /// assert_eq!(McConfig::parse("").unwrap(), McConfig::DEFAULT);
-    /// assert_eq!(McConfig::parse("rollouts=200").unwrap().rollouts, 200);
+    /// assert_eq!(McConfig::parse("rollouts=200").unwrap().rollouts, Some(200));
     /// assert_eq!(McConfig::parse("budget=strong:top=2").unwrap().top, Some(2));
     /// assert!(McConfig::parse("speed=11").is_err());
     /// ```
@@ -219,7 +244,7 @@ impl McConfig {
                         }
                     }
                 }
-                "rollouts" => c.rollouts = int()?,
+                "rollouts" => c.rollouts = Some(int()?),
                 "min" => c.min_rollouts = int()?,
                 "top" => c.top = Some(int()?),
                 "stop" => c.stop_z = real()?,
@@ -257,7 +282,6 @@ impl McConfig {
                 }
             }
         }
-        c.min_rollouts = c.min_rollouts.min(c.rollouts);
         Ok(c)
     }
 }
@@ -376,7 +400,9 @@ impl MonteCarloAgent {
             return (greedy, tallies);
         };
         let mut worlds = worlds.with_tilt(self.config.tilt, &obs);
-        for w in 0..self.config.rollouts {
+        let tables = self.config.tables(rules.family);
+        let min_tables = self.config.min_rollouts.min(tables);
+        for w in 0..tables {
             let Ok(mut base) = Game::from_observation(rules, &obs, worlds.next_world(), None)
             else {
                 break;
@@ -394,7 +420,7 @@ impl MonteCarloAgent {
                 t.add(v, v - greedy_value);
             }
             let n = w + 1;
-            if n >= self.config.min_rollouts && n % 4 == 0 && self.prune(&mut tallies) {
+            if n >= min_tables && n % 4 == 0 && self.prune(&mut tallies) {
                 break;
             }
         }
