@@ -61,6 +61,7 @@ def records_of_summary(
         # A covered share is never 0 points: paid something iff covered.
         "baohu_paid": summary["baohu"] > 0,
         "fault": np.broadcast_to(summary["faults"][:, None], (n, 4)),
+        "adjusted": np.full((n, 4), np.nan),
     }
 
 
@@ -81,16 +82,29 @@ def play_deals(
     threads: int,
     seats: Sequence[int] | None,
     record: str | None,
+    walls: int = 0,
 ) -> tuple[dict[str, npt.NDArray[Any]], list[dict[str, Any]]]:
     """Deals ``start .. start + n`` of the arena of native agents
     ``names`` (labelled ``labels``): the records, and the manifest
     entries of the shards written to the dataset directory ``record``
-    (the decisions of ``seats``; none without ``record``)."""
-    if record is None:
-        recs = arena_native(
-            rules, list(names), n, seed=seed, threads=threads, start=start, format=fmt
+    (the decisions of ``seats``; none without ``record``). With ``walls >
+    0`` the lone agent's rows carry ``adjusted``, the luck of the wall
+    taken out (``arena_native``)."""
+
+    def native() -> dict[str, npt.NDArray[Any]]:
+        return arena_native(
+            rules,
+            list(names),
+            n,
+            seed=seed,
+            threads=threads,
+            start=start,
+            format=fmt,
+            walls=walls,
         )
-        return recs, []
+
+    if record is None:
+        return native(), []
     from koudian.arena import _tables
     from koudian.dataset import write_shard
     from koudian.simulation import play_chunk
@@ -116,7 +130,12 @@ def play_deals(
                 extra=extra,
             )
         )
-    return chunk_records(per_table), entries
+    recs = chunk_records(per_table)
+    if walls > 0:
+        # The recording play keeps no departures: the core plays the deals
+        # again for them (the same hands, so the other columns agree).
+        recs["adjusted"] = native()["adjusted"]
+    return recs, entries
 
 
 def finish_dataset(

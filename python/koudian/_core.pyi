@@ -1021,10 +1021,29 @@ def arena_native(
     threads: int = 0,
     start: int = 0,
     format: str = "duplicate",
+    walls: int = 0,
 ) -> dict[str, npt.NDArray[Any]]:
     """The native duplicate arena of deals ``start .. start + deals``: one
     row per seat of every table of every deal (columns deal, table, seat,
-    entry, delta, won, self_draw, ting, dealt_in, baohu_paid, fault)."""
+    entry, delta, won, self_draw, ting, dealt_in, baohu_paid, fault,
+    adjusted).
+
+    With ``walls > 0`` (at most 100,000; only a duplicate 1-vs-3 line-up
+    against three ``"greedy"``, see :func:`arena_adjustable`), the lone
+    agent's rows at the rotation tables carry ``adjusted`` (float64): the
+    reference table's settlement at that seat plus the gains of the lone
+    agent's departures from greedy, each averaged over ``walls`` shuffles
+    of the undrawn wall. ``adjusted`` is NaN on every other row."""
+
+def arena_adjustable(agents: Sequence[str]) -> bool:
+    """Whether the luck of the wall can be taken out of a run of the four
+    native agent specs ``agents``: one spec once, ``"greedy"`` three times.
+
+    >>> arena_adjustable(["mc", "greedy", "greedy", "greedy"])
+    True
+    >>> arena_adjustable(["greedy", "random", "random", "random"])
+    False
+    """
 
 class MatchState:
     """The core's match bookkeeping: hand seeds, dealer rotation, totals."""

@@ -12,7 +12,12 @@ identical at both tables, and its difference is exactly zero. That, more
 than the rotation, is what narrows the interval.
 
 Intervals are 95% normal intervals over deals (paired: each deal's value
-is the mean over its tables, so the deal's luck cancels). Native agents
+is the mean over its tables, so the deal's luck cancels). For a 1-vs-3
+line-up against three ``greedy``, the luck of the wall is also taken out
+(``luck="auto"``, docs/arena.md "The luck of the wall"): each departure
+of the lone agent from greedy's choice is judged on many shuffles of the
+undrawn wall rather than the one the hand had, which narrows the interval
+of the same mean about twofold for a search agent. Native agents
 (``random``, ``greedy``, ``mc``, ``mc:rollouts=200``) are played in Rust
 (``koudian._core.arena_native``); Python and ``cmd:`` external agents
 through the Python game loop, with the same seeds.
@@ -34,11 +39,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import KoudianError, Ruleset, RulesetError, mix_seed
+from koudian._core import KoudianError, Ruleset, RulesetError, arena_adjustable, mix_seed
 from koudian.agents import Agent, AgentSpec, make_agent, native_name
 from koudian.game import Game, play
 
 __all__ = [
+    "LUCK_WALLS",
     "AgentStats",
     "ArenaResult",
     "LadderResult",
@@ -62,7 +68,31 @@ _COLUMNS = (
     "dealt_in",
     "baohu_paid",
     "fault",
+    "adjusted",
 )
+LUCK_WALLS = 64
+"""Shuffles of the undrawn wall each departure's gain is averaged over
+when the luck of the wall is taken out (``luck="auto"`` or
+``"adjust"``)."""
+_LUCK = ("auto", "adjust", "keep")
+
+
+def _luck_weight(raw: npt.NDArray[np.float64], adj: npt.NDArray[np.float64]) -> float:
+    """The weight ``w`` in ``0 .. 1`` of the per-deal correction ``raw -
+    adj`` (mean zero) that leaves ``raw - w (raw - adj)`` the least spread:
+    the control-variate coefficient, fitted on the run. ``w = 1`` is the
+    adjusted advantage itself (a search agent's few departures), smaller
+    weights keep part of the played luck where the correction's own noise
+    is large (random play departs at almost every decision). Whatever the
+    weight, the mean is unbiased: the correction has mean zero."""
+    c = raw - adj
+    if len(c) < 2:
+        return 1.0
+    var = float(c.var(ddof=1))
+    if var == 0.0:
+        return 1.0
+    cov = float(np.cov(raw, c, ddof=1)[0, 1])
+    return min(1.0, max(0.0, cov / var))
 
 
 def _mean_ci(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
@@ -114,6 +144,25 @@ class PairStats:
     b: str
     diff: float
     ci95: tuple[float, float]
+    luck: str = "kept"
+    """``"adjusted"`` when the luck of the wall was taken out of ``diff``
+    and ``ci95``, else ``"kept"``."""
+    played: tuple[float, tuple[float, float]] | None = None
+    """With the luck taken out: the advantage as played, ``(diff, ci95)``,
+    on the same deals (the same mean up to noise; a wider interval)."""
+    weight: float | None = None
+    """With the luck taken out: the weight of the correction (1: the
+    adjusted advantage; see ``koudian.arena`` docs)."""
+
+    def note(self) -> str | None:
+        """How the luck of the wall was handled, or None when it was kept."""
+        if self.luck != "adjusted" or self.played is None:
+            return None
+        d, (lo, hi) = self.played
+        return (
+            f"  luck of the wall taken out (weight {self.weight:.2f}); "
+            f"as played: {d:+.2f} ± {(hi - lo) / 2:.2f} per hand"
+        )
 
     @property
     def verdict(self) -> str:
@@ -133,6 +182,13 @@ class PairStats:
             "diff": self.diff,
             "ci95": list(self.ci95),
             "verdict": self.verdict,
+            "luck": self.luck,
+            "played": (
+                None
+                if self.played is None
+                else {"diff": self.played[0], "ci95": list(self.played[1])}
+            ),
+            "weight": self.weight,
         }
 
 
@@ -144,7 +200,11 @@ class ArenaResult:
     (columns ``deal``, ``table`` (the rotation 0-3, 4 for the reference
     table), ``seat``, ``entry`` (the line-up entry seated there),
     ``delta``, ``won``, ``self_draw``, ``ting``, ``dealt_in``,
-    ``baohu_paid``, ``fault``)."""
+    ``baohu_paid``, ``fault``, and ``adjusted``: float64, at the lone
+    agent's rows of the rotation tables of a run that took the luck of
+    the wall out, the reference table's settlement at that seat plus its
+    departures' gains averaged over ``walls`` shuffles of the undrawn
+    wall; NaN elsewhere)."""
 
     rules: str
     agents: list[str]
@@ -154,6 +214,9 @@ class ArenaResult:
     records: dict[str, npt.NDArray[Any]] = field(repr=False)
     retried_tasks: int = 0
     """Ray tasks retried after their worker died (0 for a local run)."""
+    walls: int = 0
+    """Wall shuffles per departure of the ``adjusted`` column (0: the luck
+    of the wall was kept)."""
 
     @property
     def hands(self) -> int:
@@ -164,13 +227,17 @@ class ArenaResult:
         """The distinct agents, in line-up order."""
         return list(dict.fromkeys(self.agents))
 
-    def _per_deal(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
-        """Per deal, the mean delta of the rows in ``mask``."""
+    def _per_deal(
+        self, mask: npt.NDArray[np.bool_], values: npt.NDArray[Any] | None = None
+    ) -> npt.NDArray[np.float64]:
+        """Per deal, the mean of ``values`` (default ``delta``) over the
+        rows in ``mask`` (``values`` given for those rows only)."""
         deal = self.records["deal"][mask].astype(np.int64)
-        delta = self.records["delta"][mask].astype(np.float64)
+        if values is None:
+            values = self.records["delta"][mask]
         first = int(self.records["deal"].min()) if len(self.records["deal"]) else 0
         idx = deal - first
-        sums = np.bincount(idx, weights=delta, minlength=self.deals)
+        sums = np.bincount(idx, weights=values.astype(np.float64), minlength=self.deals)
         counts = np.bincount(idx, minlength=self.deals)
         keep = counts > 0
         return np.asarray(sums[keep] / counts[keep], dtype=np.float64)
@@ -216,17 +283,51 @@ class ArenaResult:
                 if reference.any():
                     lone = a if self.agents.count(a) == 1 else b
                     other = b if lone == a else a
-                    values = self._advantage(lone)
-                    mean, lo, hi = _mean_ci(values)
-                    out.append(PairStats(lone, other, mean, (lo, hi)))
+                    mean, lo, hi = _mean_ci(self._advantage(lone))
+                    if not self.adjusted(lone):
+                        out.append(PairStats(lone, other, mean, (lo, hi)))
+                        continue
+                    pm, plo, phi = _mean_ci(self._advantage(lone, luck=False))
+                    w = self.luck_weight(lone)
+                    out.append(
+                        PairStats(lone, other, mean, (lo, hi), "adjusted", (pm, (plo, phi)), w)
+                    )
                     continue
                 values = self._per_deal(self._rows_of(a)) - self._per_deal(self._rows_of(b))
                 mean, lo, hi = _mean_ci(values)
                 out.append(PairStats(a, b, mean, (lo, hi)))
         return out
 
-    def _advantage(self, lone: str) -> npt.NDArray[np.float64]:
+    def adjusted(self, lone: str) -> bool:
+        """Whether the rows of ``lone`` carry the luck of the wall taken
+        out (the ``adjusted`` column)."""
+        col = self.records.get("adjusted")
+        if col is None or self.walls == 0:
+            return False
+        mine = self._rows_of(lone)
+        return bool(mine.any()) and not bool(np.isnan(col[mine]).any())
+
+    def luck_weight(self, lone: str) -> float:
+        """The weight of the luck correction in ``lone``'s advantage (see
+        ``_luck_weight``); 0 where its rows carry none."""
+        if not self.adjusted(lone):
+            return 0.0
+        return _luck_weight(self._played(lone), self._played(lone, "adjusted"))
+
+    def _advantage(self, lone: str, luck: bool = True) -> npt.NDArray[np.float64]:
         """Per deal, the lone agent's mean over its seats of its delta
+        minus the reference table's delta in the same seat; with ``luck``
+        and the rows adjusted, less the weighted luck correction (the
+        same mean, a narrower spread)."""
+        raw = self._played(lone)
+        if not (luck and self.adjusted(lone)):
+            return raw
+        adj = self._played(lone, "adjusted")
+        w = _luck_weight(raw, adj)
+        return np.asarray(raw - w * (raw - adj), dtype=np.float64)
+
+    def _played(self, lone: str, column: str = "delta") -> npt.NDArray[np.float64]:
+        """Per deal, the lone agent's mean over its seats of ``column``
         minus the reference table's delta in the same seat."""
         r = self.records
         n_deals = self.deals
@@ -236,7 +337,7 @@ class ArenaResult:
         ref[r["deal"][m].astype(np.int64) - first, r["seat"][m].astype(np.int64)] = r["delta"][m]
         mine = self._rows_of(lone)
         d = r["deal"][mine].astype(np.int64) - first
-        diff = r["delta"][mine] - ref[d, r["seat"][mine].astype(np.int64)]
+        diff = r[column][mine] - ref[d, r["seat"][mine].astype(np.int64)]
         sums = np.bincount(d, weights=diff, minlength=n_deals)
         counts = np.bincount(d, minlength=n_deals)
         keep = counts > 0
@@ -251,6 +352,7 @@ class ArenaResult:
             "lineup": list(self.agents),
             "deals": self.deals,
             "hands": self.hands,
+            "walls": self.walls,
             "agents": [a.to_json() for a in self.agent_stats()],
             "pairs": [p.to_json() for p in self.pair_stats()],
         }
@@ -272,6 +374,9 @@ class ArenaResult:
             )
         for p in self.pair_stats():
             lines.append(p.verdict)
+            note = p.note()
+            if note is not None:
+                lines.append(note)
         faults = int(self.records["fault"].sum())
         if faults:
             lines.append(f"warning: {faults // 4} hands had an illegal agent answer")
@@ -365,6 +470,10 @@ class LadderResult:
             )
             interval = f"[{r.ci95[0]:+.3f}, {r.ci95[1]:+.3f}]"
             lines.append(f"{i:<5}{r.agent:<24}{r.advantage:>+15.3f}  {interval:<20}{tail}")
+        for name, run in self.runs.items():
+            note = next((p.note() for p in run.pair_stats() if p.a == name), None)
+            if note is not None:
+                lines.append(f"{name}:{note[1:]}")
         lines.append("adjacent gaps (paired over the same deals):")
         for g in self.gaps():
             lines.append(f"  {g.verdict}  [{g.ci95[0]:+.3f}, {g.ci95[1]:+.3f}]")
@@ -468,17 +577,22 @@ def _python_records(
                     rows["dealt_in"].append(won_any and not res.self_draw and res.from_seat == s)
                     rows["baohu_paid"].append(covered[s])
                     rows["fault"].append(bool(faults))
+                    rows["adjusted"].append(math.nan)
             on_deal()
     finally:
         for a in agents:
             close = getattr(a, "close", None)
             if close is not None:
                 close()
-    types = {"deal": np.uint64, "table": np.uint8, "seat": np.uint8, "entry": np.uint8}
-    return {
-        c: np.asarray(v, dtype=types.get(c, np.int64 if c == "delta" else bool))
-        for c, v in rows.items()
+    types = {
+        "deal": np.uint64,
+        "table": np.uint8,
+        "seat": np.uint8,
+        "entry": np.uint8,
+        "delta": np.int64,
+        "adjusted": np.float64,
     }
+    return {c: np.asarray(v, dtype=types.get(c, bool)) for c, v in rows.items()}
 
 
 def arena(
@@ -495,6 +609,7 @@ def arena(
     record_seats: Sequence[int] | None = None,
     backend: str = "local",
     chunk: int | None = None,
+    luck: str = "auto",
 ) -> ArenaResult:
     """Plays ``deals`` seeded deals with the four ``agents`` (built-in
     specs such as ``"mc"`` or ``"mc:rollouts=200"``, Python agents,
@@ -513,7 +628,14 @@ def arena(
     ``backend="ray"`` (or ``"ray:ADDRESS"``) plays the deals as Ray tasks
     by deal range (``koudian.cluster``): the same records, statistics and
     rows as the local run. ``chunk`` is the deals per native call (and per
-    shard); the results never depend on it."""
+    shard); the results never depend on it.
+
+    ``luck``: ``"auto"`` (default) takes the luck of the wall out of the
+    lone agent's advantage wherever it can be (a duplicate 1-vs-3 line-up
+    of built-in agents against three ``"greedy"``), ``"adjust"`` insists
+    (and refuses a line-up where it cannot), ``"keep"`` never does. The
+    hands played are the same either way; the pair's ``played`` field
+    keeps the advantage as played."""
     from koudian._cli_rules import resolve_rules
     from koudian.simulation import _check_seats
 
@@ -523,17 +645,20 @@ def arena(
         raise RulesetError(f'format {format!r} (available: "duplicate", "single")')
     if deals < 1:
         raise RulesetError(f"deals must be at least 1, got {deals}")
+    if luck not in _LUCK:
+        raise RulesetError(f'luck {luck!r} (available: "auto", "adjust", "keep")')
     r = resolve_rules(rules)
     labels = _labels(agents)
     rules_name = rules if isinstance(rules, str) else "custom"
     natives = [native_name(a) for a in agents]
     seats = _check_seats(record_seats)
     parts: list[dict[str, npt.NDArray[Any]]] = []
+    walls = _walls(luck, natives, labels, format)
 
     def result() -> ArenaResult:
         recs = {c: np.concatenate([p[c] for p in parts]) for c in _COLUMNS}
         done = len(np.unique(recs["deal"])) if len(recs["deal"]) else 0
-        return ArenaResult(str(rules_name), labels, format, seed, done, recs)
+        return ArenaResult(str(rules_name), labels, format, seed, done, recs, walls=walls)
 
     if (record is not None or backend != "local") and None in natives:
         raise RulesetError(
@@ -561,6 +686,7 @@ def arena(
             chunk=chunk,
             record=record,
             record_seats=seats,
+            walls=walls,
         )
         parts[:] = [recs]
         res = result()
@@ -577,7 +703,7 @@ def arena(
         for start in range(0, deals, step):
             n = min(step, deals - start)
             recs, written = _arena_chunks.play_deals(
-                r, names, labels, format, start, n, seed, threads, seats, record_dir
+                r, names, labels, format, start, n, seed, threads, seats, record_dir, walls
             )
             parts.append(recs)
             shards += written
@@ -600,6 +726,30 @@ def arena(
     return result()
 
 
+def _walls(luck: str, natives: Sequence[str | None], labels: list[str], fmt: str) -> int:
+    """The wall shuffles per departure of a run with ``luck`` (0: kept),
+    or the error of ``luck="adjust"`` where the luck cannot be taken out."""
+    if luck == "keep":
+        return 0
+    names = [n for n in natives if n is not None]
+    ok = fmt == "duplicate" and len(names) == 4 and arena_adjustable(names)
+    if ok:
+        return LUCK_WALLS
+    if luck == "adjust":
+        why = (
+            "the single format has no reference table"
+            if fmt != "duplicate"
+            else "the agents are not all built-in"
+            if len(names) != 4
+            else "the line-up is not one agent against three greedy"
+        )
+        raise RulesetError(
+            f"luck='adjust': the luck of the wall is taken out only of a duplicate 1-vs-3 "
+            f"run of built-in agents against three greedy; {why} ({', '.join(labels)})"
+        )
+    return 0
+
+
 def ladder(
     agents: Sequence[AgentSpec],
     rules: object = "shanxi",
@@ -610,6 +760,7 @@ def ladder(
     threads: int = 0,
     timeout: float = 5.0,
     progress: Callable[[str, ArenaResult], None] | None = None,
+    luck: str = "auto",
 ) -> LadderResult:
     """Ranks any number of ``agents`` (built-in specs, Python agents,
     ``"cmd:COMMAND"`` bots): each plays ``[agent, reference, reference,
@@ -619,7 +770,10 @@ def ladder(
     name) or another spec; by default the first agent. The reference is
     on the ladder at exactly 0. Deterministic with any ``threads``;
     ``progress`` is called with the agent being measured and its partial
-    arena. Returns a ``LadderResult`` (``.summary()``, ``.to_json()``)."""
+    arena. ``luck`` is each run's (``arena``): with the default, the
+    advantages over a ``greedy`` reference have the luck of the wall
+    taken out. Returns a ``LadderResult`` (``.summary()``,
+    ``.to_json()``)."""
     if len(agents) < 1:
         raise RulesetError("give the ladder at least one agent")
     labels = _labels(agents)
@@ -654,6 +808,7 @@ def ladder(
             format="duplicate",
             timeout=timeout,
             progress=report,
+            luck=luck,
         )
     return LadderResult(str(rules_name), ref_label, names, seed, deals, runs)
 
@@ -727,6 +882,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                 record=args.record,
                 record_seats=seats,
                 backend=args.cluster,
+                luck=args.luck,
             )
         finally:
             bar.close()
@@ -783,6 +939,13 @@ def add_subparser(sub: Any) -> None:
         default="local",
         help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
     )
+    p.add_argument(
+        "--luck",
+        choices=_LUCK,
+        default="auto",
+        help="take the luck of the wall out of a 1-vs-3 run against greedy: auto (where "
+        "it can be, default), adjust (insist), keep (never)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_ladder_arguments(p)
     p.set_defaults(func=_cmd_arena)
@@ -829,6 +992,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
                 threads=args.threads,
                 timeout=args.timeout,
                 progress=bar,
+                luck=args.luck,
             )
         finally:
             bar.close()

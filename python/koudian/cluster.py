@@ -204,12 +204,13 @@ def _arena_work(
     seed: int,
     record: str | None,
     seats: list[int],
+    walls: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
     """Deals ``at .. at + m`` of an arena task: records, shard entries."""
     from koudian._arena_chunks import play_deals
 
     recs, entries = play_deals(
-        rules, names, labels, fmt, at, m, seed, 1, seats if record else None, record
+        rules, names, labels, fmt, at, m, seed, 1, seats if record else None, record, walls
     )
     return recs, entries, None
 
@@ -441,13 +442,15 @@ def run_arena(
     record: str | os.PathLike[str] | None = None,
     record_seats: Sequence[int] = (0, 1, 2, 3),
     tasks: int | None = None,
+    walls: int = 0,
 ) -> tuple[dict[str, Any], int]:
     """``koudian.arena`` of built-in agents ``names`` on Ray, split by
     deal range: the records of every deal in deal order (so every
     statistic, the paired per-deal differences included, is the local
     run's) and the number of tasks retried. ``progress`` is called, as
     each task finishes, with the records of every finished task's deals,
-    numbered ``0 ..`` in order (the running estimate of a smaller arena)."""
+    numbered ``0 ..`` in order (the running estimate of a smaller arena).
+    ``walls`` takes the luck of the wall out as the local run does."""
     from koudian._arena_chunks import ARENA_CHUNK, finish_dataset
 
     address = parse_backend(backend)  # refused before Ray is imported
@@ -467,7 +470,7 @@ def run_arena(
             recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
             progress(recs)
 
-    args = (rules, names, labels, fmt, seed, record_dir, list(record_seats))
+    args = (rules, names, labels, fmt, seed, record_dir, list(record_seats), walls)
     results, retried = _map(
         ray,
         _arena_work,

@@ -107,9 +107,23 @@ pub fn play_hand(
     agents: &mut [Box<dyn Agent>; 4],
     record: bool,
 ) -> Result<(Game, u32, bool), Error> {
+    play_hand_with(rules, seed, dealer, agents, record, &mut ())
+}
+
+/// [`play_hand`] with a [`Recorder`] told of every decision (its `start`
+/// and `finish` are the caller's): the arena's luck correction watches
+/// the lone agent's decisions this way.
+pub(crate) fn play_hand_with<R: Recorder>(
+    rules: &Ruleset,
+    seed: u64,
+    dealer: Option<u8>,
+    agents: &mut [Box<dyn Agent>; 4],
+    record: bool,
+    rec: &mut R,
+) -> Result<(Game, u32, bool), Error> {
     let mut g = Game::new(rules, seed, dealer)?;
     g.set_recording(record);
-    let (decisions, fault) = play_out(&mut g, seed, agents, &mut ())?;
+    let (decisions, fault) = play_out(&mut g, seed, agents, rec)?;
     Ok((g, decisions, fault))
 }
 

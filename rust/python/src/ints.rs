@@ -112,6 +112,7 @@ int_args! {
     action_index: i64, "i", "-2**63..2**63";
     action: i64, "action", "-2**63..2**63";
     n_melds: i64, "n_melds", "-2**63..2**63";
+    walls: u32, "walls", "0..2**32";
 }
 
 opt_int_args! {

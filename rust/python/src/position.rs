@@ -7,7 +7,7 @@ use crate::errors::to_py;
 use crate::game::PyObservation;
 use crate::ruleset::resolve;
 use crate::tiles::tile_obj;
-use koudian_core::arena::{arena, Format};
+use koudian_core::arena::{adjustable, arena_with, Format};
 use koudian_core::game::{sample_hidden as core_sample, Game, Hidden, Observation, Prng};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -90,11 +90,29 @@ fn sample_hidden(
     Ok(PyHidden { inner: h })
 }
 
-/// `arena_native(rules, agents, deals, *, seed=0, threads=0, start=0,
-/// format="duplicate")`: every seat of every table of deals `start ..
-/// start + deals`, as columns.
+/// The four agents of a line-up.
+fn lineup(agents: Vec<String>) -> PyResult<[String; 4]> {
+    agents.try_into().map_err(|a: Vec<String>| {
+        crate::errors::RulesetError::new_err(format!(
+            "give 4 agents, one per seat; got {}",
+            a.len()
+        ))
+    })
+}
+
+/// `arena_adjustable(agents)`: whether the luck of the wall can be taken
+/// out of a run of the line-up.
 #[pyfunction]
-#[pyo3(signature = (rules, agents, deals, *, seed = 0, threads = 0, start = 0, format = "duplicate"))]
+fn arena_adjustable(agents: Vec<String>) -> PyResult<bool> {
+    Ok(adjustable(&lineup(agents)?))
+}
+
+/// `arena_native(rules, agents, deals, *, seed=0, threads=0, start=0,
+/// format="duplicate", walls=0)`: every seat of every table of deals
+/// `start .. start + deals`, as columns (`adjusted`: NaN where the row
+/// carries none).
+#[pyfunction]
+#[pyo3(signature = (rules, agents, deals, *, seed = 0, threads = 0, start = 0, format = "duplicate", walls = 0))]
 #[allow(clippy::too_many_arguments)]
 fn arena_native<'py>(
     py: Python<'py>,
@@ -105,14 +123,10 @@ fn arena_native<'py>(
     #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
     #[pyo3(from_py_with = crate::ints::start)] start: u64,
     format: &str,
+    #[pyo3(from_py_with = crate::ints::walls)] walls: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     let r = resolve(py, Some(rules))?;
-    let specs: [String; 4] = agents.try_into().map_err(|a: Vec<String>| {
-        crate::errors::RulesetError::new_err(format!(
-            "give 4 agents, one per seat; got {}",
-            a.len()
-        ))
-    })?;
+    let specs = lineup(agents)?;
     let fmt = match format {
         "duplicate" => Format::Duplicate,
         "single" => Format::Single,
@@ -126,7 +140,7 @@ fn arena_native<'py>(
         .checked_add(deals)
         .ok_or_else(|| crate::errors::RulesetError::new_err("start + deals overflows"))?;
     let recs = py
-        .detach(|| arena(&r, &specs, start..end, seed, threads, fmt))
+        .detach(|| arena_with(&r, &specs, start..end, seed, threads, fmt, walls))
         .map_err(to_py)?;
     let d = PyDict::new(py);
     macro_rules! col {
@@ -145,6 +159,7 @@ fn arena_native<'py>(
     col!("dealt_in", |x| x.dealt_in);
     col!("baohu_paid", |x| x.baohu_paid);
     col!("fault", |x| x.fault);
+    col!("adjusted", |x| x.adjusted.unwrap_or(f64::NAN));
     Ok(d)
 }
 
@@ -152,5 +167,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyHidden>()?;
     m.add_function(wrap_pyfunction!(sample_hidden, m)?)?;
     m.add_function(wrap_pyfunction!(arena_native, m)?)?;
+    m.add_function(wrap_pyfunction!(arena_adjustable, m)?)?;
     Ok(())
 }

@@ -414,7 +414,7 @@ impl MonteCarloAgent {
                 if !t.alive {
                     continue;
                 }
-                let v = self.rollout(&base, t.action, seat) as f64;
+                let v = rollout(&mut self.greedy, &base, t.action, seat) as f64;
                 if i == 0 {
                     greedy_value = v;
                 }
@@ -442,22 +442,23 @@ impl MonteCarloAgent {
         }
         tallies.iter().filter(|t| t.alive).count() <= 1
     }
+}
 
-    /// `action` then greedy play for every seat to the end of the hand:
-    /// the seat's settlement.
-    fn rollout(&mut self, base: &Game, action: Action, seat: u8) -> i64 {
-        let mut g = base.clone();
-        if g.step(action).is_err() {
-            return i64::MIN / 4;
-        }
-        while let Some(s) = g.to_act() {
-            let a = self.greedy.act(&SeatView::new(&g, s));
-            if g.step(a).is_err() {
-                break;
-            }
-        }
-        g.result().map_or(0, |r| r.deltas[usize::from(seat & 3)])
+/// `action` then greedy play for every seat to the end of the hand: the
+/// settlement of `seat` (a large loss if `action` is illegal on `base`).
+/// The arena's luck correction plays the same continuation.
+pub(crate) fn rollout(greedy: &mut GreedyAgent, base: &Game, action: Action, seat: u8) -> i64 {
+    let mut g = base.clone();
+    if g.step(action).is_err() {
+        return i64::MIN / 4;
     }
+    while let Some(s) = g.to_act() {
+        let a = greedy.act(&SeatView::new(&g, s));
+        if g.step(a).is_err() {
+            break;
+        }
+    }
+    g.result().map_or(0, |r| r.deltas[usize::from(seat & 3)])
 }
 
 /// The index of the candidate to play: the one that leads greedy's

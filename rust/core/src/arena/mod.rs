@@ -24,9 +24,15 @@ use crate::game::mix_seed;
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use crate::score::PaymentReason;
-use crate::simulate::play_hand;
+use crate::simulate::play_hand_with;
+use luck::{luck_seed, Departures, Walls};
 use rayon::prelude::*;
 use std::ops::Range;
+
+mod luck;
+
+/// The most wall shuffles a departure's gain may be averaged over.
+pub const MAX_WALLS: u32 = 100_000;
 
 /// How the deals are played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,7 +45,7 @@ pub enum Format {
 }
 
 /// One seat of one table of one deal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SeatRecord {
     /// The deal's index in the run.
     pub deal: u64,
@@ -65,6 +71,12 @@ pub struct SeatRecord {
     pub baohu_paid: bool,
     /// An agent decision (anyone's) at the table was illegal.
     pub fault: bool,
+    /// At the lone entry's seat of a rotation table of a run that takes
+    /// the luck of the wall out ([`arena_with`]): the reference table's
+    /// settlement at this seat plus the gains of the lone agent's
+    /// departures from greedy, each averaged over shuffles of the undrawn
+    /// wall. Its mean is the mean of `delta`; its spread is far smaller.
+    pub adjusted: Option<f64>,
 }
 
 /// The tables of a line-up: for each, the line-up entry at each seat.
@@ -97,6 +109,20 @@ fn reference_entry(specs: &[String; 4]) -> Option<u8> {
     specs.iter().any(|s| count(s) == 1).then_some(three as u8)
 }
 
+/// Whether the luck of the wall can be taken out of a run of `specs`: a
+/// 1-vs-3 line-up whose three-times spec is `"greedy"` (the gains of a
+/// departure are played on with greedy at every seat).
+///
+/// ```
+/// use koudian_core::arena::adjustable;
+/// assert!(adjustable(&["mc", "greedy", "greedy", "greedy"].map(String::from)));
+/// assert!(!adjustable(&["greedy", "random", "random", "random"].map(String::from)));
+/// assert!(!adjustable(&["mc", "mc", "greedy", "greedy"].map(String::from)));
+/// ```
+pub fn adjustable(specs: &[String; 4]) -> bool {
+    reference_entry(specs).is_some_and(|e| specs[usize::from(e)] == "greedy")
+}
+
 /// Plays the deals `deals` of the run `seed` with the native agents
 /// `specs` (built-in specs, [`builtin`]) on `threads` threads (as
 /// [`crate::simulate::simulate`]); returns every seat of every table of
@@ -109,6 +135,7 @@ fn reference_entry(specs: &[String; 4]) -> Option<u8> {
 /// let r = arena(&Ruleset::shanxi(), &specs, 0..3, 7, 1, Format::Duplicate).unwrap();
 /// assert_eq!(r.len(), 3 * 5 * 4);
 /// assert!(arena(&Ruleset::shanxi(), &specs, 0..3, 7, 2, Format::Duplicate).unwrap() == r);
+/// assert!(r.iter().all(|x| x.adjusted.is_none()));
 /// ```
 pub fn arena(
     rules: &Ruleset,
@@ -118,15 +145,67 @@ pub fn arena(
     threads: usize,
     format: Format,
 ) -> Result<Vec<SeatRecord>, Error> {
+    arena_with(rules, specs, deals, seed, threads, format, 0)
+}
+
+/// [`arena`] that, with `walls > 0`, also takes the luck of the wall out
+/// ([`luck`]): the lone entry's rows at the rotation tables carry
+/// [`SeatRecord::adjusted`], its departures' gains each averaged over
+/// `walls` shuffles of the undrawn wall (drawn from the deal's seed and
+/// the seat, so the same whatever the thread count). Refused unless the
+/// run is in duplicate format and [`adjustable`], or if `walls` exceeds
+/// [`MAX_WALLS`].
+///
+/// ```
+/// use koudian_core::arena::{arena, arena_with, Format};
+/// use koudian_core::Ruleset;
+/// let rules = Ruleset::shanxi();
+/// let specs = ["random", "greedy", "greedy", "greedy"].map(String::from);
+/// let r = arena_with(&rules, &specs, 0..2, 7, 1, Format::Duplicate, 4).unwrap();
+/// let lone: Vec<_> = r.iter().filter(|x| x.table < 4 && x.entry == 0).collect();
+/// assert!(lone.iter().all(|x| x.adjusted.is_some()));
+/// assert_eq!(r.iter().filter(|x| x.adjusted.is_some()).count(), lone.len());
+/// // The hands are the plain run's.
+/// let plain = arena(&rules, &specs, 0..2, 7, 1, Format::Duplicate).unwrap();
+/// assert!(r.iter().zip(&plain).all(|(a, b)| a.delta == b.delta));
+/// let four = ["random", "random", "greedy", "greedy"].map(String::from);
+/// assert!(arena_with(&rules, &four, 0..2, 7, 1, Format::Duplicate, 4).is_err());
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn arena_with(
+    rules: &Ruleset,
+    specs: &[String; 4],
+    deals: Range<u64>,
+    seed: u64,
+    threads: usize,
+    format: Format,
+    walls: u32,
+) -> Result<Vec<SeatRecord>, Error> {
     rules.validate()?;
+    if walls > MAX_WALLS {
+        return Err(Error::InvalidArgument(format!(
+            "walls = {walls}: at most {MAX_WALLS} shuffles of the wall per departure"
+        )));
+    }
+    if walls > 0 && (format != Format::Duplicate || !adjustable(specs)) {
+        return Err(Error::InvalidArgument(format!(
+            "the luck of the wall is taken out only of a duplicate 1-vs-3 run against three \"greedy\" (got {specs:?}, {format:?} format)"
+        )));
+    }
+    // The lone entry, when its rows are adjusted.
+    let lone = (walls > 0).then(|| {
+        let count = |s: &String| specs.iter().filter(|x| *x == s).count();
+        specs.iter().position(|s| count(s) == 1).unwrap_or(0) as u8
+    });
     for s in specs {
         builtin(s, 0)?;
     }
     let layout = tables(specs, format);
     let workers = Workers::new(threads)?;
     type Seats = [Box<dyn Agent>; 4];
-    let init = || -> Result<Vec<Seats>, Error> {
-        layout
+    type Worker = Result<(Vec<Seats>, Departures), Error>;
+    let init = || -> Worker {
+        let tables = layout
             .iter()
             .map(|t| {
                 Ok([
@@ -136,14 +215,29 @@ pub fn arena(
                     builtin(&specs[t[3] as usize], 0)?,
                 ])
             })
-            .collect()
+            .collect::<Result<_, Error>>()?;
+        Ok((tables, Departures::new(Walls::Shuffled(walls))))
     };
-    let one = |agents: &mut Result<Vec<Seats>, Error>, d: u64| -> Result<Vec<SeatRecord>, Error> {
-        let agents = agents.as_mut().map_err(|e| e.clone())?;
+    let one = |worker: &mut Worker, d: u64| -> Result<Vec<SeatRecord>, Error> {
+        let (agents, watch) = worker.as_mut().map_err(|e| e.clone())?;
         let game_seed = mix_seed(seed, d);
         let mut out = Vec::with_capacity(layout.len() * 4);
+        // The lone rows' indices in `out` and their departures' gains.
+        let mut gains: Vec<(usize, f64)> = Vec::new();
         for (ti, (seats, entries)) in agents.iter_mut().zip(&layout).enumerate() {
-            let (g, _, fault) = play_hand(rules, game_seed, Some((d % 4) as u8), seats, false)?;
+            let dealer = Some((d % 4) as u8);
+            let lone_seat = lone
+                .filter(|_| ti < 4)
+                .and_then(|e| entries.iter().position(|&x| x == e));
+            let (g, _, fault) = match lone_seat {
+                Some(s) => {
+                    watch.begin(s as u8, luck_seed(game_seed, s as u8));
+                    let played = play_hand_with(rules, game_seed, dealer, seats, false, watch)?;
+                    gains.push((out.len() + s, watch.gain));
+                    played
+                }
+                None => play_hand_with(rules, game_seed, dealer, seats, false, &mut ())?,
+            };
             let r = g
                 .result()
                 .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
@@ -173,8 +267,16 @@ pub fn arena(
                     dealt_in: any_win && !r.self_draw && r.from == Some(s as u8),
                     baohu_paid: covered(s),
                     fault,
+                    adjusted: None,
                 });
             }
+        }
+        // The reference table is the last: its settlement at the lone
+        // seat plus the departures' gains.
+        let reference = out.len().saturating_sub(4);
+        for (i, gain) in gains {
+            let seat = usize::from(out[i].seat);
+            out[i].adjusted = Some(out[reference + seat].delta as f64 + gain);
         }
         Ok(out)
     };
@@ -306,6 +408,100 @@ mod tests {
                     r.deal, r.table
                 );
             }
+        }
+    }
+
+    /// The lone agent's per-deal advantage over the reference table, as
+    /// played and with the luck of the wall taken out.
+    fn luck_run(lone: &str, n: u64, walls: u32) -> (Vec<f64>, Vec<f64>) {
+        let rules = Ruleset::shanxi();
+        let specs = [lone, "greedy", "greedy", "greedy"].map(String::from);
+        let recs = arena_with(&rules, &specs, 0..n, 3, 2, Format::Duplicate, walls).unwrap();
+        let again = arena_with(&rules, &specs, 0..4, 3, 1, Format::Duplicate, walls).unwrap();
+        assert!(recs[..again.len()] == again[..]);
+        let plain = arena(&rules, &specs, 0..n, 3, 2, Format::Duplicate).unwrap();
+        assert!(recs.iter().zip(&plain).all(|(a, b)| a.delta == b.delta));
+        let (mut raw, mut adj) = (vec![0.0; n as usize], vec![0.0; n as usize]);
+        for r in &recs {
+            assert_eq!(r.adjusted.is_some(), r.table < 4 && r.entry == 0);
+            if let Some(a) = r.adjusted {
+                let reference = recs
+                    .iter()
+                    .find(|x| x.deal == r.deal && x.table == 4 && x.seat == r.seat)
+                    .unwrap()
+                    .delta as f64;
+                raw[r.deal as usize] += r.delta as f64 - reference;
+                adj[r.deal as usize] += a - reference;
+            }
+        }
+        (raw, adj)
+    }
+
+    fn mean(v: &[f64]) -> f64 {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+
+    fn var(v: &[f64]) -> f64 {
+        let m = mean(v);
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64
+    }
+
+    /// The luck of the wall taken out keeps the mean: over the same deals
+    /// the adjusted advantage and the played one differ by less than three
+    /// standard errors of their paired difference. Random play departs
+    /// from greedy at almost every decision, so every one of its gains is
+    /// checked this way; the rows carry the adjusted value only at the
+    /// lone seat of the rotation tables, the same with any thread count.
+    #[test]
+    fn the_luck_of_the_wall_keeps_the_mean() {
+        let (raw, adj) = luck_run("random", 48, 8);
+        let diff: Vec<f64> = raw.iter().zip(&adj).map(|(a, b)| a - b).collect();
+        let se = (var(&diff) / diff.len() as f64).sqrt();
+        assert!(mean(&raw) < 0.0, "random loses to greedy: {}", mean(&raw));
+        assert!(
+            mean(&diff).abs() < 3.0 * se,
+            "{} vs {} (se {se})",
+            mean(&raw),
+            mean(&adj)
+        );
+    }
+
+    /// For a search agent, whose few departures each change the rest of
+    /// its hand, the luck taken out narrows the spread of the advantage.
+    #[test]
+    fn the_luck_of_the_wall_taken_out_narrows_a_search_agents_spread() {
+        let (raw, adj) = luck_run("mc:budget=fast", 40, 16);
+        assert!(raw.iter().any(|&x| x != 0.0));
+        assert!(
+            var(&adj) < 0.6 * var(&raw),
+            "{} vs {}",
+            var(&adj),
+            var(&raw)
+        );
+    }
+
+    /// Where the luck cannot be taken out, the run is refused, not played
+    /// plain: no reference of four greedy, single format, too many walls.
+    #[test]
+    fn the_luck_of_the_wall_is_refused_where_it_cannot_be_taken_out() {
+        let rules = Ruleset::shanxi();
+        let one_vs_greedy = ["random", "greedy", "greedy", "greedy"].map(String::from);
+        for (specs, format, walls) in [
+            (
+                ["greedy", "random", "random", "random"].map(String::from),
+                Format::Duplicate,
+                4,
+            ),
+            (
+                ["random", "random", "greedy", "greedy"].map(String::from),
+                Format::Duplicate,
+                4,
+            ),
+            (one_vs_greedy.clone(), Format::Single, 4),
+            (one_vs_greedy.clone(), Format::Duplicate, MAX_WALLS + 1),
+        ] {
+            let e = arena_with(&rules, &specs, 0..1, 1, 1, format, walls).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
         }
     }
 }
