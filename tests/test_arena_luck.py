@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from koudian import Action, Observation
-from koudian._core import arena_adjustable, arena_native
+from koudian import Action, NativeAgent, Observation
+from koudian._core import ArenaLuck, arena_adjustable, arena_native
 from koudian.arena import _COLUMNS, LUCK_WALLS, _luck_weight, _mean_ci
 from koudian.cli import main
 
@@ -147,17 +147,41 @@ def test_adjust_is_refused_where_the_luck_cannot_be_taken_out(
     assert res.walls == 0 and all(p.luck == "kept" for p in res.pair_stats())
 
 
-def test_adjust_is_refused_for_python_agents_and_bad_values() -> None:
-    class Copy:
-        name = "copy"
+class Wrapped:
+    """A Python agent that plays as a native one."""
 
-        def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-            return legal_actions[0]
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._native = NativeAgent(name, 0)
 
-    with pytest.raises(koudian.KoudianError, match="not all built-in"):
-        koudian.arena([Copy(), "greedy", "greedy", "greedy"], "shanxi", 1, luck="adjust")
+    def reset(self, seed: int) -> None:
+        self._native.reset(seed)
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        return self._native.act(observation)
+
+
+@pytest.mark.parametrize("lone", ["random", "mc:budget=fast"])
+def test_a_python_agent_has_the_luck_taken_out_as_a_native_one(lone: str) -> None:
+    # The Python game loop watches the departures with the core's own
+    # watcher and the same shuffles: the same values, to the bit.
+    agents = [lone, "greedy", "greedy", "greedy"]
+    native = koudian.arena(agents, "shanxi", 6, seed=3, threads=2)
+    python = koudian.arena([Wrapped(lone), *agents[1:]], "shanxi", 6, seed=3, luck="adjust")
+    assert python.walls == LUCK_WALLS and python.adjusted(lone)
+    for c in _COLUMNS:
+        np.testing.assert_array_equal(native.records[c], python.records[c], err_msg=c)
+    assert native.to_json() == python.to_json()
+
+
+def test_adjust_is_refused_without_built_in_greedy_and_for_bad_values() -> None:
+    with pytest.raises(koudian.KoudianError, match="three built-in greedy"):
+        koudian.arena(["mc:budget=fast", *[Wrapped("greedy")] * 3], "shanxi", 1, luck="adjust")
     with pytest.raises(koudian.KoudianError, match="luck"):
         koudian.arena(MC, "shanxi", 1, luck="sometimes")
+    for walls in (0, 100_001):
+        with pytest.raises(koudian.KoudianError, match="walls"):
+            ArenaLuck(walls)
 
 
 def test_the_native_arena_checks_walls() -> None:
@@ -211,3 +235,18 @@ def test_the_ladder_takes_the_luck_out_against_greedy() -> None:
     )
     assert "mc:budget=fast: luck of the wall taken out" in lad.summary()
     assert "luck of the wall" not in kept.summary()
+
+
+def test_the_stubs_example_of_arena_luck_runs() -> None:
+    import ast
+    import doctest
+
+    stub = Path(koudian.__file__).with_name("_core.pyi")
+    tree = ast.parse(stub.read_text(encoding="utf-8"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ArenaLuck")
+    doc = ast.get_docstring(cls)
+    assert doc is not None
+    test = doctest.DocTestParser().get_doctest(doc, {"ArenaLuck": ArenaLuck}, "ArenaLuck", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.tries > 0 and runner.failures == 0

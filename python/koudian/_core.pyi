@@ -1035,6 +1035,42 @@ def arena_native(
     agent's departures from greedy, each averaged over ``walls`` shuffles
     of the undrawn wall. ``adjusted`` is NaN on every other row."""
 
+class ArenaLuck:
+    """The luck of the wall of a lone agent's hands against three greedy,
+    for the Python game loop (``koudian.arena`` uses it for Python and
+    ``cmd:`` agents; the native arena has its own): tell it every decision
+    before it is played, read ``gain`` at the end of the hand.
+
+    >>> from koudian import Game, NativeAgent
+    >>> g = Game("shanxi", seed=5, dealer=0)
+    >>> agents = [NativeAgent("random" if s == 0 else "greedy", s) for s in range(4)]
+    >>> luck = ArenaLuck(8)
+    >>> luck.begin(5, 0)
+    >>> while g.to_act is not None:
+    ...     a = agents[g.to_act].act(g.observe(g.to_act))
+    ...     luck.decision(g, a)
+    ...     g.step(a)
+    >>> luck.departures > 0
+    True
+    """
+
+    def __init__(self, walls: int) -> None:
+        """Each departure's gain is the mean over ``walls`` (1 to 100,000)
+        shuffles of the undrawn wall."""
+    def begin(self, game_seed: int, seat: int) -> None:
+        """Starts the hand dealt from ``game_seed``, the lone agent at
+        ``seat`` (its shuffles drawn from the deal and the seat, as the
+        native arena draws them)."""
+    def decision(self, game: Game, action: ActionLike) -> None:
+        """The seat to act on ``game`` is about to play ``action``: at the
+        lone seat, a departure from greedy's choice adds its gain."""
+    @property
+    def gain(self) -> float:
+        """The gains of the hand's departures so far."""
+    @property
+    def departures(self) -> int:
+        """The hand's departures so far."""
+
 def arena_adjustable(agents: Sequence[str]) -> bool:
     """Whether the luck of the wall can be taken out of a run of the four
     native agent specs ``agents``: one spec once, ``"greedy"`` three times.

@@ -39,7 +39,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import KoudianError, Ruleset, RulesetError, arena_adjustable, mix_seed
+from koudian._core import (
+    ArenaLuck,
+    KoudianError,
+    Ruleset,
+    RulesetError,
+    mix_seed,
+)
 from koudian.agents import Agent, AgentSpec, make_agent, native_name
 from koudian.game import Game, play
 
@@ -540,15 +546,21 @@ def _python_records(
     fmt: str,
     timeout: float,
     on_deal: Callable[[], None],
+    walls: int = 0,
 ) -> dict[str, npt.NDArray[Any]]:
     """The arena through the Python game loop (any agents): the same
-    seeds and records as the native arena."""
+    seeds and records as the native arena, the luck of the wall too
+    (``walls``: the lone entry is the line-up's first entry seen once)."""
     agents: list[Agent] = [make_agent(s, timeout=timeout, seat=i) for i, s in enumerate(specs)]
     rows: dict[str, list[Any]] = {c: [] for c in _COLUMNS}
     layout = _tables(labels, fmt)
+    lone = next((e for e in range(4) if labels.count(labels[e]) == 1), 0)
+    luck = ArenaLuck(walls) if walls > 0 else None
     try:
         for d in deals:
             game_seed = mix_seed(seed, d)
+            # The lone rows of the deal's rotation tables, and their gains.
+            gains: list[tuple[int, float]] = []
             for ti, entries in enumerate(layout):
                 seated = [agents[e] for e in entries]
                 g = Game(rules, seed=game_seed, dealer=d % 4, record=False)
@@ -557,7 +569,13 @@ def _python_records(
                     if reset is not None:
                         reset(mix_seed(game_seed, 1 + s))
                 faults: list[Any] = []
-                res = play(g, seated, faults.append)
+                watch = luck if ti < 4 else None
+                if watch is not None:
+                    seat = entries.index(lone)
+                    watch.begin(game_seed, seat)
+                res = play(g, seated, faults.append, watch)
+                if watch is not None:
+                    gains.append((len(rows["delta"]) + seat, watch.gain))
                 covered = [False] * 4
                 if res.settlement is not None:
                     for p in res.settlement.payments:
@@ -578,6 +596,11 @@ def _python_records(
                     rows["baohu_paid"].append(covered[s])
                     rows["fault"].append(bool(faults))
                     rows["adjusted"].append(math.nan)
+            # The reference table is the last: its settlement at the lone
+            # seat plus the departures' gains (as the native arena).
+            reference = rows["delta"][-4:]
+            for i, gain in gains:
+                rows["adjusted"][i] = reference[rows["seat"][i]] + gain
             on_deal()
     finally:
         for a in agents:
@@ -719,7 +742,7 @@ def arena(
             return None
 
         parts.append(
-            _python_records(r, agents, labels, range(deals), seed, format, timeout, on_deal)
+            _python_records(r, agents, labels, range(deals), seed, format, timeout, on_deal, walls)
         )
         if progress is not None:
             progress(result())
@@ -728,24 +751,24 @@ def arena(
 
 def _walls(luck: str, natives: Sequence[str | None], labels: list[str], fmt: str) -> int:
     """The wall shuffles per departure of a run with ``luck`` (0: kept),
-    or the error of ``luck="adjust"`` where the luck cannot be taken out."""
+    or the error of ``luck="adjust"`` where the luck cannot be taken out:
+    a duplicate 1-vs-3 line-up whose three are the built-in ``greedy``
+    (the lone agent may be any agent)."""
     if luck == "keep":
         return 0
-    names = [n for n in natives if n is not None]
-    ok = fmt == "duplicate" and len(names) == 4 and arena_adjustable(names)
-    if ok:
+    counts = [labels.count(x) for x in labels]
+    three = [natives[e] for e in range(4) if counts[e] == 3]
+    if fmt == "duplicate" and 1 in counts and three == ["greedy"] * 3:
         return LUCK_WALLS
     if luck == "adjust":
         why = (
             "the single format has no reference table"
             if fmt != "duplicate"
-            else "the agents are not all built-in"
-            if len(names) != 4
-            else "the line-up is not one agent against three greedy"
+            else "the line-up is not one agent against three built-in greedy"
         )
         raise RulesetError(
-            f"luck='adjust': the luck of the wall is taken out only of a duplicate 1-vs-3 "
-            f"run of built-in agents against three greedy; {why} ({', '.join(labels)})"
+            "luck='adjust': the luck of the wall is taken out only of a duplicate 1-vs-3 "
+            f"run against three built-in greedy; {why} ({', '.join(labels)})"
         )
     return 0
 

@@ -30,6 +30,7 @@ from koudian._core import (
     N_ACTIONS,
     N_PLANES,
     Action,
+    ArenaLuck,
     Game,
     GameResult,
     Observation,
@@ -60,6 +61,7 @@ def play(
     game: Game,
     agents: Sequence[AgentSpec],
     on_fault: Callable[[Fault], None] | None = None,
+    luck: ArenaLuck | None = None,
 ) -> GameResult:
     """Plays ``game`` to its end with one agent per seat and returns the
     result. ``agents`` are what ``Match`` and ``simulate`` take: ``Agent``
@@ -68,12 +70,13 @@ def play(
     An agent answering with anything but one of its legal actions gets the
     fallback (``koudian.agents.fallback_action``) played for it;
     ``on_fault`` receives each such ``Fault`` (agents that report their
-    own faults, like external bots, are asked through ``take_faults``)."""
+    own faults, like external bots, are asked through ``take_faults``).
+    ``luck`` (the arena's) is told of every decision before it is played."""
     if len(agents) != 4:
         raise ValueError(f"give 4 agents, one per seat; got {len(agents)}")
     made = [make_agent(a, seat=s) for s, a in enumerate(agents)]
     try:
-        return _play(game, made, on_fault)
+        return _play(game, made, on_fault, luck)
     finally:
         for spec, a in zip(agents, made, strict=True):
             close = getattr(a, "close", None)
@@ -82,7 +85,10 @@ def play(
 
 
 def _play(
-    game: Game, agents: Sequence[Agent], on_fault: Callable[[Fault], None] | None
+    game: Game,
+    agents: Sequence[Agent],
+    on_fault: Callable[[Fault], None] | None,
+    luck: ArenaLuck | None = None,
 ) -> GameResult:
     takers = [getattr(a, "take_faults", None) for a in agents]
     while True:
@@ -100,6 +106,8 @@ def _play(
             if on_fault is not None:
                 on_fault(Fault(seat, "illegal", f"{action!r} is not legal here", fallback))
             action = fallback
+        if luck is not None:
+            luck.decision(game, action)
         game.step(action)
     result = game.result
     assert result is not None

@@ -4,10 +4,10 @@
 //! only.
 
 use crate::errors::to_py;
-use crate::game::PyObservation;
+use crate::game::{extract_action, PyGame, PyObservation};
 use crate::ruleset::resolve;
 use crate::tiles::tile_obj;
-use koudian_core::arena::{adjustable, arena_with, Format};
+use koudian_core::arena::{adjustable, arena_with, luck_seed, Departures, Format};
 use koudian_core::game::{sample_hidden as core_sample, Game, Hidden, Observation, Prng};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -163,7 +163,65 @@ fn arena_native<'py>(
     Ok(d)
 }
 
+/// `ArenaLuck(walls)`: the luck of the wall of one lone agent's hands,
+/// for the Python game loop (the native arena watches its own).
+#[pyclass(name = "ArenaLuck", module = "koudian")]
+struct PyArenaLuck {
+    inner: Departures,
+}
+
+#[pymethods]
+impl PyArenaLuck {
+    #[new]
+    fn new(#[pyo3(from_py_with = crate::ints::walls)] walls: u32) -> PyResult<PyArenaLuck> {
+        Ok(PyArenaLuck {
+            inner: Departures::new(walls).map_err(to_py)?,
+        })
+    }
+
+    /// Starts the hand dealt from `game_seed` with the lone agent at `seat`.
+    fn begin(
+        &mut self,
+        #[pyo3(from_py_with = crate::ints::seed)] game_seed: u64,
+        #[pyo3(from_py_with = crate::ints::seat)] seat: i64,
+    ) -> PyResult<()> {
+        let seat = crate::game::seat_arg(seat)?;
+        self.inner.begin(seat, luck_seed(game_seed, seat));
+        Ok(())
+    }
+
+    /// The seat to act on `game` is about to play `action`.
+    fn decision(
+        &mut self,
+        py: Python<'_>,
+        game: PyRef<'_, PyGame>,
+        action: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let a = extract_action(action)?;
+        let g = &game.inner;
+        let Some(seat) = g.to_act() else {
+            return Ok(());
+        };
+        let watch = &mut self.inner;
+        py.detach(|| watch.decision(g, seat, a));
+        Ok(())
+    }
+
+    /// The gains of the hand's departures so far.
+    #[getter]
+    fn gain(&self) -> f64 {
+        self.inner.gain()
+    }
+
+    /// The hand's departures so far.
+    #[getter]
+    fn departures(&self) -> u32 {
+        self.inner.departures()
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyArenaLuck>()?;
     m.add_class::<PyHidden>()?;
     m.add_function(wrap_pyfunction!(sample_hidden, m)?)?;
     m.add_function(wrap_pyfunction!(arena_native, m)?)?;

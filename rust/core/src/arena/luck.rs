@@ -25,9 +25,35 @@
 //! draws after each departure, most of the variance of the advantage, is
 //! averaged out. The lone agent's decisions are the hand's own: nothing
 //! of its play is replayed or resampled.
+//!
+//! The shuffles of departure `j` of the lone agent at seat `s` of the hand
+//! dealt from `h` are drawn from `mix_seed(luck_seed(h, s), j)`, so the
+//! native arena and the Python game loop (which watches an agent written
+//! in Python with a [`Departures`] of its own) give the same values.
+//!
+//! ```
+//! use koudian_core::agent::{builtin, Agent, SeatView};
+//! use koudian_core::arena::{luck_seed, Departures};
+//! use koudian_core::game::Game;
+//! use koudian_core::Ruleset;
+//! let mut g = Game::new(&Ruleset::shanxi(), 5, None).unwrap();
+//! let mut agents: Vec<_> = (0..4)
+//!     .map(|s| builtin(if s == 0 { "random" } else { "greedy" }, s).unwrap())
+//!     .collect();
+//! let mut watch = Departures::new(8).unwrap();
+//! watch.begin(0, luck_seed(5, 0));
+//! while let Some(seat) = g.to_act() {
+//!     let a = agents[seat as usize].act(&SeatView::new(&g, seat));
+//!     watch.decision(&g, seat, a);
+//!     g.step(a).unwrap();
+//! }
+//! assert!(watch.departures() > 0 && watch.gain().is_finite());
+//! ```
 
+use super::MAX_WALLS;
 use crate::agent::mc::rollout;
 use crate::agent::{Agent, GreedyAgent, SeatView};
+use crate::error::Error;
 use crate::game::{mix_seed, Action, Game, Prng};
 use crate::simulate::{HandSummary, Recorder};
 
@@ -37,7 +63,7 @@ const LUCK_STREAM: u64 = 0x4c55_434b;
 
 /// The seed of the wall shuffles of the lone agent at `seat` of the hand
 /// dealt from `game_seed`: the same at every table, whatever the thread.
-pub(crate) fn luck_seed(game_seed: u64, seat: u8) -> u64 {
+pub fn luck_seed(game_seed: u64, seat: u8) -> u64 {
     mix_seed(mix_seed(game_seed, 1 + u64::from(seat)), LUCK_STREAM)
 }
 
@@ -52,29 +78,41 @@ pub(crate) enum Walls {
 }
 
 /// Watches the lone seat's decisions of one hand and adds up the gains of
-/// its departures from greedy.
-pub(crate) struct Departures {
+/// its departures from greedy (see the [module](self)): told of each
+/// decision by [`Departures::decision`], or as the [`Recorder`] of the
+/// play.
+#[derive(Debug)]
+pub struct Departures {
     walls: Walls,
     seat: u8,
+    seed: u64,
     greedy: GreedyAgent,
-    rng: Prng,
     /// At the lone seat's decision being played: greedy's choice and the
     /// table before it.
     pending: Option<(Action, Game)>,
-    /// The gains so far.
-    pub gain: f64,
-    /// The departures so far.
-    pub departures: u32,
+    gain: f64,
+    departures: u32,
 }
 
 impl Departures {
-    /// A watcher of nothing yet ([`Departures::begin`] names the seat).
-    pub(crate) fn new(walls: Walls) -> Departures {
+    /// A watcher whose gains are each the mean over `walls` shuffles of
+    /// the undrawn wall (1 to [`MAX_WALLS`]); [`Departures::begin`] names
+    /// the seat.
+    pub fn new(walls: u32) -> Result<Departures, Error> {
+        if walls == 0 || walls > MAX_WALLS {
+            return Err(Error::InvalidArgument(format!(
+                "walls = {walls}: give 1 to {MAX_WALLS} shuffles of the wall per departure"
+            )));
+        }
+        Ok(Departures::with(Walls::Shuffled(walls)))
+    }
+
+    pub(crate) fn with(walls: Walls) -> Departures {
         Departures {
             walls,
             seat: 0,
+            seed: 0,
             greedy: GreedyAgent::new(0),
-            rng: Prng::new(0),
             pending: None,
             gain: 0.0,
             departures: 0,
@@ -82,13 +120,41 @@ impl Departures {
     }
 
     /// Starts a hand with the lone agent at `seat`, its shuffles drawn
-    /// from `seed`.
-    pub(crate) fn begin(&mut self, seat: u8, seed: u64) {
+    /// from `seed` ([`luck_seed`]).
+    pub fn begin(&mut self, seat: u8, seed: u64) {
         self.seat = seat & 3;
-        self.rng = Prng::new(seed);
+        self.seed = seed;
         self.pending = None;
         self.gain = 0.0;
         self.departures = 0;
+    }
+
+    /// `seat` is about to play `action` on `g`: a departure of the lone
+    /// seat from greedy's choice adds its gain.
+    pub fn decision(&mut self, g: &Game, seat: u8, action: Action) {
+        if seat != self.seat || g.legal_actions().len() < 2 {
+            return;
+        }
+        let greedy = self.greedy.act(&SeatView::new(g, seat));
+        if action != greedy {
+            self.depart(g, action, greedy);
+        }
+    }
+
+    /// The gains of the hand's departures so far.
+    pub fn gain(&self) -> f64 {
+        self.gain
+    }
+
+    /// The hand's departures so far.
+    pub fn departures(&self) -> u32 {
+        self.departures
+    }
+
+    fn depart(&mut self, g: &Game, played: Action, greedy: Action) {
+        let gain = self.gain_of(g, played, greedy);
+        self.gain += gain;
+        self.departures += 1;
     }
 
     /// The gain of playing `played` rather than `greedy` on `g`, with
@@ -105,10 +171,11 @@ impl Departures {
                 let mut hidden = g.hidden(seat);
                 let n_up: usize = obs.face_up_in_wall.iter().map(|&c| usize::from(c)).sum();
                 let front = hidden.wall.len().saturating_sub(n_up);
+                let mut rng = Prng::new(mix_seed(self.seed, u64::from(self.departures)));
                 let mut sum = 0i64;
                 let mut n = 0i64;
                 for _ in 0..k {
-                    self.rng.shuffle(&mut hidden.wall[..front]);
+                    rng.shuffle(&mut hidden.wall[..front]);
                     // The table is rebuilt from what it holds but for the
                     // wall's order; it cannot be refused (the same tiles).
                     let Ok(mut base) = Game::from_observation(g.rules(), &obs, &hidden, None)
@@ -144,8 +211,7 @@ impl Recorder for Departures {
     fn played(&mut self, action: Action) {
         if let Some((greedy, g)) = self.pending.take() {
             if action != greedy {
-                self.departures += 1;
-                self.gain += self.gain_of(&g, action, greedy);
+                self.depart(&g, action, greedy);
             }
         }
     }
@@ -176,7 +242,7 @@ mod tests {
                     let seat = (d % 4) as u8;
                     let mut reference: [Box<dyn Agent>; 4] =
                         std::array::from_fn(|_| builtin("greedy", 0).unwrap());
-                    let mut watch = Departures::new(Walls::True);
+                    let mut watch = Departures::with(Walls::True);
                     let (r, _, _) =
                         play_hand_with(&rules, seed, dealer, &mut reference, false, &mut ())
                             .unwrap();

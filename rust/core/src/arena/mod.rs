@@ -25,11 +25,11 @@ use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use crate::score::PaymentReason;
 use crate::simulate::play_hand_with;
-use luck::{luck_seed, Departures, Walls};
+pub use luck::{luck_seed, Departures};
 use rayon::prelude::*;
 use std::ops::Range;
 
-mod luck;
+pub mod luck;
 
 /// The most wall shuffles a departure's gain may be averaged over.
 pub const MAX_WALLS: u32 = 100_000;
@@ -216,7 +216,7 @@ pub fn arena_with(
                 ])
             })
             .collect::<Result<_, Error>>()?;
-        Ok((tables, Departures::new(Walls::Shuffled(walls))))
+        Ok((tables, Departures::with(luck::Walls::Shuffled(walls))))
     };
     let one = |worker: &mut Worker, d: u64| -> Result<Vec<SeatRecord>, Error> {
         let (agents, watch) = worker.as_mut().map_err(|e| e.clone())?;
@@ -233,7 +233,7 @@ pub fn arena_with(
                 Some(s) => {
                     watch.begin(s as u8, luck_seed(game_seed, s as u8));
                     let played = play_hand_with(rules, game_seed, dealer, seats, false, watch)?;
-                    gains.push((out.len() + s, watch.gain));
+                    gains.push((out.len() + s, watch.gain()));
                     played
                 }
                 None => play_hand_with(rules, game_seed, dealer, seats, false, &mut ())?,
