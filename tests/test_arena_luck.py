@@ -234,6 +234,9 @@ def test_the_ladder_takes_the_luck_out_against_greedy() -> None:
         kept.advantage("mc:budget=fast"), run._advantage("mc:budget=fast", luck=False)
     )
     assert "mc:budget=fast: luck of the wall taken out" in lad.summary()
+    rung = next(x for x in lad.to_json()["agents"] if x["agent"] == "mc:budget=fast")
+    assert rung["luck"] == "adjusted"
+    assert next(r for r in kept.rungs() if r.agent == "mc:budget=fast").luck == "kept"
     assert "luck of the wall" not in kept.summary()
 
 

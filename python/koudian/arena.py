@@ -427,11 +427,13 @@ class LadderResult:
         for name in self.agents:
             mean, lo, hi = _mean_ci(self.advantage(name))
             stats = None
+            luck = "kept"
             if name != self.reference:
                 stats = next(a for a in self.runs[name].agent_stats() if a.agent == name)
+                luck = "adjusted" if self.runs[name].adjusted(name) else "kept"
             else:
                 mean, lo, hi = 0.0, 0.0, 0.0
-            out.append(LadderRung(name, mean, (lo, hi), stats))
+            out.append(LadderRung(name, mean, (lo, hi), stats, luck))
         return sorted(out, key=lambda r: -r.advantage)
 
     def gaps(self) -> list[PairStats]:
@@ -499,6 +501,9 @@ class LadderRung:
     advantage: float
     ci95: tuple[float, float]
     stats: AgentStats | None
+    luck: str = "kept"
+    """``"adjusted"`` when the luck of the wall was taken out of
+    ``advantage`` (see ``ArenaResult.pair_stats``), else ``"kept"``."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the ladder's ``agents`` list."""
@@ -509,6 +514,7 @@ class LadderRung:
             "reference": self.stats is None,
         }
         if self.stats is not None:
+            out["luck"] = self.luck
             own = self.stats.to_json()
             own.pop("agent")
             out["mean"] = own.pop("mean")
