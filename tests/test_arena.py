@@ -297,3 +297,14 @@ def test_ladder_takes_an_external_bot() -> None:
     (gap,) = lad.gaps()
     assert gap.diff == pytest.approx(abs(rung.advantage))
     assert lad.runs[bot].records["fault"].sum() == 0
+
+
+def test_a_verdict_shows_the_digits_a_small_edge_needs() -> None:
+    from koudian.arena import PairStats
+
+    small = PairStats("mc", "greedy", 0.0131, (0.0084, 0.0179))
+    assert small.verdict == "mc beats greedy by +0.013 ± 0.005 per hand"
+    usual = PairStats("mc", "greedy", 1.3, (0.9, 1.7))
+    assert usual.verdict == "mc beats greedy by +1.30 ± 0.40 per hand"
+    tie = PairStats("a", "b", 0.0, (0.0, 0.0))
+    assert tie.verdict == "a and b are not told apart: +0.00 ± 0.00 per hand"

@@ -101,6 +101,15 @@ def _luck_weight(raw: npt.NDArray[np.float64], adj: npt.NDArray[np.float64]) -> 
     return min(1.0, max(0.0, cov / var))
 
 
+def _pm(mean: float, half: float) -> str:
+    """``+1.30 ± 0.40``: two decimals, more where the half-width would
+    print as 0.00 (Sichuan's small edges)."""
+    places = 2
+    while 0 < half < 0.5 * 10.0**-places and places < 5:
+        places += 1
+    return f"{mean:+.{places}f} ± {half:.{places}f}"
+
+
 def _mean_ci(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
     """Mean and 95% normal interval of per-deal values."""
     n = len(values)
@@ -167,7 +176,7 @@ class PairStats:
         d, (lo, hi) = self.played
         return (
             f"  luck of the wall taken out (weight {self.weight:.2f}); "
-            f"as played: {d:+.2f} ± {(hi - lo) / 2:.2f} per hand"
+            f"as played: {_pm(d, (hi - lo) / 2)} per hand"
         )
 
     @property
@@ -175,10 +184,10 @@ class PairStats:
         """One line: who beats whom, or that they are not told apart."""
         half = (self.ci95[1] - self.ci95[0]) / 2
         if self.ci95[0] > 0:
-            return f"{self.a} beats {self.b} by {self.diff:+.2f} ± {half:.2f} per hand"
+            return f"{self.a} beats {self.b} by {_pm(self.diff, half)} per hand"
         if self.ci95[1] < 0:
-            return f"{self.b} beats {self.a} by {-self.diff:+.2f} ± {half:.2f} per hand"
-        return f"{self.a} and {self.b} are not told apart: {self.diff:+.2f} ± {half:.2f} per hand"
+            return f"{self.b} beats {self.a} by {_pm(-self.diff, half)} per hand"
+        return f"{self.a} and {self.b} are not told apart: {_pm(self.diff, half)} per hand"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``--json``'s ``pairs`` list."""
