@@ -4,30 +4,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 
 import koudian
 import numpy as np
 import pytest
-from koudian import Action, NativeAgent, Observation
+from koudian import NativeAgent
 from koudian.arena import ArenaResult, LadderResult, _tables
 from koudian.cli import main
-
-
-class Wrapped:
-    """A Python agent that plays as a native one: the Python path of the
-    arena must then give exactly the native path's records."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._native = NativeAgent(name, 0)
-
-    def reset(self, seed: int) -> None:
-        self._native.reset(seed)
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        return self._native.act(observation)
+from wrapped import Wrapped
 
 
 def test_rotation_covers_each_seat_once_per_deal() -> None:

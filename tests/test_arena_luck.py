@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
 from pathlib import Path
 
 import koudian
@@ -14,10 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from koudian import Action, NativeAgent, Observation
 from koudian._core import ArenaLuck, arena_adjustable, arena_native
 from koudian.arena import _COLUMNS, LUCK_WALLS, _luck_weight, _mean_ci
 from koudian.cli import main
+from wrapped import Wrapped
 
 MC = ["mc:budget=fast", "greedy", "greedy", "greedy"]
 
@@ -145,20 +144,6 @@ def test_adjust_is_refused_where_the_luck_cannot_be_taken_out(
     # "auto" plays them with the luck kept.
     res = koudian.arena(agents, "shanxi", 2, format=fmt)
     assert res.walls == 0 and all(p.luck == "kept" for p in res.pair_stats())
-
-
-class Wrapped:
-    """A Python agent that plays as a native one."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._native = NativeAgent(name, 0)
-
-    def reset(self, seed: int) -> None:
-        self._native.reset(seed)
-
-    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
-        return self._native.act(observation)
 
 
 @pytest.mark.parametrize("lone", ["random", "mc:budget=fast"])

@@ -44,6 +44,7 @@ from koudian._core import (
     KoudianError,
     Ruleset,
     RulesetError,
+    arena_adjustable,
     mix_seed,
 )
 from koudian.agents import Agent, AgentSpec, make_agent, native_name
@@ -99,6 +100,15 @@ def _luck_weight(raw: npt.NDArray[np.float64], adj: npt.NDArray[np.float64]) -> 
         return 1.0
     cov = float(np.cov(raw, c, ddof=1)[0, 1])
     return min(1.0, max(0.0, cov / var))
+
+
+def _with_luck(
+    raw: npt.NDArray[np.float64], adj: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], float]:
+    """The per-deal advantage with the luck correction at its fitted
+    weight, and the weight."""
+    w = _luck_weight(raw, adj)
+    return np.asarray(raw - w * (raw - adj), dtype=np.float64), w
 
 
 def _pm(mean: float, half: float) -> str:
@@ -175,7 +185,7 @@ class PairStats:
             return None
         d, (lo, hi) = self.played
         return (
-            f"  luck of the wall taken out (weight {self.weight:.2f}); "
+            f"luck of the wall taken out (weight {self.weight:.2f}); "
             f"as played: {_pm(d, (hi - lo) / 2)} per hand"
         )
 
@@ -242,17 +252,13 @@ class ArenaResult:
         """The distinct agents, in line-up order."""
         return list(dict.fromkeys(self.agents))
 
-    def _per_deal(
-        self, mask: npt.NDArray[np.bool_], values: npt.NDArray[Any] | None = None
-    ) -> npt.NDArray[np.float64]:
-        """Per deal, the mean of ``values`` (default ``delta``) over the
-        rows in ``mask`` (``values`` given for those rows only)."""
+    def _per_deal(self, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        """Per deal, the mean delta of the rows in ``mask``."""
         deal = self.records["deal"][mask].astype(np.int64)
-        if values is None:
-            values = self.records["delta"][mask]
+        delta = self.records["delta"][mask].astype(np.float64)
         first = int(self.records["deal"].min()) if len(self.records["deal"]) else 0
         idx = deal - first
-        sums = np.bincount(idx, weights=values.astype(np.float64), minlength=self.deals)
+        sums = np.bincount(idx, weights=delta, minlength=self.deals)
         counts = np.bincount(idx, minlength=self.deals)
         keep = counts > 0
         return np.asarray(sums[keep] / counts[keep], dtype=np.float64)
@@ -298,12 +304,13 @@ class ArenaResult:
                 if reference.any():
                     lone = a if self.agents.count(a) == 1 else b
                     other = b if lone == a else a
-                    mean, lo, hi = _mean_ci(self._advantage(lone))
+                    raw = self._played(lone)
+                    pm, plo, phi = _mean_ci(raw)
                     if not self.adjusted(lone):
-                        out.append(PairStats(lone, other, mean, (lo, hi)))
+                        out.append(PairStats(lone, other, pm, (plo, phi)))
                         continue
-                    pm, plo, phi = _mean_ci(self._advantage(lone, luck=False))
-                    w = self.luck_weight(lone)
+                    values, w = _with_luck(raw, self._played(lone, "adjusted"))
+                    mean, lo, hi = _mean_ci(values)
                     out.append(
                         PairStats(lone, other, mean, (lo, hi), "adjusted", (pm, (plo, phi)), w)
                     )
@@ -337,9 +344,7 @@ class ArenaResult:
         raw = self._played(lone)
         if not (luck and self.adjusted(lone)):
             return raw
-        adj = self._played(lone, "adjusted")
-        w = _luck_weight(raw, adj)
-        return np.asarray(raw - w * (raw - adj), dtype=np.float64)
+        return _with_luck(raw, self._played(lone, "adjusted"))[0]
 
     def _played(self, lone: str, column: str = "delta") -> npt.NDArray[np.float64]:
         """Per deal, the lone agent's mean over its seats of ``column``
@@ -391,7 +396,7 @@ class ArenaResult:
             lines.append(p.verdict)
             note = p.note()
             if note is not None:
-                lines.append(note)
+                lines.append(f"  {note}")
         faults = int(self.records["fault"].sum())
         if faults:
             lines.append(f"warning: {faults // 4} hands had an illegal agent answer")
@@ -490,7 +495,7 @@ class LadderResult:
         for name, run in self.runs.items():
             note = next((p.note() for p in run.pair_stats() if p.a == name), None)
             if note is not None:
-                lines.append(f"{name}:{note[1:]}")
+                lines.append(f"{name}: {note}")
         lines.append("adjacent gaps (paired over the same deals):")
         for g in self.gaps():
             lines.append(f"  {g.verdict}  [{g.ci95[0]:+.3f}, {g.ci95[1]:+.3f}]")
@@ -771,9 +776,10 @@ def _walls(luck: str, natives: Sequence[str | None], labels: list[str], fmt: str
     (the lone agent may be any agent)."""
     if luck == "keep":
         return 0
-    counts = [labels.count(x) for x in labels]
-    three = [natives[e] for e in range(4) if counts[e] == 3]
-    if fmt == "duplicate" and 1 in counts and three == ["greedy"] * 3:
+    # The core's rule, on the line-up as pooled by label; an agent that is
+    # not the built-in agent its label names is never the reference's "greedy".
+    keys = [x if n == x else f"python:{x}" for n, x in zip(natives, labels, strict=True)]
+    if fmt == "duplicate" and arena_adjustable(keys):
         return LUCK_WALLS
     if luck == "adjust":
         why = (

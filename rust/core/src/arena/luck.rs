@@ -132,13 +132,18 @@ impl Departures {
     /// `seat` is about to play `action` on `g`: a departure of the lone
     /// seat from greedy's choice adds its gain.
     pub fn decision(&mut self, g: &Game, seat: u8, action: Action) {
-        if seat != self.seat || g.legal_actions().len() < 2 {
-            return;
+        if let Some(greedy) = self.greedy_choice(g, seat) {
+            if action != greedy {
+                self.depart(g, action, greedy);
+            }
         }
-        let greedy = self.greedy.act(&SeatView::new(g, seat));
-        if action != greedy {
-            self.depart(g, action, greedy);
-        }
+    }
+
+    /// Greedy's choice where `seat` is the lone seat and has a choice (a
+    /// decision without one is never a departure).
+    fn greedy_choice(&mut self, g: &Game, seat: u8) -> Option<Action> {
+        (seat == self.seat && g.legal_actions().len() > 1)
+            .then(|| self.greedy.act(&SeatView::new(g, seat)))
     }
 
     /// The gains of the hand's departures so far.
@@ -201,11 +206,8 @@ impl Recorder for Departures {
     type Hand = f64;
 
     fn before(&mut self, g: &Game, seat: u8) {
-        // A decision without a choice is never a departure.
-        if seat == self.seat && g.legal_actions().len() > 1 {
-            let a = self.greedy.act(&SeatView::new(g, seat));
-            self.pending = Some((a, g.clone()));
-        }
+        // The action is known only once played: keep the table before it.
+        self.pending = self.greedy_choice(g, seat).map(|a| (a, g.clone()));
     }
 
     fn played(&mut self, action: Action) {

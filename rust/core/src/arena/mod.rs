@@ -104,9 +104,16 @@ pub fn tables(specs: &[String; 4], format: Format) -> Vec<[u8; 4]> {
 
 /// For a 1-vs-3 line-up, the first entry of the spec given three times.
 fn reference_entry(specs: &[String; 4]) -> Option<u8> {
+    one_vs_three(specs).map(|(_, three)| three)
+}
+
+/// For a 1-vs-3 line-up, the entry of the spec given once and the first
+/// entry of the spec given three times.
+fn one_vs_three(specs: &[String; 4]) -> Option<(u8, u8)> {
     let count = |s: &String| specs.iter().filter(|x| *x == s).count();
     let three = specs.iter().position(|s| count(s) == 3)?;
-    specs.iter().any(|s| count(s) == 1).then_some(three as u8)
+    let one = specs.iter().position(|s| count(s) == 1)?;
+    Some((one as u8, three as u8))
 }
 
 /// Whether the luck of the wall can be taken out of a run of `specs`: a
@@ -193,10 +200,9 @@ pub fn arena_with(
         )));
     }
     // The lone entry, when its rows are adjusted.
-    let lone = (walls > 0).then(|| {
-        let count = |s: &String| specs.iter().filter(|x| *x == s).count();
-        specs.iter().position(|s| count(s) == 1).unwrap_or(0) as u8
-    });
+    let lone = one_vs_three(specs)
+        .filter(|_| walls > 0)
+        .map(|(one, _)| one);
     for s in specs {
         builtin(s, 0)?;
     }
