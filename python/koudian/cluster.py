@@ -350,13 +350,14 @@ def _map(
 
 
 def _record_dir(record: str | os.PathLike[str] | None) -> str | None:
-    """The dataset directory as every task sees it (absolute), made."""
+    """The dataset directory as every task sees it (absolute), made; one
+    that already holds a dataset is refused (``koudian.dataset.prepare``)."""
     if record is None:
         return None
-    from koudian.dataset import _pyarrow
+    from koudian.dataset import _pyarrow, prepare
 
     _pyarrow()
-    Path(record).mkdir(parents=True, exist_ok=True)
+    prepare(record)
     return str(Path(record).resolve())
 
 

@@ -56,8 +56,10 @@ and DuckDB (``SELECT ... FROM 'DIR/*.parquet'``) read them as they are
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,17 +79,23 @@ from koudian._core import (
     __version__,
 )
 from koudian._core import unpack_obs as _unpack_obs
+from koudian._manifest import FORMAT, FORMAT_VERSIONS, MAX_MANIFEST_BYTES, OBS_WIDTH, PLANES
+from koudian._manifest import load as _load_manifest
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow
     import pyarrow.dataset
 
 __all__ = [
+    "FORMAT_VERSIONS",
     "MANIFEST",
+    "MAX_MANIFEST_BYTES",
     "ZSTD_LEVEL",
+    "PartialDatasetWarning",
     "ShardWriter",
     "iter_batches",
     "open",
+    "prepare",
     "read_manifest",
     "unpack_mask",
     "unpack_obs",
@@ -95,14 +103,23 @@ __all__ = [
     "write_shard",
 ]
 
-_PLANES = {1: 29, 2: 66}
-"""Planes of each observation encoding version."""
+_PLANES = PLANES
 
 MANIFEST = "_manifest.json"
 """The manifest's file name in a dataset directory."""
 
-FORMAT = "koudian-dataset"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The manifest format written: 2 (per-shard ``bytes`` and ``sha256``,
+``complete``); ``FORMAT_VERSIONS`` are those read."""
+
+METADATA = "_metadata"
+
+
+class PartialDatasetWarning(UserWarning):
+    """``open`` of a dataset whose recording did not finish (its manifest
+    says ``"complete": false``): its rows are exactly those of the shards
+    listed, the hands ``0 .. manifest["hands"]``, fewer than asked for."""
+
 
 _builtin_open = open
 
@@ -117,8 +134,10 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def schema() -> pyarrow.Schema:
-    """The Arrow schema of a dataset's rows."""
+def schema(obs_bytes: int = OBS_BYTES) -> pyarrow.Schema:
+    """The Arrow schema of a dataset's rows (``obs_bytes``: the packed
+    observation's width, ``OBS_BYTES_V1`` for an encoding version 1
+    dataset)."""
     pa = _pyarrow()
     return pa.schema(
         [
@@ -127,7 +146,7 @@ def schema() -> pyarrow.Schema:
             ("seat", pa.uint8()),
             ("step", pa.uint16()),
             ("agent", pa.dictionary(pa.int8(), pa.string())),
-            ("obs", pa.binary(OBS_BYTES)),
+            ("obs", pa.binary(obs_bytes)),
             ("mask", pa.binary(MASK_BYTES)),
             ("action", pa.uint8()),
             ("counts", pa.binary(34)),
@@ -203,10 +222,14 @@ def write_shard(
     compression: str = "zstd",
     extra: dict[str, Any] | None = None,
     compression_level: int | None = None,
+    hands: int | None = None,
 ) -> dict[str, Any]:
     """Writes the rows of the hands from ``start`` as one Parquet file in
     ``directory`` (atomically: a temporary file renamed), and returns its
-    manifest entry ``{"file", "start", "rows"}``. ``decisions`` is a dict
+    manifest entry ``{"file", "start", "rows", "bytes", "sha256"}`` (and
+    ``"hands"``, the hands it covers, when given). Every page carries a
+    CRC-32 (Parquet's page checksum) and the entry the file's size and
+    SHA-256, both checked on reading. ``decisions`` is a dict
     of columns or a list of them whose rows follow one another
     (``simulate_record(..., pieces=True)``: each becomes a record batch,
     no copy). ``extra`` names more columns (numpy arrays, one value a row)
@@ -241,9 +264,31 @@ def write_shard(
         row_group_size=1 << 20,
         write_statistics=_SMALL_COLUMNS,
         use_dictionary=["agent", "seat", "won", "shanten", "end"],
+        write_page_checksum=True,
     )
+    # The checksum of the bytes on disk (read back from the page cache):
+    # whatever changes them later, footer included, is caught.
+    size, digest = _digest(tmp)
     os.replace(tmp, directory / name)
-    return {"file": name, "start": int(start), "rows": int(table.num_rows)}
+    entry = {"file": name, "start": int(start), "rows": int(table.num_rows)}
+    if hands is not None:
+        entry["hands"] = int(hands)
+    entry.update(bytes=size, sha256=digest)
+    return entry
+
+
+_READ_BLOCK = 1 << 20
+
+
+def _digest(path: str | os.PathLike[str]) -> tuple[int, str]:
+    """A file's size and SHA-256 (hex), read in blocks of 1 MiB."""
+    h = hashlib.sha256()
+    size = 0
+    with _builtin_open(path, "rb") as f:
+        while block := f.read(_READ_BLOCK):
+            h.update(block)
+            size += len(block)
+    return size, h.hexdigest()
 
 
 class ShardWriter:
@@ -274,21 +319,74 @@ class ShardWriter:
         while len(self._pending) > keep:
             self.entries.append(self._pending.popleft().result())
 
-    def write(self, start: int, decisions: dict[str, Any] | Sequence[dict[str, Any]]) -> None:
+    def write(
+        self,
+        start: int,
+        decisions: dict[str, Any] | Sequence[dict[str, Any]],
+        hands: int | None = None,
+    ) -> None:
         """Queues the shard of the hands from ``start`` (``decisions`` as
-        ``write_shard`` takes them)."""
+        ``write_shard`` takes them; ``hands``: how many)."""
         self._collect(self.WRITERS - 1)
         self._pending.append(
-            self._pool.submit(write_shard, self.directory, start, decisions, self.agents)
+            self._pool.submit(
+                write_shard, self.directory, start, decisions, self.agents, hands=hands
+            )
         )
 
     def close(self) -> list[dict[str, Any]]:
-        """Waits for the queued shards; the entries of every shard written."""
+        """Waits for the queued shards; the entries of every shard written.
+        If one failed, the others are still waited for and their entries
+        kept in ``entries`` (an interrupted run's manifest lists them)
+        before the first error is raised."""
+        error: BaseException | None = None
         try:
-            self._collect(0)
+            while self._pending:
+                future = self._pending.popleft()
+                try:
+                    self.entries.append(future.result())
+                except BaseException as e:  # re-raised below, after the others
+                    error = error or e
         finally:
             self._pool.shutdown()
+        if error is not None:
+            raise error
         return self.entries
+
+
+def prepare(directory: str | os.PathLike[str], overwrite: bool = False) -> Path:
+    """Makes ``directory`` ready to record a dataset into, and returns it:
+    made if missing; refused (``KoudianError``) if it already holds a
+    dataset (a manifest, ``_metadata`` or ``part-*.parquet`` shards) unless
+    ``overwrite``, which removes that dataset whole first (the manifest
+    before the shards, so that no manifest ever lists a removed shard).
+    Other files in it are left alone."""
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise KoudianError(f"{directory} is not a folder")
+    ours = _dataset_files(directory)
+    if ours and not overwrite:
+        raise KoudianError(
+            f"{directory} already holds a dataset ({ours[0].name}, ...): record into a new "
+            "folder, or pass overwrite=True (koudian simulate --record DIR --overwrite) to "
+            "replace it"
+        )
+    for f in ours:
+        f.unlink(missing_ok=True)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def _dataset_files(directory: Path) -> list[Path]:
+    """The files of a dataset in ``directory``, the manifest first, then
+    ``_metadata``, the shards and any temporary files a killed writer
+    left."""
+    if not directory.is_dir():
+        return []
+    files = [directory / n for n in (MANIFEST, METADATA) if (directory / n).exists()]
+    files += sorted(directory.glob("part-*.parquet"))
+    files += sorted(directory.glob(".part-*.tmp")) + sorted(directory.glob(f".{MANIFEST}.tmp"))
+    return files
 
 
 def write_manifest(
@@ -300,10 +398,15 @@ def write_manifest(
     seats: Sequence[int],
     shards: Sequence[dict[str, Any]],
     extra: dict[str, Any] | None = None,
+    complete: bool = True,
+    metadata: bool = True,
 ) -> dict[str, Any]:
-    """Writes ``_manifest.json`` and ``_metadata`` (the shards' footers) for
-    the shards in ``directory``, and returns the manifest (with the
-    entries of ``extra`` added, e.g. the arena's ``arena`` object)."""
+    """Writes ``_manifest.json`` (atomically, strict JSON) and, with
+    ``metadata``, ``_metadata`` (the shards' footers) for the shards in
+    ``directory``, and returns the manifest (with the entries of
+    ``extra`` added, e.g. the arena's ``arena`` object). ``complete=False``
+    marks a recording that has not finished (or never will): ``hands``
+    and ``shards`` are then what was written so far."""
     pa = _pyarrow()
     directory = Path(directory)
     shards = sorted(shards, key=lambda s: int(s["start"]))
@@ -311,6 +414,7 @@ def write_manifest(
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "koudian_version": __version__,
+        "complete": bool(complete),
         "rules": rules.to_toml(),
         "encoding": {
             "version": OBS_ENCODING_VERSION,
@@ -329,45 +433,132 @@ def write_manifest(
         "shards": list(shards),
     }
     manifest.update(extra or {})
-    metadata = None
-    for s in shards:
-        md = pa.parquet.read_metadata(directory / s["file"])
-        md.set_file_path(s["file"])
-        if metadata is None:
-            metadata = md
-        else:
-            metadata.append_row_groups(md)
-    if metadata is not None:
-        metadata.write_metadata_file(str(directory / "_metadata"))
+    if metadata:
+        md_all = None
+        for s in shards:
+            md = pa.parquet.read_metadata(directory / s["file"])
+            md.set_file_path(s["file"])
+            if md_all is None:
+                md_all = md
+            else:
+                md_all.append_row_groups(md)
+        if md_all is not None:
+            md_all.write_metadata_file(str(directory / METADATA))
     tmp = directory / f".{MANIFEST}.tmp"
     with _builtin_open(tmp, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=1)
+        json.dump(manifest, f, indent=1, allow_nan=False)
     os.replace(tmp, directory / MANIFEST)
     return manifest
 
 
 def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
-    """The ``_manifest.json`` of a dataset directory."""
-    path = Path(directory) / MANIFEST
-    try:
-        with _builtin_open(path, encoding="utf-8") as f:
-            manifest: dict[str, Any] = json.load(f)
-    except FileNotFoundError:
-        raise KoudianError(f"{directory} is not a koudian dataset: no {MANIFEST}") from None
-    if manifest.get("format") != FORMAT:
-        raise KoudianError(f"{path} is not a koudian dataset manifest")
-    return manifest
+    """The ``_manifest.json`` of a dataset directory, checked: a file that
+    is not strict UTF-8 JSON of the manifest's shape (every key with its
+    type, a ``format_version`` in ``FORMAT_VERSIONS``, the encoding's
+    sizes this koudian's, shards named inside the folder, listed once,
+    whose rows add up) is a ``KoudianError`` naming it."""
+    return _load_manifest(Path(directory) / MANIFEST)
 
 
-def open(directory: str | os.PathLike[str]) -> pyarrow.dataset.Dataset:
-    """The dataset in ``directory`` as a ``pyarrow.dataset.Dataset`` (its
-    shards; ``_metadata`` and ``_manifest.json`` are skipped). Filter and
-    project with pyarrow, e.g. ``ds.to_table(filter=pc.field("seat") == 0)``."""
+def expected_schema(manifest: dict[str, Any]) -> pyarrow.Schema:
+    """The schema a dataset's shards must have: ``schema()`` for its
+    encoding, plus an arena dataset's ``deal`` and ``table``."""
+    pa = _pyarrow()
+    s = schema(OBS_WIDTH[int(manifest["encoding"]["version"])])
+    if "arena" in manifest:
+        s = s.append(pa.field("deal", pa.uint64())).append(pa.field("table", pa.uint8()))
+    return s
+
+
+def _same_fields(got: Any, want: Any) -> bool:
+    """Equal names and types (nullability and metadata aside)."""
+    return [(f.name, f.type) for f in got] == [(f.name, f.type) for f in want]
+
+
+def open(directory: str | os.PathLike[str], verify: bool = True) -> pyarrow.dataset.Dataset:
+    """The dataset in ``directory`` as a ``pyarrow.dataset.Dataset`` made
+    of exactly the shards its manifest lists (no other file in the folder
+    is read). Filter and project with pyarrow, e.g.
+    ``ds.to_table(filter=pc.field("seat") == 0)``.
+
+    Each shard is checked before the dataset is returned: present, its
+    size and (``verify``, the default) SHA-256 those of the manifest, a
+    Parquet file of the dataset's schema with the manifest's row count;
+    any difference is a ``KoudianError`` naming the shard. Reading then
+    verifies every page's checksum. ``verify=False`` skips the SHA-256
+    (one pass over the files, about 1 s a GB) and keeps the rest. A
+    dataset whose recording did not finish (``"complete": false``) opens
+    with a ``PartialDatasetWarning``."""
     _pyarrow()
     import pyarrow.dataset as pads
 
-    read_manifest(directory)
-    return pads.dataset(str(directory), format="parquet")
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    want = expected_schema(manifest)
+    fmt = pads.ParquetFileFormat(
+        default_fragment_scan_options=pads.ParquetFragmentScanOptions(
+            page_checksum_verification=True
+        )
+    )
+    import pyarrow.fs
+
+    fs = pyarrow.fs.LocalFileSystem()
+    fragments = [_fragment(directory, s, fmt, fs, want, verify) for s in manifest["shards"]]
+    if not manifest["complete"]:
+        warnings.warn(
+            f"{directory} is a partial dataset (its recording did not finish): "
+            f"{manifest['rows']} rows of hands 0 .. {manifest['hands']}",
+            PartialDatasetWarning,
+            stacklevel=2,
+        )
+    return pads.FileSystemDataset(fragments, want, fmt, fs)
+
+
+def _fragment(
+    directory: Path,
+    entry: dict[str, Any],
+    fmt: Any,
+    fs: Any,
+    want: Any,
+    verify: bool,
+) -> Any:
+    """The checked fragment of the shard ``entry``."""
+    pa = _pyarrow()
+    path = directory / entry["file"]
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise KoudianError(f"{path}: a shard the manifest lists is missing") from None
+    if "bytes" in entry and size != entry["bytes"]:
+        raise KoudianError(
+            f"{path}: size {size} bytes, the manifest says {entry['bytes']}: the shard changed"
+        )
+    if verify and "sha256" in entry:
+        try:
+            _, digest = _digest(path)
+        except OSError as e:
+            raise KoudianError(f"{path}: cannot read the shard: {e}") from None
+        if digest != entry["sha256"]:
+            raise KoudianError(
+                f"{path}: checksum (SHA-256) differs from the manifest's: the shard is corrupt "
+                "or was replaced"
+            )
+    try:
+        frag = fmt.make_fragment(str(path.resolve()), fs)
+        got = frag.physical_schema
+        rows = frag.metadata.num_rows
+    except (pa.ArrowException, OSError) as e:
+        raise KoudianError(f"{path}: not a readable Parquet shard: {e}") from None
+    if not _same_fields(got, want):
+        raise KoudianError(
+            f"{path}: the shard's schema is not the dataset's "
+            f"({', '.join(f'{f.name}: {f.type}' for f in got)})"
+        )
+    if rows != entry["rows"]:
+        raise KoudianError(
+            f"{path}: {rows} rows, the manifest {directory / MANIFEST} says {entry['rows']}"
+        )
+    return frag
 
 
 def _fixed_bytes(column: Any, width: int) -> npt.NDArray[np.uint8]:
@@ -416,30 +607,58 @@ def unpack_mask(column: Any) -> npt.NDArray[np.bool_]:
     return bits.astype(bool)
 
 
+_BATCH_COLUMNS = ["hand", "seat", "step", "obs", "mask", "action"]
+_BATCH_COLUMNS += ["delta", "won", "shanten", "end"]
+
+
 def iter_batches(
     source: Any, batch_size: int = 65536, filter: Any = None
 ) -> Iterator[dict[str, npt.NDArray[Any]]]:
-    """Training batches of a dataset (a directory or a
-    ``pyarrow.dataset.Dataset``): dicts of numpy arrays ``obs``
-    (``unpack_obs``: ``(n, 66, 34)`` uint8, or ``(n, 29, 34)`` float32 for
-    a version 1 dataset), ``mask`` ``(n, 141)`` bool, ``action``
-    int64, and the targets ``delta`` int64, ``won`` bool, ``shanten`` int8,
-    ``end`` uint8, with ``hand``, ``seat``, ``step`` to join on. ``filter``
-    is a pyarrow expression (e.g. ``pc.field("seat") == 0``)."""
+    """Training batches of a dataset (a directory, opened and checked by
+    ``open``, or a ``pyarrow.dataset.Dataset``): dicts of numpy arrays
+    ``obs`` (``unpack_obs``: ``(n, 66, 34)`` uint8, or ``(n, 29, 34)``
+    float32 for a version 1 dataset), ``mask`` ``(n, 141)`` bool,
+    ``action`` int64, and the targets ``delta`` int64, ``won`` bool,
+    ``shanten`` int8, ``end`` uint8, with ``hand``, ``seat``, ``step`` to
+    join on. ``filter`` is a pyarrow expression (e.g.
+    ``pc.field("seat") == 0``). Shard by shard, in the manifest's order; a
+    page whose checksum fails, a null value or any other damage is a
+    ``KoudianError`` naming the shard."""
+    pa = _pyarrow()
+    import pyarrow.dataset as pads
+
     ds = source if hasattr(source, "to_batches") else open(source)
-    cols = ["hand", "seat", "step", "obs", "mask", "action", "delta", "won", "shanten", "end"]
-    for b in ds.to_batches(columns=cols, batch_size=batch_size, filter=filter):
-        if b.num_rows == 0:
-            continue
-        yield {
-            "hand": b.column("hand").to_numpy(),
-            "seat": b.column("seat").to_numpy(),
-            "step": b.column("step").to_numpy(),
-            "obs": unpack_obs(b.column("obs")),
-            "mask": unpack_mask(b.column("mask")),
-            "action": b.column("action").to_numpy().astype(np.int64),
-            "delta": b.column("delta").to_numpy(),
-            "won": b.column("won").to_numpy(zero_copy_only=False),
-            "shanten": b.column("shanten").to_numpy(),
-            "end": b.column("end").to_numpy(),
-        }
+    parts = list(ds.get_fragments()) if isinstance(ds, pads.FileSystemDataset) else [ds]
+    for part in parts:
+        name = getattr(part, "path", "the dataset")
+        batches = (
+            part.to_batches(
+                schema=ds.schema, columns=_BATCH_COLUMNS, batch_size=batch_size, filter=filter
+            )
+            if part is not ds
+            else ds.to_batches(columns=_BATCH_COLUMNS, batch_size=batch_size, filter=filter)
+        )
+        while True:
+            try:
+                b = next(batches, None)
+            except (pa.ArrowException, OSError) as e:
+                raise KoudianError(f"{name}: the shard is corrupt: {e}") from None
+            if b is None:
+                break
+            if b.num_rows == 0:
+                continue
+            for c in _BATCH_COLUMNS:
+                if b.column(c).null_count:
+                    raise KoudianError(f"{name}: null {c} values (a dataset has none)")
+            yield {
+                "hand": b.column("hand").to_numpy(),
+                "seat": b.column("seat").to_numpy(),
+                "step": b.column("step").to_numpy(),
+                "obs": unpack_obs(b.column("obs")),
+                "mask": unpack_mask(b.column("mask")),
+                "action": b.column("action").to_numpy().astype(np.int64),
+                "delta": b.column("delta").to_numpy(),
+                "won": b.column("won").to_numpy(zero_copy_only=False),
+                "shanten": b.column("shanten").to_numpy(),
+                "end": b.column("end").to_numpy(),
+            }

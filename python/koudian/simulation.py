@@ -513,6 +513,31 @@ def _native_parts(
         sink = LogSink(log)
     step = chunk or _RECORD_CHUNK
     completed = False
+    listed = 0
+
+    def manifest(done: bool, metadata: bool) -> None:
+        """The manifest of the shards written so far: partial until the
+        run completes, so that a run stopped anywhere (Ctrl-C, an error, a
+        kill) leaves a dataset listing exactly its finished shards."""
+        from koudian.dataset import write_manifest
+
+        assert writer is not None and record is not None
+        entries = writer.entries
+        covered = max((int(e["start"]) + int(e["hands"]) for e in entries), default=0)
+        write_manifest(
+            record,
+            rules,
+            labels,
+            seed,
+            hands if done else covered,
+            seats,
+            entries,
+            complete=done,
+            metadata=metadata,
+        )
+
+    if writer is not None:
+        manifest(False, False)
     try:
         for start in range(0, hands, step):
             n = min(step, hands - start)
@@ -529,7 +554,10 @@ def _native_parts(
                 log_compress="none" if sink is None else sink.compression,
             )
             if writer is not None and decisions is not None:
-                writer.write(start, decisions)
+                writer.write(start, decisions, hands=n)
+                if len(writer.entries) > listed:
+                    listed = len(writer.entries)
+                    manifest(False, False)
             if sink is not None and text is not None:
                 sink.write(text)
             yield summary
@@ -539,11 +567,11 @@ def _native_parts(
             if sink is not None:
                 sink.close()
         finally:
-            entries = writer.close() if writer is not None else []
-    if completed and writer is not None and record is not None:
-        from koudian.dataset import write_manifest
-
-        write_manifest(record, rules, labels, seed, hands, seats, entries)
+            if writer is not None:
+                try:
+                    writer.close()
+                finally:
+                    manifest(completed, True)
 
 
 def _batched(
@@ -615,6 +643,7 @@ def simulate(
     record: str | os.PathLike[str] | None = None,
     record_seats: Sequence[int] | None = None,
     backend: str = "local",
+    overwrite: bool = False,
 ) -> SimulationResult:
     """Plays ``hands`` one-hand games of ``rules`` (a preset name, a
     ``.toml`` file or a ``Ruleset``) with one agent per seat.
@@ -640,7 +669,12 @@ def simulate(
     ``record=DIR`` writes every decision of the seats ``record_seats``
     (default all) as a Parquet dataset in ``DIR`` (``koudian.dataset``;
     built-in agents only, extra ``koudian[data]``), one shard per
-    ``chunk`` (default 2,000) hands. ``backend="ray"`` (or
+    ``chunk`` (default 2,000) hands. A ``DIR`` that already holds a
+    dataset is refused (``KoudianError``) unless ``overwrite=True``,
+    which replaces that dataset whole. The manifest is rewritten as each
+    shard is finished, marked ``"complete": false`` until the run ends:
+    an interrupted or failed run leaves a partial dataset of exactly its
+    finished shards. ``backend="ray"`` (or
     ``"ray:ADDRESS"``) plays the games as Ray tasks instead
     (``koudian.cluster``, extra ``koudian[ray]``): the same results, logs
     and rows.
@@ -668,6 +702,10 @@ def simulate(
             "record= and backend= need built-in agents only (random, greedy): "
             f"got {', '.join(labels)}"
         )
+    if record is not None:
+        from koudian.dataset import prepare
+
+        prepare(record, overwrite)
     if backend != "local":
         from koudian import cluster
 
@@ -886,6 +924,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             record=args.record,
             record_seats=seats,
             backend=args.cluster,
+            overwrite=args.overwrite,
         )
     except SimulationInterrupted as stop:
         result, code = stop.result, 130  # 128 + SIGINT, as shells report it
@@ -961,6 +1000,11 @@ def add_subparser(sub: Any) -> None:
         metavar="DIR",
         default=None,
         help="write every decision as a Parquet dataset to DIR (koudian.dataset; needs pyarrow)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the dataset already in the --record DIR (refused otherwise)",
     )
     p.add_argument(
         "--record-seats",
