@@ -115,7 +115,10 @@ def test_pieces_are_the_rows_in_order_and_write_the_same_shard(tmp_path: Path) -
     (tmp_path / "b").mkdir()
     a = koudian.dataset.write_shard(tmp_path / "a", 7, parts, AGENTS)
     b = koudian.dataset.write_shard(tmp_path / "b", 7, whole, AGENTS)
-    assert a == b and a["rows"] == len(whole["seat"])
+    # The same rows; the bytes (and so the checksums) follow the pieces'
+    # chunking of the pages.
+    same = ("file", "start", "rows")
+    assert {k: a[k] for k in same} == {k: b[k] for k in same} and a["rows"] == len(whole["seat"])
     pq = pytest.importorskip("pyarrow.parquet")
     assert pq.read_table(tmp_path / "a" / a["file"]).equals(
         pq.read_table(tmp_path / "b" / b["file"])
@@ -296,7 +299,7 @@ def test_read_logs_refuses_what_is_not_a_log(tmp_path: Path) -> None:
         list(koudian.read_logs(bad))
     broken = tmp_path / "broken.jsonl.gz"
     broken.write_bytes(gzip.compress(b'{"type":"header"}\n')[:-6])
-    with pytest.raises(koudian.KoudianError, match="not a readable log"):
+    with pytest.raises(koudian.KoudianError, match="truncated file"):
         list(koudian.read_logs(broken))
 
 

@@ -43,6 +43,8 @@ from koudian._core import KoudianError
 
 __all__ = [
     "COMPRESSIONS",
+    "MAX_HAND_BYTES",
+    "MAX_LINE_BYTES",
     "LogFile",
     "LogSink",
     "compression_of",
@@ -269,19 +271,161 @@ class LogSink:
             self._pool.shutdown()
 
 
-def _open_read(path: str | os.PathLike[str]) -> IO[bytes]:
-    with open(path, "rb") as f:
-        magic = f.read(4)
-    if magic.startswith(_GZIP_MAGIC):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if magic.startswith(_ZSTD_MAGIC):
-        z = _zstd()
-        if z.__name__ == "zstandard":
-            return z.ZstdDecompressor().stream_reader(  # type: ignore[no-any-return]
-                open(path, "rb"), closefd=True, read_across_frames=True
-            )
-        return z.open(path, "rb")  # type: ignore[no-any-return]
-    return open(path, "rb")
+MAX_LINE_BYTES = 4 << 20
+"""The longest line ``read_logs`` reads (4 MiB): a hand's longest line, its
+header or deal, is a few KB; a longer one is refused, so that a file of
+one endless line (a decompression bomb) cannot take the memory."""
+
+MAX_HAND_BYTES = 64 << 20
+"""The most bytes of one hand ``read_logs`` gathers (64 MiB; a hand's log
+is tens of KB): past it, the file is refused rather than held."""
+
+_BLOCK = 1 << 16
+"""Bytes read (or decompressed) at a time."""
+
+_ZSTD_FEED = 256
+"""Compressed bytes given to zstandard's decompressor at a time: it has no
+bound on its output, and 256 bytes decompress to at most a few MB (a
+zstd block is at most 128 KiB and takes a few bytes at the least)."""
+
+
+def _blocks(path: str | os.PathLike[str]) -> Iterator[bytes]:
+    """The decompressed bytes of the file at ``path`` (plain, gzip or
+    zstd, told by its first bytes), a bounded block at a time. A corrupt
+    or truncated stream is a ``KoudianError`` saying so."""
+    name = os.fspath(path)
+    with open(path, "rb") as raw:
+        magic = raw.read(4)
+        raw.seek(0)
+        if magic.startswith(_GZIP_MAGIC):
+            yield from _gzip_blocks(name, raw)
+        elif magic.startswith(_ZSTD_MAGIC):
+            yield from _zstd_blocks(name, raw)
+        else:
+            while block := raw.read(_BLOCK):
+                yield block
+
+
+def _gzip_blocks(name: str, raw: IO[bytes]) -> Iterator[bytes]:
+    import zlib
+
+    reader = gzip.GzipFile(fileobj=raw, mode="rb")
+    while True:
+        try:
+            block = reader.read(_BLOCK)
+        except EOFError:
+            raise KoudianError(
+                f"{name}: truncated file: the gzip stream ends before its end marker"
+            ) from None
+        except (zlib.error, gzip.BadGzipFile) as e:
+            raise KoudianError(f"{name}: corrupt gzip data ({e})") from None
+        if not block:
+            return
+        yield block
+
+
+def _zstd_blocks(name: str, raw: IO[bytes]) -> Iterator[bytes]:
+    z = _zstd()
+    if z.__name__ != "zstandard":
+        # Python 3.14's reader bounds its output and tells a truncated
+        # stream (EOFError) from a corrupt one (ZstdError).
+        reader = z.ZstdFile(raw, "rb")
+        while True:
+            try:
+                block = reader.read(_BLOCK)
+            except EOFError:
+                raise KoudianError(
+                    f"{name}: truncated file: the zstd stream ends inside a frame"
+                ) from None
+            except z.ZstdError as e:
+                raise KoudianError(f"{name}: corrupt zstd data ({e})") from None
+            if not block:
+                return
+            yield block
+    # zstandard's stream reader ends a truncated frame silently: frames are
+    # decompressed here, one object each, so that one left unfinished at
+    # the end of the file is known.
+    d = z.ZstdDecompressor().decompressobj()
+    fed = False
+    out = bytearray()
+    while data := raw.read(_BLOCK):
+        at = 0
+        while at < len(data):
+            piece = data[at : at + _ZSTD_FEED]
+            at += len(piece)
+            try:
+                out += d.decompress(piece)
+            except z.ZstdError as e:
+                raise KoudianError(f"{name}: corrupt zstd data ({e})") from None
+            fed = True
+            if d.eof:
+                # The frame ended: what follows starts the next one.
+                data = d.unused_data + data[at:]
+                at = 0
+                d = z.ZstdDecompressor().decompressobj()
+                fed = False
+            if len(out) >= _BLOCK:
+                yield bytes(out)
+                out.clear()
+    if out:
+        yield bytes(out)
+    if fed:
+        raise KoudianError(f"{name}: truncated file: the zstd stream ends inside a frame")
+
+
+class _BlockStream(io.RawIOBase):
+    """``_blocks`` as a readable raw stream, for ``io.TextIOWrapper``'s
+    line reading (at C speed)."""
+
+    def __init__(self, blocks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._blocks = blocks
+        self._rest = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._rest:
+            block = next(self._blocks, b"")
+            if not block:
+                return 0
+            self._rest = memoryview(block)
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
+def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    """The numbered lines of a log, each at most ``MAX_LINE_BYTES``
+    characters with its newline (so its bytes, in UTF-8, at least as
+    many), decoded from UTF-8."""
+    name = os.fspath(path)
+    text = io.TextIOWrapper(io.BufferedReader(_BlockStream(_blocks(path)), _BLOCK), "utf-8")
+    n = 0
+    while True:
+        n += 1
+        try:
+            # At most MAX_LINE_BYTES characters (so at least as many
+            # bytes) are read whatever the line's length.
+            line = text.readline(MAX_LINE_BYTES + 1)
+        except UnicodeDecodeError as e:
+            # Decoded a block at a time: the bad bytes are at this line
+            # or in the few KB after it.
+            raise KoudianError(f"{name}: line {n} or soon after is not UTF-8 text ({e})") from None
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES:
+            raise _long_line(name, n)
+        yield n, line
+
+
+def _long_line(name: str, n: int) -> KoudianError:
+    return KoudianError(
+        f"{name}: line {n} is longer than {MAX_LINE_BYTES} bytes "
+        "(koudian.logs.MAX_LINE_BYTES): not a koudian log"
+    )
 
 
 def read_logs(path: str | os.PathLike[str], faults: bool = False) -> Iterator[str]:
@@ -289,11 +433,14 @@ def read_logs(path: str | os.PathLike[str], faults: bool = False) -> Iterator[st
     zstd, told by its first bytes), as one string per hand that
     ``koudian.replay`` accepts. ``faults=True`` keeps the ``fault``
     records that follow a hand's ``end`` line in its string (``replay``
-    refuses them). A file not made of hand logs is a ``KoudianError``
-    naming the line."""
+    refuses them). The file is streamed: memory stays bounded by
+    ``MAX_HAND_BYTES`` whatever its size. A file not made of hand logs, a
+    line longer than ``MAX_LINE_BYTES``, a hand longer than
+    ``MAX_HAND_BYTES``, a corrupt or truncated gzip or zstd stream are each
+    a ``KoudianError`` saying which and where."""
     try:
         yield from _hands(path, faults)
-    except (OSError, EOFError, UnicodeDecodeError) as e:
+    except OSError as e:
         if isinstance(e, FileNotFoundError | PermissionError | IsADirectoryError):
             raise
         raise KoudianError(f"{os.fspath(path)}: not a readable log: {e}") from None
@@ -301,20 +448,23 @@ def read_logs(path: str | os.PathLike[str], faults: bool = False) -> Iterator[st
 
 def _hands(path: str | os.PathLike[str], faults: bool) -> Iterator[str]:
     hand: list[str] = []
-    with _open_read(path) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8")
-        for n, line in enumerate(text, 1):
-            if not line.strip():
-                continue
-            if line.startswith(_HEADER):
-                if hand:
-                    yield "".join(hand)
-                hand = []
-            elif not hand:
+    size = 0
+    for n, line in _lines(path):
+        if not line.strip():
+            continue
+        if line.startswith(_HEADER):
+            if hand:
+                yield "".join(hand)
+            hand, size = [], 0
+        elif not hand:
+            raise KoudianError(f"{os.fspath(path)}: line {n} comes before any hand's header line")
+        if faults or not line.startswith(_FAULT):
+            size += len(line) + 1
+            if size > MAX_HAND_BYTES:
                 raise KoudianError(
-                    f"{os.fspath(path)}: line {n} comes before any hand's header line"
+                    f"{os.fspath(path)}: the hand at line {n} is longer than {MAX_HAND_BYTES} "
+                    "bytes (koudian.logs.MAX_HAND_BYTES): not a koudian log"
                 )
-            if faults or not line.startswith(_FAULT):
-                hand.append(line if line.endswith("\n") else line + "\n")
+            hand.append(line if line.endswith("\n") else line + "\n")
     if hand:
         yield "".join(hand)
