@@ -27,7 +27,10 @@ try:
         pass
 except koudian.KoudianError as e:
     print("KoudianError:", str(e)[:300])
-print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+# VmHWM: this program's own peak (ru_maxrss would keep the forking
+# parent's from before exec).
+hwm = [x for x in open("/proc/self/status") if x.startswith("VmHWM:")][0]
+print("maxrss_kb", int(hwm.split()[1]))
 """
 
 

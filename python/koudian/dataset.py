@@ -2,10 +2,14 @@
 
 ``koudian.simulate(..., record=DIR)`` and ``koudian simulate --record
 DIR`` write one Parquet file per chunk of hands (``part-<first hand>.parquet``,
-zstd-compressed) and, at the end, ``_manifest.json`` (ruleset TOML,
+zstd-compressed, with page checksums), ``_manifest.json`` (ruleset TOML,
 encoding version and layout, seed, agents, seats, koudian version, the
-shards) and ``_metadata`` (the shards' Parquet footers, for readers that
-plan from it). The rows are produced natively by the core
+shards with their rows, sizes and SHA-256; rewritten as each shard is
+finished, ``"complete": false`` until the run ends) and, at the end,
+``_metadata`` (the shards' Parquet footers, for readers that plan from
+it). ``open`` and ``iter_batches`` read exactly the manifest's shards,
+each checked against it, and refuse anything else with a
+``KoudianError`` naming the file. The rows are produced natively by the core
 (``koudian._core.simulate_record``), one per decision of the recorded
 seats, with the columns:
 

@@ -496,8 +496,8 @@ def _native_parts(
     summary, the rows and the log together, each chunk's shard and log
     queued for their background writers before the chunk is yielded and
     written by the time the run returns, so that an interrupted run's log
-    and dataset hold exactly the hands its result counts (the manifest is
-    written when the run completes)."""
+    and dataset hold exactly the hands its result counts (the manifest,
+    partial until the run completes, lists the shards finished)."""
     if record is None and log is None:
         yield from _native_chunks(rules, names, hands, seed, threads, chunk)
         return

@@ -15,18 +15,29 @@ settlement at the last step.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from koudian._core import KoudianError
 from koudian.logs import read_logs
 from koudian.simulation import _positive_int
 from koudian.web.snapshot import action_table, hand_frames, tile_table
 
-__all__ = ["add_subparser", "build_html", "load_hands", "render"]
+__all__ = [
+    "add_subparser",
+    "build_html",
+    "iter_hands",
+    "load_hands",
+    "render",
+    "write_html",
+    "write_view",
+]
 
 
 def _static(name: str) -> str:
@@ -47,40 +58,11 @@ def _label(h: dict[str, Any]) -> str:
     return f"{h['family']} seed {seed if seed is not None else '-'} · {kind} {winners}".strip()
 
 
-def build_html(
-    hands: list[dict[str, Any]],
-    *,
-    title: str = "koudian replay",
-    start: int = 0,
-    review: dict[str, Any] | None = None,
-) -> str:
-    """The viewer page for hands from ``hand_frames`` (``review``: the
-    reviewing agent's name and seat, when the hands carry a review)."""
-    if not hands:
-        raise ValueError("no hand to show")
-    meta = {
-        "tiles": tile_table(),
-        "actions": action_table(),
-        "hands": [{"label": _label(h)} for h in hands],
-        "start": start,
-        "review": review,
-    }
-    blocks = "\n".join(
-        f'<script type="application/json" id="hand-{i}">{_script_json(h)}</script>'
-        for i, h in enumerate(hands)
-    )
-    page = _static("viewer.html")
-    # The page's placeholders, replaced in one pass so that no embedded
-    # text is itself searched for a placeholder.
-    parts = {
-        "__TITLE__": title.replace("&", "&amp;").replace("<", "&lt;"),
-        "__CSS__": _static("table.css"),
-        "__META__": _script_json(meta),
-        "__HANDS__": blocks,
-        "__TABLE_JS__": _static("table.js"),
-    }
+def _fill(text: str, parts: dict[str, str]) -> str:
+    """``text`` with its placeholders replaced, in one pass, so that no
+    embedded text is itself searched for a placeholder."""
     out: list[str] = []
-    rest = page
+    rest = text
     while True:
         hits = [(rest.find(k), k) for k in parts if rest.find(k) >= 0]
         if not hits:
@@ -93,38 +75,125 @@ def build_html(
     return "".join(out)
 
 
-def load_hands(path: str | Path, hand: int | None = None) -> list[str]:
-    """The hand logs of a log file, plain or compressed (``hand``: only
-    that one, 1-based)."""
-    logs = list(read_logs(path))
-    if not logs:
+def write_html(
+    out: IO[str],
+    hands: Iterable[dict[str, Any]],
+    *,
+    title: str = "koudian replay",
+    start: int = 0,
+    review: dict[str, Any] | None = None,
+) -> int:
+    """Writes the viewer page of ``hands`` (from ``hand_frames``, taken one
+    at a time: each is written and dropped before the next is asked for,
+    so memory holds one hand whatever their number) to ``out``, and
+    returns the number of hands. The hand picker's labels follow the
+    hands in the page. ``review``: the reviewing agent's name and seat,
+    when the hands carry a review."""
+    page = _static("viewer.html")
+    head, rest = page.split("__HANDS__", 1)
+    fixed = {
+        "__TITLE__": title.replace("&", "&amp;").replace("<", "&lt;"),
+        "__CSS__": _static("table.css"),
+        "__TABLE_JS__": _static("table.js"),
+    }
+    out.write(_fill(head, fixed))
+    labels = []
+    for i, h in enumerate(hands):
+        out.write(f'<script type="application/json" id="hand-{i}">')
+        out.write(_script_json(h))
+        out.write("</script>\n")
+        labels.append({"label": _label(h)})
+    if not labels:
+        raise ValueError("no hand to show")
+    meta = {
+        "tiles": tile_table(),
+        "actions": action_table(),
+        "hands": labels,
+        "start": start,
+        "review": review,
+    }
+    out.write(_fill(rest, {**fixed, "__META__": _script_json(meta)}))
+    return len(labels)
+
+
+def build_html(
+    hands: list[dict[str, Any]],
+    *,
+    title: str = "koudian replay",
+    start: int = 0,
+    review: dict[str, Any] | None = None,
+) -> str:
+    """The viewer page for hands from ``hand_frames`` (``review``: the
+    reviewing agent's name and seat, when the hands carry a review), as
+    one string (``write_html`` streams it)."""
+    if not hands:
+        raise ValueError("no hand to show")
+    buf = io.StringIO()
+    write_html(buf, hands, title=title, start=start, review=review)
+    return buf.getvalue()
+
+
+def iter_hands(path: str | Path, hand: int | None = None) -> Iterator[str]:
+    """The hand logs of a log file, plain or compressed, read one at a
+    time (``hand``: only that one, 1-based)."""
+    count = 0
+    for count, log in enumerate(read_logs(path), 1):
+        if hand is None or count == hand:
+            yield log
+            if hand is not None:
+                return
+    if count == 0:
         raise KoudianError(f"{path}: no koudian log header found")
     if hand is not None:
-        if not 1 <= hand <= len(logs):
-            raise KoudianError(f"--hand {hand}: {path} holds {len(logs)} hand(s)")
-        logs = [logs[hand - 1]]
-    return logs
+        raise KoudianError(f"--hand {hand}: {path} holds {count} hand(s)")
+
+
+def load_hands(path: str | Path, hand: int | None = None) -> list[str]:
+    """The hand logs of a log file, plain or compressed (``hand``: only
+    that one, 1-based), all in memory (``iter_hands`` streams them)."""
+    return list(iter_hands(path, hand))
+
+
+def _frames(path: str | Path, hand: int | None) -> Iterator[dict[str, Any]]:
+    for i, log in enumerate(iter_hands(path, hand)):
+        try:
+            yield hand_frames(log)
+        except KoudianError as e:
+            raise KoudianError(f"{path}: hand {i + 1 if hand is None else hand}: {e}") from None
 
 
 def render(path: str | Path, hand: int | None = None) -> str:
-    """The viewer page of a log file."""
-    hands = []
-    for i, log in enumerate(load_hands(path, hand)):
-        try:
-            hands.append(hand_frames(log))
-        except KoudianError as e:
-            raise KoudianError(f"{path}: hand {i + 1 if hand is None else hand}: {e}") from None
-    return build_html(hands, title=f"koudian · {Path(path).name}")
+    """The viewer page of a log file, as one string (``write_view``
+    streams it to a file)."""
+    buf = io.StringIO()
+    write_html(buf, _frames(path, hand), title=f"koudian · {Path(path).name}")
+    return buf.getvalue()
+
+
+def write_view(path: str | Path, output: str | Path, hand: int | None = None) -> int:
+    """Writes the viewer page of a log file to ``output``, streaming: one
+    hand's log and frames in memory at a time. The page is written to a
+    temporary file beside ``output`` and renamed over it once whole, so a
+    log that fails part-way leaves ``output`` as it was. Returns the bytes
+    written."""
+    output = Path(output)
+    tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            write_html(f, _frames(path, hand), title=f"koudian · {Path(path).name}")
+        os.replace(tmp, output)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return output.stat().st_size
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
     try:
-        page = render(args.log, args.hand)
+        size = write_view(args.log, args.output, args.hand)
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
-    Path(args.output).write_text(page, encoding="utf-8")
-    print(f"wrote {args.output} ({len(page.encode()) // 1024} KiB)")
+    print(f"wrote {args.output} ({size // 1024} KiB)")
     return 0
 
 
