@@ -96,6 +96,7 @@ __all__ = [
     "MAX_MANIFEST_BYTES",
     "ZSTD_LEVEL",
     "PartialDatasetWarning",
+    "Recording",
     "ShardWriter",
     "iter_batches",
     "open",
@@ -356,6 +357,73 @@ class ShardWriter:
         if error is not None:
             raise error
         return self.entries
+
+
+class Recording:
+    """A dataset being recorded by ``simulate``: its shards written by a
+    ``ShardWriter`` and its manifest, written at the start and rewritten
+    as each shard is finished, ``"complete": false`` until ``close(True)``,
+    so that a run stopped anywhere (Ctrl-C, an error, a kill) leaves a
+    dataset listing exactly its finished shards, with ``hands`` the hands
+    ``0 .. hands`` they cover."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        rules: Ruleset,
+        agents: Sequence[str],
+        seed: int,
+        hands: int,
+        seats: Sequence[int],
+    ) -> None:
+        self.writer = ShardWriter(directory, agents)
+        self._args = (directory, rules, list(agents), seed)
+        self.hands = hands
+        self.seats = list(seats)
+        self._listed = 0
+        self._manifest(False, False)
+
+    def _manifest(self, complete: bool, metadata: bool) -> None:
+        entries = self.writer.entries
+        # The hands 0 .. covered all have their shard (one that failed
+        # would leave a gap: its successors are listed, not counted).
+        covered = 0
+        for e in sorted(entries, key=lambda e: int(e["start"])):
+            if int(e["start"]) != covered:
+                break
+            covered += int(e["hands"])
+        directory, rules, agents, seed = self._args
+        hands = self.hands if complete else covered
+        write_manifest(
+            directory,
+            rules,
+            agents,
+            seed,
+            hands,
+            self.seats,
+            entries,
+            complete=complete,
+            metadata=metadata,
+        )
+
+    def write(
+        self, start: int, decisions: dict[str, Any] | Sequence[dict[str, Any]], hands: int
+    ) -> None:
+        """Queues the shard of the ``hands`` hands from ``start``; the
+        manifest lists the shards finished by now."""
+        self.writer.write(start, decisions, hands=hands)
+        if len(self.writer.entries) > self._listed:
+            self._listed = len(self.writer.entries)
+            self._manifest(False, False)
+
+    def close(self, complete: bool) -> None:
+        """Waits for the shards and writes the final manifest (partial
+        unless ``complete``) and ``_metadata``, even if a shard failed (its
+        error is raised after)."""
+        try:
+            self.writer.close()
+        finally:
+            self._manifest(complete, True)
 
 
 def prepare(directory: str | os.PathLike[str], overwrite: bool = False) -> Path:

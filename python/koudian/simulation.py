@@ -501,11 +501,11 @@ def _native_parts(
     if record is None and log is None:
         yield from _native_chunks(rules, names, hands, seed, threads, chunk)
         return
-    writer = None
+    recording = None
     if record is not None:
-        from koudian.dataset import ShardWriter
+        from koudian.dataset import Recording
 
-        writer = ShardWriter(record, labels)
+        recording = Recording(record, rules, labels, seed, hands, seats)
     sink = None
     if log is not None:
         from koudian.logs import LogSink
@@ -513,31 +513,6 @@ def _native_parts(
         sink = LogSink(log)
     step = chunk or _RECORD_CHUNK
     completed = False
-    listed = 0
-
-    def manifest(done: bool, metadata: bool) -> None:
-        """The manifest of the shards written so far: partial until the
-        run completes, so that a run stopped anywhere (Ctrl-C, an error, a
-        kill) leaves a dataset listing exactly its finished shards."""
-        from koudian.dataset import write_manifest
-
-        assert writer is not None and record is not None
-        entries = writer.entries
-        covered = max((int(e["start"]) + int(e["hands"]) for e in entries), default=0)
-        write_manifest(
-            record,
-            rules,
-            labels,
-            seed,
-            hands if done else covered,
-            seats,
-            entries,
-            complete=done,
-            metadata=metadata,
-        )
-
-    if writer is not None:
-        manifest(False, False)
     try:
         for start in range(0, hands, step):
             n = min(step, hands - start)
@@ -548,16 +523,13 @@ def _native_parts(
                 n,
                 seed,
                 threads,
-                seats if writer else None,
+                seats if recording else None,
                 log is not None,
                 pieces=True,
                 log_compress="none" if sink is None else sink.compression,
             )
-            if writer is not None and decisions is not None:
-                writer.write(start, decisions, hands=n)
-                if len(writer.entries) > listed:
-                    listed = len(writer.entries)
-                    manifest(False, False)
+            if recording is not None and decisions is not None:
+                recording.write(start, decisions, n)
             if sink is not None and text is not None:
                 sink.write(text)
             yield summary
@@ -567,11 +539,8 @@ def _native_parts(
             if sink is not None:
                 sink.close()
         finally:
-            if writer is not None:
-                try:
-                    writer.close()
-                finally:
-                    manifest(completed, True)
+            if recording is not None:
+                recording.close(completed)
 
 
 def _batched(
@@ -669,13 +638,10 @@ def simulate(
     ``record=DIR`` writes every decision of the seats ``record_seats``
     (default all) as a Parquet dataset in ``DIR`` (``koudian.dataset``;
     built-in agents only, extra ``koudian[data]``), one shard per
-    ``chunk`` (default 2,000) hands. A ``DIR`` that already holds a
-    dataset is refused (``KoudianError``) unless ``overwrite=True``,
-    which replaces that dataset whole. The manifest is rewritten as each
-    shard is finished, marked ``"complete": false`` until the run ends:
-    an interrupted or failed run leaves a partial dataset of exactly its
-    finished shards. ``backend="ray"`` (or
-    ``"ray:ADDRESS"``) plays the games as Ray tasks instead
+    ``chunk`` (default 2,000) hands; a used ``DIR`` is refused unless
+    ``overwrite=True`` (``koudian.dataset.prepare``), and an interrupted
+    run leaves a partial one (``koudian.dataset.Recording``).
+    ``backend="ray"`` (or ``"ray:ADDRESS"``) plays the games as Ray tasks instead
     (``koudian.cluster``, extra ``koudian[ray]``): the same results, logs
     and rows.
     """
@@ -902,6 +868,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             _check_agent(a)
         rules = rules_from_args(args)
         seats = _seat_list(args.record_seats) if args.record_seats else None
+        if args.record and not args.overwrite:  # refused before the bar is drawn
+            from koudian.dataset import prepare
+
+            prepare(args.record)
         if args.log:
             from koudian.logs import open_log
 
