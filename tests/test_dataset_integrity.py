@@ -221,6 +221,39 @@ def test_bit_flips_anywhere_in_a_shard_are_refused_or_read_exactly(
             assert got.equals(want), f"bit flip at {at} read back different rows"
 
 
+def _all_batches(source: Any) -> dict[str, Any]:
+    import numpy as np
+
+    parts = list(koudian.dataset.iter_batches(source, batch_size=500))
+    return {k: np.concatenate([b[k] for b in parts]) for k in parts[0]}
+
+
+def test_bit_flips_without_the_sha256_are_refused_by_the_pages_or_read_exactly(
+    original: tuple[Path, Any, Any], tmp_path: Path
+) -> None:
+    """``open(verify=False)`` skips the file checksum: the page checksums,
+    the schema and the row counts still leave no flip read as other data
+    through ``iter_batches`` (a KoudianError naming the shard instead)."""
+    import numpy as np
+
+    src = original[0]
+    want = _all_batches(src)
+    clean = (src / SHARD0).read_bytes()
+    d = tmp_path / "ds"
+    shutil.copytree(src, d)
+    for k, at in enumerate(range(0, len(clean), max(1, len(clean) // 150))):
+        data = bytearray(clean)
+        data[at] ^= 1 << (k % 8)
+        (d / SHARD0).write_bytes(bytes(data))
+        try:
+            got = _all_batches(koudian.dataset.open(d, verify=False))
+        except koudian.KoudianError as e:
+            assert SHARD0 in str(e)
+        else:
+            for key, value in want.items():
+                np.testing.assert_array_equal(got[key], value, err_msg=f"flip at {at}: {key}")
+
+
 def test_page_checksums_are_written_and_verified(ds: Path) -> None:
     """A flip inside a data page, with the manifest resealed to the
     flipped file: the page's own checksum refuses it."""
