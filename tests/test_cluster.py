@@ -1,7 +1,9 @@
 """The Ray backend (koudian.cluster) against a real two-node Ray cluster
 started here (one CPU and a 100 MB object store per node): the same
 summary, logs and dataset rows as the local run whatever the task count,
-and a task whose worker dies retried without losing or duplicating hands.
+a task whose worker dies retried without losing or duplicating hands, and
+a recording stopped by Ctrl-C or a failed task left as a partial dataset
+of exactly the finished tasks' shards (issue 35, item 3).
 
 The cluster runs on loopback only (docs/datasets.md, "The test cluster"):
 every node is given 127.0.0.1, and the driver is kept from swapping
@@ -14,6 +16,11 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +37,7 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("pyarrow")
 from koudian.arena import _COLUMNS, LUCK_WALLS  # noqa: E402
+from koudian.simulation import SimulationInterrupted  # noqa: E402
 from ray._private import ray_constants  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
@@ -384,3 +392,199 @@ def test_guided_ranges_cover_the_run_at_step_multiples_and_shrink(
     # With tasks=N: N ranges (or fewer, a step each) of equal length.
     equal, _ = koudian.cluster._plan(total, cpus, 3, chunk, 2000)
     assert len({n for _, n in equal[:-1]}) <= 1 and len(equal) <= 3
+
+
+# -- an interrupted or failed Ray recording (issue 35, item 3): a partial
+# manifest listing exactly the shards of the tasks that finished
+
+
+def _listed(d: Path) -> dict[str, Any]:
+    """The shards of a partial dataset, as ``open`` reads them."""
+    m = koudian.dataset.read_manifest(d)
+    assert m["complete"] is False
+    names = [s["file"] for s in m["shards"]]
+    assert all((d / n).is_file() for n in names)
+    with pytest.warns(koudian.dataset.PartialDatasetWarning, match="partial"):
+        assert koudian.dataset.open(d).count_rows() == m["rows"]
+    return m
+
+
+def _rows_of_hands(d: Path, hands: set[int]) -> Any:
+    import pyarrow
+    import pyarrow.compute as pc
+
+    t = _rows(d)
+    return t.filter(pc.is_in(t.column("hand"), value_set=pyarrow.array(sorted(hands), "uint64")))
+
+
+def _partial_rows(d: Path) -> Any:
+    with pytest.warns(koudian.dataset.PartialDatasetWarning):
+        return _rows(d)
+
+
+def test_an_interrupted_ray_recording_leaves_a_partial_manifest_of_its_finished_tasks(
+    cluster: Cluster,
+    local: tuple[koudian.SimulationResult, Path, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    want, d, _ = local
+    write = koudian.dataset.write_manifest
+
+    def write_manifest(*args: Any, **kw: Any) -> Any:
+        # Ctrl-C in the driver just after the first manifest listing a
+        # shard is written (on the old path, the complete one at the end).
+        m = write(*args, **kw)
+        if m["shards"]:
+            monkeypatch.undo()
+            raise KeyboardInterrupt
+        return m
+
+    monkeypatch.setattr(koudian.dataset, "write_manifest", write_manifest)
+    seen: list[int] = []
+    with pytest.raises(KeyboardInterrupt) as e:
+        koudian.cluster.run(
+            koudian.Ruleset.preset("shanxi"),
+            AGENTS,
+            AGENTS,
+            HANDS,
+            seed=3,
+            progress=seen.append,
+            chunk=50,
+            record=tmp_path,
+            tasks=4,
+        )
+    m = _listed(tmp_path)
+    # Tasks of 100 hands, two shards each: whole tasks are listed.
+    starts = sorted(s["start"] for s in m["shards"])
+    assert starts and all(s["hands"] == 50 for s in m["shards"])
+    tasks = {s // 100 for s in starts}
+    assert starts == sorted(x for t in tasks for x in (100 * t, 100 * t + 50))
+    hands = {h for s in m["shards"] for h in range(s["start"], s["start"] + s["hands"])}
+    # hands: the run's first hands all listed, as a local partial run says.
+    assert set(range(m["hands"])) <= hands and m["hands"] not in hands
+    # Exactly those hands' rows, the local run's.
+    assert _partial_rows(tmp_path).equals(_rows_of_hands(d, hands))
+    # The CLI's summary: the finished hands 0 .. m["hands"] (a Ctrl-C).
+    assert isinstance(e.value, SimulationInterrupted)
+    played = e.value.result
+    assert played.interrupted and played.requested == HANDS and played.hands == m["hands"]
+    np.testing.assert_array_equal(played.deltas, want.deltas[: m["hands"]])
+
+
+def test_a_failed_ray_recording_leaves_a_partial_manifest_without_the_failed_task(
+    cluster: Cluster,
+    local: tuple[koudian.SimulationResult, Path, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, d, _ = local
+    # The task from hand 100 dies after writing its first shard, and is
+    # not retried: the run fails with that shard on disk.
+    monkeypatch.setenv(koudian.cluster.KILL_ENV, "100")
+    monkeypatch.setattr(koudian.cluster, "_MAX_RETRIES", 0)
+    with pytest.raises(ray.exceptions.RayError):
+        koudian.cluster.run(
+            koudian.Ruleset.preset("shanxi"),
+            AGENTS,
+            AGENTS,
+            HANDS,
+            seed=3,
+            chunk=50,
+            record=tmp_path,
+            tasks=4,
+        )
+    m = _listed(tmp_path)
+    assert (tmp_path / "part-000000000100.parquet").is_file()
+    names = [s["file"] for s in m["shards"]]
+    assert "part-000000000100.parquet" not in names and m["hands"] <= 100
+    hands = {h for s in m["shards"] for h in range(s["start"], s["start"] + s["hands"])}
+    assert _partial_rows(tmp_path).equals(_rows_of_hands(d, hands))
+
+
+def test_a_complete_ray_recording_says_so(
+    cluster: Cluster, local: tuple[koudian.SimulationResult, Path, str], tmp_path: Path
+) -> None:
+    koudian.cluster.run(
+        koudian.Ruleset.preset("shanxi"), AGENTS, AGENTS, 100, seed=3, chunk=50, record=tmp_path
+    )
+    m = koudian.dataset.read_manifest(tmp_path)
+    assert m["complete"] is True and m["hands"] == 100
+    assert [(s["start"], s["hands"]) for s in m["shards"]] == [(0, 50), (50, 50)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _rows(tmp_path).equals(_rows_of_hands(local[1], set(range(100))))
+
+
+def test_an_interrupted_ray_arena_recording_leaves_a_partial_manifest(
+    cluster: Cluster, local_arena: tuple[koudian.ArenaResult, Path], tmp_path: Path
+) -> None:
+    _, d = local_arena
+    tables = 5  # 1 vs 3: four rotations and the reference table
+
+    def progress(recs: dict[str, Any]) -> None:
+        # Ctrl-C once a task has finished (its shards are listed by then).
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        koudian.cluster.run_arena(
+            koudian.Ruleset.preset("shanxi"),
+            LINEUP,
+            LINEUP,
+            "duplicate",
+            DEALS,
+            seed=4,
+            progress=progress,
+            chunk=10,
+            record=tmp_path,
+            tasks=3,
+        )
+    m = _listed(tmp_path)
+    # Each shard: one table's 10 deals; hand id deal * tables + table.
+    hands = set()
+    for s in m["shards"]:
+        first_deal, table = divmod(s["start"], tables)
+        hands |= {(first_deal + i) * tables + table for i in range(10)}
+    assert hands
+    # A task's 20 deals are listed for every table, or not at all.
+    assert len(m["shards"]) % (2 * tables) == 0
+    deals = m["arena"]["deals"]
+    assert m["hands"] == deals * tables and set(range(m["hands"])) <= hands
+    assert m["arena"]["requested_deals"] == DEALS
+    assert _partial_rows(tmp_path).equals(_rows_of_hands(d, hands))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_in_the_ray_cli_leaves_a_partial_dataset(cluster: Cluster, tmp_path: Path) -> None:
+    d = tmp_path / "ds"
+    env = {**os.environ, "PYTHONPATH": str(Path(koudian.__file__).parent.parent)}
+    cmd = [sys.executable, "-m", "koudian", "simulate", "--agents", "greedy", "--quiet"]
+    cmd += ["--hands", "1000000", "--record", str(d), "--cluster", f"ray:{cluster.address}"]
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Ctrl-C once the tasks are writing shards (none has finished:
+        # its first range is a quarter of the run).
+        deadline = time.monotonic() + 120
+        while not list(d.glob("part-*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert p.poll() is None
+        p.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = p.communicate(timeout=60)
+        stopped = time.monotonic() - t0
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    print(f"stopped {stopped:.2f} s after SIGINT")
+    assert stopped < 30  # a generous bound: it stops, it does not finish the run
+    assert "hands" in out, out
+    m = koudian.dataset.read_manifest(d)
+    assert m["complete"] is False and m["rows"] == sum(s["rows"] for s in m["shards"])
+    # The tasks were cancelled: no more shards appear, none is listed
+    # that is not on disk, and the dataset reads as its manifest says.
+    files = sorted(f.name for f in d.glob("part-*.parquet"))
+    assert set(s["file"] for s in m["shards"]) <= set(files)
+    time.sleep(2)
+    assert sorted(f.name for f in d.glob("part-*.parquet")) == files
+    with pytest.warns(koudian.dataset.PartialDatasetWarning):
+        assert koudian.dataset.open(d).count_rows() == m["rows"]

@@ -25,8 +25,18 @@ Where results go:
   Parquet shard per step of games named by its first game
   (``part-<first game>.parquet``; an arena's per table,
   ``koudian._arena_chunks``), so ``DIR`` must be a path every node sees
-  (NFS, a mounted bucket, or one machine); the driver then writes
-  ``_manifest.json`` and ``_metadata``.
+  (NFS, a mounted bucket, or one machine); the driver lists a task's
+  shards in ``_manifest.json`` as the task returns
+  (``koudian.dataset.Recording``, ``"complete": false`` until the run
+  ends) and writes ``_metadata`` at the end.
+
+A run stopped by Ctrl-C or by a task that fails for good cancels the
+tasks not finished (their workers are killed) and leaves a partial
+dataset listing exactly the shards of the tasks that finished (a task
+stopped part-way may have left shards on disk: they are not listed, so
+not read). Ctrl-C in ``run`` raises ``SimulationInterrupted`` with the
+hands ``0 .. n`` that finished (the manifest's ``hands``), as a local run
+does.
 
 A task whose worker dies is retried by Ray (``max_retries``); a retry
 replays the same games and overwrites the same shard files (each written
@@ -64,6 +74,7 @@ import numpy as np
 from koudian._core import KoudianError, Ruleset, simulate_native
 
 if TYPE_CHECKING:  # pragma: no cover
+    from koudian.dataset import Recording
     from koudian.simulation import SimulationResult
 
 __all__ = ["KILL_ENV", "parse_backend", "run", "run_arena"]
@@ -79,6 +90,10 @@ _GUIDE = 2
 """Guided ranges: each takes ``1 / (_GUIDE * cpus)`` of what is left."""
 _MAX_RETRIES = 3
 _POLL_SECONDS = 0.2
+_STOP_SECONDS = 10.0
+"""After Ctrl-C or a failure, how long the driver waits for the cancelled
+tasks' workers to be gone (so that none writes into the dataset after the
+partial manifest), at most."""
 
 
 def parse_backend(backend: str) -> str | None:
@@ -190,7 +205,7 @@ def _simulate_work(
     )
     entries = []
     if record is not None and decisions is not None:
-        entries.append(write_shard(record, at, decisions, labels))
+        entries.append(write_shard(record, at, decisions, labels, hands=m))
     return summary, entries, text
 
 
@@ -307,12 +322,16 @@ def _map(
     chunk: int | None,
     default_chunk: int,
     on_progress: Callable[[int, list[Any]], None] | None,
+    on_result: Callable[[int, int, Any], None] | None = None,
 ) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]], int]:
     """Runs ``work`` over ``0 .. total`` as Ray tasks; their results in
     order, and how many tasks were retried. ``on_progress(done, results)``
     is called as the run goes with the games (deals) done, from the
     tasks' reports, and the results of the tasks finished (None for the
-    others)."""
+    others); ``on_result(start, n, result)`` as each task's result
+    arrives. On any exception (Ctrl-C, a task failed for good) the
+    finished tasks' results are still given to ``on_result`` and the
+    others cancelled before it is raised (``_stop``)."""
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     ranges, step = _plan(total, cpus, tasks, chunk, default_chunk)
     kill = os.environ.get(KILL_ENV)
@@ -335,18 +354,53 @@ def _map(
     index = {ref: i for i, ref in enumerate(refs)}
     results: list[Any] = [None] * len(refs)
     pending = list(refs)
+
+    def finish(ref: Any) -> None:
+        i = index[ref]
+        results[i] = ray.get(ref)
+        if on_result is not None:
+            on_result(*ranges[i], results[i])
+
     try:
         while pending:
             ready, pending = ray.wait(pending, num_returns=1, timeout=_POLL_SECONDS)
             for ref in ready:
-                results[index[ref]] = ray.get(ref)
+                finish(ref)
             if on_progress is not None and actor is not None:
                 done = total if not pending else int(ray.get(actor.total.remote(run), timeout=60))
                 on_progress(done, results)
+    except BaseException:
+        _stop(ray, pending, finish)
+        raise
     finally:
         if actor is not None:
             actor.forget.remote(run)
     return results, sum(1 for r in results if r[3] > 1)
+
+
+def _stop(ray: Any, pending: list[Any], finish: Callable[[Any], None]) -> None:
+    """A run stopped (Ctrl-C, a failed task): the tasks that have finished
+    are kept (``finish``: their shards get listed), the others cancelled
+    and their workers killed; waited for, up to ``_STOP_SECONDS``, so
+    that no task is left writing into the dataset or using the cluster's
+    CPUs for a run no one will read."""
+    if not pending:
+        return
+    # Finished ones, wherever their results are (not fetched here first).
+    ready, rest = ray.wait(pending, num_returns=len(pending), timeout=0, fetch_local=False)
+    # Cancelled first: listing the finished ones may fail as the run did
+    # (a manifest that cannot be written), and must not keep them going.
+    for ref in rest:
+        ray.cancel(ref, force=True)
+    try:
+        for ref in ready:
+            try:
+                finish(ref)
+            except ray.exceptions.RayError:
+                pass  # a task that failed: nothing of it to list
+    finally:
+        if rest:
+            ray.wait(rest, num_returns=len(rest), timeout=_STOP_SECONDS, fetch_local=False)
 
 
 def _record_dir(record: str | os.PathLike[str] | None) -> str | None:
@@ -387,13 +441,19 @@ def run(
     run's, with ``retried_tasks`` set. ``tasks=N`` makes ``N`` tasks of
     equal length instead of the guided ones; ``chunk`` is the games per
     native call (and per shard)."""
-    from koudian.simulation import _RECORD_CHUNK, _concat, write_log
+    from koudian.simulation import _RECORD_CHUNK, SimulationInterrupted, _concat, write_log
 
     address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
     _connect(ray, address)
     t0 = time.perf_counter()
     record_dir = _record_dir(record)
+    recording = None
+    if record_dir is not None:
+        from koudian.dataset import Recording
+
+        recording = Recording(record_dir, rules, labels, seed, hands, record_seats)
+    finished: dict[int, Any] = {}
     shown = 0
 
     def on_progress(done: int, results: list[Any]) -> None:
@@ -402,31 +462,60 @@ def run(
             progress(done - shown)
             shown = done
 
-    args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
-    results, retried = _map(
-        ray,
-        _simulate_work,
-        args,
-        hands,
-        tasks,
-        chunk,
-        _RECORD_CHUNK,
-        on_progress if progress is not None else None,
-    )
-    if log is not None:
-        for _, _, text, _ in results:
-            if text is not None:
-                write_log(log, text)
-    if record_dir is not None:
-        from koudian.dataset import write_manifest
+    def on_result(start: int, n: int, result: Any) -> None:
+        finished[start] = result
+        if recording is not None:
+            recording.add(result[1], start, n)
 
-        _clean(record_dir)
-        entries = [e for r in results for e in r[1]]
-        write_manifest(record_dir, rules, labels, seed, hands, record_seats, entries)
+    args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
+    completed = False
+    try:
+        try:
+            results, retried = _map(
+                ray,
+                _simulate_work,
+                args,
+                hands,
+                tasks,
+                chunk,
+                _RECORD_CHUNK,
+                on_progress if progress is not None else None,
+                on_result,
+            )
+            completed = True
+        except KeyboardInterrupt:
+            # As a local run: the hands 0 .. n that finished, whose shards
+            # the partial manifest counts, and their logs.
+            results = _prefix(finished)
+            retried = sum(1 for r in finished.values() if r[3] > 1)
+        if log is not None:
+            for _, _, text, _ in results:
+                if text is not None:
+                    write_log(log, text)
+    finally:
+        if recording is not None:
+            assert record_dir is not None
+            _clean(record_dir)
+            recording.close(completed)
     result = _concat([r[0] for r in results], labels)
     result.seconds = time.perf_counter() - t0
     result.retried_tasks = retried
+    if not completed:
+        result.family = str(rules.family)
+        result.requested = hands
+        result.interrupted = True
+        raise SimulationInterrupted(result)
     return result
+
+
+def _prefix(finished: dict[int, Any]) -> list[Any]:
+    """The results of the finished tasks that follow one another from game
+    0, by their first game."""
+    out, at = [], 0
+    while at in finished:
+        out.append(finished[at])
+        at += int(finished[at][0]["kind"].shape[0])
+    return out
 
 
 def run_arena(
@@ -452,12 +541,15 @@ def run_arena(
     each task finishes, with the records of every finished task's deals,
     numbered ``0 ..`` in order (the running estimate of a smaller arena).
     ``walls`` takes the luck of the wall out as the local run does."""
-    from koudian._arena_chunks import ARENA_CHUNK, finish_dataset
+    from koudian._arena_chunks import ARENA_CHUNK
 
     address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
     _connect(ray, address)
     record_dir = _record_dir(record)
+    recording, tables = _arena_recording(
+        record_dir, rules, labels, names, fmt, seed, deals, record_seats
+    )
     shown = 0
 
     def on_progress(done: int, results: list[Any]) -> None:
@@ -471,19 +563,67 @@ def run_arena(
             recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
             progress(recs)
 
+    def on_result(start: int, n: int, result: Any) -> None:
+        # Deals start .. start + n hold the hands of ids start * tables ..
+        # (start + n) * tables, every table's.
+        if recording is not None:
+            recording.add(result[1], start * tables, n * tables)
+
     args = (rules, names, labels, fmt, seed, record_dir, list(record_seats), walls)
-    results, retried = _map(
-        ray,
-        _arena_work,
-        args,
-        deals,
-        tasks,
-        chunk,
-        ARENA_CHUNK,
-        on_progress if progress is not None else None,
-    )
-    if record_dir is not None:
-        _clean(record_dir)
-        entries = [e for r in results for e in r[1]]
-        finish_dataset(record_dir, rules, labels, names, fmt, seed, deals, record_seats, entries)
+    completed = False
+    try:
+        results, retried = _map(
+            ray,
+            _arena_work,
+            args,
+            deals,
+            tasks,
+            chunk,
+            ARENA_CHUNK,
+            on_progress if progress is not None else None,
+            on_result,
+        )
+        completed = True
+    finally:
+        if recording is not None:
+            assert record_dir is not None
+            _clean(record_dir)
+            recording.close(completed)
     return _join([r[0] for r in results]), retried
+
+
+def _arena_recording(
+    record_dir: str | None,
+    rules: Ruleset,
+    labels: list[str],
+    names: list[str],
+    fmt: str,
+    seed: int,
+    deals: int,
+    seats: Sequence[int],
+) -> tuple[Recording | None, int]:
+    """The recording of an arena dataset on Ray (None without one) and
+    its number of tables: ``simulate``'s manifest with the ``arena``
+    object ``koudian._arena_chunks.finish_dataset`` writes (a test holds
+    the two equal), whose ``deals`` are those the partial manifest's
+    ``hands`` cover, with ``requested_deals`` until it is complete."""
+    from koudian.arena import _tables
+
+    layout = _tables(list(names), fmt)
+    if record_dir is None:
+        return None, len(layout)
+    from koudian.dataset import Recording
+
+    def arena(hands: int, complete: bool) -> dict[str, Any]:
+        obj: dict[str, Any] = {
+            "format": fmt,
+            "deals": hands // len(layout),
+            "tables": layout,
+            "hand": f"deal * {len(layout)} + table",
+        }
+        if not complete:
+            obj["requested_deals"] = int(deals)
+        return {"arena": obj}
+
+    recording = Recording(record_dir, rules, labels, seed, deals * len(layout), seats, extra=arena)
+    return recording, len(layout)

@@ -64,7 +64,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -360,12 +360,15 @@ class ShardWriter:
 
 
 class Recording:
-    """A dataset being recorded by ``simulate``: its shards written by a
-    ``ShardWriter`` and its manifest, written at the start and rewritten
-    as each shard is finished, ``"complete": false`` until ``close(True)``,
-    so that a run stopped anywhere (Ctrl-C, an error, a kill) leaves a
-    dataset listing exactly its finished shards, with ``hands`` the hands
-    ``0 .. hands`` they cover."""
+    """A dataset being recorded: its manifest, written at the start and
+    rewritten as each shard is finished, ``"complete": false`` until
+    ``close(True)``, so that a run stopped anywhere (Ctrl-C, an error, a
+    kill) leaves a dataset listing exactly its finished shards, with
+    ``hands`` the hands ``0 .. hands`` they cover. ``simulate`` writes its
+    shards through ``write`` (a ``ShardWriter``); a Ray run's tasks write
+    theirs and the driver lists them with ``add`` as each task returns.
+    ``extra(hands, complete)``, when given, adds keys to every manifest
+    (the arena's ``arena`` object)."""
 
     def __init__(
         self,
@@ -375,23 +378,40 @@ class Recording:
         seed: int,
         hands: int,
         seats: Sequence[int],
+        extra: Callable[[int, bool], dict[str, Any]] | None = None,
     ) -> None:
-        self.writer = ShardWriter(directory, agents)
+        _pyarrow()
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        self._writer: ShardWriter | None = None
         self._args = (directory, rules, list(agents), seed)
         self.hands = hands
         self.seats = list(seats)
+        self._extra = extra
         self._listed = 0
+        # Shards written elsewhere (``add``) and the hands they hold.
+        self._added: list[dict[str, Any]] = []
+        self._spans: list[tuple[int, int]] = []
         self._manifest(False, False)
 
+    @property
+    def writer(self) -> ShardWriter:
+        """The ``ShardWriter`` of ``write`` (made on first use: a Ray run's
+        driver writes no shard itself)."""
+        if self._writer is None:
+            directory, _, agents, _ = self._args
+            self._writer = ShardWriter(directory, agents)
+        return self._writer
+
     def _manifest(self, complete: bool, metadata: bool) -> None:
-        entries = self.writer.entries
+        written = self._writer.entries if self._writer is not None else []
+        spans = [(int(e["start"]), int(e["hands"])) for e in written] + self._spans
         # The hands 0 .. covered all have their shard (one that failed
         # would leave a gap: its successors are listed, not counted).
         covered = 0
-        for e in sorted(entries, key=lambda e: int(e["start"])):
-            if int(e["start"]) != covered:
+        for start, n in sorted(spans):
+            if start > covered:
                 break
-            covered += int(e["hands"])
+            covered = max(covered, start + n)
         directory, rules, agents, seed = self._args
         hands = self.hands if complete else covered
         write_manifest(
@@ -401,7 +421,8 @@ class Recording:
             seed,
             hands,
             self.seats,
-            entries,
+            [*written, *self._added],
+            extra=self._extra(hands, complete) if self._extra is not None else None,
             complete=complete,
             metadata=metadata,
         )
@@ -411,17 +432,27 @@ class Recording:
     ) -> None:
         """Queues the shard of the ``hands`` hands from ``start``; the
         manifest lists the shards finished by now."""
-        self.writer.write(start, decisions, hands=hands)
-        if len(self.writer.entries) > self._listed:
-            self._listed = len(self.writer.entries)
+        writer = self.writer
+        writer.write(start, decisions, hands=hands)
+        if len(writer.entries) > self._listed:
+            self._listed = len(writer.entries)
             self._manifest(False, False)
+
+    def add(self, entries: Sequence[dict[str, Any]], start: int, hands: int) -> None:
+        """Lists shards written elsewhere (``write_shard``'s entries, a Ray
+        task's), which hold the hands ``start .. start + hands`` between
+        them, and rewrites the manifest."""
+        self._added += entries
+        self._spans.append((int(start), int(hands)))
+        self._manifest(False, False)
 
     def close(self, complete: bool) -> None:
         """Waits for the shards and writes the final manifest (partial
         unless ``complete``) and ``_metadata``, even if a shard failed (its
         error is raised after)."""
         try:
-            self.writer.close()
+            if self._writer is not None:
+                self._writer.close()
         finally:
             self._manifest(complete, True)
 
