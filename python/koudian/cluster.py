@@ -25,18 +25,22 @@ Where results go:
   Parquet shard per step of games named by its first game
   (``part-<first game>.parquet``; an arena's per table,
   ``koudian._arena_chunks``), so ``DIR`` must be a path every node sees
-  (NFS, a mounted bucket, or one machine); the driver lists a task's
-  shards in ``_manifest.json`` as the task returns
-  (``koudian.dataset.Recording``, ``"complete": false`` until the run
-  ends) and writes ``_metadata`` at the end.
+  (NFS, a mounted bucket, or one machine); the driver lists the shards
+  in ``_manifest.json`` as they are written (``koudian.dataset.Recording``,
+  ``"complete": false`` until the run ends) and writes ``_metadata`` at
+  the end.
 
-A run stopped by Ctrl-C or by a task that fails for good cancels the
-tasks not finished (their workers are killed) and leaves a partial
-dataset listing exactly the shards of the tasks that finished (a task
-stopped part-way may have left shards on disk: they are not listed, so
-not read). Ctrl-C in ``run`` raises ``SimulationInterrupted`` with the
-hands ``0 .. n`` that finished (the manifest's ``hands``), as a local run
-does.
+Each task also reports each chunk's shards to the progress actor as it
+writes them (a recording run always has the actor), and the driver lists
+them as they come, so the manifest lists the shards written so far, not
+only those of the tasks that have returned. A run stopped by Ctrl-C or
+by a task that fails for good cancels the tasks not finished (their
+workers are killed, and waited for) and leaves a partial dataset
+listing the shards finished and reported (a report lost with a killed
+worker leaves its shard on disk, not listed, so not read). Ctrl-C in
+``run`` raises ``SimulationInterrupted`` with the hands ``0 .. n`` of the
+tasks that returned (their summaries come back with them): the dataset
+may hold more hands (its manifest's ``hands``).
 
 A task whose worker dies is retried by Ray (``max_retries``); a retry
 replays the same games and overwrites the same shard files (each written
@@ -82,7 +86,9 @@ __all__ = ["KILL_ENV", "parse_backend", "run", "run_arena"]
 KILL_ENV = "KOUDIAN_RAY_TEST_KILL"
 """Test hook: when set to a game index on the driver, the task whose
 range starts there kills its worker process (``os._exit``) after playing
-its first chunk, on its first attempt only, so that Ray retries it."""
+its first chunk (and reporting it, with its shards, to the progress
+actor when there is one), on its first attempt only, so that Ray retries
+it."""
 
 _TASKS_PER_CPU = 4
 """A short run's step is cut so that it makes this many tasks per CPU."""
@@ -129,19 +135,27 @@ def _make_progress_actor(ray: Any) -> Any:
     @ray.remote(num_cpus=0)
     class Progress:
         """Games done and attempts per task of each run (a retry starts
-        again at 0)."""
+        again at 0), and the shards written, as each chunk's are."""
 
         def __init__(self) -> None:
             self.done: dict[tuple[int, int], int] = {}
             self.attempts: dict[tuple[int, int], int] = {}
+            self.shards: dict[int, list[Any]] = {}
 
         def start(self, run: int, task: int) -> int:
             self.attempts[run, task] = self.attempts.get((run, task), 0) + 1
             return self.attempts[run, task]
 
-        def report(self, run: int, task: int, done: int) -> None:
+        def report(self, run: int, task: int, done: int, shards: Any = None) -> None:
             # A retry reports from 0 again: the furthest report counts.
             self.done[run, task] = max(self.done.get((run, task), 0), done)
+            if shards is not None:
+                self.shards.setdefault(run, []).append(shards)
+
+        def written(self, run: int, since: int) -> list[Any]:
+            """The ``(start, n, entries)`` of the chunks written, from the
+            ``since``-th reported on."""
+            return self.shards.get(run, [])[since:]
 
         def total(self, run: int) -> int:
             return sum(d for (r, _), d in self.done.items() if r == run)
@@ -149,6 +163,7 @@ def _make_progress_actor(ray: Any) -> Any:
         def forget(self, run: int) -> None:
             self.done = {k: v for k, v in self.done.items() if k[0] != run}
             self.attempts = {k: v for k, v in self.attempts.items() if k[0] != run}
+            self.shards.pop(run, None)
 
     return Progress.remote()  # type: ignore[attr-defined]
 
@@ -249,7 +264,9 @@ def _task(
     ``start .. start + n``, its results joined into one compact value
     (one array a column, the logs one bytes object), and which attempt
     at the task this was (1, or more for a retry). ``progress`` (the
-    progress actor, or None) gets the games done after each chunk."""
+    progress actor, or None) gets the games done after each chunk, and
+    the chunk's shard entries (so that a run stopped while this task
+    runs lists the shards it finished)."""
     import ray
 
     attempt = _attempt(ray) if ray_counts else None
@@ -268,9 +285,13 @@ def _task(
         entries += shards
         if text is not None:
             texts.append(text)
+        report = None
         if progress is not None:
-            progress.report.remote(run, task, at + m - start)
+            listing = (at, m, shards) if shards else None
+            report = progress.report.remote(run, task, at + m - start, listing)
         if kill_at == start and number() == 1:
+            if report is not None:
+                ray.get(report)  # the test hook dies once its chunk is reported
             os._exit(1)
     return _join(cols), entries, b"".join(texts) if texts else None, number()
 
@@ -323,15 +344,20 @@ def _map(
     default_chunk: int,
     on_progress: Callable[[int, list[Any]], None] | None,
     on_result: Callable[[int, int, Any], None] | None = None,
+    on_shards: Callable[[int, int, list[dict[str, Any]]], None] | None = None,
 ) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]], int]:
     """Runs ``work`` over ``0 .. total`` as Ray tasks; their results in
     order, and how many tasks were retried. ``on_progress(done, results)``
     is called as the run goes with the games (deals) done, from the
     tasks' reports, and the results of the tasks finished (None for the
     others); ``on_result(start, n, result)`` as each task's result
-    arrives. On any exception (Ctrl-C, a task failed for good) the
-    finished tasks' results are still given to ``on_result`` and the
-    others cancelled before it is raised (``_stop``)."""
+    arrives; ``on_shards(start, n, entries)`` with the shards written of
+    the games (deals) ``start .. start + n``, as each chunk's are reported
+    (the progress actor's ``written``) and as each task returns (the same
+    shard may come twice). On any exception (Ctrl-C, a task failed for
+    good) the finished tasks' results and the chunks reported are still
+    given to them and the other tasks cancelled before it is raised
+    (``_stop``)."""
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     ranges, step = _plan(total, cpus, tasks, chunk, default_chunk)
     kill = os.environ.get(KILL_ENV)
@@ -339,7 +365,9 @@ def _map(
     # The actor only for a progress bar, or to count attempts where Ray
     # does not: its worker process takes a second to start.
     counts = _ray_counts_attempts(ray)
-    actor = _progress_actor(ray) if on_progress is not None or not counts else None
+    # A recording lists the shards of each chunk as it is reported.
+    wanted = on_progress is not None or on_shards is not None or not counts
+    actor = _progress_actor(ray) if wanted else None
     run = next(_RUNS)
     # SPREAD: with the default policy the tasks queued on the driver's
     # node as its leases came back, while the other node's CPU sat idle
@@ -360,17 +388,41 @@ def _map(
         results[i] = ray.get(ref)
         if on_result is not None:
             on_result(*ranges[i], results[i])
+        if on_shards is not None:
+            on_shards(*ranges[i], results[i][1])
+
+    seen = 0
+    asked: Any = None
+
+    def written(wait: float) -> bool:
+        """Lists the chunks reported since the last call, if the actor
+        answers within ``wait`` seconds (not waited for in the loop);
+        whether it did."""
+        nonlocal seen, asked
+        if on_shards is None or actor is None:
+            return True
+        if asked is None:
+            asked = actor.written.remote(run, seen)
+        ready, _ = ray.wait([asked], timeout=wait)
+        if not ready:
+            return False
+        new, asked = ray.get(asked), None
+        seen += len(new)
+        for start, n, entries in new:
+            on_shards(start, n, entries)
+        return True
 
     try:
         while pending:
             ready, pending = ray.wait(pending, num_returns=1, timeout=_POLL_SECONDS)
             for ref in ready:
                 finish(ref)
+            written(0)
             if on_progress is not None and actor is not None:
                 done = total if not pending else int(ray.get(actor.total.remote(run), timeout=60))
                 on_progress(done, results)
     except BaseException:
-        _stop(ray, pending, finish)
+        _stop(ray, pending, finish, written)
         raise
     finally:
         if actor is not None:
@@ -378,12 +430,34 @@ def _map(
     return results, sum(1 for r in results if r[3] > 1)
 
 
-def _stop(ray: Any, pending: list[Any], finish: Callable[[Any], None]) -> None:
+def _stop(
+    ray: Any,
+    pending: list[Any],
+    finish: Callable[[Any], None],
+    written: Callable[[float], bool],
+) -> None:
     """A run stopped (Ctrl-C, a failed task): the tasks that have finished
     are kept (``finish``: their shards get listed), the others cancelled
     and their workers killed; waited for, up to ``_STOP_SECONDS``, so
     that no task is left writing into the dataset or using the cluster's
-    CPUs for a run no one will read."""
+    CPUs for a run no one will read; then the chunks the tasks reported
+    before they stopped are listed (``written``: a report lost with its
+    killed worker leaves its shards on disk, not listed)."""
+    try:
+        _cancel(ray, pending, finish)
+    finally:
+        # The answer asked for in the loop, then one asked for now.
+        for _ in range(2):
+            try:
+                if not written(_STOP_SECONDS):
+                    break  # the actor does not answer: what was listed stays
+            except ray.exceptions.RayError:
+                break  # the actor is gone: the same
+
+
+def _cancel(ray: Any, pending: list[Any], finish: Callable[[Any], None]) -> None:
+    """``_stop``'s tasks: the finished ones kept, the others cancelled and
+    waited for."""
     if not pending:
         return
     # Finished ones, wherever their results are (not fetched here first).
@@ -464,8 +538,10 @@ def run(
 
     def on_result(start: int, n: int, result: Any) -> None:
         finished[start] = result
+
+    def on_shards(start: int, n: int, entries: list[dict[str, Any]]) -> None:
         if recording is not None:
-            recording.add(result[1], start, n)
+            recording.add(entries, start, n)
 
     args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
     completed = False
@@ -481,6 +557,7 @@ def run(
                 _RECORD_CHUNK,
                 on_progress if progress is not None else None,
                 on_result,
+                on_shards if recording is not None else None,
             )
             completed = True
         except KeyboardInterrupt:
@@ -563,11 +640,11 @@ def run_arena(
             recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
             progress(recs)
 
-    def on_result(start: int, n: int, result: Any) -> None:
+    def on_shards(start: int, n: int, entries: list[dict[str, Any]]) -> None:
         # Deals start .. start + n hold the hands of ids start * tables ..
         # (start + n) * tables, every table's.
         if recording is not None:
-            recording.add(result[1], start * tables, n * tables)
+            recording.add(entries, start * tables, n * tables)
 
     args = (rules, names, labels, fmt, seed, record_dir, list(record_seats), walls)
     completed = False
@@ -581,7 +658,8 @@ def run_arena(
             chunk,
             ARENA_CHUNK,
             on_progress if progress is not None else None,
-            on_result,
+            None,
+            on_shards if recording is not None else None,
         )
         completed = True
     finally:

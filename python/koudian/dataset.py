@@ -388,8 +388,9 @@ class Recording:
         self.seats = list(seats)
         self._extra = extra
         self._listed = 0
-        # Shards written elsewhere (``add``) and the hands they hold.
-        self._added: list[dict[str, Any]] = []
+        # Shards written elsewhere (``add``), by file, and the hands they
+        # hold.
+        self._added: dict[str, dict[str, Any]] = {}
         self._spans: list[tuple[int, int]] = []
         self._manifest(False, False)
 
@@ -421,7 +422,7 @@ class Recording:
             seed,
             hands,
             self.seats,
-            [*written, *self._added],
+            [*written, *self._added.values()],
             extra=self._extra(hands, complete) if self._extra is not None else None,
             complete=complete,
             metadata=metadata,
@@ -441,8 +442,10 @@ class Recording:
     def add(self, entries: Sequence[dict[str, Any]], start: int, hands: int) -> None:
         """Lists shards written elsewhere (``write_shard``'s entries, a Ray
         task's), which hold the hands ``start .. start + hands`` between
-        them, and rewrites the manifest."""
-        self._added += entries
+        them, and rewrites the manifest. A shard added again (a Ray task's
+        chunk reported, then its whole result) is listed once, with its
+        latest entry (a retry's rewrite)."""
+        self._added.update((e["file"], e) for e in entries)
         self._spans.append((int(start), int(hands)))
         self._manifest(False, False)
 
@@ -561,6 +564,15 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
     sizes this koudian's, shards named inside the folder, listed once,
     whose rows add up) is a ``KoudianError`` naming it."""
     return _load_manifest(Path(directory) / MANIFEST)
+
+
+def _describe(directory: str | os.PathLike[str]) -> str:
+    """What a recorded dataset holds, from its manifest, as the CLI says
+    it: the manifest's count, not the run's summary's (a Ray run stopped
+    may have recorded more hands than its summary holds)."""
+    m = read_manifest(directory)
+    partial = "" if m["complete"] else " (partial: the run did not finish)"
+    return f"{m['rows']} decisions of {m['hands']} hands in {directory}{partial}"
 
 
 def expected_schema(manifest: dict[str, Any]) -> pyarrow.Schema:

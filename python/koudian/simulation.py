@@ -910,7 +910,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if result.retried_tasks:
         print(f"ray: {result.retried_tasks} task(s) retried after a worker died")
     if args.record:
-        print(f"dataset: {int(result.decisions.sum())} decisions of hands in {args.record}")
+        from koudian.dataset import _describe
+
+        print(f"dataset: {_describe(args.record)}")
     return code
 
 
