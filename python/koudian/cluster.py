@@ -246,6 +246,9 @@ def _arena_work(
 
 
 Work = Callable[..., tuple[dict[str, Any], list[dict[str, Any]], bytes | None]]
+Chunk = tuple[int, int, list[dict[str, Any]]]
+"""A chunk's shards: its first game (deal), its games (deals), the
+shards' manifest entries."""
 
 
 def _task(
@@ -344,28 +347,29 @@ def _map(
     default_chunk: int,
     on_progress: Callable[[int, list[Any]], None] | None,
     on_result: Callable[[int, int, Any], None] | None = None,
-    on_shards: Callable[[int, int, list[dict[str, Any]]], None] | None = None,
+    on_shards: Callable[[list[Chunk]], None] | None = None,
 ) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]], bytes | None, int]], int]:
     """Runs ``work`` over ``0 .. total`` as Ray tasks; their results in
     order, and how many tasks were retried. ``on_progress(done, results)``
     is called as the run goes with the games (deals) done, from the
     tasks' reports, and the results of the tasks finished (None for the
     others); ``on_result(start, n, result)`` as each task's result
-    arrives; ``on_shards(start, n, entries)`` with the shards written of
-    the games (deals) ``start .. start + n``, as each chunk's are reported
-    (the progress actor's ``written``) and as each task returns (the same
-    shard may come twice). On any exception (Ctrl-C, a task failed for
-    good) the finished tasks' results and the chunks reported are still
-    given to them and the other tasks cancelled before it is raised
-    (``_stop``)."""
+    arrives; ``on_shards(chunks)`` with ``(start, n, entries)``, the
+    shards written of the games (deals) ``start .. start + n``, as each
+    chunk's are reported (the progress actor's ``written``; those of a
+    poll together) and as each task returns (the same shard may come
+    twice; once a task's result has given it, no report does again). On
+    any exception (Ctrl-C, a task failed for good) the finished tasks'
+    results and the chunks reported are still given to them and the
+    other tasks cancelled before it is raised (``_stop``)."""
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     ranges, step = _plan(total, cpus, tasks, chunk, default_chunk)
     kill = os.environ.get(KILL_ENV)
     kill_at = int(kill) if kill else None
-    # The actor only for a progress bar, or to count attempts where Ray
+    # The actor only for a progress bar, a recording (which lists each
+    # chunk's shards as it is reported), or to count attempts where Ray
     # does not: its worker process takes a second to start.
     counts = _ray_counts_attempts(ray)
-    # A recording lists the shards of each chunk as it is reported.
     wanted = on_progress is not None or on_shards is not None or not counts
     actor = _progress_actor(ray) if wanted else None
     run = next(_RUNS)
@@ -383,13 +387,18 @@ def _map(
     results: list[Any] = [None] * len(refs)
     pending = list(refs)
 
+    # The shards the tasks' results gave: a late report of an earlier
+    # attempt's (a retry rewrote the file) must not replace their entries.
+    final: set[str] = set()
+
     def finish(ref: Any) -> None:
         i = index[ref]
         results[i] = ray.get(ref)
         if on_result is not None:
             on_result(*ranges[i], results[i])
         if on_shards is not None:
-            on_shards(*ranges[i], results[i][1])
+            final.update(e["file"] for e in results[i][1])
+            on_shards([(*ranges[i], results[i][1])])
 
     seen = 0
     asked: Any = None
@@ -408,8 +417,9 @@ def _map(
             return False
         new, asked = ray.get(asked), None
         seen += len(new)
-        for start, n, entries in new:
-            on_shards(start, n, entries)
+        fresh = [c for c in new if not any(e["file"] in final for e in c[2])]
+        if fresh:
+            on_shards(fresh)
         return True
 
     try:
@@ -539,9 +549,9 @@ def run(
     def on_result(start: int, n: int, result: Any) -> None:
         finished[start] = result
 
-    def on_shards(start: int, n: int, entries: list[dict[str, Any]]) -> None:
+    def on_shards(chunks: list[Chunk]) -> None:
         if recording is not None:
-            recording.add(entries, start, n)
+            recording.add([(entries, start, n) for start, n, entries in chunks])
 
     args = (rules, names, labels, seed, record_dir, list(record_seats), log is not None)
     completed = False
@@ -640,11 +650,11 @@ def run_arena(
             recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
             progress(recs)
 
-    def on_shards(start: int, n: int, entries: list[dict[str, Any]]) -> None:
+    def on_shards(chunks: list[Chunk]) -> None:
         # Deals start .. start + n hold the hands of ids start * tables ..
         # (start + n) * tables, every table's.
         if recording is not None:
-            recording.add(entries, start * tables, n * tables)
+            recording.add([(e, start * tables, n * tables) for start, n, e in chunks])
 
     args = (rules, names, labels, fmt, seed, record_dir, list(record_seats), walls)
     completed = False

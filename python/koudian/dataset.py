@@ -439,14 +439,16 @@ class Recording:
             self._listed = len(writer.entries)
             self._manifest(False, False)
 
-    def add(self, entries: Sequence[dict[str, Any]], start: int, hands: int) -> None:
-        """Lists shards written elsewhere (``write_shard``'s entries, a Ray
-        task's), which hold the hands ``start .. start + hands`` between
-        them, and rewrites the manifest. A shard added again (a Ray task's
+    def add(self, chunks: Sequence[tuple[Sequence[dict[str, Any]], int, int]]) -> None:
+        """Lists shards written elsewhere (a Ray task's): ``chunks`` of
+        ``(entries, start, hands)``, ``write_shard``'s entries of shards
+        that hold the hands ``start .. start + hands`` between them, and
+        rewrites the manifest (once). A shard added again (a Ray task's
         chunk reported, then its whole result) is listed once, with its
-        latest entry (a retry's rewrite)."""
-        self._added.update((e["file"], e) for e in entries)
-        self._spans.append((int(start), int(hands)))
+        latest entry."""
+        for entries, start, hands in chunks:
+            self._added.update((e["file"], e) for e in entries)
+            self._spans.append((int(start), int(hands)))
         self._manifest(False, False)
 
     def close(self, complete: bool) -> None:
