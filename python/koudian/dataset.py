@@ -366,7 +366,7 @@ class Recording:
     kill) leaves a dataset listing exactly its finished shards, with
     ``hands`` the hands ``0 .. hands`` they cover. ``simulate`` writes its
     shards through ``write`` (a ``ShardWriter``); a Ray run's tasks write
-    theirs and the driver lists them with ``add`` as each task returns.
+    theirs and the driver lists them with ``add`` as they are reported.
     ``extra(hands, complete)``, when given, adds keys to every manifest
     (the arena's ``arena`` object)."""
 
