@@ -182,6 +182,18 @@ def test_a_bots_children_and_grandchildren_die_with_it(tmp_path: Path, via: str)
 
 
 @posix_only
+@pytest.mark.parametrize("via", ["simulate", "match", "arena", "ladder"])
+def test_a_descendant_that_left_the_group_with_setsid_ends_with_the_run(
+    tmp_path: Path, via: str
+) -> None:
+    r = drive(tmp_path, "setsid_bot.py", via=via, hands=2, timeout=PATIENT)
+    # The bot, its setsid() child and that child's child: all ended (drive
+    # asserts that none is alive), and no fault (the bot plays well).
+    assert len(r["pids"]) == 3
+    assert r["faults"] == []
+
+
+@posix_only
 def test_a_crash_by_signal_names_the_signal(tmp_path: Path) -> None:
     r = drive(tmp_path, "signal_bot.py", timeout=PATIENT)
     crashes = [d for k, d in r["faults"] if k == "crash"]
