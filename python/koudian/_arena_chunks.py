@@ -148,11 +148,14 @@ def finish_dataset(
     deals: int,
     seats: Sequence[int],
     shards: Sequence[dict[str, Any]],
+    requested: int | None = None,
 ) -> dict[str, Any]:
     """Writes the manifest of an arena dataset: ``simulate``'s, with
     ``hands`` every hand played and an ``arena`` object (format, deals,
     the line-up entry at each seat of each table, and how hand ids are
-    made)."""
+    made). For a run stopped after ``deals`` of the ``requested`` deals
+    (Ctrl-C), the shards are those of the deals finished, the ``arena``
+    object has ``requested_deals`` and the manifest ``"partial": true``."""
     from koudian.arena import _tables
     from koudian.dataset import write_manifest
 
@@ -163,6 +166,10 @@ def finish_dataset(
         "tables": layout,
         "hand": f"deal * {len(layout)} + table",
     }
+    extra: dict[str, Any] = {"arena": arena}
+    if requested is not None and deals < requested:
+        arena["requested_deals"] = int(requested)
+        extra["partial"] = True
     return write_manifest(
         directory,
         rules,
@@ -171,5 +178,5 @@ def finish_dataset(
         deals * len(layout),
         seats,
         shards,
-        extra={"arena": arena},
+        extra=extra,
     )
