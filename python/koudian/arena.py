@@ -860,7 +860,7 @@ def arena(
     res = result()
     res.faults = found
     res.requested = deals
-    if ctrl_c.stopped or res.deals < deals:
+    if res.deals < deals:  # stopped; a run that finished anyway is whole
         res.interrupted = True
         raise ArenaInterrupted(res)
     return res
@@ -932,16 +932,19 @@ def ladder(
     names = labels if ref_label in labels else [*labels, ref_label]
     runs: dict[str, ArenaResult] = {}
     rules_name = rules if isinstance(rules, str) else "custom"
-    for spec, label in zip(agents, labels, strict=True):
-        if label == ref_label:
-            continue
+    stopped: ArenaResult | None = None
+    with StopOnCtrlC() as ctrl_c:  # one Ctrl-C stops every run
+        for spec, label in zip(agents, labels, strict=True):
+            if label == ref_label:
+                continue
+            if ctrl_c.stopped:  # between two runs
+                break
 
-        def report(partial: ArenaResult, label: str = label) -> None:
-            if progress is not None:
-                progress(label, partial)
+            def report(partial: ArenaResult, label: str = label) -> None:
+                if progress is not None:
+                    progress(label, partial)
 
-        try:
-            with StopOnCtrlC() as ctrl_c:  # one Ctrl-C for every run
+            try:
                 runs[label] = arena(
                     [spec, ref, ref, ref],
                     rules,
@@ -953,12 +956,12 @@ def ladder(
                     progress=report,
                     luck=luck,
                 )
-                if ctrl_c.stopped:  # between the run's end and the next
-                    raise ArenaInterrupted(runs[label])
-        except ArenaInterrupted as stop:
-            raise LadderInterrupted(
-                _stopped_ladder(str(rules_name), ref_label, names, seed, deals, runs, stop.result)
-            ) from None
+            except ArenaInterrupted as stop:
+                stopped = stop.result
+                break
+    if stopped is not None or len(runs) < len(names) - 1:
+        res = _stopped_ladder(str(rules_name), ref_label, names, seed, deals, runs, stopped)
+        raise LadderInterrupted(res)
     return LadderResult(str(rules_name), ref_label, names, seed, deals, runs)
 
 
@@ -969,15 +972,15 @@ def _stopped_ladder(
     seed: int,
     deals: int,
     runs: dict[str, ArenaResult],
-    stopped: ArenaResult,
+    stopped: ArenaResult | None,
 ) -> LadderResult:
-    """The ladder of a run stopped at ``stopped`` (the agent being
-    measured): every agent measured, on the deals all of them finished."""
-    label = next(a for a in stopped.agents if a != reference)
-    done = stopped.deals
+    """The ladder stopped part way, in the run ``stopped`` (the agent
+    being measured; None: between runs): every agent measured, on the
+    deals all of them finished."""
+    done = deals if stopped is None else stopped.deals
     cut = {k: r.first(done) for k, r in runs.items()}
-    if done > 0:
-        cut[label] = stopped
+    if stopped is not None and done > 0:
+        cut[next(a for a in stopped.agents if a != reference)] = stopped
     measured = [n for n in names if n == reference or n in cut]
     res = LadderResult(rules, reference, measured, seed, done, cut, True, deals)
     res.unmeasured = [n for n in names if n not in measured]
