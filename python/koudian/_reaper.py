@@ -11,7 +11,12 @@ killed. On Linux the koudian process is also a child subreaper
 its parent's death is re-parented to koudian rather than to init, so
 koudian reaps the ones it kills (no zombies where the container's init
 does not reap). Elsewhere, and for a descendant that clears its
-environment, the process group is the bound (docs/protocol.md).
+environment, the process group is the bound.
+
+Only processes identified by a token are reaped here: a descendant that
+is orphaned and then exits on its own while its bot still runs stays a
+zombie of koudian's (reaping unknown children could take the exit status
+of a process the caller started itself).
 """
 
 from __future__ import annotations
