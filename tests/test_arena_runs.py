@@ -101,6 +101,15 @@ def interrupt(args: list[str], after: float = 4.0) -> tuple[int, str, str, float
     return proc.returncode, out, err, time.monotonic() - t
 
 
+def strict(path: Path) -> Any:
+    """The JSON at ``path``, refusing ``NaN`` and ``Infinity``."""
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{path}: {name} is not JSON")
+
+    return json.loads(path.read_text(), parse_constant=refuse)
+
+
 def check_stopped(code: int, out: str, err: str, took: float) -> None:
     assert "Traceback" not in err and "PanicException" not in err, err[-3000:]
     assert code == 130, err[-3000:]
@@ -118,7 +127,7 @@ def test_ctrl_c_stops_a_long_native_arena_with_its_summary_and_json(
     args = ["arena", "--agents", agents, "--deals", "100000", "--luck", luck]
     code, out, err, took = interrupt([*args, "--json", str(out_json), "--quiet"])
     check_stopped(code, out, err, took)
-    data = json.loads(out_json.read_text())  # strict JSON, whole
+    data = strict(out_json)  # strict JSON, whole
     assert data["interrupted"] is True and data["requested_deals"] == 100000
     assert 0 < data["deals"] < 100000
     assert data["hands"] == 5 * data["deals"]
@@ -136,7 +145,7 @@ def test_ctrl_c_stops_a_recording_arena_with_a_partial_manifest(tmp_path: Path) 
     args += ["--record", str(data_dir), "--json", str(out_json), "--quiet"]
     code, out, err, took = interrupt(args)
     check_stopped(code, out, err, took)
-    data = json.loads(out_json.read_text())
+    data = strict(out_json)
     manifest = read_manifest(data_dir)
     assert manifest["partial"] is True
     assert manifest["arena"]["deals"] == data["deals"] > 0
@@ -161,7 +170,7 @@ def test_ctrl_c_stops_an_arena_of_an_external_bot(tmp_path: Path) -> None:
     args = ["arena", "--agents", agents, "--deals", "100000", "--json", str(out_json)]
     code, out, err, took = interrupt([*args, "--luck", "keep", "--quiet"])
     check_stopped(code, out, err, took)
-    data = json.loads(out_json.read_text())
+    data = strict(out_json)
     assert data["interrupted"] and 0 < data["deals"] < 100000
     assert data["hands"] == 5 * data["deals"]
 
@@ -172,7 +181,7 @@ def test_ctrl_c_stops_the_ladder_with_the_agents_measured(tmp_path: Path) -> Non
     args = ["arena", "--ladder", "greedy,random,mc", "--deals", "100000"]
     code, out, err, took = interrupt([*args, "--json", str(out_json), "--quiet"])
     check_stopped(code, out, err, took)
-    data: dict[str, Any] = json.loads(out_json.read_text())
+    data: dict[str, Any] = strict(out_json)
     assert data["interrupted"] is True and 0 < data["deals"] < 100000
     measured = {a["agent"] for a in data["agents"]}
     assert "greedy" in measured and "random" in measured
@@ -219,3 +228,13 @@ def test_ctrl_c_during_the_first_native_call_is_a_keyboard_interrupt_not_a_panic
     )
     assert "PanicException" not in r.stderr and "panicked" not in r.stderr, r.stderr[-2000:]
     assert r.stdout.strip() == "KeyboardInterrupt"
+
+
+def test_the_json_of_one_deal_is_strict(tmp_path: Path) -> None:
+    # A run stopped after one deal has intervals without bounds: null,
+    # never Infinity (which a strict parser refuses).
+    out = tmp_path / "one.json"
+    args = ["arena", "--agents", "greedy,random,random,random", "--deals", "1"]
+    assert main([*args, "--json", str(out), "--quiet"]) == 0
+    data = strict(out)
+    assert data["agents"][0]["ci95"] == [None, None]
