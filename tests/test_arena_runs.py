@@ -238,3 +238,18 @@ def test_the_json_of_one_deal_is_strict(tmp_path: Path) -> None:
     assert main([*args, "--json", str(out), "--quiet"]) == 0
     data = strict(out)
     assert data["agents"][0]["ci95"] == [None, None]
+
+
+def test_short_native_calls_still_make_shards_of_many_deals(tmp_path: Path) -> None:
+    # The calls are short so that Ctrl-C is prompt; the shards are not.
+    pytest.importorskip("pyarrow")
+    from koudian._arena_chunks import ARENA_CHUNK
+    from koudian.dataset import read_manifest
+
+    koudian.arena(["greedy", "random", "random", "random"], "shanxi", 700, record=str(tmp_path))
+    manifest = read_manifest(tmp_path)
+    assert "partial" not in manifest and manifest["hands"] == 5 * 700
+    starts = sorted({int(s["start"]) // 5 for s in manifest["shards"]})
+    assert starts[0] == 0
+    sizes = [b - a for a, b in zip(starts, [*starts[1:], 700], strict=True)]
+    assert all(ARENA_CHUNK // 2 <= n <= ARENA_CHUNK for n in sizes[:-1]), sizes

@@ -46,25 +46,47 @@ def native_local(
     report: Callable[[], None] | None,
 ) -> None:
     """The local native arena, into ``parts``: deals in calls of about a
-    quarter of a second (``chunk`` deals when given), each call's shards
-    written with it when recording, until done or ``stopped()``. The
+    quarter of a second (``chunk`` deals when given), until done or
+    ``stopped()``. Recording, each call's decisions are kept until they
+    make a shard per table of at least half ``ARENA_CHUNK`` deals (of
+    ``chunk`` deals when given), so a slow agent's short calls make no
+    small shards, and held rows never exceed ``ARENA_CHUNK`` deals. The
     dataset's manifest lists the shards of the deals finished and, for a
     run stopped early, says ``"partial": true``."""
     from koudian import _arena_chunks, cluster
 
     record_dir = cluster._record_dir(record)
-    most = _arena_chunks.ARENA_CHUNK if record_dir else None
+    shard = chunk or _arena_chunks.ARENA_CHUNK // 2
+    held: list[list[dict[str, Any] | None]] = []
+    held_from = 0
     shards: list[dict[str, Any]] = []
     done = 0
     interrupted = False
+
+    def flush() -> None:
+        nonlocal held, held_from
+        if record_dir is not None and held:
+            shards.extend(
+                _arena_chunks.write_tables(record_dir, held_from, names, labels, fmt, held)
+            )
+        held, held_from = [], done
+
+    most = shard if record_dir else None
     try:
         for start, n in timed_chunks(deals, FIRST_DEALS, chunk=chunk, most=most):
-            recs, written = _arena_chunks.play_deals(
-                r, names, labels, fmt, start, n, seed, threads, seats, record_dir, walls
-            )
+            if record_dir is None:
+                recs = _arena_chunks.play_deals(
+                    r, names, labels, fmt, start, n, seed, threads, seats, None, walls
+                )[0]
+            else:
+                recs, decisions = _arena_chunks.play_tables(
+                    r, names, fmt, start, n, seed, threads, seats, walls
+                )
+                held.append(decisions)
             parts.append(recs)
-            shards += written
             done = start + n
+            if done - held_from >= shard:
+                flush()
             if report is not None:
                 report()
             if stopped():
@@ -72,6 +94,7 @@ def native_local(
     except KeyboardInterrupt:  # a second Ctrl-C: the dataset is still made whole
         interrupted = True
     if record_dir is not None:
+        flush()
         _arena_chunks.finish_dataset(
             record_dir, r, labels, names, fmt, seed, done, seats, shards, requested=deals
         )
