@@ -582,3 +582,13 @@ def test_cli_stops_on_a_bot_that_ends_before_answering(
     out, err = capsys.readouterr()
     assert err.startswith("koudian: error: ") and "No such file" in err
     assert "Traceback" not in err and out == ""
+
+
+def test_only_the_end_of_a_bots_stderr_is_kept() -> None:
+    from koudian.protocol import BotStartupError
+
+    noisy = "import sys; sys.stderr.write('x' * 10_000_000 + 'THE END'); sys.exit(1)"
+    with pytest.raises(BotStartupError) as e:
+        koudian.simulate("shanxi", [f'cmd:{sys.executable} -c "{noisy}"', *["random"] * 3], 2)
+    text = str(e.value)
+    assert text.endswith("THE END") and len(text) < 4000
