@@ -182,6 +182,18 @@ def test_a_bots_children_and_grandchildren_die_with_it(tmp_path: Path, via: str)
 
 
 @posix_only
+@pytest.mark.parametrize("via", ["simulate", "match", "arena", "ladder"])
+def test_a_descendant_that_left_the_group_with_setsid_ends_with_the_run(
+    tmp_path: Path, via: str
+) -> None:
+    r = drive(tmp_path, "setsid_bot.py", via=via, hands=2, timeout=PATIENT)
+    # The bot, its setsid() child and that child's child: all ended (drive
+    # asserts that none is alive), and no fault (the bot plays well).
+    assert len(r["pids"]) == 3
+    assert r["faults"] == []
+
+
+@posix_only
 def test_a_crash_by_signal_names_the_signal(tmp_path: Path) -> None:
     r = drive(tmp_path, "signal_bot.py", timeout=PATIENT)
     crashes = [d for k, d in r["faults"] if k == "crash"]
@@ -521,3 +533,62 @@ def test_the_protocol_and_the_agents_do_not_import_each_other() -> None:
     # The old import paths still work.
     assert koudian.agents.Fault is koudian.faults.Fault
     assert koudian.agents.fallback_action is koudian.faults.fallback_action
+
+
+# ------------------------------------------- a bot that ends before answering
+
+
+def test_a_bot_that_ends_before_its_first_answer_is_a_startup_error(tmp_path: Path) -> None:
+    from koudian.protocol import BotStartupError
+
+    missing = tmp_path / "missing_bot.py"
+    finished = []
+    with pytest.raises(BotStartupError) as e:
+        koudian.simulate(
+            "shanxi",
+            [f"cmd:{sys.executable} {missing}", "random", "random", "random"],
+            5,
+            progress=finished.append,
+        )
+    assert finished == []  # no hand reported
+    text = str(e.value)
+    # The bot's own stderr says what is wrong (Python: "can't open file").
+    assert "missing_bot.py" in text and "No such file" in text
+    assert "before its first answer" in text
+    assert issubclass(BotStartupError, BotError)
+    # Its own message, however it ends.
+    boom = f"cmd:{sys.executable} -c \"import sys; sys.exit('boom: no model file')\""
+    with pytest.raises(BotStartupError, match="boom: no model file"):
+        koudian.arena([boom, "greedy", "greedy", "greedy"], "shanxi", 3)
+
+
+def test_a_bot_that_answered_once_then_dies_is_still_a_fault() -> None:
+    r = koudian.simulate(
+        "shanxi", [f"cmd:{sys.executable} {BOTS / 'crash_bot.py'}", "random", "random", "random"], 2
+    )
+    assert {f.kind for f in r.faults} >= {"crash"}
+
+
+@pytest.mark.parametrize("command", ["simulate", "arena"])
+def test_cli_stops_on_a_bot_that_ends_before_answering(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from koudian.cli import main
+
+    bot = f"cmd:{sys.executable} {tmp_path / 'missing_bot.py'}"
+    agents = f"{bot},random,random,random"
+    count = ["--hands", "4"] if command == "simulate" else ["--deals", "2"]
+    assert main([command, "--agents", agents, "--quiet", *count]) != 0
+    out, err = capsys.readouterr()
+    assert err.startswith("koudian: error: ") and "No such file" in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_only_the_end_of_a_bots_stderr_is_kept() -> None:
+    from koudian.protocol import BotStartupError
+
+    noisy = "import sys; sys.stderr.write('x' * 10_000_000 + 'THE END'); sys.exit(1)"
+    with pytest.raises(BotStartupError) as e:
+        koudian.simulate("shanxi", [f'cmd:{sys.executable} -c "{noisy}"', *["random"] * 3], 2)
+    text = str(e.value)
+    assert text.endswith("THE END") and len(text) < 4000

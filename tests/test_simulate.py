@@ -53,11 +53,11 @@ def test_default_chunks_follow_the_measured_rate(monkeypatch: pytest.MonkeyPatch
     The clock is a fake that moves 1 ms at each reading, so every call
     seems to take 1 ms whatever the host's speed (a real clock made the
     test depend on it: a fast host played the rest in one call)."""
-    from koudian import simulation
+    from koudian import _runs, simulation
 
     ticks = iter(range(10**6))
     clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) * 0.001)
-    monkeypatch.setattr(simulation, "time", clock)
+    monkeypatch.setattr(_runs, "time", clock)  # the chunks' clock (koudian._runs)
     monkeypatch.setattr(simulation, "_FIRST_CHUNK", 40)
     monkeypatch.setattr(simulation, "_CHUNK_SECONDS", 0.01)
     sizes: list[int] = []

@@ -29,12 +29,21 @@ import numpy.typing as npt
 
 from koudian._core import Ruleset, arena_native
 
-__all__ = ["ARENA_CHUNK", "chunk_records", "finish_dataset", "play_deals", "records_of_summary"]
+__all__ = [
+    "ARENA_CHUNK",
+    "chunk_records",
+    "finish_dataset",
+    "play_deals",
+    "play_tables",
+    "records_of_summary",
+    "write_tables",
+]
 
 ARENA_CHUNK = 400
-"""Deals per call when recording, or in a Ray task: a shard of 400 hands
-per table (2,000 hands in all for a 1-vs-3 line-up), each call's rows
-held in memory until written."""
+"""Deals per Ray task: a shard of 400 hands per table (2,000 hands in all
+for a 1-vs-3 line-up), each call's rows held in memory until written. A
+local recording run plays shorter calls (Ctrl-C) and writes a shard per
+table every 200 to 399 deals (``koudian._arena_play``)."""
 
 
 def records_of_summary(
@@ -90,52 +99,98 @@ def play_deals(
     (the decisions of ``seats``; none without ``record``). With ``walls >
     0`` the lone agent's rows carry ``adjusted``, the luck of the wall
     taken out (``arena_native``)."""
-
-    def native() -> dict[str, npt.NDArray[Any]]:
-        return arena_native(
-            rules,
-            list(names),
-            n,
-            seed=seed,
-            threads=threads,
-            start=start,
-            format=fmt,
-            walls=walls,
-        )
-
     if record is None:
-        return native(), []
+        return _native(rules, names, fmt, start, n, seed, threads, walls), []
+    recs, decisions = play_tables(rules, names, fmt, start, n, seed, threads, seats, walls)
+    return recs, write_tables(record, start, names, labels, fmt, [decisions])
+
+
+def _native(
+    rules: Ruleset,
+    names: Sequence[str],
+    fmt: str,
+    start: int,
+    n: int,
+    seed: int,
+    threads: int,
+    walls: int,
+) -> dict[str, npt.NDArray[Any]]:
+    return arena_native(
+        rules, list(names), n, seed=seed, threads=threads, start=start, format=fmt, walls=walls
+    )
+
+
+def play_tables(
+    rules: Ruleset,
+    names: Sequence[str],
+    fmt: str,
+    start: int,
+    n: int,
+    seed: int,
+    threads: int,
+    seats: Sequence[int] | None,
+    walls: int = 0,
+) -> tuple[dict[str, npt.NDArray[Any]], list[dict[str, Any] | None]]:
+    """Deals ``start .. start + n`` played table by table as ``simulate``
+    plays games: the records, and each table's decisions of ``seats``
+    (None without seats) with the arena's hand ids (``deal * tables +
+    table``), for ``write_tables``."""
     from koudian.arena import _tables
-    from koudian.dataset import write_shard
     from koudian.simulation import play_chunk
 
     layout = _tables(list(names), fmt)
-    per_table, entries = [], []
+    per_table: list[dict[str, npt.NDArray[Any]]] = []
+    decisions_of: list[dict[str, Any] | None] = []
     for t, seated in enumerate(layout):
         summary, decisions, _ = play_chunk(
             rules, [names[e] for e in seated], start, n, seed, threads, seats, False
         )
         per_table.append(records_of_summary(summary, start, t, seated))
-        if decisions is None:
+        if decisions is not None:
+            deal = decisions["hand"].astype(np.uint64)
+            decisions["hand"] = deal * np.uint64(len(layout)) + np.uint64(t)
+        decisions_of.append(decisions)
+    recs = chunk_records(per_table)
+    if walls > 0:
+        # The recording play keeps no departures: the core plays the deals
+        # again for them (the same hands, so the other columns agree).
+        recs["adjusted"] = _native(rules, names, fmt, start, n, seed, threads, walls)["adjusted"]
+    return recs, decisions_of
+
+
+def write_tables(
+    record: str,
+    start: int,
+    names: Sequence[str],
+    labels: Sequence[str],
+    fmt: str,
+    chunks: Sequence[Sequence[dict[str, Any] | None]],
+) -> list[dict[str, Any]]:
+    """Writes the decisions of consecutive calls of ``play_tables`` from
+    deal ``start``, one shard per table (named by its first hand, ``start
+    * tables + table``); their manifest entries."""
+    from koudian.arena import _tables
+    from koudian.dataset import write_shard
+
+    layout = _tables(list(names), fmt)
+    tables = np.uint64(len(layout))
+    entries = []
+    for t, seated in enumerate(layout):
+        parts = [p for c in chunks if (p := c[t]) is not None]
+        if not parts:
             continue
-        deal = decisions["hand"].astype(np.uint64)
-        decisions["hand"] = deal * np.uint64(len(layout)) + np.uint64(t)
+        deal = np.concatenate([np.asarray(p["hand"], np.uint64) // tables for p in parts])
         extra = {"deal": deal, "table": np.full(deal.shape, t, np.uint8)}
         entries.append(
             write_shard(
                 record,
                 start * len(layout) + t,
-                decisions,
+                parts,
                 [labels[e] for e in seated],
                 extra=extra,
             )
         )
-    recs = chunk_records(per_table)
-    if walls > 0:
-        # The recording play keeps no departures: the core plays the deals
-        # again for them (the same hands, so the other columns agree).
-        recs["adjusted"] = native()["adjusted"]
-    return recs, entries
+    return entries
 
 
 def finish_dataset(
@@ -148,11 +203,14 @@ def finish_dataset(
     deals: int,
     seats: Sequence[int],
     shards: Sequence[dict[str, Any]],
+    requested: int | None = None,
 ) -> dict[str, Any]:
     """Writes the manifest of an arena dataset: ``simulate``'s, with
     ``hands`` every hand played and an ``arena`` object (format, deals,
     the line-up entry at each seat of each table, and how hand ids are
-    made)."""
+    made). For a run stopped after ``deals`` of the ``requested`` deals
+    (Ctrl-C), the shards are those of the deals finished, the ``arena``
+    object has ``requested_deals`` and the manifest ``"partial": true``."""
     from koudian.arena import _tables
     from koudian.dataset import write_manifest
 
@@ -163,6 +221,10 @@ def finish_dataset(
         "tables": layout,
         "hand": f"deal * {len(layout)} + table",
     }
+    extra: dict[str, Any] = {"arena": arena}
+    if requested is not None and deals < requested:
+        arena["requested_deals"] = int(requested)
+        extra["partial"] = True
     return write_manifest(
         directory,
         rules,
@@ -171,5 +233,5 @@ def finish_dataset(
         deals * len(layout),
         seats,
         shards,
-        extra={"arena": arena},
+        extra=extra,
     )

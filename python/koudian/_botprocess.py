@@ -21,6 +21,8 @@ import weakref
 from collections.abc import Callable
 from typing import IO, Any
 
+from koudian import _reaper
+
 _CHUNK = 64 * 1024
 """Bytes read from a bot at a time."""
 
@@ -308,6 +310,59 @@ class Input:
             _close_quietly(self._stream)
 
 
+_ERR_TAIL = 2048
+"""Bytes of a bot's stderr kept (the last ones), to explain a failure."""
+
+
+class ErrTail:
+    """A bot's stderr read by a daemon thread, keeping only its last
+    ``_ERR_TAIL`` bytes: a bot that writes without end costs no memory and
+    never blocks on a full pipe."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._tail = bytearray()
+        self._done = threading.Event()
+        self._closed = False
+        self._lock = threading.Lock()
+        threading.Thread(target=self._run, name="koudian-bot-err", daemon=True).start()
+
+    def _run(self) -> None:
+        fd = self._stream.fileno()
+        poll = select.poll() if hasattr(select, "poll") else None
+        if poll is not None:
+            poll.register(fd, select.POLLIN)
+        try:
+            while not self._closed:
+                # Polled so that close() ends the thread even while a
+                # descendant holds the pipe open.
+                if poll is not None and not poll.poll(_ms(_POLL)):
+                    continue
+                try:
+                    chunk = os.read(fd, _CHUNK)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    return
+                with self._lock:
+                    self._tail += chunk
+                    del self._tail[:-_ERR_TAIL]
+        finally:
+            self._done.set()
+            _close_quietly(self._stream)
+
+    def text(self, wait: float = 0.0) -> str:
+        """The last lines of the bot's stderr (waiting up to ``wait``
+        seconds for its end, so that what a bot wrote as it died is in)."""
+        self._done.wait(wait)
+        with self._lock:
+            tail = bytes(self._tail)
+        return tail.decode("utf-8", errors="replace").strip()
+
+    def close(self) -> None:
+        self._closed = True
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kills the bot's whole process group. On Linux it is called before
     the bot is reaped, so its pid (the group's id) cannot have been reused."""
@@ -339,9 +394,17 @@ def _exited(proc: subprocess.Popen[bytes]) -> bool:
     return proc.poll() is not None  # pragma: no cover - Windows (reaps: no group there)
 
 
-def _stop(proc: subprocess.Popen[bytes], out: Output, inp: Input, grace: float) -> None:
+def _stop(
+    proc: subprocess.Popen[bytes],
+    out: Output,
+    inp: Input,
+    err: ErrTail | None,
+    token: str,
+    grace: float,
+) -> None:
     """Ends a bot: closes its stdin, gives it ``grace`` seconds to exit,
-    kills its process group and reaps it. Module-level and holding no
+    kills its process group, reaps it, then kills its descendants that
+    left the group (``koudian._reaper``). Module-level and holding no
     agent, so that ``weakref.finalize`` can run it at exit."""
     inp.close()
     end = time.monotonic() + grace
@@ -359,7 +422,12 @@ def _stop(proc: subprocess.Popen[bytes], out: Output, inp: Input, grace: float) 
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process stuck in the kernel
             pass
-    out.close()
+    try:
+        _reaper.end(token, proc.pid)
+    finally:
+        out.close()
+        if err is not None:
+            err.close()
 
 
 class BotProcess:
@@ -373,24 +441,39 @@ class BotProcess:
             if os.name == "posix"
             else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         )
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr if stderr is not None else subprocess.DEVNULL,
-            bufsize=0,
-            **group,
-        )
+        token = _reaper.begin()
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                # Without a stream of the caller's, the bot's stderr is kept
+                # (its tail) to explain a bot that cannot start.
+                stderr=stderr if stderr is not None else subprocess.PIPE,
+                bufsize=0,
+                env={**os.environ, _reaper.ENV: token},
+                **group,
+            )
+        except BaseException:
+            _reaper.end(token, -1)
+            raise
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.err: ErrTail | None = None
         try:
             self.out = Output(self.proc.stdout, THREADED, max_line, max_skipped)
             self.inp = Input(self.proc.stdin, THREADED)
+            if self.proc.stderr is not None:
+                self.err = ErrTail(self.proc.stderr)
         except BaseException:  # e.g. no thread can start: no process is left behind
             _kill_group(self.proc)
             self.proc.wait()
+            _reaper.end(token, self.proc.pid)
             raise
         self.replied = False  # whether it has sent a reply yet
-        self._finalizer = weakref.finalize(self, _stop, self.proc, self.out, self.inp, 0.0)
+        self._token = token
+        self._finalizer = weakref.finalize(
+            self, _stop, self.proc, self.out, self.inp, self.err, token, 0.0
+        )
 
     def exited(self) -> bool:
         """Whether the process has ended (it is not reaped before ``stop``)."""
@@ -403,4 +486,4 @@ class BotProcess:
     def stop(self, grace: float = 0.0) -> None:
         """Ends the process and its group, once (see ``_stop``)."""
         if self._finalizer.detach() is not None:
-            _stop(self.proc, self.out, self.inp, grace)
+            _stop(self.proc, self.out, self.inp, self.err, self._token, grace)

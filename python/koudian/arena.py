@@ -25,9 +25,7 @@ through the Python game loop, with the same seeds.
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
 import math
 import os
 import sys
@@ -40,20 +38,20 @@ import numpy as np
 import numpy.typing as npt
 
 from koudian._core import (
-    ArenaLuck,
-    KoudianError,
-    Ruleset,
     RulesetError,
     arena_adjustable,
-    mix_seed,
 )
-from koudian.agents import Agent, AgentSpec, make_agent, native_name
-from koudian.game import Game, play
+from koudian._runs import StopOnCtrlC
+from koudian.agents import AgentSpec, native_name
+from koudian.faults import FAULT_KINDS, Fault
 
 __all__ = [
     "LUCK_WALLS",
     "AgentStats",
+    "ArenaFault",
+    "ArenaInterrupted",
     "ArenaResult",
+    "LadderInterrupted",
     "LadderResult",
     "LadderRung",
     "PairStats",
@@ -77,6 +75,15 @@ _COLUMNS = (
     "fault",
     "adjusted",
 )
+_DTYPES = {
+    "deal": np.uint64,
+    "table": np.uint8,
+    "seat": np.uint8,
+    "entry": np.uint8,
+    "delta": np.int64,
+    "adjusted": np.float64,
+}
+"""The records' dtypes other than bool."""
 LUCK_WALLS = 64
 """Shuffles of the undrawn wall each departure's gain is averaged over
 when the luck of the wall is taken out (``luck="auto"`` or
@@ -145,6 +152,10 @@ class AgentStats:
     ting_rate: float
     baohu_paid_rate: float
     deal_in_rate: float
+    faults: dict[str, int] = field(default_factory=dict)
+    """The agent's faults (the fallback played for it) by kind, every kind
+    of ``koudian.faults.FAULT_KINDS`` (Python and ``cmd:`` agents; the
+    built-in agents never fault)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``--json``'s ``agents`` list."""
@@ -158,6 +169,7 @@ class AgentStats:
             "ting_rate": self.ting_rate,
             "baohu_paid_rate": self.baohu_paid_rate,
             "deal_in_rate": self.deal_in_rate,
+            "faults": dict(self.faults),
         }
 
 
@@ -217,6 +229,18 @@ class PairStats:
         }
 
 
+@dataclass(frozen=True)
+class ArenaFault:
+    """One fault of an agent in an arena: the deal, the table (as in
+    ``ArenaResult.records``), the line-up entry seated there, and the
+    ``Fault`` (its seat, kind, detail and the fallback played)."""
+
+    deal: int
+    table: int
+    entry: int
+    fault: Fault
+
+
 @dataclass
 class ArenaResult:
     """The records of an arena run and their statistics.
@@ -242,6 +266,44 @@ class ArenaResult:
     walls: int = 0
     """Wall shuffles per departure of the ``adjusted`` column (0: the luck
     of the wall was kept)."""
+    faults: list[ArenaFault] = field(default_factory=list, repr=False)
+    """Every fault of a Python or ``cmd:`` agent, in play order."""
+    interrupted: bool = False
+    """True when the run was stopped (Ctrl-C) before all its deals:
+    ``deals`` and the records are the deals finished, every table of each."""
+    requested: int = 0
+    """The deals asked for (``deals`` unless ``interrupted``)."""
+
+    def fault_counts(self, name: str) -> dict[str, int]:
+        """Agent ``name``'s faults by kind (every kind, zeros included)."""
+        counts = dict.fromkeys(FAULT_KINDS, 0)
+        for f in self.faults:
+            if self.agents[f.entry] == name:
+                counts[f.fault.kind] = counts.get(f.fault.kind, 0) + 1
+        return counts
+
+    def first(self, n: int) -> ArenaResult:
+        """The same run cut to its first ``n`` deals (a ladder stopped
+        part way compares every agent on the deals all of them played)."""
+        r = self.records
+        lo = int(r["deal"].min()) if len(r["deal"]) else 0
+        keep = r["deal"] < lo + n
+        cut = {c: v[keep] for c, v in r.items()}
+        faults = [f for f in self.faults if f.deal < lo + n]
+        done = min(n, self.deals)
+        return ArenaResult(
+            self.rules,
+            self.agents,
+            self.format,
+            self.seed,
+            done,
+            cut,
+            self.retried_tasks,
+            self.walls,
+            faults,
+            self.interrupted or done < self.requested,
+            self.requested,
+        )
 
     @property
     def hands(self) -> int:
@@ -288,6 +350,7 @@ class ArenaResult:
                     ting_rate=int(r["ting"][m].sum()) / max(hands, 1),
                     baohu_paid_rate=int(r["baohu_paid"][m].sum()) / max(hands, 1),
                     deal_in_rate=int(r["dealt_in"][m].sum()) / max(hands, 1),
+                    faults=self.fault_counts(name),
                 )
             )
         return out
@@ -364,24 +427,38 @@ class ArenaResult:
         return np.asarray(sums[keep] / counts[keep], dtype=np.float64)
 
     def to_json(self) -> dict[str, Any]:
-        """The data of ``--json``: rules, deals, hands, agents, pairs."""
-        return {
-            "rules": self.rules,
-            "format": self.format,
-            "seed": self.seed,
-            "lineup": list(self.agents),
-            "deals": self.deals,
-            "hands": self.hands,
-            "walls": self.walls,
-            "agents": [a.to_json() for a in self.agent_stats()],
-            "pairs": [p.to_json() for p in self.pair_stats()],
-        }
+        """The data of ``--json``: rules, deals (and ``requested_deals``,
+        ``interrupted``), hands, agents (each with its ``faults`` by kind),
+        pairs, ``fault_hands`` (hands in which any agent faulted). Strict
+        JSON: a bound that does not exist (one deal) is null."""
+        played = self.deals > 0
+        out: dict[str, Any] = _finite(
+            {
+                "rules": self.rules,
+                "format": self.format,
+                "seed": self.seed,
+                "lineup": list(self.agents),
+                "deals": self.deals,
+                "requested_deals": self.requested or self.deals,
+                "interrupted": self.interrupted,
+                "hands": self.hands,
+                "walls": self.walls,
+                "fault_hands": int(self.records["fault"].sum()) // 4 if played else 0,
+                "agents": [a.to_json() for a in self.agent_stats()] if played else [],
+                "pairs": [p.to_json() for p in self.pair_stats()] if played else [],
+            }
+        )
+        return out
 
     def summary(self) -> str:
         """A table of the agents, then one verdict line per pair."""
         lines = [
             f"{self.format} arena, rules {self.rules}, {self.deals} deals, {self.hands} hands, "
-            f"seed {self.seed}",
+            f"seed {self.seed}{_stopped(self.interrupted, self.deals, self.requested)}",
+        ]
+        if self.deals == 0:
+            return "\n".join([*lines, "no deal finished: nothing to compare"])
+        lines += [
             f"{'agent':<22}{'mean/hand':>10}  {'95% interval':<18}{'hands':>8}"
             f"{'win%':>7}{'self-draw%':>11}{'ting%':>7}{'包胡%':>7}{'deal-in%':>9}",
         ]
@@ -397,10 +474,60 @@ class ArenaResult:
             note = p.note()
             if note is not None:
                 lines.append(f"  {note}")
+        lines += _fault_lines({a.agent: a.faults for a in self.agent_stats()})
         faults = int(self.records["fault"].sum())
         if faults:
-            lines.append(f"warning: {faults // 4} hands had an illegal agent answer")
+            lines.append(f"warning: {faults // 4} hands had an agent fault (fallback played)")
         return "\n".join(lines)
+
+
+def _stopped(interrupted: bool, done: int, requested: int) -> str:
+    """The summary's note on a run stopped by Ctrl-C."""
+    return f" (interrupted: {done} of {requested} deals finished)" if interrupted else ""
+
+
+def _fault_lines(counts: dict[str, dict[str, int]]) -> list[str]:
+    """One line per agent that faulted: its faults by kind."""
+    out = []
+    for agent, kinds in counts.items():
+        shown = ", ".join(f"{n} {k}" for k, n in kinds.items() if n)
+        if shown:
+            out.append(f"faults of {agent} (fallback played): {shown}")
+    return out
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with every float that is not finite as None: the JSON the
+    project writes is strict (an interval of one deal has no bounds)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(v) for v in data]
+    return data
+
+
+class ArenaInterrupted(KeyboardInterrupt):
+    """``arena`` was interrupted (Ctrl-C): a ``KeyboardInterrupt`` carrying
+    the deals finished as ``result`` (an ``ArenaResult`` marked
+    ``interrupted``; with ``record=``, the dataset's manifest lists their
+    shards and says ``"partial": true``)."""
+
+    def __init__(self, result: ArenaResult) -> None:
+        super().__init__(f"interrupted after {result.deals} of {result.requested} deals")
+        self.result = result
+
+
+class LadderInterrupted(KeyboardInterrupt):
+    """``ladder`` was interrupted (Ctrl-C): a ``KeyboardInterrupt`` carrying
+    as ``result`` the ladder of the agents measured so far on the deals
+    every one of them finished (``LadderResult.unmeasured`` names the
+    others)."""
+
+    def __init__(self, result: LadderResult) -> None:
+        super().__init__(f"interrupted after {result.deals} of {result.requested} deals")
+        self.result = result
 
 
 @dataclass
@@ -421,6 +548,13 @@ class LadderResult:
     seed: int
     deals: int
     runs: dict[str, ArenaResult] = field(repr=False)
+    interrupted: bool = False
+    """True when the ladder was stopped (Ctrl-C): ``deals`` are the deals
+    every agent measured finished."""
+    requested: int = 0
+    """The deals asked for."""
+    unmeasured: list[str] = field(default_factory=list)
+    """Agents not measured before the ladder was stopped."""
 
     @property
     def hands(self) -> int:
@@ -433,6 +567,14 @@ class LadderResult:
         if agent == self.reference:
             return np.zeros(self.deals)
         return self.runs[agent]._advantage(agent)
+
+    def fault_counts(self, agent: str) -> dict[str, int]:
+        """``agent``'s faults by kind over every run (the reference's too)."""
+        counts = dict.fromkeys(FAULT_KINDS, 0)
+        for run in self.runs.values():
+            for k, n in run.fault_counts(agent).items():
+                counts[k] = counts.get(k, 0) + n
+        return counts
 
     def rungs(self) -> list[LadderRung]:
         """The agents, strongest first (by mean advantage; the reference
@@ -447,7 +589,7 @@ class LadderResult:
                 luck = "adjusted" if self.runs[name].adjusted(name) else "kept"
             else:
                 mean, lo, hi = 0.0, 0.0, 0.0
-            out.append(LadderRung(name, mean, (lo, hi), stats, luck))
+            out.append(LadderRung(name, mean, (lo, hi), stats, luck, self.fault_counts(name)))
         return sorted(out, key=lambda r: -r.advantage)
 
     def gaps(self) -> list[PairStats]:
@@ -464,22 +606,29 @@ class LadderResult:
     def to_json(self) -> dict[str, Any]:
         """The data of ``--ladder --json``: rules, reference, deals, hands,
         the rungs strongest first, and the adjacent gaps."""
-        return {
-            "rules": self.rules,
-            "format": "ladder",
-            "reference": self.reference,
-            "seed": self.seed,
-            "deals": self.deals,
-            "hands": self.hands,
-            "agents": [r.to_json() for r in self.rungs()],
-            "gaps": [g.to_json() for g in self.gaps()],
-        }
+        out: dict[str, Any] = _finite(
+            {
+                "rules": self.rules,
+                "format": "ladder",
+                "reference": self.reference,
+                "seed": self.seed,
+                "deals": self.deals,
+                "requested_deals": self.requested or self.deals,
+                "interrupted": self.interrupted,
+                "unmeasured": list(self.unmeasured),
+                "hands": self.hands,
+                "agents": [r.to_json() for r in self.rungs()],
+                "gaps": [g.to_json() for g in self.gaps()],
+            }
+        )
+        return out
 
     def summary(self) -> str:
         """The ladder table, strongest first, then one line per adjacent gap."""
         lines = [
             f"ladder against {self.reference} x3 (duplicate 1 vs 3), rules {self.rules}, "
-            f"{self.deals} deals, {self.hands} hands, seed {self.seed}",
+            f"{self.deals} deals, {self.hands} hands, seed {self.seed}"
+            f"{_stopped(self.interrupted, self.deals, self.requested)}",
             f"{'rank':<5}{'agent':<24}{'advantage/hand':>15}  {'95% interval':<20}"
             f"{'mean/hand':>10}{'hands':>8}{'win%':>7}{'deal-in%':>9}",
         ]
@@ -499,9 +648,12 @@ class LadderResult:
         lines.append("adjacent gaps (paired over the same deals):")
         for g in self.gaps():
             lines.append(f"  {g.verdict}  [{g.ci95[0]:+.3f}, {g.ci95[1]:+.3f}]")
+        if self.unmeasured:
+            lines.append(f"not measured (interrupted): {', '.join(self.unmeasured)}")
+        lines += _fault_lines({x: self.fault_counts(x) for x in self.agents})
         faults = sum(int(r.records["fault"].sum()) for r in self.runs.values())
         if faults:
-            lines.append(f"warning: {faults // 4} hands had an illegal agent answer")
+            lines.append(f"warning: {faults // 4} hands had an agent fault (fallback played)")
         return "\n".join(lines)
 
 
@@ -518,6 +670,8 @@ class LadderRung:
     luck: str = "kept"
     """``"adjusted"`` when the luck of the wall was taken out of
     ``advantage`` (see ``ArenaResult.pair_stats``), else ``"kept"``."""
+    faults: dict[str, int] = field(default_factory=dict)
+    """The agent's faults by kind over every run of the ladder."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the ladder's ``agents`` list."""
@@ -526,6 +680,7 @@ class LadderRung:
             "advantage": self.advantage,
             "ci95": list(self.ci95),
             "reference": self.stats is None,
+            "faults": dict(self.faults),
         }
         if self.stats is not None:
             out["luck"] = self.luck
@@ -533,6 +688,7 @@ class LadderRung:
             own.pop("agent")
             out["mean"] = own.pop("mean")
             out["mean_ci95"] = own.pop("ci95")
+            own.pop("faults")  # the ladder's, above
             out.update(own)
         return out
 
@@ -555,87 +711,6 @@ def _labels(agents: Sequence[AgentSpec]) -> list[str]:
     from koudian.simulation import _label
 
     return [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
-
-
-def _python_records(
-    rules: Ruleset,
-    specs: Sequence[AgentSpec],
-    labels: list[str],
-    deals: range,
-    seed: int,
-    fmt: str,
-    timeout: float,
-    on_deal: Callable[[], None],
-    walls: int = 0,
-) -> dict[str, npt.NDArray[Any]]:
-    """The arena through the Python game loop (any agents): the same
-    seeds and records as the native arena, the luck of the wall too
-    (``walls``: the lone entry is the line-up's first entry seen once)."""
-    agents: list[Agent] = [make_agent(s, timeout=timeout, seat=i) for i, s in enumerate(specs)]
-    rows: dict[str, list[Any]] = {c: [] for c in _COLUMNS}
-    layout = _tables(labels, fmt)
-    lone = next((e for e in range(4) if labels.count(labels[e]) == 1), 0)
-    luck = ArenaLuck(walls) if walls > 0 else None
-    try:
-        for d in deals:
-            game_seed = mix_seed(seed, d)
-            # The lone rows of the deal's rotation tables, and their gains.
-            gains: list[tuple[int, float]] = []
-            for ti, entries in enumerate(layout):
-                seated = [agents[e] for e in entries]
-                g = Game(rules, seed=game_seed, dealer=d % 4, record=False)
-                for s, a in enumerate(seated):
-                    reset = getattr(a, "reset", None)
-                    if reset is not None:
-                        reset(mix_seed(game_seed, 1 + s))
-                faults: list[Any] = []
-                watch = luck if ti < 4 else None
-                if watch is not None:
-                    seat = entries.index(lone)
-                    watch.begin(game_seed, seat)
-                res = play(g, seated, faults.append, watch)
-                if watch is not None:
-                    gains.append((len(rows["delta"]) + seat, watch.gain))
-                covered = [False] * 4
-                if res.settlement is not None:
-                    for p in res.settlement.payments:
-                        if p.kind == "win_covered":
-                            covered[p.payer] = True
-                won_any = bool(res.winners)
-                for s in range(4):
-                    won = s in res.winners
-                    rows["deal"].append(d)
-                    rows["table"].append(ti)
-                    rows["seat"].append(s)
-                    rows["entry"].append(entries[s])
-                    rows["delta"].append(res.deltas[s])
-                    rows["won"].append(won)
-                    rows["self_draw"].append(won and res.self_draw)
-                    rows["ting"].append(bool(res.ting[s]))
-                    rows["dealt_in"].append(won_any and not res.self_draw and res.from_seat == s)
-                    rows["baohu_paid"].append(covered[s])
-                    rows["fault"].append(bool(faults))
-                    rows["adjusted"].append(math.nan)
-            # The reference table is the last: its settlement at the lone
-            # seat plus the departures' gains (as the native arena).
-            reference = rows["delta"][-4:]
-            for i, gain in gains:
-                rows["adjusted"][i] = reference[rows["seat"][i]] + gain
-            on_deal()
-    finally:
-        for a in agents:
-            close = getattr(a, "close", None)
-            if close is not None:
-                close()
-    types = {
-        "deal": np.uint64,
-        "table": np.uint8,
-        "seat": np.uint8,
-        "entry": np.uint8,
-        "delta": np.int64,
-        "adjusted": np.float64,
-    }
-    return {c: np.asarray(v, dtype=types.get(c, bool)) for c, v in rows.items()}
 
 
 def arena(
@@ -699,7 +774,10 @@ def arena(
     walls = _walls(luck, natives, labels, format)
 
     def result() -> ArenaResult:
-        recs = {c: np.concatenate([p[c] for p in parts]) for c in _COLUMNS}
+        recs = {
+            c: np.concatenate([p[c] for p in parts]) if parts else np.zeros(0, _DTYPES.get(c, bool))
+            for c in _COLUMNS
+        }
         done = len(np.unique(recs["deal"])) if len(recs["deal"]) else 0
         return ArenaResult(str(rules_name), labels, format, seed, done, recs, walls=walls)
 
@@ -735,38 +813,57 @@ def arena(
         res = result()
         res.retried_tasks = retried
         return res
-    if len(names) == 4:
-        from koudian import _arena_chunks, cluster
+    from koudian import _arena_play
 
-        record_dir = cluster._record_dir(record)
-        step = chunk or (
-            _arena_chunks.ARENA_CHUNK if record_dir else max(1, min(deals // 40, 2000))
-        )
-        shards: list[dict[str, Any]] = []
-        for start in range(0, deals, step):
-            n = min(step, deals - start)
-            recs, written = _arena_chunks.play_deals(
-                r, names, labels, format, start, n, seed, threads, seats, record_dir, walls
-            )
-            parts.append(recs)
-            shards += written
-            if progress is not None:
-                progress(result())
-        if record_dir is not None:
-            _arena_chunks.finish_dataset(
-                record_dir, r, labels, names, format, seed, deals, seats, shards
-            )
-    else:
-
-        def on_deal() -> None:
-            return None
-
-        parts.append(
-            _python_records(r, agents, labels, range(deals), seed, format, timeout, on_deal, walls)
-        )
-        if progress is not None:
-            progress(result())
-    return result()
+    found: list[ArenaFault] = []
+    with StopOnCtrlC() as ctrl_c:
+        try:
+            if len(names) == 4:
+                _arena_play.native_local(
+                    r,
+                    names,
+                    labels,
+                    format,
+                    deals,
+                    seed,
+                    threads,
+                    seats,
+                    record,
+                    walls,
+                    chunk,
+                    parts,
+                    lambda: ctrl_c.stopped,
+                    progress and (lambda: progress(result())),
+                )
+            else:
+                run = _arena_play.python_deals(
+                    r,
+                    agents,
+                    labels,
+                    range(deals),
+                    seed,
+                    format,
+                    timeout,
+                    walls,
+                    lambda: ctrl_c.stopped,
+                )
+                try:
+                    for recs, faults in run:
+                        parts.append(recs)
+                        found += faults
+                        if progress is not None:
+                            progress(result())
+                finally:
+                    run.close()
+        except KeyboardInterrupt:  # a second Ctrl-C, or outside the main thread
+            pass
+    res = result()
+    res.faults = found
+    res.requested = deals
+    if res.deals < deals:  # stopped; a run that finished anyway is whole
+        res.interrupted = True
+        raise ArenaInterrupted(res)
+    return res
 
 
 def _walls(luck: str, natives: Sequence[str | None], labels: list[str], fmt: str) -> int:
@@ -835,240 +932,66 @@ def ladder(
     names = labels if ref_label in labels else [*labels, ref_label]
     runs: dict[str, ArenaResult] = {}
     rules_name = rules if isinstance(rules, str) else "custom"
-    for spec, label in zip(agents, labels, strict=True):
-        if label == ref_label:
-            continue
+    stopped: ArenaResult | None = None
+    with StopOnCtrlC() as ctrl_c:  # one Ctrl-C stops every run
+        for spec, label in zip(agents, labels, strict=True):
+            if label == ref_label:
+                continue
+            if ctrl_c.stopped:  # between two runs
+                break
 
-        def report(partial: ArenaResult, label: str = label) -> None:
-            if progress is not None:
-                progress(label, partial)
+            def report(partial: ArenaResult, label: str = label) -> None:
+                if progress is not None:
+                    progress(label, partial)
 
-        runs[label] = arena(
-            [spec, ref, ref, ref],
-            rules,
-            deals,
-            seed=seed,
-            threads=threads,
-            format="duplicate",
-            timeout=timeout,
-            progress=report,
-            luck=luck,
-        )
+            try:
+                runs[label] = arena(
+                    [spec, ref, ref, ref],
+                    rules,
+                    deals,
+                    seed=seed,
+                    threads=threads,
+                    format="duplicate",
+                    timeout=timeout,
+                    progress=report,
+                    luck=luck,
+                )
+            except ArenaInterrupted as stop:
+                stopped = stop.result
+                break
+    if stopped is not None or len(runs) < len(names) - 1:
+        res = _stopped_ladder(str(rules_name), ref_label, names, seed, deals, runs, stopped)
+        raise LadderInterrupted(res)
     return LadderResult(str(rules_name), ref_label, names, seed, deals, runs)
 
 
-def _tqdm(total: int, enabled: bool) -> Any:
-    """A tqdm bar of ``total`` deals on stderr, or None (disabled, or tqdm
-    not installed: it is the ``cli`` extra)."""
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
-    except ImportError:
-        return None
-    return tqdm(total=total, unit="deal", file=sys.stderr)
-
-
-class _Bar:
-    """tqdm with the running estimate of the first pair, else nothing."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._bar: Any = _tqdm(total, enabled)
-        self._done = 0
-
-    def __call__(self, partial: ArenaResult) -> None:
-        if self._bar is None:
-            return
-        self._bar.update(partial.deals - self._done)
-        self._done = partial.deals
-        pairs = partial.pair_stats() if partial.deals > 1 else []
-        if pairs:
-            p = pairs[0]
-            half = (p.ci95[1] - p.ci95[0]) / 2
-            self._bar.set_postfix_str(f"{p.a}-{p.b} {p.diff:+.2f}±{half:.2f}")
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-
-
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    """Writes ``--json`` data to ``path``, indented, with a final newline."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2)
-        f.write("\n")
-
-
-def _cmd_arena(args: argparse.Namespace) -> int:
-    from koudian.simulation import _seat_list, _split_agents
-
-    if args.ladder is not None:
-        return _cmd_ladder(args)
-    if args.agents is None:
-        print("koudian: error: give --agents A,B,C,D or --ladder A,B,C,...", file=sys.stderr)
-        return 2
-    agents = _split_agents(args.agents)
-    try:
-        if len(agents) != 4:
-            raise RulesetError(f"--agents needs 4 agents, got {len(agents)}: {agents}")
-        seats = _seat_list(args.record_seats) if args.record_seats else None
-        bar = _Bar(args.deals, not args.quiet)
-        try:
-            res = arena(
-                agents,
-                args.rules,
-                args.deals,
-                seed=args.seed,
-                threads=args.threads,
-                format=args.format,
-                timeout=args.timeout,
-                progress=bar,
-                record=args.record,
-                record_seats=seats,
-                backend=args.cluster,
-                luck=args.luck,
-            )
-        finally:
-            bar.close()
-        if args.json:
-            _write_json(args.json, res.to_json())
-    except (KoudianError, OSError) as e:
-        print(f"koudian: error: {e}", file=sys.stderr)
-        return 2
-    print(res.summary())
-    if res.retried_tasks:
-        print(f"ray: {res.retried_tasks} task(s) retried after a worker died")
-    if args.record:
-        print(f"dataset: the decisions of {res.hands} hands in {args.record}")
-    return 0
+def _stopped_ladder(
+    rules: str,
+    reference: str,
+    names: list[str],
+    seed: int,
+    deals: int,
+    runs: dict[str, ArenaResult],
+    stopped: ArenaResult | None,
+) -> LadderResult:
+    """The ladder stopped part way, in the run ``stopped`` (the agent
+    being measured; None: between runs): every agent measured, on the
+    deals all of them finished."""
+    done = deals if stopped is None else stopped.deals
+    cut = {k: r.first(done) for k, r in runs.items()}
+    if stopped is not None and done > 0:
+        cut[next(a for a in stopped.agents if a != reference)] = stopped
+    measured = [n for n in names if n == reference or n in cut]
+    res = LadderResult(rules, reference, measured, seed, done, cut, True, deals)
+    res.unmeasured = [n for n in names if n not in measured]
+    return res
 
 
 def add_subparser(sub: Any) -> None:
-    """Adds ``koudian arena`` to the CLI's subparsers."""
-    from koudian.simulation import _positive_int
+    """Adds ``koudian arena`` to the CLI's subparsers (``koudian._arena_cli``)."""
+    from koudian._arena_cli import add_subparser as add
 
-    p = sub.add_parser(
-        "arena",
-        help="compare agents on the same seeded deals (duplicate format)",
-        description=(
-            "Duplicate arena: every deal is played with the agents rotated through the "
-            "seats (and, for A,B,B,B, by the reference table B,B,B,B), with the same "
-            "seeds, so the deal's luck cancels. Intervals are 95% over deals."
-        ),
-    )
-    p.add_argument(
-        "--agents",
-        help='4 agents: random, greedy, mc, mc:rollouts=200, cmd:"python my_bot.py"',
-    )
-    p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
-    p.add_argument("--deals", type=_positive_int, default=1000, help="seeded deals (1000)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
-    p.add_argument("--format", choices=("duplicate", "single"), default="duplicate")
-    p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
-    p.add_argument(
-        "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
-    )
-    p.add_argument(
-        "--record",
-        metavar="DIR",
-        default=None,
-        help="write every decision of every table as a Parquet dataset to DIR (needs pyarrow)",
-    )
-    p.add_argument(
-        "--record-seats", default=None, help="seats to record, e.g. 0 or 0,2 (default: all)"
-    )
-    p.add_argument(
-        "--cluster",
-        default="local",
-        help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
-    )
-    p.add_argument(
-        "--luck",
-        choices=_LUCK,
-        default="auto",
-        help="take the luck of the wall out of a 1-vs-3 run against greedy: auto (where "
-        "it can be, default), adjust (insist), keep (never)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    _add_ladder_arguments(p)
-    p.set_defaults(func=_cmd_arena)
-
-
-def _add_ladder_arguments(p: Any) -> None:
-    """``--ladder`` and ``--reference`` of ``koudian arena``."""
-    p.add_argument(
-        "--ladder",
-        default=None,
-        metavar="A,B,C,...",
-        help="rank any number of agents, each against three copies of the reference "
-        "(instead of --agents)",
-    )
-    p.add_argument(
-        "--reference",
-        default=None,
-        metavar="AGENT",
-        help="the ladder's reference agent (default: the first of --ladder)",
-    )
-
-
-def _cmd_ladder(args: argparse.Namespace) -> int:
-    from koudian.simulation import _split_agents
-
-    agents = _split_agents(args.ladder)
-    try:
-        if args.agents is not None:
-            raise RulesetError("give --agents or --ladder, not both")
-        if args.format != "duplicate":
-            raise RulesetError("the ladder is played in the duplicate format only")
-        reference = args.reference
-        if reference is not None:
-            (reference,) = _split_agents(reference)
-        runs = len(agents) - (reference is None or reference in agents)
-        bar = _LadderBar(args.deals * max(runs, 1), not args.quiet)
-        try:
-            res = ladder(
-                agents,
-                args.rules,
-                args.deals,
-                reference=reference,
-                seed=args.seed,
-                threads=args.threads,
-                timeout=args.timeout,
-                progress=bar,
-                luck=args.luck,
-            )
-        finally:
-            bar.close()
-        if args.json:
-            _write_json(args.json, res.to_json())
-    except (KoudianError, OSError) as e:
-        print(f"koudian: error: {e}", file=sys.stderr)
-        return 2
-    print(res.summary())
-    return 0
-
-
-class _LadderBar:
-    """tqdm over every run's deals, with the running advantage of the
-    agent being measured, else nothing."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._bar = _tqdm(total, enabled)
-        self._done: dict[str, int] = {}
-
-    def __call__(self, agent: str, partial: ArenaResult) -> None:
-        if self._bar is None:
-            return
-        self._bar.update(partial.deals - self._done.get(agent, 0))
-        self._done[agent] = partial.deals
-        if partial.deals > 1:
-            mean, lo, hi = _mean_ci(partial._advantage(agent))
-            self._bar.set_postfix_str(f"{agent} {mean:+.2f}±{(hi - lo) / 2:.2f}")
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+    add(sub)
 
 
 class _CallableModule(types.ModuleType):

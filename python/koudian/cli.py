@@ -360,7 +360,11 @@ def build_parser() -> argparse.ArgumentParser:
     from koudian.web import register
 
     register(sub)  # view, review, serve (koudian/web)
-    __import__("koudian.arena").arena.add_subparser(sub)
+    # The module from sys.modules: the package attribute ``koudian.arena``
+    # is the function once ``koudian.arena(...)`` has been called.
+    import importlib
+
+    importlib.import_module("koudian.arena").add_subparser(sub)
     return p
 
 

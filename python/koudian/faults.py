@@ -13,7 +13,10 @@ from dataclasses import dataclass
 
 from koudian._core import Action
 
-__all__ = ["Fault", "fallback_action"]
+__all__ = ["FAULT_KINDS", "Fault", "fallback_action"]
+
+FAULT_KINDS = ("illegal", "malformed", "timeout", "overflow", "crash", "dead")
+"""Every ``Fault.kind``, in the order reports list them."""
 
 
 @dataclass(frozen=True)

@@ -71,8 +71,14 @@ the bot's process tree, with ``taskkill /T``, while the bot runs). A bot
 command that cannot start at all (no such program) is not a fault but an
 error: ``ExternalAgent.start``, ``koudian.simulate`` and
 ``koudian.Match`` raise ``BotError`` naming the command before any hand
-is played. ``timeout`` is a number of seconds ``0 < timeout <=
-MAX_TIMEOUT`` (3600).
+is played. A bot that starts but ends before its first answer (``python
+missing_bot.py``: the interpreter runs, the script does not) is an error
+too, not a fault: ``BotStartupError`` (a ``BotError``) with the last
+lines of the bot's stderr, raised at its first decision — the run stops
+there and reports no hand. Descendants that left the bot's process group
+(``setsid()``) end with it too (``koudian._reaper``: on Linux, every
+process carrying the bot's ``KOUDIAN_BOT`` environment token).
+``timeout`` is a number of seconds ``0 < timeout <= MAX_TIMEOUT`` (3600).
 """
 
 from __future__ import annotations
@@ -97,6 +103,7 @@ __all__ = [
     "MAX_TIMEOUT",
     "PROTOCOL_VERSION",
     "BotError",
+    "BotStartupError",
     "ExternalAgent",
     "check_timeout",
     "parse_reply",
@@ -135,6 +142,13 @@ _FLOOD_DETAIL = (
 class BotError(KoudianError):
     """An external bot cannot be used: an empty or unparsable command, a
     ``timeout`` out of range, or a command that cannot start at all."""
+
+
+class BotStartupError(BotError):
+    """An external bot ended before its first answer (``python
+    missing_bot.py``, an import error, a missing model file): the run
+    stops with the bot's own stderr tail rather than play every hand on
+    the fallback."""
 
 
 def check_timeout(timeout: object) -> float:
@@ -250,6 +264,7 @@ class ExternalAgent:
         self._started = False
         self._next_id = 0
         self._echoes_ids = False  # a version 2 bot
+        self._answered = False  # any process of this agent has answered
 
     def start(self) -> None:
         """Starts the bot if it is not running; ``BotError`` (naming the
@@ -324,9 +339,29 @@ class ExternalAgent:
         while not bot.exited() and time.monotonic() < end:
             time.sleep(0.005)
         ended = bot.exited()
+        if ended and not self._answered:
+            self._startup_failure(bot, what)
         self._halt()
         how = bot.status() if ended else "is still running (stopped)"
         return self._fault(seat, "crash", f"the bot {what + ' and ' if what else ''}{how}", legal)
+
+    def _startup_failure(self, bot: BotProcess, what: str) -> None:
+        """Raises ``BotStartupError`` for a bot that ended before any answer,
+        with the tail of its stderr."""
+        tail = bot.err.text(wait=_EXIT_WAIT) if bot.err is not None else None
+        self._halt()
+        self.dead = True
+        said = (
+            "its stderr went to the stream given"
+            if tail is None
+            else f"its stderr ends with:\n{tail}"
+            if tail
+            else "it wrote nothing on stderr"
+        )
+        raise BotStartupError(
+            f"the bot command {self.command!r} {what + ' and ' if what else ''}"
+            f"{bot.status()} before its first answer; {said}"
+        )
 
     def _reply(
         self,
@@ -354,7 +389,7 @@ class ExternalAgent:
                 if lines > MAX_SKIPPED_LINES or size + bot.out.skipped > MAX_SKIPPED_BYTES:
                     return self._halt_fault(seat, "overflow", _FLOOD_DETAIL, legal)
                 continue
-            bot.replied = True
+            bot.replied = self._answered = True
             if isinstance(verdict, str):
                 return self._fault(seat, "malformed", verdict, legal)
             try:

@@ -45,6 +45,8 @@ from koudian._core import (
     simulate_native,
     simulate_record,
 )
+from koudian._runs import CHUNK_SECONDS, timed_chunks
+from koudian._runs import StopOnCtrlC as _StopOnCtrlC
 from koudian.agents import Agent, AgentSpec, Fault, make_agent, native_name
 from koudian.game import Game, play
 from koudian.protocol import MAX_TIMEOUT, BotError, check_timeout, start_bots
@@ -65,12 +67,8 @@ _FIRST_CHUNK = 2000
 """Games in the first native call of a run: a progress report within a
 fraction of a second even for the greedy agent."""
 
-_CHUNK_SECONDS = 0.25
-"""Aimed length of each later native call. Every call wakes the worker
-threads and ends with one thread finishing alone, so short calls cost
-scaling (with 2,000-game calls, two threads ran random agents at 1.5x one
-thread; the core's own loop reaches 1.9x); a quarter of a second keeps the
-progress bar lively."""
+_CHUNK_SECONDS = CHUNK_SECONDS
+"""Aimed length of each later native call (``koudian._runs``)."""
 
 
 @dataclass
@@ -371,15 +369,11 @@ def _native_chunks(
     """Games ``0 .. hands`` in calls of ``chunk`` games, or, when ``chunk``
     is None, of as many as take about ``_CHUNK_SECONDS`` at the rate
     measured so far. Game ``i`` is the same whatever the cut."""
-    start, n = 0, chunk or _FIRST_CHUNK
-    while start < hands:
-        n = min(n, hands - start)
-        t = time.perf_counter()
+    pieces = timed_chunks(
+        hands, _FIRST_CHUNK, chunk=chunk, least=_FIRST_CHUNK, seconds=_CHUNK_SECONDS
+    )
+    for start, n in pieces:
         yield simulate_native(rules, names, n, seed=seed, threads=threads, start=start)
-        start += n
-        if chunk is None:
-            rate = n / max(time.perf_counter() - t, 1e-6)
-            n = max(_FIRST_CHUNK, int(rate * _CHUNK_SECONDS))
 
 
 _RECORD_CHUNK = 2000
@@ -557,44 +551,6 @@ def _batched(
             batch = []
     if batch:
         yield _merge_rows(batch)
-
-
-class _StopOnCtrlC:
-    """While a run is under way, Ctrl-C (SIGINT) only asks it to stop: the
-    run checks ``stopped`` between chunks of native games and between
-    Python-driven hands, so that it ends on a hand boundary with its log
-    and its results agreeing. A second Ctrl-C interrupts at once. Only
-    Python's own handler is replaced, and only in the main thread (the
-    only one that receives signals); elsewhere a ``KeyboardInterrupt``
-    still stops the run, at whatever point it arrives."""
-
-    def __init__(self) -> None:
-        self.stopped = False
-        self._installed = False
-
-    def __enter__(self) -> _StopOnCtrlC:
-        import signal
-        import threading
-
-        if (
-            threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-        ):
-            signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
-        return self
-
-    def _handle(self, signum: int, frame: object) -> None:
-        import signal
-
-        self.stopped = True
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._installed:
-            import signal
-
-            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def simulate(

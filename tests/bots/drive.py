@@ -5,7 +5,7 @@ after the run. Run by tests/test_protocol_faults.py in a subprocess, so a
 hang is a killed child, not a hung test, and the RSS is the engine's own.
 
 Usage: drive.py RULES HANDS TIMEOUT DRIVER BOT [ARGS...]
-(DRIVER: simulate or match)"""
+(DRIVER: simulate, match, arena or ladder)"""
 
 import json
 import os
@@ -61,6 +61,17 @@ def main() -> None:
         faults = r.faults
         ends = [koudian.simulation.END_KINDS[k] for k in r.kind]
         deltas = r.deltas.tolist()
+    elif driver in ("arena", "ladder"):
+        spec = f"cmd:{command}"
+        if driver == "arena":
+            a = koudian.arena([spec, "random", "random", "random"], rules, int(hands), seed=3)
+            runs = [a]
+        else:
+            ladder = koudian.ladder([spec, "random"], rules, int(hands), reference="random")
+            runs = list(ladder.runs.values())
+        faults = []  # the arena's fault counts are tested in tests/test_arena_runs.py
+        ends = []
+        deltas = [row.tolist() for run in runs for row in run.records["delta"].reshape(-1, 4)]
     else:
         agent = ExternalAgent(command, timeout=float(timeout))
         with koudian.Match(rules, [agent, "random", "random", "random"], hands=int(hands)) as m:

@@ -1276,6 +1276,7 @@ fn simulate_native<'py>(
     let end = start
         .checked_add(hands)
         .ok_or_else(|| crate::errors::RulesetError::new_err("start + hands overflows"))?;
+    crate::numpy_ready(py)?;
     let rows = py
         .detach(|| {
             simulate_with(

@@ -139,6 +139,7 @@ fn arena_native<'py>(
     let end = start
         .checked_add(deals)
         .ok_or_else(|| crate::errors::RulesetError::new_err("start + deals overflows"))?;
+    crate::numpy_ready(py)?;
     let recs = py
         .detach(|| arena_with(&r, &specs, start..end, seed, threads, fmt, walls))
         .map_err(to_py)?;

@@ -91,6 +91,7 @@ fn simulate_record<'py>(
         logs,
         log_compression: compression,
     };
+    crate::numpy_ready(py)?;
     let recorded = py
         .detach(|| {
             simulate_dataset(

@@ -261,6 +261,7 @@ impl PyVecEnv {
                 )))
             }
         };
+        crate::numpy_ready(py)?;
         let mut env = py
             .detach(|| VecEnv::new(&r, n, learners, opponents, seed, threads, enc))
             .map_err(to_py)?;

@@ -1,0 +1,250 @@
+"""The ``koudian arena`` command (``--agents`` and ``--ladder``): its
+arguments, progress bars, output and exit codes, over ``koudian.arena``'s
+``arena`` and ``ladder``. Ctrl-C stops a run after the deals under way:
+the summary and ``--json`` of the deals finished, exit code 130."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from koudian._core import KoudianError, RulesetError
+from koudian.arena import (
+    _LUCK,
+    ArenaInterrupted,
+    ArenaResult,
+    LadderInterrupted,
+    _mean_ci,
+    arena,
+    ladder,
+)
+
+__all__ = ["add_subparser"]
+
+_INTERRUPTED = 130
+"""The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells
+report it), after its summary and outputs."""
+
+
+def _tqdm(total: int, enabled: bool) -> Any:
+    """A tqdm bar of ``total`` deals on stderr, or None (disabled, or tqdm
+    not installed: it is the ``cli`` extra)."""
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
+    except ImportError:
+        return None
+    return tqdm(total=total, unit="deal", file=sys.stderr)
+
+
+class _Bar:
+    """tqdm with the running estimate of the first pair, else nothing."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar: Any = _tqdm(total, enabled)
+        self._done = 0
+
+    def __call__(self, partial: ArenaResult) -> None:
+        if self._bar is None:
+            return
+        self._bar.update(partial.deals - self._done)
+        self._done = partial.deals
+        pairs = partial.pair_stats() if partial.deals > 1 else []
+        if pairs:
+            p = pairs[0]
+            half = (p.ci95[1] - p.ci95[0]) / 2
+            self._bar.set_postfix_str(f"{p.a}-{p.b} {p.diff:+.2f}±{half:.2f}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    """Writes ``--json`` data to ``path``, indented, with a final newline."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, allow_nan=False)
+        f.write("\n")
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from koudian.simulation import _seat_list, _split_agents
+
+    if args.ladder is not None:
+        return _cmd_ladder(args)
+    if args.agents is None:
+        print("koudian: error: give --agents A,B,C,D or --ladder A,B,C,...", file=sys.stderr)
+        return 2
+    agents = _split_agents(args.agents)
+    try:
+        if len(agents) != 4:
+            raise RulesetError(f"--agents needs 4 agents, got {len(agents)}: {agents}")
+        seats = _seat_list(args.record_seats) if args.record_seats else None
+        bar = _Bar(args.deals, not args.quiet)
+        code = 0
+        try:
+            res = arena(
+                agents,
+                args.rules,
+                args.deals,
+                seed=args.seed,
+                threads=args.threads,
+                format=args.format,
+                timeout=args.timeout,
+                progress=bar,
+                record=args.record,
+                record_seats=seats,
+                backend=args.cluster,
+                luck=args.luck,
+            )
+        except ArenaInterrupted as stop:
+            res, code = stop.result, _INTERRUPTED
+        finally:
+            bar.close()
+        if args.json:
+            _write_json(args.json, res.to_json())
+    except (KoudianError, OSError) as e:
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
+    print(res.summary())
+    if res.retried_tasks:
+        print(f"ray: {res.retried_tasks} task(s) retried after a worker died")
+    if args.record:
+        partial = " (partial: the deals finished)" if res.interrupted else ""
+        print(f"dataset: the decisions of {res.hands} hands in {args.record}{partial}")
+    return code
+
+
+def add_subparser(sub: Any) -> None:
+    """Adds ``koudian arena`` to the CLI's subparsers."""
+    from koudian.simulation import _positive_int
+
+    p = sub.add_parser(
+        "arena",
+        help="compare agents on the same seeded deals (duplicate format)",
+        description=(
+            "Duplicate arena: every deal is played with the agents rotated through the "
+            "seats (and, for A,B,B,B, by the reference table B,B,B,B), with the same "
+            "seeds, so the deal's luck cancels. Intervals are 95% over deals. Ctrl-C "
+            "stops the run and prints the summary of the deals finished (exit code 130)."
+        ),
+    )
+    p.add_argument(
+        "--agents",
+        help='4 agents: random, greedy, mc, mc:rollouts=200, cmd:"python my_bot.py"',
+    )
+    p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
+    p.add_argument("--deals", type=_positive_int, default=1000, help="seeded deals (1000)")
+    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
+    p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
+    p.add_argument("--format", choices=("duplicate", "single"), default="duplicate")
+    p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
+    p.add_argument(
+        "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
+    )
+    p.add_argument(
+        "--record",
+        metavar="DIR",
+        default=None,
+        help="write every decision of every table as a Parquet dataset to DIR (needs pyarrow)",
+    )
+    p.add_argument(
+        "--record-seats", default=None, help="seats to record, e.g. 0 or 0,2 (default: all)"
+    )
+    p.add_argument(
+        "--cluster",
+        default="local",
+        help="local (default), ray (a local Ray, or RAY_ADDRESS), or ray:ADDRESS",
+    )
+    p.add_argument(
+        "--luck",
+        choices=_LUCK,
+        default="auto",
+        help="take the luck of the wall out of a 1-vs-3 run against greedy: auto (where "
+        "it can be, default), adjust (insist), keep (never)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_ladder_arguments(p)
+    p.set_defaults(func=_cmd_arena)
+
+
+def _add_ladder_arguments(p: Any) -> None:
+    """``--ladder`` and ``--reference`` of ``koudian arena``."""
+    p.add_argument(
+        "--ladder",
+        default=None,
+        metavar="A,B,C,...",
+        help="rank any number of agents, each against three copies of the reference "
+        "(instead of --agents)",
+    )
+    p.add_argument(
+        "--reference",
+        default=None,
+        metavar="AGENT",
+        help="the ladder's reference agent (default: the first of --ladder)",
+    )
+
+
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    from koudian.simulation import _split_agents
+
+    agents = _split_agents(args.ladder)
+    try:
+        if args.agents is not None:
+            raise RulesetError("give --agents or --ladder, not both")
+        if args.format != "duplicate":
+            raise RulesetError("the ladder is played in the duplicate format only")
+        reference = args.reference
+        if reference is not None:
+            (reference,) = _split_agents(reference)
+        runs = len(agents) - (reference is None or reference in agents)
+        bar = _LadderBar(args.deals * max(runs, 1), not args.quiet)
+        code = 0
+        try:
+            res = ladder(
+                agents,
+                args.rules,
+                args.deals,
+                reference=reference,
+                seed=args.seed,
+                threads=args.threads,
+                timeout=args.timeout,
+                progress=bar,
+                luck=args.luck,
+            )
+        except LadderInterrupted as stop:
+            res, code = stop.result, _INTERRUPTED
+        finally:
+            bar.close()
+        if args.json:
+            _write_json(args.json, res.to_json())
+    except (KoudianError, OSError) as e:
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
+    print(res.summary())
+    return code
+
+
+class _LadderBar:
+    """tqdm over every run's deals, with the running advantage of the
+    agent being measured, else nothing."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar = _tqdm(total, enabled)
+        self._done: dict[str, int] = {}
+
+    def __call__(self, agent: str, partial: ArenaResult) -> None:
+        if self._bar is None:
+            return
+        self._bar.update(partial.deals - self._done.get(agent, 0))
+        self._done[agent] = partial.deals
+        if partial.deals > 1:
+            mean, lo, hi = _mean_ci(partial._advantage(agent))
+            self._bar.set_postfix_str(f"{agent} {mean:+.2f}±{(hi - lo) / 2:.2f}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()

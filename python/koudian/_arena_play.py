@@ -1,0 +1,184 @@
+"""The local play of ``koudian.arena``: built-in agents natively, in
+calls of about a quarter of a second (``koudian._runs.timed_chunks``) so
+that Ctrl-C is honoured within a second, and any agents through the
+Python game loop, a deal at a time, so that a stopped run keeps every
+deal it finished whole."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from koudian._core import ArenaLuck, Ruleset, mix_seed
+from koudian._runs import timed_chunks
+from koudian.agents import Agent, AgentSpec, make_agent
+from koudian.arena import _COLUMNS, _DTYPES, ArenaFault, _tables
+from koudian.faults import Fault
+from koudian.game import Game, play
+
+__all__ = ["FIRST_DEALS", "native_local", "python_deals"]
+
+FIRST_DEALS = 1
+"""Deals in the first native call of a local run; later calls take about
+a quarter of a second each, so that Ctrl-C is honoured within a second
+even with a slow agent."""
+
+
+def native_local(
+    r: Ruleset,
+    names: list[str],
+    labels: list[str],
+    fmt: str,
+    deals: int,
+    seed: int,
+    threads: int,
+    seats: list[int],
+    record: str | os.PathLike[str] | None,
+    walls: int,
+    chunk: int | None,
+    parts: list[dict[str, npt.NDArray[Any]]],
+    stopped: Callable[[], bool],
+    report: Callable[[], None] | None,
+) -> None:
+    """The local native arena, into ``parts``: deals in calls of about a
+    quarter of a second (``chunk`` deals when given), until done or
+    ``stopped()``. Recording, each call's decisions are kept until they
+    make a shard per table of at least half ``ARENA_CHUNK`` deals (of
+    ``chunk`` deals when given), so a slow agent's short calls make no
+    small shards, and held rows never exceed ``ARENA_CHUNK`` deals. The
+    dataset's manifest lists the shards of the deals finished and, for a
+    run stopped early, says ``"partial": true``."""
+    from koudian import _arena_chunks, cluster
+
+    record_dir = cluster._record_dir(record)
+    shard = chunk or _arena_chunks.ARENA_CHUNK // 2
+    held: list[list[dict[str, Any] | None]] = []
+    held_from = 0
+    shards: list[dict[str, Any]] = []
+    done = 0
+    interrupted = False
+
+    def flush() -> None:
+        nonlocal held, held_from
+        if record_dir is not None and held:
+            shards.extend(
+                _arena_chunks.write_tables(record_dir, held_from, names, labels, fmt, held)
+            )
+        held, held_from = [], done
+
+    most = shard if record_dir else None
+    try:
+        for start, n in timed_chunks(deals, FIRST_DEALS, chunk=chunk, most=most):
+            if record_dir is None:
+                recs = _arena_chunks.play_deals(
+                    r, names, labels, fmt, start, n, seed, threads, seats, None, walls
+                )[0]
+            else:
+                recs, decisions = _arena_chunks.play_tables(
+                    r, names, fmt, start, n, seed, threads, seats, walls
+                )
+                held.append(decisions)
+            parts.append(recs)
+            done = start + n
+            if done - held_from >= shard:
+                flush()
+            if report is not None:
+                report()
+            if stopped():
+                break
+    except KeyboardInterrupt:  # a second Ctrl-C: the dataset is still made whole
+        interrupted = True
+    if record_dir is not None:
+        flush()
+        _arena_chunks.finish_dataset(
+            record_dir, r, labels, names, fmt, seed, done, seats, shards, requested=deals
+        )
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def python_deals(
+    rules: Ruleset,
+    specs: Sequence[AgentSpec],
+    labels: list[str],
+    deals: range,
+    seed: int,
+    fmt: str,
+    timeout: float,
+    walls: int = 0,
+    stopped: Callable[[], bool] = lambda: False,
+) -> Generator[tuple[dict[str, npt.NDArray[Any]], list[ArenaFault]]]:
+    """The arena through the Python game loop (any agents), one deal at a
+    time: its records and its agents' faults. The same seeds and records
+    as the native arena, the luck of the wall too (``walls``: the lone
+    entry is the line-up's first entry seen once). Once ``stopped()``
+    (Ctrl-C), the deal under way is dropped at its next table: every deal
+    given is whole. The agents are closed when the generator is."""
+    agents: list[Agent] = [make_agent(s, timeout=timeout, seat=i) for i, s in enumerate(specs)]
+    layout = _tables(labels, fmt)
+    lone = next((e for e in range(4) if labels.count(labels[e]) == 1), 0)
+    luck = ArenaLuck(walls) if walls > 0 else None
+    try:
+        for d in deals:
+            rows: dict[str, list[Any]] = {c: [] for c in _COLUMNS}
+            deal_faults: list[ArenaFault] = []
+            game_seed = mix_seed(seed, d)
+            # The lone rows of the deal's rotation tables, and their gains.
+            gains: list[tuple[int, float]] = []
+            for ti, entries in enumerate(layout):
+                if stopped():
+                    return
+                seated = [agents[e] for e in entries]
+                g = Game(rules, seed=game_seed, dealer=d % 4, record=False)
+                for s, a in enumerate(seated):
+                    reset = getattr(a, "reset", None)
+                    if reset is not None:
+                        reset(mix_seed(game_seed, 1 + s))
+                faults: list[Fault] = []
+                watch = luck if ti < 4 else None
+                if watch is not None:
+                    seat = entries.index(lone)
+                    watch.begin(game_seed, seat)
+                res = play(g, seated, faults.append, watch)
+                deal_faults += (ArenaFault(d, ti, entries[f.seat], f) for f in faults)
+                if watch is not None:
+                    gains.append((len(rows["delta"]) + seat, watch.gain))
+                covered = [False] * 4
+                if res.settlement is not None:
+                    for p in res.settlement.payments:
+                        if p.kind == "win_covered":
+                            covered[p.payer] = True
+                won_any = bool(res.winners)
+                for s in range(4):
+                    won = s in res.winners
+                    rows["deal"].append(d)
+                    rows["table"].append(ti)
+                    rows["seat"].append(s)
+                    rows["entry"].append(entries[s])
+                    rows["delta"].append(res.deltas[s])
+                    rows["won"].append(won)
+                    rows["self_draw"].append(won and res.self_draw)
+                    rows["ting"].append(bool(res.ting[s]))
+                    rows["dealt_in"].append(won_any and not res.self_draw and res.from_seat == s)
+                    rows["baohu_paid"].append(covered[s])
+                    rows["fault"].append(bool(faults))
+                    rows["adjusted"].append(math.nan)
+            # The reference table is the last: its settlement at the lone
+            # seat plus the departures' gains (as the native arena).
+            reference = rows["delta"][-4:]
+            for i, gain in gains:
+                rows["adjusted"][i] = reference[rows["seat"][i]] + gain
+            yield (
+                {c: np.asarray(v, dtype=_DTYPES.get(c, bool)) for c, v in rows.items()},
+                deal_faults,
+            )
+    finally:
+        for a in agents:
+            close = getattr(a, "close", None)
+            if close is not None:
+                close()
