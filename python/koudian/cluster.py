@@ -81,7 +81,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from koudian.dataset import Recording
     from koudian.simulation import SimulationResult
 
-__all__ = ["KILL_ENV", "parse_backend", "run", "run_arena"]
+__all__ = ["KILL_ENV", "ArenaStopped", "parse_backend", "run", "run_arena"]
 
 KILL_ENV = "KOUDIAN_RAY_TEST_KILL"
 """Test hook: when set to a game index on the driver, the task whose
@@ -537,7 +537,7 @@ def run(
         from koudian.dataset import Recording
 
         recording = Recording(record_dir, rules, labels, seed, hands, record_seats)
-    finished: dict[int, Any] = {}
+    finished: dict[int, tuple[int, Any]] = {}
     shown = 0
 
     def on_progress(done: int, results: list[Any]) -> None:
@@ -547,7 +547,7 @@ def run(
             shown = done
 
     def on_result(start: int, n: int, result: Any) -> None:
-        finished[start] = result
+        finished[start] = n, result
 
     def on_shards(chunks: list[Chunk]) -> None:
         if recording is not None:
@@ -573,8 +573,8 @@ def run(
         except KeyboardInterrupt:
             # As a local run: the hands 0 .. n that finished, whose shards
             # the partial manifest counts, and their logs.
-            results = _prefix(finished)
-            retried = sum(1 for r in finished.values() if r[3] > 1)
+            results, _ = _prefix(finished)
+            retried = sum(1 for _, r in finished.values() if r[3] > 1)
         if log is not None:
             for _, _, text, _ in results:
                 if text is not None:
@@ -595,14 +595,28 @@ def run(
     return result
 
 
-def _prefix(finished: dict[int, Any]) -> list[Any]:
-    """The results of the finished tasks that follow one another from game
-    0, by their first game."""
+def _prefix(finished: dict[int, tuple[int, Any]]) -> tuple[list[Any], int]:
+    """The results of the finished tasks (by first game or deal: games or
+    deals, result) that follow one another from 0, and the games (deals)
+    ``0 .. n`` they hold."""
     out, at = [], 0
     while at in finished:
-        out.append(finished[at])
-        at += int(finished[at][0]["kind"].shape[0])
-    return out
+        n, result = finished[at]
+        out.append(result)
+        at += n
+    return out, at
+
+
+class ArenaStopped(KeyboardInterrupt):
+    """``run_arena`` was interrupted (Ctrl-C): a ``KeyboardInterrupt``
+    carrying ``records``, those of the deals ``0 .. deals`` of the tasks
+    that returned (None if none did), for the caller to report; the
+    dataset, if any, is left partial."""
+
+    def __init__(self, records: dict[str, Any] | None, deals: int) -> None:
+        super().__init__(f"interrupted after {deals} deals")
+        self.records = records
+        self.deals = deals
 
 
 def run_arena(
@@ -650,6 +664,11 @@ def run_arena(
             recs["deal"] = np.unique(recs["deal"], return_inverse=True)[1].astype(np.uint64)
             progress(recs)
 
+    finished: dict[int, tuple[int, Any]] = {}
+
+    def on_result(start: int, n: int, result: Any) -> None:
+        finished[start] = n, result
+
     def on_shards(chunks: list[Chunk]) -> None:
         # Deals start .. start + n hold the hands of ids start * tables ..
         # (start + n) * tables, every table's.
@@ -668,10 +687,13 @@ def run_arena(
             chunk,
             ARENA_CHUNK,
             on_progress if progress is not None else None,
-            None,
+            on_result,
             on_shards if recording is not None else None,
         )
         completed = True
+    except KeyboardInterrupt:
+        done, n = _prefix(finished)
+        raise ArenaStopped(_join([r[0] for r in done]) if done else None, n) from None
     finally:
         if recording is not None:
             assert record_dir is not None
