@@ -46,9 +46,10 @@ AUTO_KEEPS = frozenset({"random"})
 """Built-in lone agents for which ``luck="auto"`` keeps the luck: the
 correction costs 2 x ``LUCK_WALLS`` greedy rollouts (about 6 ms) a
 departure, and ``random`` departs at almost every decision for
-microseconds of its own, so the correction made its arena about 30x
-slower for an interval a few percent narrower (its weight is small: its
-departures' own noise adds up). For ``mc`` the cost hides in its search;
+microseconds of its own, so the correction made its arena hundreds of
+times slower for an interval 8% narrower (300 deals: 50-88 s against
+0.04-0.08 s, +15.11 ± 0.56 against ± 0.61; its weight is small, its
+departures' own noise adding up; docs/arena.md). For ``mc`` the cost hides in its search;
 a Python or ``cmd:`` bot's cost per decision is not known to the arena,
 and it gets the correction (``luck="keep"`` for a bot that plays
 near-randomly and fast)."""
