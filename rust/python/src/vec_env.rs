@@ -191,13 +191,13 @@ fn num_envs_of(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
     }
 }
 
-/// A Python or numpy bool.
+/// A Python or numpy bool (`numpy.bool`, `numpy.bool_` before numpy 2).
 fn is_bool(obj: &Bound<'_, PyAny>) -> bool {
     obj.cast::<PyBool>().is_ok()
         || obj
             .get_type()
             .name()
-            .is_ok_and(|n| n.to_str().is_ok_and(|n| n == "bool"))
+            .is_ok_and(|n| n.to_str().is_ok_and(|n| n == "bool" || n == "bool_"))
 }
 
 /// `repr(obj)`, for the messages.
@@ -294,11 +294,9 @@ impl PyVecEnv {
         shaping_scale: f64,
     ) -> PyResult<Self> {
         let r = resolve(py, Some(rules))?;
+        // The core refuses a count outside 1..=MAX_ENVS before anything
+        // is allocated (the arrays below come after it).
         let n = num_envs;
-        // The bound before any allocation (the core checks it again).
-        if !(1..=MAX_ENVS).contains(&n) {
-            return Err(to_py(bad_num_envs(n)));
-        }
         let enc = Encoding::from_version(encoding).map_err(to_py)?;
         let dtype = dtype_of(obs_dtype)?;
         if enc == Encoding::V1 && dtype == Dtype::U8 {
