@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from koudian._core import ArenaLuck, arena_adjustable, arena_native
-from koudian.arena import _COLUMNS, LUCK_WALLS, _luck_weight, _mean_ci
+from koudian._luck import LUCK_FOLDS, cross_fitted, fit_weight
+from koudian.arena import _COLUMNS, LUCK_WALLS, MIN_LUCK_DEALS, _mean_ci
 from koudian.cli import main
 from wrapped import Wrapped
 
@@ -70,41 +71,180 @@ def test_the_luck_taken_out_keeps_the_mean_and_narrows_the_interval(
     assert note in adjusted.summary()
 
 
-def test_the_pair_is_the_weighted_correction_computed_by_hand() -> None:
-    # Two deals, mc at seat r of rotation r; the reference table scores 0.
+def synthetic_run(raw: list[float], adj: list[float], walls: int = 8) -> koudian.ArenaResult:
+    """A 1-vs-3 run whose lone agent "a" has the per-deal advantage
+    ``raw[d]`` (at seat 0 of rotation 0; the reference table scores 0)
+    and the adjusted one ``adj[d]``."""
     rows: dict[str, list[float]] = {c: [] for c in _COLUMNS}
-    raw = {0: [4.0, 0.0, 0.0, 0.0], 1: [0.0, 0.0, -8.0, 0.0], 2: [2.0, 2.0, 2.0, 2.0]}
-    adj = {0: [1.0, 0.0, 0.0, 0.0], 1: [0.0, 0.0, -2.0, 0.0], 2: [2.0, 2.0, 2.0, 2.0]}
-    for d in range(3):
+    for d in range(len(raw)):
         for t in range(5):
             for s in range(4):
                 entry = 1 if t == 4 else (s - t) % 4
                 lone = t < 4 and entry == 0
+                first = t == 0
                 rows["deal"].append(d)
                 rows["table"].append(t)
                 rows["seat"].append(s)
                 rows["entry"].append(entry)
-                rows["delta"].append(int(raw[d][t]) if lone else 0)
-                rows["adjusted"].append(adj[d][t] if lone else math.nan)
+                rows["delta"].append(4 * raw[d] if lone and first else 0)
+                rows["adjusted"].append((4 * adj[d] if first else 0.0) if lone else math.nan)
     recs = {c: np.asarray(v) for c, v in rows.items()}
+    recs["delta"] = recs["delta"].astype(np.int64)
     for c in ("won", "self_draw", "ting", "dealt_in", "baohu_paid", "fault"):
         recs[c] = np.zeros(len(recs["deal"]), bool)
-    res = koudian.ArenaResult("shanxi", ["a", "b", "b", "b"], "duplicate", 0, 3, recs, walls=8)
-    # Per deal: raw 1, -2, 2; adjusted 0.25, -0.5, 2; correction 0.75, -1.5, 0.
-    r = np.array([1.0, -2.0, 2.0])
-    corr = np.array([0.75, -1.5, 0.0])
-    w = float(np.cov(r, corr)[0, 1] / corr.var(ddof=1))
-    assert res.luck_weight("a") == pytest.approx(min(1.0, w))
+    n = len(raw)
+    return koudian.ArenaResult("shanxi", ["a", "b", "b", "b"], "duplicate", 0, n, recs, walls=walls)
+
+
+def test_the_pair_is_the_cross_fitted_correction_computed_by_hand() -> None:
+    rng = np.random.default_rng(5)
+    n = MIN_LUCK_DEALS + 7
+    raw = rng.integers(-20, 20, n).astype(float)
+    adj = raw - rng.integers(-8, 8, n) + 0.25
+    res = synthetic_run(list(raw), list(adj))
+    np.testing.assert_array_equal(res._played("a"), raw)
+    # Deal d is in fold d % LUCK_FOLDS; its correction's weight is fitted
+    # on the other folds only.
+    c = raw - adj
+    values = raw.copy()
+    weights = []
+    for k in range(LUCK_FOLDS):
+        out = np.arange(n) % LUCK_FOLDS == k
+        rest_raw, rest_c = raw[~out], c[~out]
+        w = float(np.cov(rest_raw, rest_c)[0, 1] / rest_c.var(ddof=1))
+        w = min(1.0, max(0.0, w))
+        values[out] = raw[out] - w * c[out]
+        weights.append(w)
+    assert res.luck_weight("a") == pytest.approx(float(np.mean(weights)))
     (p,) = res.pair_stats()
-    mean, lo, hi = _mean_ci(r - min(1.0, w) * corr)
+    mean, lo, hi = _mean_ci(values)
+    assert p.luck == "adjusted"
     assert p.diff == pytest.approx(mean) and p.ci95 == pytest.approx((lo, hi))
     assert p.played is not None
-    assert p.played[0] == pytest.approx(1 / 3)
-    assert p.played[1] == pytest.approx(_mean_ci(r)[1:])
+    assert p.played[0] == pytest.approx(raw.mean())
+    assert p.played[1] == pytest.approx(_mean_ci(raw)[1:])
     data = res.to_json()
     assert data["walls"] == 8
     assert data["pairs"][0]["luck"] == "adjusted"
-    assert data["pairs"][0]["played"]["diff"] == pytest.approx(1 / 3)
+    assert data["pairs"][0]["played"]["diff"] == pytest.approx(raw.mean())
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(-60, 60), st.integers(-60, 60)),
+        min_size=MIN_LUCK_DEALS,
+        max_size=60,
+    ),
+    st.integers(-200, 200),
+)
+def test_a_deal_never_fits_its_own_weight(pairs: list[tuple[int, int]], change: int) -> None:
+    # Whatever deal 0 holds, the weight its correction gets is the same:
+    # it is fitted on the other folds (in-sample, two deals fitted their
+    # own weight exactly and the interval collapsed to ± 0.00).
+    raw = np.array([float(p[0]) for p in pairs])
+    adj = np.array([float(p[1]) for p in pairs])
+    fitted = cross_fitted(raw, adj)
+    assert fitted is not None
+    values, w = fitted
+    assert 0.0 <= w <= 1.0
+    raw2, adj2 = raw.copy(), adj.copy()
+    raw2[0] += change
+    adj2[0] -= change
+    again = cross_fitted(raw2, adj2)
+    assert again is not None
+    c, c2 = raw[0] - adj[0], raw2[0] - adj2[0]
+    own = (raw[0] - values[0]) / c if c else None
+    own2 = (raw2[0] - again[0][0]) / c2 if c2 else None
+    if own is not None and own2 is not None:
+        assert own == pytest.approx(own2, abs=1e-9)
+    # Every value is its own deal's correction at a weight in [0, 1]:
+    # between the advantage as played and the adjusted one.
+    for v, r, a in zip(again[0], raw2, adj2, strict=True):
+        lo, hi = sorted((r, a))
+        assert lo - 1e-9 <= v <= hi + 1e-9
+
+
+def test_fewer_deals_than_the_minimum_keep_the_interval_as_played(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The issue's run: with the weight fitted on the same two deals the
+    # interval collapsed ("greedy beats random by +15.70 ± 0.00"; as
+    # played ± 3.43).
+    agents = ["random", "greedy", "greedy", "greedy"]
+    base = ["arena", "--agents", ",".join(agents), "--deals", "2", "--quiet", "--seed", "7"]
+    assert main([*base, "--luck", "adjust"]) == 0
+    text = capsys.readouterr().out
+    assert "± 0.00" not in text
+    assert f"fewer than {MIN_LUCK_DEALS}" in text
+    assert "by +17.50 ± 3.43 per hand" in text
+    res = koudian.arena(agents, "shanxi", 2, seed=7, luck="adjust")
+    assert res.walls == LUCK_WALLS and res.adjusted("random")
+    (p,) = res.pair_stats()
+    mean, lo, hi = _mean_ci(res._played("random"))
+    assert (p.diff, p.ci95) == (mean, (lo, hi)) and hi - lo > 1.0
+    assert p.luck == "kept" and p.weight is None and p.played is None
+    note = p.note()
+    assert note is not None and "2 deals" in note
+    assert res.luck_weight("random") == 0.0
+    assert res.to_json()["pairs"][0]["luck_reason"] == note
+    # Synthetic: one deal short of the minimum is as played, the minimum
+    # is cross-fitted.
+    rng = np.random.default_rng(1)
+    raw = list(rng.normal(0, 10, MIN_LUCK_DEALS))
+    adj = [r / 2 for r in raw]
+    assert synthetic_run(raw[:-1], adj[:-1]).pair_stats()[0].luck == "kept"
+    assert synthetic_run(raw, adj).pair_stats()[0].luck == "adjusted"
+
+
+def test_the_interval_covers_the_large_run_mean_at_the_smallest_size() -> None:
+    # 200 runs of MIN_LUCK_DEALS deals: their 95% intervals (luck taken
+    # out, cross-fitted) cover the mean of all 4,000 deals about 95% of
+    # the time. A block of deals is a run of its own: deal d is dealt
+    # from mix_seed(seed, d) and every agent's seeds come from the deal,
+    # so the blocks share nothing. Binomial: 200 draws at 0.95 have a
+    # standard deviation of 0.015; [0.88, 0.99] is -4.5 to +2.6 of them.
+    # mc with 2 rollouts departs from greedy in a few decisions a hand,
+    # as a search agent does, for a fraction of mc's time.
+    lone = "mc:rollouts=2"
+    runs, n = 200, MIN_LUCK_DEALS
+    big = koudian.arena(
+        [lone, "greedy", "greedy", "greedy"], "shanxi", runs * n, seed=7, threads=2, luck="adjust"
+    )
+    (whole,) = big.pair_stats()
+    assert whole.luck == "adjusted"
+    truth = whole.diff
+    covered, widths, played_widths = 0, [], []
+    deal = big.records["deal"].astype(np.int64)
+    for i in range(runs):
+        rows = (deal >= i * n) & (deal < (i + 1) * n)
+        recs = {c: v[rows] for c, v in big.records.items()}
+        res = koudian.ArenaResult("shanxi", big.agents, "duplicate", 7, n, recs, walls=big.walls)
+        (p,) = res.pair_stats()
+        assert p.luck == "adjusted" and p.played is not None
+        covered += p.ci95[0] <= truth <= p.ci95[1]
+        widths.append(p.ci95[1] - p.ci95[0])
+        played_widths.append(p.played[1][1] - p.played[1][0])
+    assert 0.88 <= covered / runs <= 0.99, covered
+    # And the correction still pays at this size.
+    assert np.mean(widths) < 0.75 * np.mean(played_widths)
+
+
+def test_auto_takes_the_luck_out_only_where_it_pays() -> None:
+    # The correction plays 128 greedy rollouts a departure: built-in
+    # random departs at almost every decision for microseconds of its own,
+    # so auto keeps its luck; mc (and any bot the arena cannot price)
+    # gets the correction; "adjust" insists.
+    rnd = ["random", "greedy", "greedy", "greedy"]
+    kept = koudian.arena(rnd, "shanxi", 2, seed=1)
+    assert kept.walls == 0 and not kept.adjusted("random")
+    assert kept.pair_stats()[0].luck == "kept"
+    assert koudian.arena(rnd, "shanxi", 2, seed=1, luck="adjust").walls == LUCK_WALLS
+    assert koudian.arena(MC, "shanxi", 2, seed=1).walls == LUCK_WALLS
+    bot = koudian.arena([Wrapped("random"), *rnd[1:]], "shanxi", 2, seed=1)
+    assert bot.walls == LUCK_WALLS
+    lad = koudian.ladder(["greedy", "random"], "shanxi", 2, seed=1)
+    assert lad.runs["random"].walls == 0
 
 
 @settings(max_examples=200, deadline=None)
@@ -121,7 +261,7 @@ def test_the_pair_is_the_weighted_correction_computed_by_hand() -> None:
 def test_the_fitted_weight_spreads_least(pairs: list[tuple[float, float]]) -> None:
     raw = np.array([p[0] for p in pairs])
     adj = np.array([p[1] for p in pairs])
-    w = _luck_weight(raw, adj)
+    w = fit_weight(raw, adj)
     assert 0.0 <= w <= 1.0
     best = float((raw - w * (raw - adj)).var(ddof=1))
     for v in np.linspace(0.0, 1.0, 21):
@@ -151,7 +291,7 @@ def test_a_python_agent_has_the_luck_taken_out_as_a_native_one(lone: str) -> Non
     # The Python game loop watches the departures with the core's own
     # watcher and the same shuffles: the same values, to the bit.
     agents = [lone, "greedy", "greedy", "greedy"]
-    native = koudian.arena(agents, "shanxi", 6, seed=3, threads=2)
+    native = koudian.arena(agents, "shanxi", 6, seed=3, threads=2, luck="adjust")
     python = koudian.arena([Wrapped(lone), *agents[1:]], "shanxi", 6, seed=3, luck="adjust")
     assert python.walls == LUCK_WALLS and python.adjusted(lone)
     for c in _COLUMNS:
@@ -183,8 +323,10 @@ def test_the_native_arena_checks_walls() -> None:
 
 def test_the_recorded_run_carries_the_adjusted_column(tmp_path: Path) -> None:
     agents = ["random", "greedy", "greedy", "greedy"]
-    plain = koudian.arena(agents, "shanxi", 6, seed=2, threads=1)
-    recorded = koudian.arena(agents, "shanxi", 6, seed=2, threads=2, record=tmp_path, chunk=4)
+    plain = koudian.arena(agents, "shanxi", 6, seed=2, threads=1, luck="adjust")
+    recorded = koudian.arena(
+        agents, "shanxi", 6, seed=2, threads=2, record=tmp_path, chunk=4, luck="adjust"
+    )
     assert plain.adjusted("random")
     np.testing.assert_array_equal(plain.records["adjusted"], recorded.records["adjusted"])
     assert plain.to_json() == recorded.to_json()
@@ -194,7 +336,8 @@ def test_the_cli_takes_luck_and_reports_both(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "a.json"
-    base = ["arena", "--agents", ",".join(MC), "--deals", "4", "--quiet", "--seed", "3"]
+    deals = str(MIN_LUCK_DEALS)
+    base = ["arena", "--agents", ",".join(MC), "--deals", deals, "--quiet", "--seed", "3"]
     assert main([*base, "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "luck of the wall taken out" in text and "as played" in text
@@ -210,8 +353,9 @@ def test_the_cli_takes_luck_and_reports_both(
 
 
 def test_the_ladder_takes_the_luck_out_against_greedy() -> None:
-    lad = koudian.ladder(["greedy", "mc:budget=fast"], "shanxi", 8, seed=5)
-    kept = koudian.ladder(["greedy", "mc:budget=fast"], "shanxi", 8, seed=5, luck="keep")
+    n = MIN_LUCK_DEALS
+    lad = koudian.ladder(["greedy", "mc:budget=fast"], "shanxi", n, seed=5)
+    kept = koudian.ladder(["greedy", "mc:budget=fast"], "shanxi", n, seed=5, luck="keep")
     run = lad.runs["mc:budget=fast"]
     assert run.adjusted("mc:budget=fast")
     np.testing.assert_allclose(lad.advantage("mc:budget=fast"), run._advantage("mc:budget=fast"))

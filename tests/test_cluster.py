@@ -276,7 +276,11 @@ DEALS = 60
 @pytest.fixture(scope="module")
 def local_arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[koudian.ArenaResult, Path]:
     d = tmp_path_factory.mktemp("arena")
-    return koudian.arena(LINEUP, "shanxi", DEALS, seed=4, threads=2, record=d, chunk=10), d
+    # "adjust": auto keeps the luck for random (docs/arena.md).
+    run = koudian.arena(
+        LINEUP, "shanxi", DEALS, seed=4, threads=2, record=d, chunk=10, luck="adjust"
+    )
+    return run, d
 
 
 def _same_arena(a: koudian.ArenaResult, b: koudian.ArenaResult) -> None:
@@ -337,7 +341,9 @@ def test_arena_backend_ray_is_the_local_run(
         assert partial.pair_stats() and partial.hands == 5 * partial.deals
         seen.append(partial.deals)
 
-    got = koudian.arena(LINEUP, "shanxi", DEALS, seed=4, backend="ray", progress=progress)
+    got = koudian.arena(
+        LINEUP, "shanxi", DEALS, seed=4, backend="ray", progress=progress, luck="adjust"
+    )
     _same_arena(got, local_arena[0])
     assert got.retried_tasks == 0 and seen == sorted(seen) and seen[-1] == DEALS
 
@@ -352,7 +358,9 @@ def test_a_killed_arena_task_is_retried_and_the_result_is_the_clean_runs(
     # Tasks of 20 deals in chunks of 10: the task from deal 20 dies after
     # writing its first chunk's shards.
     monkeypatch.setenv(koudian.cluster.KILL_ENV, "20")
-    got = koudian.arena(LINEUP, "shanxi", DEALS, seed=4, backend="ray", record=tmp_path, chunk=10)
+    got = koudian.arena(
+        LINEUP, "shanxi", DEALS, seed=4, backend="ray", record=tmp_path, chunk=10, luck="adjust"
+    )
     assert got.retried_tasks == 1
     _same_arena(got, want)
     assert _rows(tmp_path).equals(_rows(d))
@@ -366,7 +374,7 @@ def test_the_arena_cli_runs_on_ray(
 ) -> None:
     from koudian.cli import main
 
-    args = ["--deals", str(DEALS), "--seed", "4", "--quiet", "--cluster", "ray"]
+    args = ["--deals", str(DEALS), "--seed", "4", "--quiet", "--cluster", "ray", "--luck", "adjust"]
     assert main(["arena", "--agents", ",".join(LINEUP), *args]) == 0
     assert capsys.readouterr().out.strip() == local_arena[0].summary()
 

@@ -8,7 +8,11 @@ per step)."""
 from __future__ import annotations
 
 import doctest
+import subprocess
+import sys
+import textwrap
 import tracemalloc
+from pathlib import Path
 
 import koudian
 import numpy as np
@@ -190,6 +194,135 @@ def test_bad_arguments_are_clear_errors() -> None:
         env.log(5)
     with pytest.raises(KoudianError, match="not finished"):
         env.log(0, finished=True)
+
+
+PYTHON_DIR = str(Path(koudian.__file__).resolve().parent.parent)
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter: a construction that aborts (as an
+    allocation failure does) must not take the test session with it."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": PYTHON_DIR, "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+
+
+def test_num_envs_above_the_bound_is_refused_not_an_abort() -> None:
+    # The bound is a documented constant (docs/rl.md); above it every
+    # value is a KoudianError naming num_envs, before anything is
+    # allocated (10**7 used to abort the interpreter, 2**62 to panic).
+    assert VecEnv.MAX_ENVS == 65_536
+    out = run_python(
+        """
+        import koudian
+        for n in (koudian.VecEnv.MAX_ENVS + 1, 10**7, 2**62, 2**64 - 1, 2**64, 2**70, -1, 0):
+            try:
+                koudian.VecEnv("shanxi", n)
+            except koudian.KoudianError as e:
+                assert "num_envs" in str(e) and "65536" in str(e), str(e)
+                print("refused", n)
+            else:
+                print("accepted", n)
+        """
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:-1] == [
+        f"refused {n}" for n in (65_537, 10**7, 2**62, 2**64 - 1, 2**64, 2**70, -1, 0)
+    ]
+
+
+def test_an_allocation_that_fails_below_the_bound_is_a_memory_error() -> None:
+    # With the address space capped, the largest env allowed cannot be
+    # allocated: a MemoryError the caller can catch, never an abort.
+    out = run_python(
+        """
+        import resource, koudian
+        vm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmSize"))
+        cap = vm * 1024 + (200 << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        for dtype in ("uint8", "float32"):
+            try:
+                koudian.VecEnv("shanxi", koudian.VecEnv.MAX_ENVS, obs_dtype=dtype, threads=1)
+            except MemoryError as e:
+                print("MemoryError", dtype, e)
+        env = koudian.VecEnv("shanxi", 4, threads=1)
+        env.reset()
+        print("still usable", env.num_envs)
+        """
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert [x.split()[:2] for x in lines[:2]] == [
+        ["MemoryError", "uint8"],
+        ["MemoryError", "float32"],
+    ]
+    assert lines[2] == "still usable 4"
+
+
+@pytest.mark.parametrize("bad", [True, False])
+def test_a_bool_is_not_a_count_nor_a_seat(bad: bool) -> None:
+    with pytest.raises(KoudianError, match=r"num_envs.*bool"):
+        VecEnv("shanxi", bad)
+    with pytest.raises(KoudianError, match=r"learners.*bool"):
+        VecEnv("shanxi", 2, learners=bad)
+    with pytest.raises(KoudianError, match="num_envs"):
+        VecEnv("shanxi", np.bool_(bad))  # type: ignore[arg-type]
+
+
+def test_the_gymnasium_wrapper_refuses_what_the_raw_env_refuses() -> None:
+    pytest.importorskip("gymnasium")
+    import koudian.vector
+
+    envs = koudian.vector.KoudianVectorEnv("shanxi", num_envs=2, seed=3, threads=1)
+    raw = VecEnv("shanxi", 2, seed=3, threads=1)
+    envs.reset(seed=3)
+    raw.reset(seed=3)
+    legal = envs.action_masks().argmax(1)
+    bad_inputs = [
+        legal + 0.7,  # float64: 3.7 is not action 3
+        legal.astype(np.float32),
+        legal.astype(bool),
+        legal.astype(str),
+        [float(a) for a in legal],
+        [True, False],
+        ["3", "4"],
+        np.array([2**63, 0], dtype=np.uint64),
+        [2**70, 0],
+    ]
+    for bad in bad_inputs:
+        with pytest.raises(IllegalActionError, match="actions"):
+            envs.step(bad)  # type: ignore[arg-type]
+        with pytest.raises(IllegalActionError):
+            raw.step(np.asarray(bad))
+    # Nothing was played: the envs still agree, and integer actions of
+    # any width (a list, int8, uint16) are played as the raw env plays
+    # int64.
+    assert np.array_equal(envs.env.obs, raw.obs)
+    for a in (list(legal), legal.astype(np.int8)):
+        envs.reset(seed=3)
+        obs, *_ = envs.step(a)  # type: ignore[arg-type]
+        raw.reset(seed=3)
+        want, *_ = raw.step(legal.astype(np.int64))
+        assert np.array_equal(obs, want)
+
+
+def test_the_pettingzoo_env_refuses_a_non_integer_action() -> None:
+    pytest.importorskip("pettingzoo")
+    from koudian.env import KoudianEnv
+
+    env = KoudianEnv("shanxi")
+    env.reset(seed=1)
+    index = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    for bad in (index + 0.7, float(index), True, str(index), np.float64(index)):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)  # type: ignore[arg-type]
+    env.step(np.int64(index))  # type: ignore[arg-type]
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
 
 
 def test_version_1_float32_matches_the_pettingzoo_planes() -> None:

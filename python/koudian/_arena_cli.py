@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from koudian._core import KoudianError, RulesetError
+from koudian._luck import MIN_LUCK_DEALS
 from koudian.arena import (
     _LUCK,
     ArenaInterrupted,
@@ -164,7 +165,8 @@ def add_subparser(sub: Any) -> None:
         choices=_LUCK,
         default="auto",
         help="take the luck of the wall out of a 1-vs-3 run against greedy: auto (where "
-        "it can be, default), adjust (insist), keep (never)",
+        "it can be and pays: not for built-in random; default), adjust (insist), keep "
+        f"(never); on fewer than {MIN_LUCK_DEALS} deals the advantage is as played",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_ladder_arguments(p)

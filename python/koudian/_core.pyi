@@ -1227,7 +1227,16 @@ class VecEnv:
     on (a discard that keeps the hand's distance earns 0, one that breaks a
     shape ``-shaping_scale``, a claim that brings it nearer
     ``+shaping_scale``); draws and other seats' moves never count, and the
-    hand-ending decision gets the settlement delta alone."""
+    hand-ending decision gets the settlement delta alone.
+
+    ``num_envs`` is an int from 1 to ``VecEnv.MAX_ENVS`` (65,536: a table
+    holds about 64 KiB once playing, so one env stays under about 4 GiB);
+    anything else, a bool included, is a ``KoudianError`` raised before
+    anything is allocated, and an allocation that fails below the bound is
+    a ``MemoryError``. ``learners`` is not a bool either."""
+
+    MAX_ENVS: ClassVar[int]
+    """The most tables one env holds (65,536); make several envs for more."""
 
     def __init__(
         self,

@@ -41,12 +41,14 @@ from koudian._core import (
     RulesetError,
     arena_adjustable,
 )
+from koudian._luck import MIN_LUCK_DEALS, auto_adjusts, cross_fitted, too_few_deals
 from koudian._runs import StopOnCtrlC
 from koudian.agents import AgentSpec, native_name
 from koudian.faults import FAULT_KINDS, Fault
 
 __all__ = [
     "LUCK_WALLS",
+    "MIN_LUCK_DEALS",
     "AgentStats",
     "ArenaFault",
     "ArenaInterrupted",
@@ -89,33 +91,6 @@ LUCK_WALLS = 64
 when the luck of the wall is taken out (``luck="auto"`` or
 ``"adjust"``)."""
 _LUCK = ("auto", "adjust", "keep")
-
-
-def _luck_weight(raw: npt.NDArray[np.float64], adj: npt.NDArray[np.float64]) -> float:
-    """The weight ``w`` in ``0 .. 1`` of the per-deal correction ``raw -
-    adj`` (mean zero) that leaves ``raw - w (raw - adj)`` the least spread:
-    the control-variate coefficient, fitted on the run. ``w = 1`` is the
-    adjusted advantage itself (a search agent's few departures), smaller
-    weights keep part of the played luck where the correction's own noise
-    is large (random play departs at almost every decision). Whatever the
-    weight, the mean is unbiased: the correction has mean zero."""
-    c = raw - adj
-    if len(c) < 2:
-        return 1.0
-    var = float(c.var(ddof=1))
-    if var == 0.0:
-        return 1.0
-    cov = float(np.cov(raw, c, ddof=1)[0, 1])
-    return min(1.0, max(0.0, cov / var))
-
-
-def _with_luck(
-    raw: npt.NDArray[np.float64], adj: npt.NDArray[np.float64]
-) -> tuple[npt.NDArray[np.float64], float]:
-    """The per-deal advantage with the luck correction at its fitted
-    weight, and the weight."""
-    w = _luck_weight(raw, adj)
-    return np.asarray(raw - w * (raw - adj), dtype=np.float64), w
 
 
 def _pm(mean: float, half: float) -> str:
@@ -189,12 +164,17 @@ class PairStats:
     on the same deals (the same mean up to noise; a wider interval)."""
     weight: float | None = None
     """With the luck taken out: the weight of the correction (1: the
-    adjusted advantage; see ``koudian.arena`` docs)."""
+    adjusted advantage; the mean of its cross-fitted folds' weights, see
+    ``koudian.arena`` docs)."""
+    luck_reason: str | None = None
+    """Why the luck was kept though the run carried the correction (fewer
+    deals than ``MIN_LUCK_DEALS``), else None."""
 
     def note(self) -> str | None:
-        """How the luck of the wall was handled, or None when it was kept."""
+        """How the luck of the wall was handled, or None when it was kept
+        by choice."""
         if self.luck != "adjusted" or self.played is None:
-            return None
+            return self.luck_reason
         d, (lo, hi) = self.played
         return (
             f"luck of the wall taken out (weight {self.weight:.2f}); "
@@ -226,6 +206,7 @@ class PairStats:
                 else {"diff": self.played[0], "ci95": list(self.played[1])}
             ),
             "weight": self.weight,
+            "luck_reason": self.luck_reason,
         }
 
 
@@ -369,10 +350,12 @@ class ArenaResult:
                     other = b if lone == a else a
                     raw = self._played(lone)
                     pm, plo, phi = _mean_ci(raw)
-                    if not self.adjusted(lone):
-                        out.append(PairStats(lone, other, pm, (plo, phi)))
+                    fitted = self._luck(lone)
+                    if fitted is None:
+                        why = too_few_deals(len(raw)) if self.adjusted(lone) else None
+                        out.append(PairStats(lone, other, pm, (plo, phi), luck_reason=why))
                         continue
-                    values, w = _with_luck(raw, self._played(lone, "adjusted"))
+                    values, w = fitted
                     mean, lo, hi = _mean_ci(values)
                     out.append(
                         PairStats(lone, other, mean, (lo, hi), "adjusted", (pm, (plo, phi)), w)
@@ -393,21 +376,28 @@ class ArenaResult:
         return bool(mine.any()) and not bool(np.isnan(col[mine]).any())
 
     def luck_weight(self, lone: str) -> float:
-        """The weight of the luck correction in ``lone``'s advantage (see
-        ``_luck_weight``); 0 where its rows carry none."""
+        """The weight of the luck correction in ``lone``'s advantage (the
+        mean of its cross-fitted folds' weights, ``koudian._luck``); 0
+        where its rows carry none or its deals are fewer than
+        ``MIN_LUCK_DEALS``."""
+        fitted = self._luck(lone)
+        return 0.0 if fitted is None else fitted[1]
+
+    def _luck(self, lone: str) -> tuple[npt.NDArray[np.float64], float] | None:
+        """Per deal, ``lone``'s advantage with the luck correction
+        cross-fitted, and its weight; None where the luck is kept."""
         if not self.adjusted(lone):
-            return 0.0
-        return _luck_weight(self._played(lone), self._played(lone, "adjusted"))
+            return None
+        return cross_fitted(self._played(lone), self._played(lone, "adjusted"))
 
     def _advantage(self, lone: str, luck: bool = True) -> npt.NDArray[np.float64]:
         """Per deal, the lone agent's mean over its seats of its delta
         minus the reference table's delta in the same seat; with ``luck``
-        and the rows adjusted, less the weighted luck correction (the
+        and the rows adjusted, less the cross-fitted luck correction (the
         same mean, a narrower spread)."""
         raw = self._played(lone)
-        if not (luck and self.adjusted(lone)):
-            return raw
-        return _with_luck(raw, self._played(lone, "adjusted"))[0]
+        fitted = self._luck(lone) if luck else None
+        return raw if fitted is None else fitted[0]
 
     def _played(self, lone: str, column: str = "delta") -> npt.NDArray[np.float64]:
         """Per deal, the lone agent's mean over its seats of ``column``
@@ -586,7 +576,7 @@ class LadderResult:
             luck = "kept"
             if name != self.reference:
                 stats = next(a for a in self.runs[name].agent_stats() if a.agent == name)
-                luck = "adjusted" if self.runs[name].adjusted(name) else "kept"
+                luck = "kept" if self.runs[name]._luck(name) is None else "adjusted"
             else:
                 mean, lo, hi = 0.0, 0.0, 0.0
             out.append(LadderRung(name, mean, (lo, hi), stats, luck, self.fault_counts(name)))
@@ -750,10 +740,13 @@ def arena(
 
     ``luck``: ``"auto"`` (default) takes the luck of the wall out of the
     lone agent's advantage wherever it can be (a duplicate 1-vs-3 line-up
-    of built-in agents against three ``"greedy"``), ``"adjust"`` insists
+    against three built-in ``"greedy"``) and pays (not for the built-in
+    ``"random"``: ``koudian._luck.AUTO_KEEPS``), ``"adjust"`` insists
     (and refuses a line-up where it cannot), ``"keep"`` never does. The
     hands played are the same either way; the pair's ``played`` field
-    keeps the advantage as played."""
+    keeps the advantage as played. The correction's weight is
+    cross-fitted, and on fewer than ``MIN_LUCK_DEALS`` deals the
+    advantage is reported as played (docs/arena.md)."""
     from koudian._cli_rules import resolve_rules
     from koudian.simulation import _check_seats
 
@@ -877,7 +870,9 @@ def _walls(luck: str, natives: Sequence[str | None], labels: list[str], fmt: str
     # not the built-in agent its label names is never the reference's "greedy".
     keys = [x if n == x else f"python:{x}" for n, x in zip(natives, labels, strict=True)]
     if fmt == "duplicate" and arena_adjustable(keys):
-        return LUCK_WALLS
+        lone = next(k for k in keys if keys.count(k) == 1)
+        # "auto" pays for the correction only where it pays back.
+        return LUCK_WALLS if luck == "adjust" or auto_adjusts(lone) else 0
     if luck == "adjust":
         why = (
             "the single format has no reference table"

@@ -94,7 +94,14 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import N_ACTIONS, Game, Ruleset, encoding_planes, mix_seed
+from koudian._core import (
+    N_ACTIONS,
+    Game,
+    IllegalActionError,
+    Ruleset,
+    encoding_planes,
+    mix_seed,
+)
 
 try:
     from gymnasium import spaces
@@ -189,6 +196,13 @@ class KoudianEnv(AECEnv):  # type: ignore[misc]
             return
         if action is None:
             raise ValueError(f"{agent} is to act; None is only for finished agents")
+        # An integer index only (numpy's too): 3.7, True or "3" is a
+        # mistake, not action 3 or 1.
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(
+                f"{agent}'s action must be an integer dense index (0-{N_ACTIONS - 1}), "
+                f"got {action!r}"
+            )
         self._cumulative_rewards[agent] = 0.0
         self.game.step(int(action))
         for a in self.agents:

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import ENCODING_VERSION, N_ACTIONS, Ruleset, VecEnv
+from koudian._core import ENCODING_VERSION, N_ACTIONS, IllegalActionError, Ruleset, VecEnv
 
 try:
     from gymnasium import spaces
@@ -127,10 +127,23 @@ class KoudianVectorEnv(VectorEnv):  # type: ignore[type-arg, unused-ignore]
         npt.NDArray[np.bool_],
         dict[str, Any],
     ]:
-        """Plays one dense action index per table; ``(obs, reward,
-        terminated, truncated, info)`` (see ``koudian.VecEnv``)."""
+        """Plays one dense action index per table (any integer array or
+        list; floats, bools and strings are refused with
+        ``IllegalActionError``, as ``koudian.VecEnv`` refuses them); ``(obs,
+        reward, terminated, truncated, info)`` (see ``koudian.VecEnv``)."""
         a = np.asarray(actions)
+        # Only a lossless conversion: a float, bool or str action is a
+        # mistake (3.7 is not action 3), refused as the raw env refuses it.
+        if a.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be integer dense action indices (0-{N_ACTIONS - 1}), "
+                f"got an array of {a.dtype}"
+            )
         if a.dtype != np.int64 and a.dtype != np.int32:
+            if a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+                raise IllegalActionError(
+                    f"actions must be dense action indices (0-{N_ACTIONS - 1}), got {int(a.max())}"
+                )
             a = a.astype(np.int64)
         return self.env.step(np.ascontiguousarray(a))
 

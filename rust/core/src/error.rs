@@ -27,6 +27,11 @@ pub enum Error {
     /// can reach: a broken tile census, a declared hand not ready, a
     /// completion of the wrong size.
     InvalidPosition(String),
+    /// An allocation the operation asked for failed (the system is out
+    /// of memory or the process is capped below it); nothing was built.
+    /// Only sizes that may be large are reserved fallibly; the rest of
+    /// the core's allocations are small.
+    OutOfMemory(String),
 }
 
 impl fmt::Display for Error {
@@ -40,6 +45,7 @@ impl fmt::Display for Error {
             | Error::InvalidLog(m) => f.write_str(m),
             Error::InvalidArgument(m) => f.write_str(m),
             Error::InvalidPosition(m) => f.write_str(m),
+            Error::OutOfMemory(m) => f.write_str(m),
         }
     }
 }

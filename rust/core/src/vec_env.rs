@@ -210,6 +210,24 @@ struct Table {
     ponds: Ponds,
 }
 
+/// The most tables one [`VecEnv`] holds. A table costs about 64 KiB
+/// once its hands are under way (measured: resident memory per table over
+/// 400 steps of 2,000 tables, shanxi, `f32` observations, one learner
+/// seat; 58 KiB with all four learners, 51 KiB for sichuan): its hand in
+/// play and the last finished one with their records, its opponents, its
+/// rows of the output arrays. So one env stays under about 4 GiB, and a
+/// count that cannot be meant (`10**7` tables would be 640 GB) is refused
+/// before anything is allocated. More tables: several envs.
+pub const MAX_ENVS: usize = 1 << 16;
+
+/// The refusal of a table count `got` outside `1..=MAX_ENVS` (a
+/// `Display` so that a binding can name a value no `usize` holds).
+pub fn bad_num_envs(got: impl std::fmt::Display) -> Error {
+    Error::InvalidRuleset(format!(
+        "num_envs must be an integer from 1 to {MAX_ENVS} (MAX_ENVS), got {got}"
+    ))
+}
+
 /// Tables a worker steps without splitting further: enough work (tens of
 /// microseconds) to pay for a rayon task and a pool thread's wake-up,
 /// few enough to share the tables between threads evenly.
@@ -276,8 +294,8 @@ impl VecEnv {
         encoding: Encoding,
     ) -> Result<VecEnv, Error> {
         rules.validate()?;
-        if num_envs == 0 {
-            return Err(Error::InvalidRuleset("num_envs must be at least 1".into()));
+        if !(1..=MAX_ENVS).contains(&num_envs) {
+            return Err(bad_num_envs(num_envs));
         }
         if let Learners::Seat(s) = learners {
             if s > 3 {
@@ -287,7 +305,15 @@ impl VecEnv {
             }
         }
         let workers = Workers::new(threads)?;
-        let mut tables = Vec::with_capacity(num_envs);
+        // The one large block of the env (a few KiB a table); reserved
+        // fallibly so that a failure is an error, not an abort.
+        let mut tables = Vec::new();
+        tables.try_reserve_exact(num_envs).map_err(|_| {
+            Error::OutOfMemory(format!(
+                "not enough memory for {num_envs} tables ({} bytes of table state before the hands)",
+                num_envs.saturating_mul(std::mem::size_of::<Table>())
+            ))
+        })?;
         for i in 0..num_envs as u64 {
             let mut agents: [Option<Box<dyn Agent>>; 4] = [None, None, None, None];
             if let Learners::Seat(me) = learners {
@@ -734,4 +760,28 @@ fn refusal(i: usize, g: &Game, a: i64) -> Error {
         }
     };
     Error::IllegalAction(format!("table {i}: {why}; no table was stepped"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Learners, VecEnv, MAX_ENVS};
+    use crate::error::Error;
+    use crate::game::encode::Encoding;
+    use crate::ruleset::Ruleset;
+
+    /// A count past the bound is refused before anything is allocated
+    /// (`usize::MAX` tables would be a capacity overflow, `10^7` an
+    /// abort); the bound itself is within reach.
+    #[test]
+    fn table_counts_past_the_bound_are_refused() {
+        let r = Ruleset::shanxi();
+        for n in [0, MAX_ENVS + 1, 10_000_000, 1 << 62, usize::MAX] {
+            match VecEnv::new(&r, n, Learners::All, "greedy", 0, 1, Encoding::V2) {
+                Err(Error::InvalidRuleset(m)) => assert!(m.contains("65536"), "{m}"),
+                Err(e) => panic!("{n}: {e}"),
+                Ok(_) => panic!("{n} tables accepted"),
+            }
+        }
+        assert!(VecEnv::new(&r, 1, Learners::All, "greedy", 0, 1, Encoding::V2).is_ok());
+    }
 }

@@ -2,7 +2,7 @@
 
 use koudian_core::Error;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -68,6 +68,8 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidLog(m) => InvalidLogError::new_err(m),
         Error::InvalidArgument(m) => KoudianError::new_err(m),
         Error::InvalidPosition(m) => InvalidPositionError::new_err(m),
+        // Python's own exception for it, which callers already catch.
+        Error::OutOfMemory(m) => PyMemoryError::new_err(m),
     }
 }
 

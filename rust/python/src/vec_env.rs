@@ -8,10 +8,13 @@ use crate::ruleset::resolve;
 use koudian_core::game::encode::{encode_into, Cell, Encoding, ENCODING_VERSION};
 use koudian_core::game::{Observation, N_ACTIONS};
 use koudian_core::tile::KINDS;
-use koudian_core::vec_env::{Buffers, Learners, OnIllegal, Shaping, VecEnv};
-use numpy::{Element, PyArray1, PyArray2, PyArray3, PyArrayMethods};
+use koudian_core::vec_env::{
+    bad_num_envs, Buffers, Learners, OnIllegal, Shaping, VecEnv, MAX_ENVS,
+};
+use numpy::ndarray::Dimension;
+use numpy::{Element, PyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyTuple};
 use std::sync::Mutex;
 
 /// The array dtypes of the encodings.
@@ -74,12 +77,21 @@ struct Arrays<T> {
 }
 
 impl<T: Cell + Element> Arrays<T> {
-    fn new(py: Python<'_>, n: usize, planes: usize) -> Arrays<T> {
-        Arrays {
-            obs: PyArray3::<T>::zeros(py, [n, planes, KINDS], false).unbind(),
-            final_obs: PyArray3::<T>::zeros(py, [n, planes, KINDS], false).unbind(),
-        }
+    fn new(py: Python<'_>, n: usize, planes: usize) -> PyResult<Arrays<T>> {
+        Ok(Arrays {
+            obs: zeros(py, &[n, planes, KINDS])?,
+            final_obs: zeros(py, &[n, planes, KINDS])?,
+        })
     }
+}
+
+/// A zeroed array of `shape` by `numpy.zeros`, so that an allocation that
+/// fails is numpy's `MemoryError` (rust-numpy's `zeros` panics on it).
+fn zeros<T: Element, D: Dimension>(py: Python<'_>, shape: &[usize]) -> PyResult<Py<PyArray<T, D>>> {
+    let a = py
+        .import("numpy")?
+        .call_method1("zeros", (PyTuple::new(py, shape)?, T::get_dtype(py)))?;
+    Ok(a.cast_into::<PyArray<T, D>>()?.unbind())
 }
 
 enum Obs {
@@ -160,8 +172,47 @@ pub struct PyVecEnv {
     opponents: String,
 }
 
-/// `learners`: `"all"` or a seat number.
+/// `num_envs`: an integer in `1..=MAX_ENVS` (the core's bound; a bool,
+/// though an int to Python, is a mistake here). Values past a `u64` get
+/// the core's message too, rather than pyo3's `OverflowError`.
+fn num_envs_of(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    if is_bool(obj) {
+        return Err(RulesetError::new_err(format!(
+            "num_envs must be an integer from 1 to {MAX_ENVS}, got a bool ({})",
+            show(obj)
+        )));
+    }
+    match obj.extract::<u64>() {
+        Ok(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(obj.py()) => {
+            Err(to_py(bad_num_envs(show(obj))))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A Python or numpy bool (`numpy.bool`, `numpy.bool_` before numpy 2).
+fn is_bool(obj: &Bound<'_, PyAny>) -> bool {
+    obj.cast::<PyBool>().is_ok()
+        || obj
+            .get_type()
+            .name()
+            .is_ok_and(|n| n.to_str().is_ok_and(|n| n == "bool" || n == "bool_"))
+}
+
+/// `repr(obj)`, for the messages.
+fn show(obj: &Bound<'_, PyAny>) -> String {
+    obj.repr().map(|r| r.to_string()).unwrap_or_default()
+}
+
+/// `learners`: `"all"` or a seat number (not a bool).
 fn learners_of(obj: &Bound<'_, PyAny>) -> PyResult<Learners> {
+    if is_bool(obj) {
+        return Err(RulesetError::new_err(format!(
+            "learners must be \"all\" or a seat 0-3, got a bool ({})",
+            show(obj)
+        )));
+    }
     if let Ok(s) = obj.extract::<String>() {
         if s == "all" {
             return Ok(Learners::All);
@@ -173,7 +224,7 @@ fn learners_of(obj: &Bound<'_, PyAny>) -> PyResult<Learners> {
     }
     Err(RulesetError::new_err(format!(
         "learners must be \"all\" or a seat 0-3, got {}",
-        obj.repr().map(|r| r.to_string()).unwrap_or_default()
+        show(obj)
     )))
 }
 
@@ -216,6 +267,11 @@ impl PyVecEnv {
 
 #[pymethods]
 impl PyVecEnv {
+    /// The most tables one env holds (about 64 KiB each once playing, so
+    /// at most about 4 GiB); more is refused. Make several envs for more.
+    #[classattr]
+    const MAX_ENVS: usize = MAX_ENVS;
+
     #[new]
     #[pyo3(signature = (
         rules, num_envs, *, learners = Learners::All, opponents = "greedy", seed = 0, threads = 0,
@@ -226,7 +282,7 @@ impl PyVecEnv {
     fn new(
         py: Python<'_>,
         rules: &Bound<'_, PyAny>,
-        num_envs: i64,
+        #[pyo3(from_py_with = num_envs_of)] num_envs: usize,
         #[pyo3(from_py_with = learners_of)] learners: Learners,
         opponents: &str,
         #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
@@ -238,12 +294,9 @@ impl PyVecEnv {
         shaping_scale: f64,
     ) -> PyResult<Self> {
         let r = resolve(py, Some(rules))?;
-        let n = usize::try_from(num_envs)
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| {
-                RulesetError::new_err(format!("num_envs must be at least 1, got {num_envs}"))
-            })?;
+        // The core refuses a count outside 1..=MAX_ENVS before anything
+        // is allocated (the arrays below come after it).
+        let n = num_envs;
         let enc = Encoding::from_version(encoding).map_err(to_py)?;
         let dtype = dtype_of(obs_dtype)?;
         if enc == Encoding::V1 && dtype == Dtype::U8 {
@@ -268,17 +321,17 @@ impl PyVecEnv {
         env.set_shaping(shaping).map_err(to_py)?;
         let p = enc.n_planes();
         let obs = match dtype {
-            Dtype::U8 => Obs::U8(Arrays::new(py, n, p)),
-            Dtype::F32 => Obs::F32(Arrays::new(py, n, p)),
+            Dtype::U8 => Obs::U8(Arrays::new(py, n, p)?),
+            Dtype::F32 => Obs::F32(Arrays::new(py, n, p)?),
         };
         let c = Common {
-            masks: PyArray2::zeros(py, [n, N_ACTIONS], false).unbind(),
-            to_act: PyArray1::zeros(py, n, false).unbind(),
-            reward: PyArray1::zeros(py, n, false).unbind(),
-            terminated: PyArray1::zeros(py, n, false).unbind(),
-            truncated: PyArray1::zeros(py, n, false).unbind(),
-            final_deltas: PyArray2::zeros(py, [n, 4], false).unbind(),
-            fault: PyArray1::zeros(py, n, false).unbind(),
+            masks: zeros(py, &[n, N_ACTIONS])?,
+            to_act: zeros(py, &[n])?,
+            reward: zeros(py, &[n])?,
+            terminated: zeros(py, &[n])?,
+            truncated: zeros(py, &[n])?,
+            final_deltas: zeros(py, &[n, 4])?,
+            fault: zeros(py, &[n])?,
         };
         let me = PyVecEnv {
             inner: Mutex::new(env),
