@@ -434,6 +434,15 @@ class ExternalAgent:
         """Stops the bot process and its process group."""
         self._halt(_STOP_GRACE)
 
+    def abort(self) -> None:
+        """Kills the bot from another thread, for good (a server stopping):
+        a decision in flight ends at once with the fallback, and no later
+        one restarts it. ``close`` still reaps the process."""
+        self.dead = True
+        bot = self._bot
+        if bot is not None:
+            bot.kill()
+
     def __repr__(self) -> str:
         return f"ExternalAgent({self.command!r})"
 
