@@ -894,8 +894,10 @@ class _Bar:
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
     """Writes ``--json`` data to ``path``, indented, with a final newline."""
+    from koudian._strictjson import finite  # an interval of 1 deal is infinite: null
+
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2)
+        json.dump(finite(data), f, indent=2, allow_nan=False)
         f.write("\n")
 
 

@@ -341,7 +341,7 @@ def write_manifest(
         metadata.write_metadata_file(str(directory / "_metadata"))
     tmp = directory / f".{MANIFEST}.tmp"
     with _builtin_open(tmp, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=1)
+        json.dump(manifest, f, indent=1, allow_nan=False)
     os.replace(tmp, directory / MANIFEST)
     return manifest
 

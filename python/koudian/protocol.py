@@ -307,7 +307,9 @@ class ExternalAgent:
         assert bot is not None
         self._next_id += 1
         rid = self._next_id
-        payload = json.dumps(request(observation, legal_actions, rid), separators=(",", ":"))
+        payload = json.dumps(
+            request(observation, legal_actions, rid), separators=(",", ":"), allow_nan=False
+        )
         deadline = time.monotonic() + self.timeout
         lines, _ = bot.out.discard()
         sent = bot.inp.send(payload.encode() + b"\n", deadline)
@@ -471,5 +473,5 @@ def run_bot(choose: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         reply = dict(choose(req))
         if "id" in req:
             reply["id"] = req["id"]
-        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.write(json.dumps(reply, allow_nan=False) + "\n")
         sys.stdout.flush()

@@ -15,7 +15,6 @@ stdin bot protocol's (``koudian.protocol.request`` / ``parse_reply``).
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 import traceback
@@ -31,6 +30,7 @@ from koudian._core import (
     mix_seed,
 )
 from koudian._presets import names as preset_names
+from koudian._strictjson import finite
 from koudian.agents import Agent, fallback_action, make_agent
 from koudian.protocol import parse_reply, request
 from koudian.web.guard import SeedKey
@@ -401,20 +401,14 @@ def _error(text: str, rid: object) -> dict[str, Any]:
     return err
 
 
-def _finite(x: float) -> float | None:
-    """A number JSON can hold: ``None`` for an infinity or NaN (mc gives
-    ``-inf`` and NaN for candidates it did not search)."""
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
 def ranked_json(r: Any) -> dict[str, Any]:
-    """A ``koudian.RankedAction`` as plain, strict JSON (``null`` for a
-    value that is not a finite number)."""
+    """A ``koudian.RankedAction`` as plain, strict JSON: ``null`` for a
+    value that is not a finite number (mc gives ``-inf`` and NaN for the
+    candidates it did not search)."""
     return {
         "action": r.action.to_json(),
-        "value": _finite(r.value),
-        "numbers": {str(k): _finite(v) for k, v in dict(r.numbers).items()},
+        "value": finite(float(r.value)),
+        "numbers": {str(k): finite(float(v)) for k, v in dict(r.numbers).items()},
     }
 
 
