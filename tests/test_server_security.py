@@ -234,6 +234,7 @@ def test_hanging_bots_at_several_tables_never_hold_up_another_client() -> None:
         _server,
     ):
         waits = asyncio.run(run(base))
+    print(f"\nanother client's requests with 8 tables hanging: {[f'{w:.3f}' for w in waits]} s")
     assert max(waits) < 1.0, waits  # a hanging table holds 20 s per decision
 
 
@@ -428,6 +429,7 @@ def test_messages_per_connection_are_limited_over_time_whatever_new_does() -> No
     with live_server(log_path=None, message_rate=rate, message_burst=burst) as (base, _server):
         replies = asyncio.run(run(base))
     # Each `new` is answered by one message, each `state` by one.
+    print(f"\n{replies} replies to a flood in {seconds:g} s (rate {rate:g}/s, burst {burst})")
     assert replies <= burst + rate * (seconds + 1), replies
 
 
@@ -574,6 +576,7 @@ def test_a_signal_stops_the_server_within_seconds_with_bot_decisions_in_flight(
             proc.send_signal(sig)
             proc.wait(timeout=15)
             took = time.monotonic() - t
+    print(f"\nstopped {took:.2f} s after {sig.name} with 3 bot decisions in flight")
     assert took < 3.0, f"stopped {took:.1f} s after {sig.name}"
     deadline = time.monotonic() + 5
     while any(_alive(p) for p in started) and time.monotonic() < deadline:
