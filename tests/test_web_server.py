@@ -20,7 +20,7 @@ from koudian.web.tables import MAX_MESSAGE, Table, TableConfig, offered_opponent
 from web_support import artifacts, browser_page, live_server
 
 BOTS = Path(__file__).parent / "bots"
-CONFIG = TableConfig(offered_opponents(["random", "greedy", "mc"], {}))
+CONFIG = TableConfig(offered_opponents(["random", "greedy", "mc"], {}), client_seeds=True)
 
 
 def _new(table: Table, **kw: Any) -> list[dict[str, Any]]:
@@ -38,7 +38,9 @@ def _play_first_legal(table: Table, out: list[dict[str, Any]]) -> dict[str, Any]
 
 def test_a_table_plays_a_hand_and_its_log_replays() -> None:
     logs: list[str] = []
-    table = Table(TableConfig({"greedy": "greedy"}, on_hand=lambda log: logs.append(log) or "/r"))
+    config = TableConfig({"greedy": "greedy"}, on_hand=lambda log: logs.append(log) or "/r")
+    config.client_seeds = True
+    table = Table(config)
     end = _play_first_legal(table, _new(table))
     assert end["type"] == "end" and end["replay"] == "/r"
     g = koudian.replay(logs[0])
@@ -132,7 +134,7 @@ def test_a_match_deals_hand_after_hand_with_running_totals() -> None:
 
 def test_a_cmd_bot_configured_on_the_server_plays_a_seat() -> None:
     bot = f"{sys.executable} {BOTS / 'first_legal_bot.py'}"
-    table = Table(TableConfig(offered_opponents(["greedy"], {"mine": bot})))
+    table = Table(TableConfig(offered_opponents(["greedy"], {"mine": bot}), client_seeds=True))
     try:
         end = _play_first_legal(table, _new(table, opponents=["mine", "greedy", "mine"]))
         assert end["match"]["players"] == ["you", "mine", "greedy", "mine"]
@@ -235,7 +237,10 @@ async def _bot_table(url: str, stop: float, seed: int, stats: dict[str, int]) ->
 def test_fifty_tables_play_bot_hands_on_loopback_with_bounded_memory(tmp_path: Path) -> None:
     pytest.importorskip("websockets")
     log = tmp_path / "served.jsonl"
-    with live_server(log_path=log, keep_replays=50) as (base, server):
+    with live_server(log_path=log, keep_replays=50, client_seeds=True, client_tables=60) as (
+        base,
+        server,
+    ):
         url = base.replace("http", "ws") + "/ws"
         stats = {"hands": 0, "moves": 0, "errors": 0}
 
@@ -301,12 +306,12 @@ def test_the_socket_refuses_bad_frames_and_expires_idle_tables() -> None:
                 async with websockets.connect(url) as second:
                     await second.recv()
 
-    with live_server(idle=1.0, max_tables=1, log_path=None) as (base, server):
+    with live_server(idle=1.0, max_tables=1, log_path=None, client_seeds=True) as (base, server):
         asyncio.run(run(base, server))
 
 
 def test_browser_plays_a_whole_hand_by_clicking() -> None:
-    with live_server(log_path=None) as (base, server), browser_page() as page:
+    with live_server(log_path=None, client_seeds=True) as (base, server), browser_page() as page:
         page.goto(base + "/")
         page.wait_for_selector("body[data-ready='1']")
         page.select_option("#preset", "shanxi")
@@ -344,7 +349,7 @@ def test_browser_plays_a_whole_hand_by_clicking() -> None:
         assert page.get_attribute("body", "data-errors") is None
         link = page.get_attribute("#replaylink", "href")
         assert link is not None
-        log = server.replays[int(link.rsplit("/", 1)[1])]
+        log = server.replays[link.rsplit("/", 1)[1]]
         engine = koudian.replay(log)
         assert engine.settlement is not None and engine.settlement.payments
         shown = [int(x) for x in page.locator(".settlement .delta").all_inner_texts()]

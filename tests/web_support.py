@@ -70,7 +70,8 @@ def live_server(**kw: Any) -> Iterator[tuple[str, Any]]:
     from koudian.web.app import Server, create_app
     from koudian.web.tables import MAX_MESSAGE, offered_opponents
 
-    server = Server(offered_opponents(["random", "greedy", "mc"], {}), **kw)
+    bots = kw.pop("bots", {})
+    server = Server(offered_opponents(["random", "greedy", "mc"], bots), **kw)
     port = free_port()
     config = uvicorn.Config(
         create_app(server),
@@ -90,5 +91,10 @@ def live_server(**kw: Any) -> Iterator[tuple[str, Any]]:
     try:
         yield f"http://127.0.0.1:{port}", server
     finally:
+        # As `koudian serve` does at a signal: the tables' bots are ended
+        # first, so that no decision in flight holds the shutdown.
+        shutdown = getattr(server, "shutdown", None)
+        if shutdown is not None:
+            shutdown()
         srv.should_exit = True
         t.join(timeout=10)

@@ -12,6 +12,7 @@ from typing import Any
 
 from koudian._core import KoudianError, RulesetError
 from koudian._luck import MIN_LUCK_DEALS
+from koudian._strictjson import finite
 from koudian.arena import (
     _LUCK,
     ArenaInterrupted,
@@ -67,7 +68,7 @@ class _Bar:
 def _write_json(path: str, data: dict[str, Any]) -> None:
     """Writes ``--json`` data to ``path``, indented, with a final newline."""
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, allow_nan=False)
+        json.dump(finite(data), f, indent=2, allow_nan=False)
         f.write("\n")
 
 

@@ -483,6 +483,12 @@ class BotProcess:
         """How the bot ended (after ``stop``)."""
         return _describe_exit(self.proc.returncode)
 
+    def kill(self) -> None:
+        """Kills the process group now, from any thread, without reaping
+        (``stop`` reaps it)."""
+        if self.proc.returncode is None:
+            _kill_group(self.proc)
+
     def stop(self, grace: float = 0.0) -> None:
         """Ends the process and its group, once (see ``_stop``)."""
         if self._finalizer.detach() is not None:

@@ -322,7 +322,9 @@ class ExternalAgent:
         assert bot is not None
         self._next_id += 1
         rid = self._next_id
-        payload = json.dumps(request(observation, legal_actions, rid), separators=(",", ":"))
+        payload = json.dumps(
+            request(observation, legal_actions, rid), separators=(",", ":"), allow_nan=False
+        )
         deadline = time.monotonic() + self.timeout
         lines, _ = bot.out.discard()
         sent = bot.inp.send(payload.encode() + b"\n", deadline)
@@ -469,6 +471,15 @@ class ExternalAgent:
         """Stops the bot process and its process group."""
         self._halt(_STOP_GRACE)
 
+    def abort(self) -> None:
+        """Kills the bot from another thread, for good (a server stopping):
+        a decision in flight ends at once with the fallback, and no later
+        one restarts it. ``close`` still reaps the process."""
+        self.dead = True
+        bot = self._bot
+        if bot is not None:
+            bot.kill()
+
     def __repr__(self) -> str:
         return f"ExternalAgent({self.command!r})"
 
@@ -497,5 +508,5 @@ def run_bot(choose: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
         reply = dict(choose(req))
         if "id" in req:
             reply["id"] = req["id"]
-        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.write(json.dumps(reply, allow_nan=False) + "\n")
         sys.stdout.flush()

@@ -454,7 +454,7 @@ def _python_games(
         if log is not None:
             log.write(g.log)
             for f in hand_faults:
-                log.write(json.dumps(f.to_json()) + "\n")
+                log.write(json.dumps(f.to_json(), allow_nan=False) + "\n")
         settlement = r.settlement
         baohu = (0, 0, 0, 0) if settlement is None else settlement.baohu_paid
         yield {

@@ -10,6 +10,8 @@ them beside the table, highlights the action played where it differs from
 the agent's best, and lists each hand's disagreements with their
 estimated cost: the best candidate's ``value`` minus the played one's (in
 the agent's own units: mc's are settlement points; greedy's only order).
+A value mc did not estimate (a candidate it did not search) is ``null``,
+and so is a cost that needs it; the page shows them as "–".
 """
 
 from __future__ import annotations
@@ -64,7 +66,9 @@ def review_hand(log: str, seat: int, agent: str) -> dict[str, Any]:
         differs = ranked[0]["action"]["index"] != chosen
         entry = {"seat": seat, "ranked": ranked, "differs": differs}
         if differs:
-            entry["cost"] = ranked[0]["value"] - mine["value"]
+            # null where either value is unknown (mc's unsearched candidates).
+            best, played_value = ranked[0]["value"], mine["value"]
+            entry["cost"] = None if best is None or played_value is None else best - played_value
             disagreements.append(
                 {
                     "frame": k,
@@ -78,7 +82,7 @@ def review_hand(log: str, seat: int, agent: str) -> dict[str, Any]:
     hand["summary"] = {
         "decisions": decisions,
         "disagreements": disagreements,
-        "cost": sum(d["cost"] for d in disagreements),
+        "cost": sum(d["cost"] for d in disagreements if d["cost"] is not None),
     }
     return hand
 

@@ -15,7 +15,9 @@ stdin bot protocol's (``koudian.protocol.request`` / ``parse_reply``).
 from __future__ import annotations
 
 import json
+import sys
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,8 +30,10 @@ from koudian._core import (
     mix_seed,
 )
 from koudian._presets import names as preset_names
+from koudian._strictjson import finite
 from koudian.agents import Agent, fallback_action, make_agent
 from koudian.protocol import parse_reply, request
+from koudian.web.guard import SeedKey
 from koudian.web.snapshot import result_json, table_state
 
 __all__ = ["MAX_HANDS", "MAX_MESSAGE", "ClientError", "Table", "TableConfig"]
@@ -42,13 +46,32 @@ MAX_MESSAGES_PER_HAND = 2000
 """A table that receives more messages than this in one hand is closed."""
 
 
+KEYS = {
+    "new": {"type", "id", "preset", "options", "seat", "opponents", "hands", "seed"},
+    "act": {"type", "id", "action", "tile", "index"},
+    "next": {"type", "id"},
+    "state": {"type", "id"},
+    "hint": {"type", "id", "agent"},
+}
+"""The keys each message type may carry (any other is refused: a client
+that misspells one is told, not silently ignored)."""
+
+
 class ClientError(ValueError):
     """A client message that cannot be followed; the reply names why."""
 
 
+class TableClosed(ClientError):
+    """The table was closed (the server is stopping) during a message."""
+
+
 class TableConfig:
     """What the server offers: opponent specs by name, and where finished
-    hands go (``on_hand(log)``)."""
+    hands go (``on_hand(log)``). ``client_seeds``: whether a client may
+    choose its match's seed (such a table hides nothing from that client:
+    the seed deals every hand); else every match seed comes from the OS
+    random source and each hand's from ``seed_key``, a secret of the
+    server (``koudian.web.guard.SeedKey``)."""
 
     def __init__(
         self,
@@ -56,10 +79,14 @@ class TableConfig:
         *,
         on_hand: Callable[[str], str | None] | None = None,
         bot_timeout: float = 5.0,
+        client_seeds: bool = False,
+        seed_key: SeedKey | None = None,
     ) -> None:
         self.opponents = dict(opponents)
         self.on_hand = on_hand
         self.bot_timeout = bot_timeout
+        self.client_seeds = client_seeds
+        self.seed_key = seed_key if seed_key is not None else SeedKey()
 
 
 def _options(raw: object) -> dict[str, Any]:
@@ -73,6 +100,16 @@ def _options(raw: object) -> dict[str, Any]:
     return dict(raw)
 
 
+def _rules(preset: str, options: dict[str, Any]) -> Ruleset:
+    """The ruleset of a preset with options; ``ClientError`` for an option
+    the ruleset refuses, whatever the ruleset raises (an option named like
+    one of ``Ruleset.preset``'s own parameters is a ``TypeError``)."""
+    try:
+        return Ruleset.preset(preset, **options)
+    except (KoudianError, ValueError, TypeError, OverflowError) as e:
+        raise ClientError(f"options: {e}") from None
+
+
 def _int(data: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
     v = data.get(key, default)
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
@@ -83,9 +120,18 @@ def _int(data: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> i
 class Table:
     """One client's seat at a match against three agents."""
 
-    def __init__(self, config: TableConfig) -> None:
+    def __init__(
+        self, config: TableConfig, *, bot_share: Callable[[int], bool] | None = None
+    ) -> None:
+        """``bot_share(delta)``: counts ``delta`` more (or fewer) bot
+        processes against this table's client, False when that exceeds its
+        share (``koudian.web.guard.ClientShare``)."""
         self.config = config
+        self.bot_share = bot_share
+        self.bots = 0  # bot processes this table holds (cmd: opponents)
+        self.closed = False
         self.match: MatchState | None = None
+        self.match_seed: int | None = None  # set when the server keys the hand seeds
         self.game: Game | None = None
         self.seat = 0
         self.agents: list[Agent | None] = [None] * 4
@@ -109,12 +155,19 @@ class Table:
                 data = json.loads(text)
             except json.JSONDecodeError as e:
                 raise ClientError(f"not JSON: {e}") from None
+            except RecursionError:  # "[" * 4000 is within MAX_MESSAGE
+                raise ClientError("not JSON: nested too deeply") from None
             if not isinstance(data, dict):
                 raise ClientError("a message is a JSON object")
             rid = data.get("id")
             if rid is not None and not isinstance(rid, (int, str)):
                 rid = None
             kind = data.get("type", "act")
+            if not isinstance(kind, str) or kind not in KEYS:
+                raise ClientError(f"unknown message type {kind!r}")
+            unknown = sorted(str(k) for k in data if k not in KEYS[kind])
+            if unknown:
+                raise ClientError(f"unknown key(s) in a {kind} message: {', '.join(unknown)}")
             if kind == "new":
                 out = self._new(data)
             elif kind == "act":
@@ -122,26 +175,33 @@ class Table:
             elif kind == "next":
                 out = self._next()
             elif kind == "state":
-                out = [self._state_message()]
-            elif kind == "hint":
-                out = [self._hint(data)]
+                out = self._resume()
             else:
-                raise ClientError(f"unknown message type {kind!r}")
+                out = [self._hint(data)]
         except (ValueError, OverflowError) as e:  # ClientError, KoudianError, …
-            err: dict[str, Any] = {"type": "error", "error": str(e)}
-            if rid is not None:
-                err["id"] = rid
-            return [err]
+            return [_error(str(e), rid)]
+        except Exception as e:
+            # A defect, not the client's fault: the operator sees the
+            # traceback, the client an error reply, and the table stays
+            # (``state`` resumes a hand an agent's move was cut short in).
+            traceback.print_exc(file=sys.stderr)
+            return [_error(f"the server failed on this message ({type(e).__name__})", rid)]
         return out
 
     def _new(self, data: Mapping[str, Any]) -> list[dict[str, Any]]:
         preset = data.get("preset", "shanxi")
         if not isinstance(preset, str) or preset not in preset_names():
             raise ClientError(f"unknown preset {preset!r}; one of {', '.join(preset_names())}")
-        rules = Ruleset.preset(preset, **_options(data.get("options")))
+        rules = _rules(preset, _options(data.get("options")))
         seat = _int(data, "seat", 0, 0, 3)
         hands = _int(data, "hands", 1, 1, MAX_HANDS)
-        seed = _int(data, "seed", int(time.time_ns() % (1 << 53)), 0, (1 << 53) - 1)
+        if "seed" in data and not self.config.client_seeds:
+            raise ClientError(
+                '"seed": this server deals its own seeds (its operator can allow '
+                "client seeds: koudian serve --client-seeds)"
+            )
+        keyed = "seed" not in data
+        seed = _int(data, "seed", 0, 0, (1 << 64) - 1) if not keyed else SeedKey.match_seed()
         opponents = data.get("opponents", ["greedy"] * 3)
         if (
             not isinstance(opponents, list)
@@ -150,23 +210,44 @@ class Table:
         ):
             offered = ", ".join(self.config.opponents)
             raise ClientError(f'"opponents": three of {offered}')
+        bots = sum(self.config.opponents[o].startswith("cmd:") for o in opponents)
+        # The bots this table holds are given back when it starts another match.
+        if self.bot_share is not None and not self.bot_share(bots - self.bots):
+            raise ClientError(
+                f"too many bot processes for this client: {bots} more would exceed its share"
+            )
         agents: list[Agent | None] = [None] * 4
         specs: list[str] = ["you"] * 4
         others = [s for s in range(4) if s != seat]
-        for s, name in zip(others, opponents, strict=True):
-            agents[s] = make_agent(
-                self.config.opponents[name], seat=s, timeout=self.config.bot_timeout
-            )
-            specs[s] = name
-        self.close()
-        self.match = MatchState(rules, seed=seed, hands=hands)
+        try:
+            for s, name in zip(others, opponents, strict=True):
+                agents[s] = make_agent(
+                    self.config.opponents[name], seat=s, timeout=self.config.bot_timeout
+                )
+                specs[s] = name
+            match = MatchState(rules, seed=seed, hands=hands)
+        except BaseException:
+            _close_agents(agents)
+            if self.bot_share is not None:
+                self.bot_share(self.bots - bots)
+            raise
+        _close_agents(self.agents)
+        self.bots = bots
+        self.match = match
+        self.match_seed = seed if keyed else None
         self.seat, self.agents, self.specs = seat, agents, specs
         self.game = None
         return self._start_hand()
 
     def _start_hand(self) -> list[dict[str, Any]]:
         assert self.match is not None
-        game = self.match.next_game(True)
+        if self.match.done:
+            raise ClientError("the match is over; send a new one")
+        if self.match_seed is None:
+            game = self.match.next_game(True)
+        else:
+            hand = self.config.seed_key.hand_seed(self.match_seed, self.match.hands_played)
+            game = self.match.next_game(True, seed=hand)
         if game is None:
             raise ClientError("the match is over; send a new one")
         seed = game.seed if game.seed is not None else 0
@@ -196,6 +277,14 @@ class Table:
         self.request_id += 1
         return self._advance()
 
+    def _resume(self) -> list[dict[str, Any]]:
+        """``state``: the open request, first playing the agents' moves if
+        a failure cut them short."""
+        game = self.game
+        if game is not None and not game.done and game.to_act != self.seat:
+            return self._advance()
+        return [self._state_message()]
+
     def _next(self) -> list[dict[str, Any]]:
         if self.game is None or not self.game.done:
             raise ClientError("the hand is not over")
@@ -221,6 +310,8 @@ class Table:
         game = self.game
         assert game is not None
         while not game.done and game.to_act != self.seat:
+            if self.closed:
+                raise TableClosed("the table was closed (the server is stopping)")
             seat = game.to_act
             assert seat is not None
             agent = self.agents[seat]
@@ -277,19 +368,47 @@ class Table:
         }
 
     def close(self) -> None:
-        """Stops the table's external bot processes."""
+        """Stops the table's external bot processes (and gives them back
+        to the client's share)."""
+        _close_agents(self.agents)
+        if self.bot_share is not None and self.bots:
+            self.bot_share(-self.bots)
+        self.bots = 0
+
+    def abort(self) -> None:
+        """Closes the table from another thread while a message may be in
+        flight: its bots are killed and never restarted, so a decision in
+        flight ends at once (with the fallback) and the hand stops at the
+        next move (``TableClosed``). ``close`` still ends the processes."""
+        self.closed = True
         for a in self.agents:
-            close = getattr(a, "close", None)
-            if close is not None:
-                close()
+            abort = getattr(a, "abort", None)
+            if abort is not None:
+                abort()
+
+
+def _close_agents(agents: Sequence[Agent | None]) -> None:
+    for a in agents:
+        close = getattr(a, "close", None)
+        if close is not None:
+            close()
+
+
+def _error(text: str, rid: object) -> dict[str, Any]:
+    err: dict[str, Any] = {"type": "error", "error": text}
+    if rid is not None:
+        err["id"] = rid
+    return err
 
 
 def ranked_json(r: Any) -> dict[str, Any]:
-    """A ``koudian.RankedAction`` as plain JSON."""
+    """A ``koudian.RankedAction`` as plain, strict JSON: ``null`` for a
+    value that is not a finite number (mc gives ``-inf`` and NaN for the
+    candidates it did not search)."""
     return {
         "action": r.action.to_json(),
-        "value": float(r.value),
-        "numbers": {str(k): float(v) for k, v in dict(r.numbers).items()},
+        "value": finite(float(r.value)),
+        "numbers": {str(k): finite(float(v)) for k, v in dict(r.numbers).items()},
     }
 
 

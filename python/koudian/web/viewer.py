@@ -46,7 +46,7 @@ def _static(name: str) -> str:
 
 def _script_json(data: Any) -> str:
     """JSON safe inside a ``<script>`` element (no ``</`` can close it)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 

@@ -124,6 +124,30 @@ fn a_match_records_only_its_next_hand() {
     assert_eq!((m.totals(), m.hands_played()), before);
 }
 
+/// Issue 35 item 7: a hand dealt from a seed of the caller's choosing
+/// (a server's keyed seed) is recorded as the next hand, once; a hand of
+/// that seed dealt elsewhere for a later index is not.
+#[test]
+fn a_match_records_a_hand_dealt_from_a_given_seed() {
+    let r = Ruleset::linxian();
+    let mut m = Match::new(&r, 7, MatchLength::Hands(3)).unwrap();
+    let mut g = m.next_game_from(0xDEAD_BEEF).unwrap().unwrap();
+    assert_eq!(g.seed(), Some(0xDEAD_BEEF));
+    g.leave(2).unwrap();
+    m.record(&g).unwrap();
+    assert_eq!(m.hands_played(), 1);
+    assert!(m.record(&g).is_err());
+    // The seed was given for hand 0 only.
+    let mut again = Game::new(&r, 0xDEAD_BEEF, m.dealer()).unwrap();
+    again.leave(1).unwrap();
+    assert!(m.record(&again).is_err());
+    let mut h = m.next_game_from(5).unwrap().unwrap();
+    assert_eq!(h.dealer(), m.dealer().unwrap());
+    h.leave(0).unwrap();
+    m.record(&h).unwrap();
+    assert_eq!(m.hands_played(), 2);
+}
+
 /// Item 10: every batch answers an empty batch, whatever `n_melds` holds.
 #[test]
 fn empty_batches() {

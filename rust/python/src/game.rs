@@ -1178,10 +1178,21 @@ impl PyMatchState {
         self.inner.is_over()
     }
 
-    /// The next hand (running totals set), or None when the match is over.
-    #[pyo3(signature = (record = true))]
-    fn next_game(&self, record: bool) -> PyResult<Option<PyGame>> {
-        Ok(self.inner.next_game().map_err(to_py)?.map(|mut g| {
+    /// The next hand (running totals set), or None when the match is over;
+    /// dealt from `seed` when one is given (a server's keyed hand seed:
+    /// the match's own hand seeds give each other away), else from the
+    /// match's own hand seed.
+    #[pyo3(signature = (record = true, *, seed = None))]
+    fn next_game(
+        &mut self,
+        record: bool,
+        #[pyo3(from_py_with = crate::ints::opt_seed)] seed: Option<u64>,
+    ) -> PyResult<Option<PyGame>> {
+        let next = match seed {
+            Some(s) => self.inner.next_game_from(s),
+            None => self.inner.next_game(),
+        };
+        Ok(next.map_err(to_py)?.map(|mut g| {
             g.set_recording(record);
             PyGame::wrap(g)
         }))

@@ -49,6 +49,13 @@ const KD = (() => {
   function esc(s) {
     return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   }
+  // A number as the pages show it: integers whole, others to 2 places,
+  // null (a value the agent did not estimate, e.g. mc's unsearched
+  // candidates) as a dash.
+  function num(v) {
+    if (v == null) return "–";
+    return Number.isInteger(v) ? String(v) : v.toFixed(2);
+  }
   function splitTiles(s) {
     // "123m45p" -> ["1m","2m","3m","4p","5p"]
     const out = [];
@@ -194,7 +201,7 @@ const KD = (() => {
       <table class="deltas"><tr>${[0, 1, 2, 3].map((s) => `<th>${t("seat")}${s}</th>`).join("")}</tr><tr>${deltas}</tr></table></div>`;
   }
   return {
-    setTiles, setActions, action, drawTable, settlementHtml, eventText, actionText, tile, t, esc, splitTiles,
+    setTiles, setActions, action, drawTable, settlementHtml, eventText, actionText, tile, t, esc, num, splitTiles,
     get lang() { return lang; }, set lang(v) { lang = v; },
   };
 })();

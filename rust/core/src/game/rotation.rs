@@ -98,6 +98,9 @@ pub struct Match {
     results: Vec<HandResult>,
     /// The last hand recorded ([`fingerprint`]).
     last: Option<u64>,
+    /// The seed [`Match::next_game_from`] dealt the next hand from, with
+    /// that hand's index.
+    dealt: Option<(u32, u64)>,
 }
 
 /// A finished game's wall, seed, dealer and result, hashed: the same
@@ -124,6 +127,7 @@ impl Match {
             moves: 0,
             results: Vec::new(),
             last: None,
+            dealt: None,
         })
     }
 
@@ -151,6 +155,23 @@ impl Match {
         Ok(Some(g))
     }
 
+    /// The next hand dealt from `seed` instead of [`Match::hand_seed`]
+    /// (running totals and dealer as [`Match::next_game`]); [`Match::record`]
+    /// then accepts it as the next hand. For a server whose hand seeds
+    /// must not give each other away: `hand_seed` is invertible (one
+    /// hand's seed gives the match seed and so every later hand), so such
+    /// a server derives each hand's seed with a key of its own and deals
+    /// it here.
+    pub fn next_game_from(&mut self, seed: u64) -> Result<Option<Game>, Error> {
+        if self.is_over() {
+            return Ok(None);
+        }
+        let mut g = Game::new(&self.rules, seed, self.dealer)?;
+        g.set_scores(self.totals);
+        self.dealt = Some((self.hands, seed));
+        Ok(Some(g))
+    }
+
     /// Records a finished hand: totals, hand count, next dealer. Refused
     /// (the match unchanged) for a hand that is not over, that is not this
     /// match's next hand (the hand [`Match::next_game`] deals, by its seed,
@@ -165,7 +186,9 @@ impl Match {
         if self.is_over() {
             return Err(Error::IllegalAction("the match is over".into()));
         }
-        let ours = g.seed().is_none_or(|s| s == self.hand_seed(self.hands))
+        let ours = g
+            .seed()
+            .is_none_or(|s| s == self.hand_seed(self.hands) || self.dealt == Some((self.hands, s)))
             && *g.rules() == self.rules
             && self.dealer.is_none_or(|d| d == g.dealer());
         // A dealt hand recorded again no longer has the next hand's seed;
