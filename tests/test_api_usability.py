@@ -7,10 +7,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import koudian
 import pytest
 from koudian import Action, Game, IllegalActionError, InvalidLogError
+from koudian.agents import make_agent
 
 # -- 10: the same agent specifications in play, Match and simulate
 
@@ -214,3 +216,31 @@ def test_an_edited_seed_is_detected(rules: str) -> None:
     assert edited != log
     with pytest.raises(InvalidLogError, match="seed 22 does not deal"):
         koudian.replay(edited)
+
+
+# -- issue 39: a short repr for a SimulationResult; AgentError
+
+
+def test_repr_of_a_simulation_result_is_one_short_line() -> None:
+    r = koudian.simulate("shanxi", ["greedy"] * 4, hands=300, seed=1)
+    text = repr(r)
+    assert "\n" not in text and len(text) < 200, text
+    assert text.startswith("SimulationResult(") and "hands=300" in text
+    assert "greedy" in text and "array" not in text
+    assert len(r.summary()) > len(text)  # the long form stays summary()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: koudian.simulate("shanxi", ["nobody"] * 4, hands=1),
+        lambda: koudian.play(Game("shanxi", seed=1), ["nobody", "random", "random", "random"]),
+        lambda: make_agent("nobody"),
+        lambda: koudian.Match("shanxi", ["nobody", "random", "random", "random"], seed=1),
+    ],
+)
+def test_an_unknown_agent_is_an_agent_error_and_still_a_ruleset_error(call: Any) -> None:
+    assert issubclass(koudian.AgentError, koudian.RulesetError)
+    assert issubclass(koudian.AgentError, koudian.KoudianError)
+    with pytest.raises(koudian.AgentError, match="nobody"):
+        call()

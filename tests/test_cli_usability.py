@@ -5,6 +5,7 @@ and help (issue #26, items 1-9)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -279,3 +280,42 @@ def test_chinese_numeral_runs_are_accepted(capsys: pytest.CaptureFixture[str]) -
     assert koudian.fmt(koudian.parse("四五六筒")) == "456p"
     code, out, _ = run(["analyze", "一二三万四五六筒七八九条东东东南"], capsys)
     assert code == 0 and "123m456p789s1112z" in out
+
+
+# -- issue 39: the dataset line and every built-in agent in every help text
+
+
+def test_the_dataset_line_counts_the_rows_recorded_and_says_whose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyarrow")
+    from koudian import dataset
+
+    d = tmp_path / "ds"
+    argv = ["simulate", "--hands", "30", "--seed", "4", "--agents", "greedy"]
+    code, out, _ = run([*argv, "--record", str(d), "--record-seats", "0"], capsys)
+    assert code == 0
+    rows = dataset.open(d).count_rows()
+    line = next(x for x in out.splitlines() if x.startswith("dataset:"))
+    assert line == f"dataset: {rows} rows (seat 0's decisions) from 30 hands in {d}"
+    d2 = tmp_path / "all"
+    code, out, _ = run([*argv, "--record", str(d2)], capsys)
+    rows = dataset.open(d2).count_rows()
+    line = next(x for x in out.splitlines() if x.startswith("dataset:"))
+    assert line == f"dataset: {rows} rows (every seat's decisions) from 30 hands in {d2}"
+
+
+@pytest.mark.parametrize("command", ["simulate", "arena", "serve", "review"])
+def test_every_help_text_lists_every_built_in_agent(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from koudian.agents import BUILTIN_AGENTS
+
+    assert {"random", "greedy", "mc"} <= set(BUILTIN_AGENTS)
+    for name in BUILTIN_AGENTS:
+        koudian.NativeAgent(name)  # each name is one the core knows
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for name in BUILTIN_AGENTS:
+        assert re.search(rf"\b{name}\b", out), (command, name)

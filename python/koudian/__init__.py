@@ -89,7 +89,7 @@ if TYPE_CHECKING:
     from koudian import env as env
     from koudian import logs as logs
     from koudian import vector as vector
-    from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent
+    from koudian.agents import Agent, AgentError, Fault, GreedyAgent, RandomAgent
     from koudian.arena import ArenaResult, LadderResult, arena, ladder
     from koudian.game import Game, GameResult, play, replay
     from koudian.logs import read_logs
@@ -102,6 +102,7 @@ if TYPE_CHECKING:
 # within its few-millisecond budget (PEP 562 module __getattr__).
 _LAZY = {
     "Agent": "koudian.agents",
+    "AgentError": "koudian.agents",
     "ExternalAgent": "koudian.protocol",
     "Fault": "koudian.agents",
     "ArenaResult": "koudian.arena",
@@ -163,6 +164,7 @@ __all__ = [
     "ENCODING_VERSION",
     "Action",
     "Agent",
+    "AgentError",
     "ArenaResult",
     "Decomposition",
     "DiscardOption",

@@ -13,6 +13,7 @@ from typing import Any
 from koudian._core import KoudianError, RulesetError
 from koudian._luck import MIN_LUCK_DEALS
 from koudian._strictjson import finite
+from koudian.agents import agents_help
 from koudian.arena import (
     _LUCK,
     ArenaInterrupted,
@@ -136,7 +137,7 @@ def add_subparser(sub: Any) -> None:
     )
     p.add_argument(
         "--agents",
-        help='4 agents: random, greedy, mc, mc:rollouts=200, cmd:"python my_bot.py"',
+        help=f"4 agents: {agents_help()}",
     )
     p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
     p.add_argument("--deals", type=_positive_int, default=1000, help="seeded deals (1000)")
@@ -181,7 +182,7 @@ def _add_ladder_arguments(p: Any) -> None:
         default=None,
         metavar="A,B,C,...",
         help="rank any number of agents, each against three copies of the reference "
-        "(instead of --agents)",
+        f"(instead of --agents): {agents_help()}",
     )
     p.add_argument(
         "--reference",

@@ -19,22 +19,63 @@ native self-play) and record a ``Fault``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
-from koudian._core import Action, NativeAgent, Observation
+from koudian._core import Action, NativeAgent, Observation, RulesetError
 from koudian.faults import Fault, fallback_action
 
 __all__ = [
+    "BUILTIN_AGENTS",
     "Agent",
+    "AgentError",
     "AgentSpec",
     "Fault",
     "GreedyAgent",
     "NativeAgentBase",
     "RandomAgent",
+    "agents_help",
     "fallback_action",
     "make_agent",
+    "native_agent",
     "native_name",
 ]
+
+BUILTIN_AGENTS = ("random", "greedy", "mc")
+"""The names of the Rust core's agents, the one list every help text and
+error names (``mc`` also takes ``mc:rollouts=N`` and
+``mc:budget=fast|default|strong``); tests check the core knows each."""
+
+
+def agents_help(extra: str = 'cmd:"python my_bot.py"') -> str:
+    """The agents a command takes, for its help text: every built-in
+    name, then ``extra`` (the other specs that command accepts)."""
+    return ", ".join([*BUILTIN_AGENTS, "mc:rollouts=200", *([extra] if extra else [])])
+
+
+class AgentError(RulesetError):
+    """An agent spec that names no agent: an unknown built-in name or
+    bad ``mc:`` parameters. A ``RulesetError`` too, as it was before it
+    had its own class, so ``except RulesetError`` still catches it."""
+
+
+def native_agent(name: str, seed: int = 0) -> NativeAgent:
+    """The core agent ``name``; ``AgentError`` (naming the available
+    agents) for a name the core does not know. The one place agent names
+    are checked: the core raises ``RulesetError``, mapped here rather than
+    in the binding."""
+    try:
+        return NativeAgent(name, seed)
+    except AgentError:
+        raise
+    except RulesetError as e:
+        raise AgentError(str(e)) from None
+
+
+@lru_cache(maxsize=64)
+def _check_name(name: str) -> None:
+    """Caches the names found good: simulate checks its specs per call."""
+    native_agent(name)
 
 
 @runtime_checkable
@@ -57,7 +98,7 @@ class NativeAgentBase:
     name: str = ""
 
     def __init__(self, seed: int = 0) -> None:
-        self._native = NativeAgent(self.name, seed)
+        self._native = native_agent(self.name, seed)
 
     def reset(self, seed: int) -> None:
         """Reseeds the agent."""
@@ -92,9 +133,13 @@ bot command (``"cmd:python my_bot.py"``)."""
 
 
 def native_name(agent: AgentSpec) -> str | None:
-    """The core agent name when ``agent`` runs entirely in Rust, else None."""
+    """The core agent name when ``agent`` runs entirely in Rust, else None;
+    ``AgentError`` for a name the core does not know."""
     if isinstance(agent, str):
-        return agent if not agent.startswith("cmd:") else None
+        if agent.startswith("cmd:"):
+            return None
+        _check_name(agent)
+        return agent
     if isinstance(agent, NativeAgentBase) and type(agent) in _BUILTIN.values():
         return agent.name
     return None
@@ -115,5 +160,5 @@ def make_agent(spec: AgentSpec, *, timeout: float = 5.0, seat: int = 0) -> Agent
         return cls()
     agent = NativeAgentBase.__new__(NativeAgentBase)
     agent.name = spec
-    NativeAgentBase.__init__(agent)  # raises RulesetError for unknown names
+    NativeAgentBase.__init__(agent)  # raises AgentError for unknown names
     return agent

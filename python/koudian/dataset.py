@@ -574,7 +574,16 @@ def _describe(directory: str | os.PathLike[str]) -> str:
     may have recorded more hands than its summary holds)."""
     m = read_manifest(directory)
     partial = "" if m["complete"] else " (partial: the run did not finish)"
-    return f"{m['rows']} decisions of {m['hands']} hands in {directory}{partial}"
+    seats = [int(s) for s in m.get("seats", range(4))]
+    # A row is one decision of a recorded seat: say whose, so that the
+    # count is not read as every decision of the hands.
+    if sorted(seats) == [0, 1, 2, 3]:
+        whose = "every seat's"
+    elif len(seats) == 1:
+        whose = f"seat {seats[0]}'s"
+    else:
+        whose = f"seats {', '.join(map(str, seats))}'"
+    return f"{m['rows']} rows ({whose} decisions) from {m['hands']} hands in {directory}{partial}"
 
 
 def expected_schema(manifest: dict[str, Any]) -> pyarrow.Schema:

@@ -37,7 +37,6 @@ import numpy.typing as npt
 from koudian._cli_rules import add_rules_argument, resolve_rules, rules_from_args, rules_label
 from koudian._core import (
     KoudianError,
-    NativeAgent,
     Ruleset,
     RulesetError,
     _check_int,
@@ -47,7 +46,16 @@ from koudian._core import (
 )
 from koudian._runs import CHUNK_SECONDS, timed_chunks
 from koudian._runs import StopOnCtrlC as _StopOnCtrlC
-from koudian.agents import Agent, AgentSpec, Fault, make_agent, native_name
+from koudian.agents import (
+    BUILTIN_AGENTS,
+    Agent,
+    AgentSpec,
+    Fault,
+    agents_help,
+    make_agent,
+    native_agent,
+    native_name,
+)
 from koudian.game import Game, play
 from koudian.protocol import MAX_TIMEOUT, BotError, check_timeout, start_bots
 
@@ -167,6 +175,17 @@ class SimulationResult:
         for f in self.faults:
             c[f.seat] += 1
         return c
+
+    def __repr__(self) -> str:
+        # One line: the dataclass repr printed every per-hand array
+        # (megabytes for a long run); summary() is the long form.
+        means = ", ".join(f"{m:+.2f}" for m in self.mean_scores)
+        flags = ", interrupted=True" if self.interrupted else ""
+        return (
+            f"SimulationResult(hands={self.hands}, family={self.family!r}, "
+            f"agents={self.agents!r}, mean_scores=[{means}], "
+            f"faults={len(self.faults)}, seconds={self.seconds:.2f}{flags})"
+        )
 
     def summary(self) -> str:
         """The summary table of the CLI.
@@ -621,7 +640,7 @@ def simulate(
     seats = _check_seats(record_seats)
     if (record is not None or backend != "local") and not use_native:
         raise RulesetError(
-            "record= and backend= need built-in agents only (random, greedy): "
+            f"record= and backend= need built-in agents only ({', '.join(BUILTIN_AGENTS)}): "
             f"got {', '.join(labels)}"
         )
     if record is not None:
@@ -796,7 +815,7 @@ def _check_agent(spec: str) -> None:
     """Refuses an unknown built-in name before anything runs (``cmd:``
     bots are started, and their commands checked, by ``simulate``)."""
     if not spec.startswith("cmd:"):
-        NativeAgent(spec)  # RulesetError naming the known agents
+        native_agent(spec)  # AgentError naming the known agents
 
 
 def _timeout_seconds(text: str) -> float:
@@ -905,7 +924,7 @@ def add_subparser(sub: Any) -> None:
     p.add_argument(
         "--agents",
         default="greedy,random,random,random",
-        help='4 agents (or 1 for all seats): random, greedy, cmd:"python my_bot.py"',
+        help=f"4 agents (or 1 for all seats): {agents_help()}",
     )
     p.add_argument(
         "--hands", type=_positive_int, default=10_000, help="number of hands, >= 1 (default 10000)"

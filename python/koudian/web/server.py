@@ -166,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
 
 def add_subparser(sub: Any) -> None:
     """Registers ``koudian serve``."""
+    from koudian.agents import BUILTIN_AGENTS
     from koudian.protocol import MAX_TIMEOUT
 
     p = sub.add_parser("serve", help="play in the browser (needs koudian[web])")
@@ -173,8 +174,8 @@ def add_subparser(sub: Any) -> None:
     p.add_argument("--port", type=_port, default=8000, help="port (8000; 0: any free port)")
     p.add_argument(
         "--agents",
-        default="random,greedy,mc",
-        help="native opponents on offer, comma-separated specs (random,greedy,mc)",
+        default=",".join(BUILTIN_AGENTS),
+        help=f"native opponents on offer, comma-separated specs ({','.join(BUILTIN_AGENTS)})",
     )
     p.add_argument(
         "--bot",
