@@ -384,3 +384,57 @@ def test_the_documented_remote_bot_plays_a_hand() -> None:
         assert server.hands == 1
         (log,) = server.replays.values()
         assert deltas == list(koudian.replay(log).result.deltas)  # type: ignore[union-attr]
+
+
+# -- issue 39: a favicon, shanxi by default, the review's Δ says what it is
+
+
+def test_the_favicon_is_served_and_linked() -> None:
+    import urllib.request
+
+    with live_server(log_path=None) as (base, _):
+        for path in ("/favicon.ico", "/favicon.svg"):
+            with urllib.request.urlopen(base + path, timeout=10) as r:
+                assert r.status == 200
+                assert r.headers["content-type"].startswith("image/svg+xml")
+                body = r.read()
+            assert body.startswith(b"<svg") and len(body) < 4096
+        with urllib.request.urlopen(base + "/", timeout=10) as r:
+            assert '<link rel="icon" href="/favicon.svg"' in r.read().decode()
+    # The file is package data, so it is in the wheel as the pages are.
+    from importlib import resources
+
+    assert resources.files("koudian.web").joinpath("static", "favicon.svg").is_file()
+
+
+def test_the_play_page_opens_on_shanxi() -> None:
+    with live_server(log_path=None) as (base, _), browser_page() as page:
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        options = page.eval_on_selector_all("#preset option", "os => os.map(o => o.value)")
+        assert "linxian" in options and options[0] != "shanxi"  # not first, chosen
+        assert page.eval_on_selector("#preset", "s => s.value") == "shanxi"
+
+
+@pytest.mark.parametrize(("agent", "unit"), [("greedy", "ranks"), ("mc:budget=fast", "points")])
+def test_the_review_says_what_its_cost_counts(agent: str, unit: str) -> None:
+    from koudian.web.review import review_hand
+
+    game = koudian.Game("shanxi", seed=3)
+    koudian.play(game, ["random"] * 4)
+    log = game.log
+    hand = review_hand(log, 0, agent)
+    assert hand["summary"]["disagreements"], "random should differ from the reviewer"
+    assert hand["summary"]["cost_unit"] == unit
+    from koudian.web.viewer import build_html
+
+    page = build_html([hand], review={"agent": agent, "seat": 0})
+    with browser_page() as b:
+        b.set_content(page)
+        b.wait_for_selector("body[data-ready='1']")
+        b.click("#lang")  # to English
+        b.keyboard.press("End")  # the hand's summary of the disagreements
+        text = b.inner_text("body")
+    assert "Δ" not in text
+    want = "places down the ranking" if unit == "ranks" else "points"
+    assert want in text, text[-600:]

@@ -20,6 +20,9 @@ import os
 
 from koudian._core import Ruleset, RulesetError
 
+DEFAULT_PRESET = "shanxi"
+"""The ruleset a command (and the play page) uses when none is given."""
+
 __all__ = [
     "add_rules_argument",
     "parse_overrides",
@@ -29,7 +32,9 @@ __all__ = [
 ]
 
 
-def add_rules_argument(parser: argparse.ArgumentParser, default: str | None = "shanxi") -> None:
+def add_rules_argument(
+    parser: argparse.ArgumentParser, default: str | None = DEFAULT_PRESET
+) -> None:
     """Adds ``--rules NAME|FILE.toml`` and the repeatable ``--set KEY=VALUE``.
 
     ``default`` is the preset used without ``--rules`` (None: the
@@ -86,7 +91,7 @@ def resolve_rules(rules: object) -> Ruleset:
     raise RulesetError(f"rules must be a preset name, a .toml file or a Ruleset, got {rules!r}")
 
 
-def rules_from_args(args: argparse.Namespace, default: str = "shanxi") -> Ruleset:
+def rules_from_args(args: argparse.Namespace, default: str = DEFAULT_PRESET) -> Ruleset:
     """The ruleset ``--rules`` and ``--set`` describe (validated by the core).
 
     Raises ``RulesetError`` (or the ``OSError`` of an unreadable file)."""
@@ -97,7 +102,7 @@ def rules_from_args(args: argparse.Namespace, default: str = "shanxi") -> Rulese
     return base.replace(**overrides)  # type: ignore[arg-type]
 
 
-def rules_label(args: argparse.Namespace, default: str = "shanxi") -> str:
+def rules_label(args: argparse.Namespace, default: str = DEFAULT_PRESET) -> str:
     """How the summary names the ruleset: ``shanxi --set special_hands=true``."""
     name = args.rules if args.rules is not None else default
     sets = getattr(args, "rule_overrides", []) or []

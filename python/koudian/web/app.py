@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from koudian._cli_rules import DEFAULT_PRESET
 from koudian._core import KoudianError
 from koudian._presets import names as preset_names
 from koudian.web.guard import ClientShare, HostOriginGuard, MessageBucket, SeedKey
@@ -205,8 +206,19 @@ def create_app(server: Server) -> Starlette:
         "__TABLE_JS__", _static("table.js")
     )
 
+    favicon = _static("favicon.svg").encode()
+
     async def index(request: Request) -> Response:
         return HTMLResponse(page)
+
+    async def icon(request: Request) -> Response:
+        # Browsers ask for /favicon.ico whatever the page links; an SVG
+        # served there is shown as well (and a 404 was logged per page).
+        return Response(
+            favicon,
+            media_type="image/svg+xml",
+            headers={"cache-control": "public, max-age=86400"},
+        )
 
     async def info(request: Request) -> Response:
         from koudian.web.snapshot import action_table, tile_table
@@ -214,6 +226,9 @@ def create_app(server: Server) -> Starlette:
         return JSONResponse(
             {
                 "presets": preset_names(),
+                # The page opens on the CLI's default ruleset, not on the
+                # first name in alphabetical order.
+                "default_preset": DEFAULT_PRESET,
                 "opponents": list(server.opponents),
                 "tiles": tile_table(),
                 "actions": action_table(),
@@ -261,6 +276,8 @@ def create_app(server: Server) -> Starlette:
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/favicon.ico", icon),
+            Route("/favicon.svg", icon),
             Route("/api/info", info),
             Route("/replay/{key}", replay),
             Route("/replay/{key}/log", replay_log),

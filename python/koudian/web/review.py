@@ -24,6 +24,7 @@ from typing import Any
 
 import koudian
 from koudian._core import KoudianError, replay_steps
+from koudian.agents import agents_help
 from koudian.simulation import _positive_int
 from koudian.web.snapshot import hand_frames
 from koudian.web.tables import ranked_json
@@ -41,6 +42,14 @@ def _chosen_indices(log: str) -> list[int]:
         if v.get("type") == "action" and not v.get("auto", False):
             out.append(int(v["index"]))
     return out
+
+
+def cost_unit(agent: str) -> str:
+    """What a review's cost counts: ``"points"`` (mc's values are its
+    estimated mean settlement points) or ``"ranks"`` (greedy's, and any
+    other ranking's, value is minus the rank, so a cost is the number of
+    places the played action stands below the first)."""
+    return "points" if agent.split(":", 1)[0] == "mc" else "ranks"
 
 
 def review_hand(log: str, seat: int, agent: str) -> dict[str, Any]:
@@ -83,6 +92,7 @@ def review_hand(log: str, seat: int, agent: str) -> dict[str, Any]:
         "decisions": decisions,
         "disagreements": disagreements,
         "cost": sum(d["cost"] for d in disagreements if d["cost"] is not None),
+        "cost_unit": cost_unit(agent),
     }
     return hand
 
@@ -110,7 +120,9 @@ def add_subparser(sub: Any) -> None:
     p = sub.add_parser("review", help="the replay viewer with an agent's ranking of each decision")
     p.add_argument("log", help="a JSON Lines log (one hand, or several from simulate --log)")
     p.add_argument("--seat", type=int, choices=range(4), required=True, help="seat to review")
-    p.add_argument("--agent", default="greedy", help="reviewing agent spec: greedy, mc, …")
+    p.add_argument(
+        "--agent", default="greedy", help=f"reviewing agent spec: {agents_help(extra='')}"
+    )
     p.add_argument("--hand", type=_positive_int, default=None, help="only hand N (1-based)")
     p.add_argument("-o", "--output", default="review.html", help="output file (review.html)")
     p.set_defaults(func=_cmd_review)
