@@ -45,3 +45,30 @@ def test_the_history_of_measurements_has_its_own_file() -> None:
     assert HISTORY.is_file()
     assert "performance-history.md" in PERF and "performance-history.md" in README
     assert len(PERF.splitlines()) < 200  # the current figures, not the history
+
+
+# -- issue 39: the first hour from a checkout, koudian not on the index
+
+_INDEX_FORM = re.compile(r"""pip install ['"]?koudian\[([\w,]+)\]""")
+
+
+def test_every_extra_install_gives_the_checkout_form_first_everywhere() -> None:
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for path in docs:
+        if path.name in ("api.md", "performance-history.md"):
+            continue  # generated from docstrings; a record of the past
+        text = path.read_text(encoding="utf-8")
+        for m in _INDEX_FORM.finditer(text):
+            extra = m.group(1)
+            checkout = re.search(rf"""pip install ['"]\.\[{re.escape(extra)}\]['"]""", text)
+            assert checkout is not None and checkout.start() < m.start(), (path.name, extra)
+
+
+def test_the_fresh_machine_section_starts_with_a_virtual_environment() -> None:
+    section = " ".join(README.split("## Fresh machine")[1].split("\n## ")[0].split())
+    venv = section.index("python3 -m venv .venv && . .venv/bin/activate")
+    assert venv < section.index('pip install ".[cli]"')
+    assert "externally managed" in section
+    # What pip shows while the first install compiles the Rust core.
+    assert "Building wheel" in section and "still running" in section
+    assert re.search(r"about (two|2) minutes", section)
