@@ -631,8 +631,10 @@ def test_ctrl_c_in_a_ray_arena_raises_arena_interrupted_with_the_deals_finished(
             record=tmp_path,
             luck="adjust",
         )
+    # The deals 0 .. n of the tasks that returned: none if the task from
+    # deal 0 had not (whichever returned first raised the Ctrl-C).
     res = e.value.result
-    assert res.interrupted and res.requested == DEALS and 0 < res.deals < DEALS
+    assert res.interrupted and res.requested == DEALS and 0 <= res.deals < DEALS
     assert res.hands == 5 * res.deals and "interrupted:" in res.summary()
     mask = want.records["deal"] < res.deals
     for c in ("deal", "table", "seat", "entry", "delta"):
