@@ -147,7 +147,10 @@ def test_ctrl_c_stops_a_recording_arena_with_a_partial_manifest(tmp_path: Path) 
     check_stopped(code, out, err, took)
     data = strict(out_json)
     manifest = read_manifest(data_dir)
-    assert manifest["partial"] is True
+    # One flag, the dataset's own: open() warns of the partial dataset.
+    assert manifest["complete"] is False and "partial" not in manifest
+    with pytest.warns(koudian.dataset.PartialDatasetWarning, match="partial"):
+        assert koudian.dataset.open(data_dir).count_rows() == manifest["rows"]
     assert manifest["arena"]["deals"] == data["deals"] > 0
     assert manifest["arena"]["requested_deals"] == 100000
     assert manifest["hands"] == data["hands"]
@@ -248,8 +251,122 @@ def test_short_native_calls_still_make_shards_of_many_deals(tmp_path: Path) -> N
 
     koudian.arena(["greedy", "random", "random", "random"], "shanxi", 700, record=str(tmp_path))
     manifest = read_manifest(tmp_path)
-    assert "partial" not in manifest and manifest["hands"] == 5 * 700
+    assert manifest["complete"] is True and "partial" not in manifest
+    assert manifest["hands"] == 5 * 700 and "requested_deals" not in manifest["arena"]
     starts = sorted({int(s["start"]) // 5 for s in manifest["shards"]})
     assert starts[0] == 0
     sizes = [b - a for a, b in zip(starts, [*starts[1:], 700], strict=True)]
     assert all(ARENA_CHUNK // 2 <= n <= ARENA_CHUNK for n in sizes[:-1]), sizes
+
+
+# ------------------------------------- a local arena recording (issue 35)
+
+
+def _listed_now(d: Path) -> dict[str, Any]:
+    """The manifest of the dataset being recorded in ``d``: every shard it
+    lists is on disk whole (its size the manifest's)."""
+    from koudian.dataset import read_manifest
+
+    m = read_manifest(d)
+    for s in m["shards"]:
+        assert (d / s["file"]).stat().st_size == s["bytes"]
+    assert m["rows"] == sum(s["rows"] for s in m["shards"])
+    return m
+
+
+def test_a_local_arena_recording_is_incomplete_until_it_ends(tmp_path: Path) -> None:
+    # The manifest is kept current as the shards are written, "complete":
+    # false; Ctrl-C leaves it so, listing exactly the finished shards.
+    pytest.importorskip("pyarrow")
+    from koudian._arena_chunks import arena_object
+    from koudian.arena import ArenaInterrupted
+
+    seen: list[dict[str, Any]] = []
+    lineup = ["greedy", "random", "random", "random"]
+
+    def progress(partial: koudian.ArenaResult) -> None:
+        seen.append(_listed_now(tmp_path))
+        if partial.deals >= 30:
+            signal.raise_signal(signal.SIGINT)  # as Ctrl-C, in the main thread
+
+    with pytest.raises(ArenaInterrupted) as e:
+        koudian.arena(lineup, "shanxi", 1000, record=tmp_path, chunk=10, progress=progress)
+    assert all(m["complete"] is False and "partial" not in m for m in seen)
+    # Listed as they are written: the first call's shards by its progress.
+    assert seen[0]["shards"] and len(seen[-1]["shards"]) > len(seen[0]["shards"])
+    res = e.value.result
+    m = _listed_now(tmp_path)
+    assert m["complete"] is False and "partial" not in m
+    assert m["hands"] == res.hands == 5 * res.deals
+    assert m["arena"] == arena_object(lineup, "duplicate", res.deals, 1000, False)
+    with pytest.warns(koudian.dataset.PartialDatasetWarning, match="partial"):
+        assert koudian.dataset.open(tmp_path).count_rows() == m["rows"]
+    import pyarrow.parquet as pq
+
+    deals = set()
+    for s in m["shards"]:
+        deals |= {int(d) for d in pq.read_table(tmp_path / s["file"])["deal"].to_pylist()}
+    assert deals == set(range(res.deals))
+
+
+def test_the_arena_object_has_one_owner(tmp_path: Path) -> None:
+    # The local and the Ray recordings write the arena object of
+    # koudian._arena_chunks.arena_object (the Ray one is checked against
+    # the local one in tests/test_cluster.py).
+    pytest.importorskip("pyarrow")
+    from koudian import cluster
+    from koudian._arena_chunks import arena_object
+    from koudian.dataset import read_manifest
+
+    lineup = ["greedy", "random", "random", "random"]
+    koudian.arena(lineup, "shanxi", 20, record=tmp_path, chunk=10)
+    want = arena_object(lineup, "duplicate", 20, 20, True)
+    assert read_manifest(tmp_path)["arena"] == want
+    assert want == {
+        "format": "duplicate",
+        "deals": 20,
+        "tables": [[0, 1, 2, 3], [3, 0, 1, 2], [2, 3, 0, 1], [1, 2, 3, 0], [1, 1, 1, 1]],
+        "hand": "deal * 5 + table",
+    }
+    assert "requested_deals" not in want
+    assert arena_object(lineup, "duplicate", 3, 20, False)["requested_deals"] == 20
+    assert not hasattr(cluster, "_arena_recording")
+
+
+# --------------------------------------------- recording into a used folder
+
+
+def test_arena_record_refuses_a_used_folder_unless_overwrite(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    from koudian.dataset import read_manifest
+
+    lineup = ["greedy", "random", "random", "random"]
+    koudian.arena(lineup, "shanxi", 30, record=tmp_path, chunk=10, seed=1)
+    first = read_manifest(tmp_path)
+    with pytest.raises(koudian.KoudianError, match="already holds a dataset"):
+        koudian.arena(lineup, "shanxi", 10, record=tmp_path, seed=2)
+    assert read_manifest(tmp_path) == first  # untouched
+    koudian.arena(lineup, "shanxi", 10, record=tmp_path, seed=2, overwrite=True)
+    m = read_manifest(tmp_path)
+    # Replaced whole: only the new run's shards are in the folder.
+    assert m["seed"] == 2 and m["arena"]["deals"] == 10 and m["complete"] is True
+    assert sorted(f.name for f in tmp_path.glob("part-*.parquet")) == sorted(
+        s["file"] for s in m["shards"]
+    )
+    assert koudian.dataset.open(tmp_path).count_rows() == m["rows"]
+
+
+def test_the_arena_cli_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyarrow")
+    from koudian.dataset import read_manifest
+
+    d = tmp_path / "ds"
+    args = ["arena", "--agents", "greedy,random,random,random", "--quiet", "--record", str(d)]
+    assert main([*args, "--deals", "20", "--seed", "1"]) == 0
+    assert main([*args, "--deals", "5", "--seed", "2"]) == 2
+    assert "already holds a dataset" in capsys.readouterr().err
+    assert read_manifest(d)["seed"] == 1
+    assert main([*args, "--deals", "5", "--seed", "2", "--overwrite"]) == 0
+    m = read_manifest(d)
+    assert m["seed"] == 2 and m["hands"] == 25 and m["complete"] is True
+    assert len(list(d.glob("part-*.parquet"))) == len(m["shards"])

@@ -605,3 +605,71 @@ def test_ctrl_c_in_the_ray_cli_leaves_a_partial_dataset(cluster: Cluster, tmp_pa
     assert sorted(f.name for f in d.glob("part-*.parquet")) == files
     with pytest.warns(koudian.dataset.PartialDatasetWarning):
         assert koudian.dataset.open(d).count_rows() == m["rows"]
+
+
+def test_ctrl_c_in_a_ray_arena_raises_arena_interrupted_with_the_deals_finished(
+    cluster: Cluster, local_arena: tuple[koudian.ArenaResult, Path], tmp_path: Path
+) -> None:
+    # As the local arena: the result of the deals 0 .. n of the tasks that
+    # returned, marked interrupted, and a partial dataset.
+    from koudian.arena import ArenaInterrupted
+
+    want = local_arena[0]
+
+    def progress(partial: koudian.ArenaResult) -> None:
+        raise KeyboardInterrupt  # Ctrl-C once a task has finished
+
+    with pytest.raises(ArenaInterrupted) as e:
+        koudian.arena(
+            LINEUP,
+            "shanxi",
+            DEALS,
+            seed=4,
+            backend="ray",
+            progress=progress,
+            chunk=10,
+            record=tmp_path,
+            luck="adjust",
+        )
+    # The deals 0 .. n of the tasks that returned: none if the task from
+    # deal 0 had not (whichever returned first raised the Ctrl-C).
+    res = e.value.result
+    assert res.interrupted and res.requested == DEALS and 0 <= res.deals < DEALS
+    assert res.hands == 5 * res.deals and "interrupted:" in res.summary()
+    mask = want.records["deal"] < res.deals
+    for c in ("deal", "table", "seat", "entry", "delta"):
+        np.testing.assert_array_equal(res.records[c], want.records[c][mask], err_msg=c)
+    m = _listed(tmp_path)
+    assert res.deals <= m["arena"]["deals"] and m["arena"]["requested_deals"] == DEALS
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_in_the_ray_arena_cli_prints_the_summary_and_json(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    d, out_json = tmp_path / "ds", tmp_path / "arena.json"
+    env = {**os.environ, "PYTHONPATH": str(Path(koudian.__file__).parent.parent)}
+    cmd = [sys.executable, "-m", "koudian", "arena", "--agents", ",".join(LINEUP), "--quiet"]
+    cmd += ["--deals", "1000000", "--record", str(d), "--json", str(out_json)]
+    cmd += ["--luck", "keep", "--cluster", f"ray:{cluster.address}"]
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Ctrl-C once the tasks are writing shards.
+        deadline = time.monotonic() + 120
+        while not list(d.glob("part-*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert p.poll() is None, p.communicate()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert "Traceback" not in err, err[-3000:]
+    assert p.returncode == 130, err[-3000:]
+    assert "interrupted:" in out and "of 1000000 deals finished" in out, out
+    import json
+
+    data = json.loads(out_json.read_text())
+    assert data["interrupted"] is True and data["requested_deals"] == 1000000
+    assert data["hands"] == 5 * data["deals"]
+    m = koudian.dataset.read_manifest(d)
+    assert m["complete"] is False and m["arena"]["requested_deals"] == 1000000

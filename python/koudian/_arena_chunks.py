@@ -22,17 +22,21 @@ tables + t``, so a retried Ray task overwrites it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from koudian._core import Ruleset, arena_native
 
+if TYPE_CHECKING:  # pragma: no cover
+    from koudian.dataset import Recording
+
 __all__ = [
     "ARENA_CHUNK",
+    "arena_object",
+    "arena_recording",
     "chunk_records",
-    "finish_dataset",
     "play_deals",
     "play_tables",
     "records_of_summary",
@@ -193,8 +197,30 @@ def write_tables(
     return entries
 
 
-def finish_dataset(
-    directory: str,
+def arena_object(
+    names: Sequence[str], fmt: str, deals: int, requested: int, complete: bool
+) -> dict[str, Any]:
+    """The ``arena`` object of an arena dataset's manifest (its one
+    owner, for the local and the Ray recordings): the format, the
+    ``deals`` whose hands the shards listed cover, the line-up entry at
+    each seat of each table, how hand ids are made, and, until the
+    recording is ``complete``, the ``requested_deals``."""
+    from koudian.arena import _tables
+
+    layout = _tables(list(names), fmt)
+    obj: dict[str, Any] = {
+        "format": fmt,
+        "deals": int(deals),
+        "tables": layout,
+        "hand": f"deal * {len(layout)} + table",
+    }
+    if not complete:
+        obj["requested_deals"] = int(requested)
+    return obj
+
+
+def arena_recording(
+    record_dir: str | None,
     rules: Ruleset,
     labels: Sequence[str],
     names: Sequence[str],
@@ -202,36 +228,23 @@ def finish_dataset(
     seed: int,
     deals: int,
     seats: Sequence[int],
-    shards: Sequence[dict[str, Any]],
-    requested: int | None = None,
-) -> dict[str, Any]:
-    """Writes the manifest of an arena dataset: ``simulate``'s, with
-    ``hands`` every hand played and an ``arena`` object (format, deals,
-    the line-up entry at each seat of each table, and how hand ids are
-    made). For a run stopped after ``deals`` of the ``requested`` deals
-    (Ctrl-C), the shards are those of the deals finished, the ``arena``
-    object has ``requested_deals`` and the manifest ``"partial": true``."""
+) -> tuple[Recording | None, int]:
+    """The recording of an arena dataset (None without one), local or on
+    Ray, and its number of tables: ``simulate``'s manifest (kept current,
+    ``"complete": false`` until ``close(True)``; ``hands`` every table's
+    hands of the deals covered) with the ``arena`` object
+    (``arena_object``). The deals ``s .. s + n`` hold the hands ``s *
+    tables .. (s + n) * tables``: list their shards with ``add([(entries,
+    s * tables, n * tables)])``."""
     from koudian.arena import _tables
-    from koudian.dataset import write_manifest
 
-    layout = _tables(list(names), fmt)
-    arena = {
-        "format": fmt,
-        "deals": int(deals),
-        "tables": layout,
-        "hand": f"deal * {len(layout)} + table",
-    }
-    extra: dict[str, Any] = {"arena": arena}
-    if requested is not None and deals < requested:
-        arena["requested_deals"] = int(requested)
-        extra["partial"] = True
-    return write_manifest(
-        directory,
-        rules,
-        labels,
-        seed,
-        deals * len(layout),
-        seats,
-        shards,
-        extra=extra,
-    )
+    tables = len(_tables(list(names), fmt))
+    if record_dir is None:
+        return None, tables
+    from koudian.dataset import Recording
+
+    def extra(hands: int, complete: bool) -> dict[str, Any]:
+        return {"arena": arena_object(names, fmt, hands // tables, deals, complete)}
+
+    recording = Recording(record_dir, rules, labels, seed, deals * tables, seats, extra=extra)
+    return recording, tables

@@ -86,6 +86,10 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         if len(agents) != 4:
             raise RulesetError(f"--agents needs 4 agents, got {len(agents)}: {agents}")
         seats = _seat_list(args.record_seats) if args.record_seats else None
+        if args.record and not args.overwrite:  # refused before the bar is drawn
+            from koudian.dataset import prepare
+
+            prepare(args.record)
         bar = _Bar(args.deals, not args.quiet)
         code = 0
         try:
@@ -102,6 +106,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                 record_seats=seats,
                 backend=args.cluster,
                 luck=args.luck,
+                overwrite=args.overwrite,
             )
         except ArenaInterrupted as stop:
             res, code = stop.result, _INTERRUPTED
@@ -153,6 +158,11 @@ def add_subparser(sub: Any) -> None:
         metavar="DIR",
         default=None,
         help="write every decision of every table as a Parquet dataset to DIR (needs pyarrow)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the dataset already in the --record DIR (refused otherwise)",
     )
     p.add_argument(
         "--record-seats", default=None, help="seats to record, e.g. 0 or 0,2 (default: all)"

@@ -501,8 +501,8 @@ def _finite(data: Any) -> Any:
 class ArenaInterrupted(KeyboardInterrupt):
     """``arena`` was interrupted (Ctrl-C): a ``KeyboardInterrupt`` carrying
     the deals finished as ``result`` (an ``ArenaResult`` marked
-    ``interrupted``; with ``record=``, the dataset's manifest lists their
-    shards and says ``"partial": true``)."""
+    ``interrupted``; with ``record=``, the dataset's manifest lists the
+    shards finished and says ``"complete": false``)."""
 
     def __init__(self, result: ArenaResult) -> None:
         super().__init__(f"interrupted after {result.deals} of {result.requested} deals")
@@ -718,6 +718,7 @@ def arena(
     backend: str = "local",
     chunk: int | None = None,
     luck: str = "auto",
+    overwrite: bool = False,
 ) -> ArenaResult:
     """Plays ``deals`` seeded deals with the four ``agents`` (built-in
     specs such as ``"mc"`` or ``"mc:rollouts=200"``, Python agents,
@@ -732,11 +733,14 @@ def arena(
     Built-in agents only: ``record=DIR`` writes every decision of the
     seats ``record_seats`` (default all) of every table as a Parquet
     dataset (``koudian.dataset``, with the columns ``deal`` and ``table``
-    saying where each hand was played; docs/arena.md), and
-    ``backend="ray"`` (or ``"ray:ADDRESS"``) plays the deals as Ray tasks
-    by deal range (``koudian.cluster``): the same records, statistics and
-    rows as the local run. ``chunk`` is the deals per native call (and per
-    shard); the results never depend on it.
+    saying where each hand was played; docs/arena.md; a used ``DIR`` is
+    refused unless ``overwrite=True``, which replaces its dataset whole),
+    and ``backend="ray"`` (or ``"ray:ADDRESS"``) plays the deals as Ray
+    tasks by deal range (``koudian.cluster``): the same records,
+    statistics and rows as the local run; Ctrl-C raises
+    ``ArenaInterrupted`` with the deals finished either way. ``chunk``
+    is the deals per native call (and per shard); the results never
+    depend on it.
 
     ``luck``: ``"auto"`` (default) takes the luck of the wall out of the
     lone agent's advantage wherever it can be (a duplicate 1-vs-3 line-up
@@ -780,79 +784,57 @@ def arena(
             f"got {', '.join(labels)}"
         )
     names = [n for n in natives if n is not None]
+    if record is not None:  # refused (or emptied) before anything is played
+        from koudian.dataset import _pyarrow, prepare
+
+        _pyarrow()
+        prepare(record, overwrite)
+    from koudian import _arena_play
+
+    found: list[ArenaFault] = []
+    retried = 0
+
+    def report() -> None:
+        if progress is not None:
+            progress(result())
+
     if backend != "local":
-        from koudian import cluster
-
-        def partial(recs: dict[str, npt.NDArray[Any]]) -> None:
-            parts[:] = [recs]
-            if progress is not None:
-                progress(result())
-
-        recs, retried = cluster.run_arena(
+        retried = _arena_play.on_ray(
             r,
             labels,
             names,
             format,
             deals,
-            seed=seed,
-            backend=backend,
-            progress=partial if progress is not None else None,
-            chunk=chunk,
-            record=record,
-            record_seats=seats,
-            walls=walls,
+            seed,
+            backend,
+            chunk,
+            record,
+            seats,
+            walls,
+            parts,
+            report if progress is not None else None,
         )
-        parts[:] = [recs]
-        res = result()
-        res.retried_tasks = retried
-        return res
-    from koudian import _arena_play
-
-    found: list[ArenaFault] = []
-    with StopOnCtrlC() as ctrl_c:
-        try:
-            if len(names) == 4:
-                _arena_play.native_local(
-                    r,
-                    names,
-                    labels,
-                    format,
-                    deals,
-                    seed,
-                    threads,
-                    seats,
-                    record,
-                    walls,
-                    chunk,
-                    parts,
-                    lambda: ctrl_c.stopped,
-                    progress and (lambda: progress(result())),
-                )
-            else:
-                run = _arena_play.python_deals(
-                    r,
-                    agents,
-                    labels,
-                    range(deals),
-                    seed,
-                    format,
-                    timeout,
-                    walls,
-                    lambda: ctrl_c.stopped,
-                )
-                try:
-                    for recs, faults in run:
-                        parts.append(recs)
-                        found += faults
-                        if progress is not None:
-                            progress(result())
-                finally:
-                    run.close()
-        except KeyboardInterrupt:  # a second Ctrl-C, or outside the main thread
-            pass
+    else:
+        _arena_play.local(
+            r,
+            agents,
+            labels,
+            names,
+            format,
+            deals,
+            seed,
+            threads,
+            timeout,
+            seats,
+            record,
+            walls,
+            chunk,
+            parts,
+            found,
+            report if progress is not None else None,
+        )
     res = result()
-    res.faults = found
-    res.requested = deals
+    res.faults, res.requested, res.retried_tasks = found, deals, retried
     if res.deals < deals:  # stopped; a run that finished anyway is whole
         res.interrupted = True
         raise ArenaInterrupted(res)

@@ -78,7 +78,6 @@ import numpy as np
 from koudian._core import KoudianError, Ruleset, simulate_native
 
 if TYPE_CHECKING:  # pragma: no cover
-    from koudian.dataset import Recording
     from koudian.simulation import SimulationResult
 
 __all__ = ["KILL_ENV", "ArenaStopped", "parse_backend", "run", "run_arena"]
@@ -642,13 +641,13 @@ def run_arena(
     each task finishes, with the records of every finished task's deals,
     numbered ``0 ..`` in order (the running estimate of a smaller arena).
     ``walls`` takes the luck of the wall out as the local run does."""
-    from koudian._arena_chunks import ARENA_CHUNK
+    from koudian._arena_chunks import ARENA_CHUNK, arena_recording
 
     address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
     _connect(ray, address)
     record_dir = _record_dir(record)
-    recording, tables = _arena_recording(
+    recording, tables = arena_recording(
         record_dir, rules, labels, names, fmt, seed, deals, record_seats
     )
     shown = 0
@@ -700,40 +699,3 @@ def run_arena(
             _clean(record_dir)
             recording.close(completed)
     return _join([r[0] for r in results]), retried
-
-
-def _arena_recording(
-    record_dir: str | None,
-    rules: Ruleset,
-    labels: list[str],
-    names: list[str],
-    fmt: str,
-    seed: int,
-    deals: int,
-    seats: Sequence[int],
-) -> tuple[Recording | None, int]:
-    """The recording of an arena dataset on Ray (None without one) and
-    its number of tables: ``simulate``'s manifest with the ``arena``
-    object ``koudian._arena_chunks.finish_dataset`` writes (a test holds
-    the two equal), whose ``deals`` are those the partial manifest's
-    ``hands`` cover, with ``requested_deals`` until it is complete."""
-    from koudian.arena import _tables
-
-    layout = _tables(list(names), fmt)
-    if record_dir is None:
-        return None, len(layout)
-    from koudian.dataset import Recording
-
-    def arena(hands: int, complete: bool) -> dict[str, Any]:
-        obj: dict[str, Any] = {
-            "format": fmt,
-            "deals": hands // len(layout),
-            "tables": layout,
-            "hand": f"deal * {len(layout)} + table",
-        }
-        if not complete:
-            obj["requested_deals"] = int(deals)
-        return {"arena": obj}
-
-    recording = Recording(record_dir, rules, labels, seed, deals * len(layout), seats, extra=arena)
-    return recording, len(layout)
