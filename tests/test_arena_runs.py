@@ -19,7 +19,9 @@ from koudian.cli import main
 from koudian.faults import FAULT_KINDS
 
 BOTS = Path(__file__).parent / "bots"
-ROOT = Path(__file__).resolve().parent.parent
+# The koudian under test (the installed wheel in CI, not the checkout's
+# python/, which has no compiled core there), for the child processes.
+INSTALLED = str(Path(koudian.__file__).resolve().parent.parent)
 STOP_BOUND = 10.0
 """Seconds a run may take to end after SIGINT: it aims at one (a native
 call of about a quarter of a second, a deal at least); generous for an
@@ -80,7 +82,7 @@ def interrupt(args: list[str], after: float = 4.0) -> tuple[int, str, str, float
     ``after`` seconds; its exit code, stdout, stderr and the seconds it
     took to end after the signal (killed, and the test failed, past
     ``STOP_BOUND`` + 30)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    env = {**os.environ, "PYTHONPATH": INSTALLED}
     proc = subprocess.Popen(
         [sys.executable, "-m", "koudian", *args],
         stdout=subprocess.PIPE,
@@ -225,7 +227,7 @@ def test_ctrl_c_during_the_first_native_call_is_a_keyboard_interrupt_not_a_panic
         "except KeyboardInterrupt:\n"
         "    print('KeyboardInterrupt')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    env = {**os.environ, "PYTHONPATH": INSTALLED}
     r = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
