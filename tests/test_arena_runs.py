@@ -220,9 +220,11 @@ def test_ctrl_c_during_the_first_native_call_is_a_keyboard_interrupt_not_a_panic
         "import os, signal, threading\n"
         "import koudian._core as c\n"
         "r = c.Ruleset.preset('shanxi')\n"
-        "threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        "threading.Timer(0.1, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
         "try:\n"
-        "    c.simulate_record(r, ['greedy'] * 4, 3000, threads=1, seats=[0], logs=False,"
+        # Long enough that the signal lands during the call on the release
+        # wheel too (about 1-2 s there; 3,000 hands ended before it).
+        "    c.simulate_record(r, ['greedy'] * 4, 20000, threads=1, seats=[0], logs=False,"
         " pieces=False, log_compress='none')\n"
         "except KeyboardInterrupt:\n"
         "    print('KeyboardInterrupt')\n"
