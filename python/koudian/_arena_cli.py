@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from koudian._core import KoudianError, RulesetError
@@ -73,6 +74,22 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         f.write("\n")
 
 
+def _finish(bar: Any, run: Callable[[], Any], path: str | None) -> tuple[Any, int]:
+    """Runs ``run`` under ``bar``: its result and exit code, the finished
+    part and 130 if it was interrupted; writes ``--json`` to ``path`` either
+    way."""
+    code = 0
+    try:
+        res = run()
+    except (ArenaInterrupted, LadderInterrupted) as stop:
+        res, code = stop.result, _INTERRUPTED
+    finally:
+        bar.close()
+    if path:
+        _write_json(path, res.to_json())
+    return res, code
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     from koudian.simulation import _seat_list, _split_agents
 
@@ -91,9 +108,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
 
             prepare(args.record)
         bar = _Bar(args.deals, not args.quiet)
-        code = 0
-        try:
-            res = arena(
+        res, code = _finish(
+            bar,
+            lambda: arena(
                 agents,
                 args.rules,
                 args.deals,
@@ -107,13 +124,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                 backend=args.cluster,
                 luck=args.luck,
                 overwrite=args.overwrite,
-            )
-        except ArenaInterrupted as stop:
-            res, code = stop.result, _INTERRUPTED
-        finally:
-            bar.close()
-        if args.json:
-            _write_json(args.json, res.to_json())
+            ),
+            args.json,
+        )
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
@@ -215,10 +228,10 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
         if reference is not None:
             (reference,) = _split_agents(reference)
         runs = len(agents) - (reference is None or reference in agents)
-        bar = _LadderBar(args.deals * max(runs, 1), not args.quiet)
-        code = 0
-        try:
-            res = ladder(
+        ladder_bar = _LadderBar(args.deals * max(runs, 1), not args.quiet)
+        res, code = _finish(
+            ladder_bar,
+            lambda: ladder(
                 agents,
                 args.rules,
                 args.deals,
@@ -226,15 +239,11 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 threads=args.threads,
                 timeout=args.timeout,
-                progress=bar,
+                progress=ladder_bar,
                 luck=args.luck,
-            )
-        except LadderInterrupted as stop:
-            res, code = stop.result, _INTERRUPTED
-        finally:
-            bar.close()
-        if args.json:
-            _write_json(args.json, res.to_json())
+            ),
+            args.json,
+        )
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
         return 2
