@@ -76,6 +76,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from koudian._core import KoudianError, Ruleset, simulate_native
+from koudian._extras import install_hint
 
 if TYPE_CHECKING:  # pragma: no cover
     from koudian.simulation import SimulationResult
@@ -115,7 +116,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise KoudianError("backend='ray' needs Ray: pip install 'koudian[ray]'") from None
+        raise KoudianError(f"backend='ray' needs Ray: {install_hint('ray')}") from None
     return ray
 
 

@@ -83,6 +83,7 @@ from koudian._core import (
     __version__,
 )
 from koudian._core import unpack_obs as _unpack_obs
+from koudian._extras import install_hint
 from koudian._manifest import FORMAT, FORMAT_VERSIONS, MAX_MANIFEST_BYTES, OBS_WIDTH, PLANES
 from koudian._manifest import load as _load_manifest
 
@@ -135,7 +136,7 @@ def _pyarrow() -> Any:
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise KoudianError("datasets need pyarrow: pip install 'koudian[data]'") from None
+        raise KoudianError(f"datasets need pyarrow: {install_hint('data')}") from None
     return pyarrow
 
 
