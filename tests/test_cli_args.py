@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from koudian import _cli_args
 from koudian.cli import build_parser, main
 
 NO_RULES = {
@@ -35,6 +34,8 @@ def options(p: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 
 def reference(option: str, default: object) -> argparse.Action:
     """The action ``koudian._cli_args`` makes for ``option``."""
+    from koudian import _cli_args
+
     p = argparse.ArgumentParser()
     if option in ("--rules", "--set"):
         _cli_args.add_rules(p, default if option == "--rules" else "shanxi")  # type: ignore[arg-type]
