@@ -24,9 +24,9 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from koudian._cli_args import positive_int
 from koudian._core import KoudianError
 from koudian.logs import read_logs
-from koudian.simulation import _positive_int
 from koudian.web.snapshot import action_table, hand_frames, tile_table
 
 __all__ = [
@@ -201,6 +201,6 @@ def add_subparser(sub: Any) -> None:
     """Registers ``koudian view``."""
     p = sub.add_parser("view", help="write a log as a self-contained HTML replay viewer")
     p.add_argument("log", help="a JSON Lines log (one hand, or several from simulate --log)")
-    p.add_argument("--hand", type=_positive_int, default=None, help="only hand N (1-based)")
+    p.add_argument("--hand", type=positive_int, default=None, help="only hand N (1-based)")
     p.add_argument("-o", "--output", default="replay.html", help="output file (replay.html)")
     p.set_defaults(func=_cmd_view)
