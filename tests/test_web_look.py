@@ -398,6 +398,11 @@ def test_the_review_toolbar_is_one_row_at_1400_px(tmp_path: Path) -> None:
                 "e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))"
             )
             assert max(rows) - min(rows) <= 2, rows
+            # ... and no control wraps inside itself ("40 / 80" on two lines).
+            heights = page.evaluate(
+                "[...document.querySelectorAll('header > *')].map(e => e.getBoundingClientRect().height)"
+            )
+            assert max(heights) <= 32, heights
             assert page.evaluate(
                 "(() => { const h = document.querySelector('header');"
                 " return h.scrollWidth <= h.clientWidth; })()"
