@@ -19,7 +19,8 @@ The source font is not installed (the pages must not depend on one):
   # /tmp/noto/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 Needs fontTools and brotli (pip install fonttools brotli; a development
 tool, not a runtime dependency). A character the source font lacks is an
-error: change the page, not the font.
+error: change the page, not the font. Beside the font, koudian-cjk.txt
+lists the characters it holds (tests/test_web_look.py reads it).
 """
 
 from __future__ import annotations
@@ -96,10 +97,14 @@ def build(source: str, out: Path) -> int:
             rec.string = FAMILY.replace(" ", "")
         elif rec.nameID == 3:
             rec.string = f"{FAMILY}; subset of Noto Sans CJK SC"
-    font["head"].modified = font["head"].created  # same input, same bytes
+    # Same input, same bytes: no save-time timestamp.
+    font["head"].modified = font["head"].created
+    font.recalcTimestamp = False
     out.parent.mkdir(parents=True, exist_ok=True)
     font.flavor = "woff2"
     font.save(str(out))
+    # The characters held, for the tests (which then need no fontTools).
+    out.with_suffix(".txt").write_text("".join(sorted(chars)) + "\n", encoding="utf-8")
     return len(chars)
 
 

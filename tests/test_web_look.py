@@ -50,10 +50,10 @@ scripts = pytest.fixture(_scripts)
 
 
 def _font_cmap() -> set[int]:
-    ttlib = pytest.importorskip("fontTools.ttLib")
-    pytest.importorskip("brotli")
-    font = ttlib.TTFont(str(STATIC / "fonts" / "koudian-cjk.woff2"))
-    return set(font.getBestCmap())
+    """The characters the pages' font holds, as gen_font.py listed them
+    (test_the_font_holds_what_its_list_says checks the list)."""
+    text = (STATIC / "fonts" / "koudian-cjk.txt").read_text(encoding="utf-8")
+    return {ord(c) for c in text.rstrip("\n")}
 
 
 def no_cjk_font_installed() -> None:
@@ -158,6 +158,29 @@ def test_the_font_covers_every_character_the_pages_use(scripts: None) -> None:
     cmap = _font_cmap()
     missing = sorted(c for c in gen_font.page_chars() if ord(c) not in cmap and c != " ")
     assert not missing, f"run python scripts/gen_font.py: {''.join(missing)!r}"
+
+
+def test_the_font_is_what_the_script_writes(tmp_path: Path, scripts: None) -> None:
+    pytest.importorskip("fontTools")
+    pytest.importorskip("brotli")
+    import gen_font
+
+    if not Path(gen_font.DEFAULT_SOURCE).is_file():
+        pytest.skip(f"no Noto Sans CJK at {gen_font.DEFAULT_SOURCE} (see scripts/gen_font.py)")
+    out = tmp_path / "koudian-cjk.woff2"
+    gen_font.build(gen_font.DEFAULT_SOURCE, out)
+    fonts = STATIC / "fonts"
+    assert out.read_bytes() == (fonts / out.name).read_bytes(), "run python scripts/gen_font.py"
+    assert out.with_suffix(".txt").read_text(encoding="utf-8") == (
+        fonts / "koudian-cjk.txt"
+    ).read_text(encoding="utf-8")
+
+
+def test_the_font_holds_what_its_list_says() -> None:
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    pytest.importorskip("brotli")
+    font = ttlib.TTFont(str(STATIC / "fonts" / "koudian-cjk.woff2"))
+    assert set(font.getBestCmap()) == _font_cmap()
 
 
 def test_the_font_and_its_license_are_package_data() -> None:
@@ -400,7 +423,8 @@ def test_the_review_toolbar_is_one_row_at_1400_px(tmp_path: Path) -> None:
             assert max(rows) - min(rows) <= 2, rows
             # ... and no control wraps inside itself ("40 / 80" on two lines).
             heights = page.evaluate(
-                "[...document.querySelectorAll('header > *')].map(e => e.getBoundingClientRect().height)"
+                "[...document.querySelectorAll('header > *')]"
+                ".map(e => e.getBoundingClientRect().height)"
             )
             assert max(heights) <= 32, heights
             assert page.evaluate(
