@@ -236,7 +236,7 @@ const KD = (() => {
       ? `<div class="legal">${st.legal.map((i) => `<span class="la">${esc(actionText(action(i)))}</span>`).join(" ")}</div>` : "";
     const ind = splitTiles(st.indicators || "").map((x) => tile(x)).join("");
     const info = `<div class="info">
-      <div class="turn">${t("toAct")} ${toAct}</div>
+      <div class="turn">${st.done ? t("end") : `${t("toAct")} ${toAct}`}</div>
       <div>${t("wall")} <b class="wallcount">${st.wall}</b> · ${t("live")} ${st.live}</div>
       ${wilds.length ? `<div>${t("wilds")} ${wilds.map((x) => tile(x, { wild: true })).join("")}</div>` : ""}
       ${ind ? `<div>${t("indicators")} ${ind}</div>` : ""}
