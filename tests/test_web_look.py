@@ -319,14 +319,19 @@ def _start(page: Any, base: str, preset: str = "shanxi-haozi") -> None:
     page.wait_for_selector("body[data-phase='act'], body[data-phase='end']")
 
 
-def _play_out(page: Any, lang_switch_at: int | None = None) -> None:
-    """Plays seat 0 to the hand's end: the drawn tile discarded, pass."""
+def _play_out(page: Any, lang_switch_at: int | None = None, discards: int | None = None) -> None:
+    """Plays seat 0 to the hand's end (or until it is to discard after
+    ``discards`` discards): the drawn tile discarded, pass."""
+    done = 0
     for step in range(400):
         if step == lang_switch_at:
             page.click("#lang")
         phase = page.get_attribute("body", "data-phase")
         if phase in ("end", "over"):
             return
+        if discards is not None and done >= discards and phase == "act":
+            if page.query_selector("#table .hand .t[data-tile]"):
+                return
         page.wait_for_selector(
             "body[data-phase='act'], body[data-phase='end'], body[data-phase='over']"
         )
@@ -337,6 +342,7 @@ def _play_out(page: Any, lang_switch_at: int | None = None) -> None:
         tiles = page.query_selector_all("#table .hand .t[data-tile]")
         if drawn or tiles:
             (drawn or tiles[-1]).click()
+            done += 1
         else:
             page.click("#actions button[data-action='pass']")
         page.wait_for_function(
@@ -356,6 +362,8 @@ def test_the_play_page_draws_every_character_from_its_own_font(size: str) -> Non
         page.wait_for_selector("body[data-ready='1']")
         assert _check_text(page, cmap, f"play setup zh {size}") > 20
         _start(page, base)
+        _play_out(page, discards=7)  # ponds, and a question or two
+        assert page.get_attribute("body", "data-phase") == "act", "the hand ended early"
         for lang in ("zh", "en"):
             if lang == "en":
                 page.click("#lang")
