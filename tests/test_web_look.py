@@ -377,6 +377,13 @@ def test_the_play_page_draws_every_character_from_its_own_font(size: str) -> Non
                 hint = page.inner_text("#table .hintline")
                 assert ("点一张牌打出" if lang == "zh" else "Click a tile to discard") in hint
             _save(page, f"pages/play-{lang}-{size}.jpg")
+        # A tile is a button for the keyboard too: Tab to it, Enter discards.
+        before = page.inner_html("#table")
+        page.focus("#table .hand .t[data-tile]")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(b) => document.querySelector('#table').innerHTML !== b", arg=before
+        )
 
 
 # ---------------------------------------------------------------- the table
