@@ -71,8 +71,8 @@ def page_chars() -> set[str]:
 
 
 def build(source: str, out: Path) -> int:
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
+    from fontTools import subset  # type: ignore[import-untyped]
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
     font = TTFont(source, fontNumber=SC_INDEX) if source.endswith(".ttc") else TTFont(source)
     cmap = font.getBestCmap()

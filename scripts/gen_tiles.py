@@ -18,7 +18,7 @@ Needs fontTools and brotli (development tools, not runtime dependencies).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,9 +43,9 @@ Glyphs = Callable[[str, float, float, float, float, str], str]
 
 def _glyph_drawer(font_path: Path) -> Glyphs:
     """A function drawing a character of the pages' font centred in a box."""
-    from fontTools.pens.boundsPen import BoundsPen
-    from fontTools.pens.svgPathPen import SVGPathPen
-    from fontTools.ttLib import TTFont
+    from fontTools.pens.boundsPen import BoundsPen  # type: ignore[import-untyped]
+    from fontTools.pens.svgPathPen import SVGPathPen  # type: ignore[import-untyped]
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
     font = TTFont(str(font_path))
     cmap = font.getBestCmap()
@@ -98,7 +98,7 @@ def _dot(x: float, y: float, r: float, colour: str) -> str:
 
 
 # Circle layouts: (x, y, colour) on the 48x60 face; the radius per count.
-_PIN: dict[int, tuple[float, list[tuple[float, float, str]]]] = {
+_PIN: dict[int, tuple[float, Sequence[tuple[float, float, str]]]] = {
     1: (17, [(24, 30, RED)]),
     2: (10, [(24, 16, GREEN), (24, 44, BLUE)]),
     3: (8.5, [(12, 12, BLUE), (24, 30, RED), (36, 48, GREEN)]),
@@ -136,7 +136,7 @@ def _stick(x: float, y: float, colour: str, h: float = 14) -> str:
     )
 
 
-_SOU: dict[int, list[tuple[float, float, str]]] = {
+_SOU: dict[int, Sequence[tuple[float, float, str]]] = {
     2: [(24, 17, GREEN), (24, 43, GREEN)],
     3: [(24, 17, GREEN), (14, 43, GREEN), (34, 43, GREEN)],
     4: [(x, y, GREEN) for y in (17, 43) for x in (14, 34)],
