@@ -364,6 +364,12 @@ def test_the_play_page_draws_every_character_from_its_own_font(size: str) -> Non
         _start(page, base)
         _play_out(page, discards=7)  # ponds, and a question or two
         assert page.get_attribute("body", "data-phase") == "act", "the hand ended early"
+        # The newest discard is marked, as the newest tile of its pond.
+        marked = page.eval_on_selector_all(
+            ".pond .t.last, .pond .t.claim",
+            "ts => ts.map(t => t === t.parentElement.lastElementChild)",
+        )
+        assert marked == [True], marked
         for lang in ("zh", "en"):
             if lang == "en":
                 page.click("#lang")
