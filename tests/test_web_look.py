@@ -427,6 +427,13 @@ def test_the_table_marks_the_turn_the_last_discard_and_the_new_tiles(tmp_path: P
             # Stepping forward shows what the move changed.
             assert info["fresh"] >= 1, info
         assert seen_claim, "no discard was open to a claim in 30 steps"
+        # Each seat shows its wind: the dealer is East, then in turn order.
+        dealer = page.evaluate(
+            "Number(document.querySelector('.dealer').closest('.seat').dataset.seat)"
+        )
+        for s in range(4):
+            wind = page.inner_text(f".seat[data-seat='{s}'] .wind")
+            assert wind == "東南西北"[(s - dealer) % 4], (s, wind)
 
 
 def test_the_review_toolbar_is_one_row_at_1400_px(tmp_path: Path) -> None:
@@ -458,7 +465,7 @@ def test_the_review_toolbar_is_one_row_at_1400_px(tmp_path: Path) -> None:
 
 
 def test_the_replay_keeps_the_language_and_the_end_shows_totals_after() -> None:
-    with live_server(log_path=None, client_seeds=True) as (base, _), browser_page() as page:
+    with live_server(log_path=None, client_seeds=True) as (base, server), browser_page() as page:
         page.add_init_script("window.KOUDIAN_SEED = 5")
         _start(page, base)
         _play_out(page, lang_switch_at=1)
@@ -477,6 +484,13 @@ def test_the_replay_keeps_the_language_and_the_end_shows_totals_after() -> None:
         assert totals == deltas  # one hand from 0: the total after is the hand's delta
         link = page.get_attribute("#replaylink", "href")
         assert link is not None and link.endswith("?lang=en")
+        # The winners are marked at the table.
+        result = koudian.replay(server.replays[link.split("?")[0].rsplit("/", 1)[1]]).result
+        assert result is not None
+        marked = page.eval_on_selector_all(
+            ".seat.winner", "ss => ss.map(s => Number(s.dataset.seat))"
+        )
+        assert sorted(marked) == sorted(result.winners), (marked, result.winners)
         page.goto(base + link)
         page.wait_for_selector("body[data-ready='1']")
         assert page.evaluate("document.documentElement.lang") == "en"

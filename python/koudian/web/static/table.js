@@ -16,7 +16,7 @@ const KD = (() => {
       settlement: "结算", payer: "付", payee: "收", amount: "数", reason: "原因",
       delta: "得失", result: "结果", exhausted: "流局", kong_draw: "杠流局",
       left: "离桌", self_draw: "自摸", patterns: "番种", hand: "局",
-      revealed: "全部明牌", view: "视角", frame: "步", decision: "决策", tiles: "张",
+      revealed: "全部明牌", view: "视角", frame: "步", decision: "决策", tiles: "张", wind: "门风",
     },
     en: {
       seat: "Seat ", dealer: "dealer", ting: "ting", wall: "wall", live: "live",
@@ -30,7 +30,7 @@ const KD = (() => {
       payee: "payee", amount: "amount", reason: "reason", delta: "delta",
       result: "result", exhausted: "exhausted wall", kong_draw: "kong draw",
       left: "left", self_draw: "self-draw", patterns: "patterns", hand: "hand",
-      revealed: "all revealed", view: "view", frame: "step", decision: "decision", tiles: "tiles",
+      revealed: "all revealed", view: "view", frame: "step", decision: "decision", tiles: "tiles", wind: "seat wind",
     },
   };
   const ARROW = ["▼", "▶", "▲", "◀"]; // bottom, right, top, left
@@ -106,9 +106,13 @@ const KD = (() => {
     const data = opts.data ? ` data-tile="${n}" tabindex="0"` : "";
     return `<span class="${cls.join(" ")}" role="img" aria-label="${esc(label)}" title="${esc(label)}"${data}></span>`;
   }
+  // A seat's wind: the dealer sits East, then South, West, North in
+  // turn order (how players name the seats).
+  const WINDS = { zh: "東南西北", en: "ESWN" };
   function seatName(s, st) {
     const d = st && st.dealer === s ? ` <em class="dealer">${t("dealer")}</em>` : "";
-    return `<span class="who">${t("seat")}${s}</span>${d}`;
+    const w = st && st.dealer != null ? `<em class="wind" title="${esc(t("wind"))}">${WINDS[lang][(s - st.dealer + 4) % 4]}</em>` : "";
+    return `${w}<span class="who">${t("seat")}${s}</span>${d}`;
   }
   function meldHtml(m, showHidden, wilds, fresh) {
     const size = /kong/.test(m.kind) ? 4 : 3;
@@ -183,6 +187,8 @@ const KD = (() => {
     ch.last = last;
     prev = ch;
     const scores = opts.scores || st.scores;
+    // opts.result (the hand's result, at its end): the winners are marked.
+    const winners = (opts.result && opts.result.winners) || [];
     const scoreLabel = opts.scoreLabel || t("score");
     let html = "";
     let ponds = "";
@@ -209,12 +215,13 @@ const KD = (() => {
         for (let i = 0; i < seat.count; i++) hand += tile(null);
       }
       const melds = seat.melds.map((m, i) => meldHtml(m, mine && (view == null || view === s), wilds, fr && i >= fr.melds)).join("");
-      const act = st.to_act === s ? " acting" : "";
+      const act = (st.to_act === s ? " acting" : "") + (winners.includes(s) ? " winner" : "");
+      const won = winners.includes(s) ? `<em class="wonb">${t("win")}</em>` : "";
       const ting = seat.ting ? `<em class="tingb">${t("ting")}</em>` : "";
       const count = seat.hand != null && mine ? "" : `<span class="count">${seat.count} ${t("tiles")}</span>`;
       const note = k === 0 && opts.note ? `<div class="hintline">${opts.note}</div>` : "";
       html += `<div class="seat ${pos[k]}${act}" data-seat="${s}">
-        <div class="name">${seatName(s, st)} ${ting}<span class="score" title="${esc(scoreLabel)}">${esc(scoreLabel)} ${scores[s]}</span>${count}</div>
+        <div class="name">${seatName(s, st)} ${ting}${won}<span class="score" title="${esc(scoreLabel)}">${esc(scoreLabel)} ${scores[s]}</span>${count}</div>
         ${note}<div class="hand">${hand}</div><div class="melds">${melds}</div></div>`;
       const n = pondTokens(seat.pond).length;
       const marks = [];
