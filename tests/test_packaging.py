@@ -126,6 +126,11 @@ def test_wheel_holds_package_files_and_fits_the_size_budget() -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ["koudian/py.typed", "koudian/_core.pyi", "koudian/__init__.py"]:
         assert needed in names, needed
+    # The pages' font ships with its license (SIL OFL), and every tile face.
+    for font in ["koudian-cjk.woff2", "OFL.txt"]:
+        assert f"koudian/web/static/fonts/{font}" in names, font
+    faces = [n for n in names if n.startswith("koudian/web/static/tiles/") and n.endswith(".svg")]
+    assert len(faces) == 34 + 2, faces
     presets = [n for n in names if n.startswith("koudian/presets/") and n.endswith(".toml")]
     assert len(presets) == 6, presets
     assert any(n.startswith("koudian/_core") and n.endswith((".so", ".pyd")) for n in names)
