@@ -31,6 +31,7 @@ Conventions shared by every function:
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
+from types import ModuleType
 from typing import Any, ClassVar, TypeAlias, Union
 
 import numpy as np
@@ -393,20 +394,6 @@ def _check_int(value: int, name: str, kind: str) -> None:
     """Raises ``KoudianError`` ("NAME must be an integer in 0..2**64, got
     -1") unless ``value`` fits the binding's integer ``kind`` (``"u64"``,
     ``"usize"`` or ``"u32"``); other types raise ``TypeError``."""
-
-def _time_batch(
-    task: str,
-    counts: npt.NDArray[np.uint8],
-    *,
-    wildcards: WildLike = (),
-    rules: RulesLike = "shanxi",
-    copies: int = 1,
-) -> float:
-    """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
-    ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
-    inside Rust: the "Rust core" line of ``koudian bench``. With
-    ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
-    host's ceiling for ``threads=k``), timed until the last ends."""
 
 # -- discards and ting (报听) --------------------------------------------
 
@@ -1120,17 +1107,6 @@ def simulate_native(
     ``threads`` threads (0: all cores), GIL released; the result never
     depends on ``threads``. A dict of numpy arrays, one row per game."""
 
-def simulate_logs(
-    rules: RulesLike,
-    agents: Sequence[str],
-    hands: int,
-    *,
-    seed: int = 0,
-    start: int = 0,
-) -> list[str]:
-    """The logs of native self-play of games ``start .. start + hands``
-    (same seeds as ``simulate_native``), one JSON Lines log per game."""
-
 OBS_BYTES: int
 """Bytes of a packed observation of encoding version 2 (a dataset's
 ``obs`` column): 258."""
@@ -1313,3 +1289,74 @@ class VecEnv:
     def log(self, i: int, finished: bool = False) -> str:
         """Table ``i``'s log: of the hand in play, or (``finished``) of the
         last hand that ended there; ``koudian.replay`` accepts both."""
+
+# -- submodules --------------------------------------------------------------
+# ``_core`` groups its names into submodules by concept, each also in
+# ``sys.modules`` (``import koudian._core.table``); every public name below
+# is flat on ``_core`` too, and that is how the package imports them.
+
+errors: ModuleType
+"""The exception classes."""
+tiles: ModuleType
+"""Tile notation and counts: ``parse``, ``fmt``, ``to_counts`` …"""
+hands: ModuleType
+"""``MeldKind``, ``Meld``, ``Hand``."""
+rules: ModuleType
+"""``Ruleset``."""
+shapes: ModuleType
+"""Winning shapes, waits and shanten, one hand or a batch."""
+scoring: ModuleType
+"""``hand_value``, ``settle``, ``chajiao_value`` and their types."""
+ting: ModuleType
+"""Discard options and the ting (报听) questions."""
+table: ModuleType
+"""``Action``, ``Observation``, ``Game``, ``GameResult``, ``MatchState``,
+``replay``, ``mix_seed``."""
+agents: ModuleType
+"""``NativeAgent``, ``rank_actions``."""
+selfplay: ModuleType
+"""Native self-play and recording: ``simulate_native``,
+``simulate_record``, ``unpack_obs``."""
+env: ModuleType
+"""``VecEnv``, ``encoding_planes``."""
+positions: ModuleType
+"""``Hidden``, ``sample_hidden`` and the native arena."""
+args: ModuleType
+"""``_check_int``: the extension's integer-argument check."""
+
+class _Bench(ModuleType):
+    """``koudian._core._bench``: benchmark hooks, off the public surface."""
+
+    @staticmethod
+    def time_batch(
+        task: str,
+        counts: npt.NDArray[np.uint8],
+        *,
+        wildcards: WildLike = (),
+        rules: RulesLike = "shanxi",
+        copies: int = 1,
+    ) -> float:
+        """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
+        ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
+        inside Rust: the "Rust core" line of ``koudian bench``. With
+        ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
+        host's ceiling for ``threads=k``), timed until the last ends."""
+
+_bench: _Bench
+
+class _Testing(ModuleType):
+    """``koudian._core._testing``: test hooks, off the public surface."""
+
+    @staticmethod
+    def simulate_logs(
+        rules: RulesLike,
+        agents: Sequence[str],
+        hands: int,
+        *,
+        seed: int = 0,
+        start: int = 0,
+    ) -> list[str]:
+        """The logs of native self-play of games ``start .. start + hands``
+        (same seeds as ``simulate_native``), one JSON Lines log per game."""
+
+_testing: _Testing

@@ -42,21 +42,6 @@ fn seat(v: i64, what: &str) -> PyResult<u8> {
     })
 }
 
-fn snake(name: &str) -> String {
-    let mut s = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                s.push('_');
-            }
-            s.push(c.to_ascii_lowercase());
-        } else {
-            s.push(c);
-        }
-    }
-    s
-}
-
 /// A named pattern that contributed to a hand's value.
 #[pyclass(name = "Pattern", module = "koudian", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -68,11 +53,8 @@ pub struct PyPattern {
 impl PyPattern {
     /// Snake-case identifier: `"self_draw"`, `"full_flush"`, `"root"` …
     #[getter]
-    fn code(&self) -> String {
-        match self.inner {
-            Pattern::Root(_) => "root".into(),
-            p => snake(&format!("{p:?}")),
-        }
+    fn code(&self) -> &'static str {
+        self.inner.code()
     }
 
     /// Chinese name (自摸, 清一色, 根 …).
@@ -531,16 +513,7 @@ impl PyPayment {
     /// `"leave_penalty"`.
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.inner.reason {
-            PaymentReason::Win => "win",
-            PaymentReason::WinCovered { .. } => "win_covered",
-            PaymentReason::KongGiverPaysBloom => "kong_giver_pays_bloom",
-            PaymentReason::DealerBonus => "dealer_bonus",
-            PaymentReason::Kong { .. } => "kong",
-            PaymentReason::KongCovered { .. } => "kong_covered",
-            PaymentReason::Chajiao => "chajiao",
-            PaymentReason::LeavePenalty => "leave_penalty",
-        }
+        self.inner.reason.code()
     }
 
     /// Whose share a covering payment (包胡, 包杠) pays, else `None`.

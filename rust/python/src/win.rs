@@ -1,7 +1,7 @@
 //! Win detection and decomposition (docs/rules.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{as_counts, check_rows_where, out_array, BatchArgs};
+use crate::batch::{as_counts, out_array, BatchArgs};
 use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
@@ -221,28 +221,15 @@ fn is_win_batch<'py>(
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            let r = legal::is_win_batch_checked(
+            koudian_core::batch::is_win_batch(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 &a.wilds,
                 &a.rules,
                 slots,
                 threads,
-            );
-            // An invalid row reads as `false`: only those rows need checking,
-            // and only when the core saw one.
-            if let Ok(false) = r {
-                check_rows_where(
-                    data,
-                    &a.n_melds,
-                    |t, m| t + 3 * m == 14,
-                    "14 - 3 × melds",
-                    |row| !slots[row],
-                )?;
-            }
-            Ok(r.map(|_| ()))
+            )
         })
-        .map_err(crate::batch::RowError::into_py)?
         .map_err(to_py)?;
     }
     drop(rw);

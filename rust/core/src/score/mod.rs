@@ -288,6 +288,39 @@ impl Pattern {
         }
     }
 
+    /// Snake-case identifier, the pattern's name in the Python API
+    /// (`Pattern.code`) and in tallies: `self_draw`, `kong_bloom`,
+    /// `robbing_kong`, `full_flush`, `pure_straight`, `seven_pairs`,
+    /// `golden_seven_pairs`, `luxury_seven_pairs`,
+    /// `luxury_golden_seven_pairs`, `basic_hand`, `all_triplets`,
+    /// `terminals`, `flush_triplets`, `two_five_eight`,
+    /// `flush_seven_pairs`, `heavenly`, `earthly`, `root`. Spelled out
+    /// here, not derived from the variant's name, so that renaming a
+    /// variant cannot change a public name.
+    pub const fn code(self) -> &'static str {
+        use Pattern::*;
+        match self {
+            SelfDraw => "self_draw",
+            KongBloom => "kong_bloom",
+            RobbingKong => "robbing_kong",
+            FullFlush => "full_flush",
+            PureStraight => "pure_straight",
+            SevenPairs => "seven_pairs",
+            GoldenSevenPairs => "golden_seven_pairs",
+            LuxurySevenPairs => "luxury_seven_pairs",
+            LuxuryGoldenSevenPairs => "luxury_golden_seven_pairs",
+            BasicHand => "basic_hand",
+            AllTriplets => "all_triplets",
+            Terminals => "terminals",
+            FlushTriplets => "flush_triplets",
+            TwoFiveEight => "two_five_eight",
+            FlushSevenPairs => "flush_seven_pairs",
+            Heavenly => "heavenly",
+            Earthly => "earthly",
+            Root(_) => "root",
+        }
+    }
+
     /// Chinese name as the rules of `family` say it: Sichuan players say
     /// 七对 and 杠上花 where the Koudian games say 七小对 and 杠上开花
     /// (docs/rules.md §5); every other name is the same in every family.
