@@ -104,6 +104,31 @@ impl KongKind {
         }
     }
 
+    /// The kong kind named `name`: its short name (`exposed`, `added`,
+    /// `concealed`) or its meld kind's ([`MeldKind::name`]:
+    /// `exposed_kong` …); `None` for any other text.
+    ///
+    /// ```
+    /// use koudian_core::score::KongKind;
+    /// assert_eq!(KongKind::from_name("added"), Some(KongKind::Added));
+    /// assert_eq!(KongKind::from_name("concealed_kong"), Some(KongKind::Concealed));
+    /// assert_eq!(KongKind::from_name("pong"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<KongKind> {
+        [KongKind::Exposed, KongKind::Added, KongKind::Concealed]
+            .into_iter()
+            .find(|k| name == k.short_name() || name == k.meld_kind().name())
+    }
+
+    /// The short name: `exposed`, `added`, `concealed`.
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            KongKind::Exposed => "exposed",
+            KongKind::Added => "added",
+            KongKind::Concealed => "concealed",
+        }
+    }
+
     /// The meld kind this kong is.
     pub const fn meld_kind(self) -> MeldKind {
         match self {
