@@ -479,7 +479,14 @@ class Pattern:
 
     @property
     def code(self) -> str:
-        """Identifier: ``"self_draw"``, ``"full_flush"``, ``"root"`` …"""
+        """Identifier (the core's ``Pattern::code``, spelled out there):
+        ``"self_draw"``, ``"kong_bloom"``, ``"robbing_kong"``,
+        ``"full_flush"``, ``"pure_straight"``, ``"seven_pairs"``,
+        ``"golden_seven_pairs"``, ``"luxury_seven_pairs"``,
+        ``"luxury_golden_seven_pairs"``, ``"basic_hand"``,
+        ``"all_triplets"``, ``"terminals"``, ``"flush_triplets"``,
+        ``"two_five_eight"``, ``"flush_seven_pairs"``, ``"heavenly"``,
+        ``"earthly"``, ``"root"``."""
     @property
     def chinese(self) -> str:
         """Chinese name (自摸, 清一色, 根 …)."""
@@ -873,7 +880,10 @@ class Game:
     @property
     def live_remaining(self) -> int: ...
     @property
-    def moves(self) -> int: ...
+    def moves(self) -> int:
+        """Actions played at this table so far (steps and leaves; the
+        automatic draws not counted). The core table's count: a ``copy()``
+        keeps it, and ``replay(log)`` has the count of the game it replays."""
     def legal_actions(self, seat: int | None = None) -> list[Action]: ...
     def legal_mask(self, seat: int | None = None) -> npt.NDArray[np.bool_]: ...
     def observe(self, seat: int) -> Observation: ...

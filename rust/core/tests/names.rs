@@ -1,5 +1,5 @@
 //! The public names the core spells for the Python API and the wire
-//! format (docs/api.md, docs/protocol.md): each is written out here, so
+//! format (docs/api.md, `koudian.protocol`): each is written out here, so
 //! that renaming a Rust variant cannot silently change one.
 
 use koudian_core::game::Pending;

@@ -1,5 +1,5 @@
 //! The observation's wire format: what an external bot receives as the
-//! protocol's `observation` (docs/protocol.md) and what
+//! protocol's `observation` (`koudian.protocol`) and what
 //! `Observation.to_json()` returns in Python. One writer, one set of
 //! names, built on the event log's JSON writer ([`super::log_text`]).
 //!
