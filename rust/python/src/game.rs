@@ -481,7 +481,10 @@ impl PyGame {
 
 /// Rebuilds a game from its log, checking every line comes out identical.
 #[pyfunction]
-fn replay(#[pyo3(from_py_with = crate::seq::text)] log: String) -> PyResult<PyGame> {
+fn replay(
+    py: Python<'_>,
+    #[pyo3(from_py_with = crate::seq::text)] log: String,
+) -> PyResult<PyGame> {
     let log = log.as_str();
     let hands = koudian_core::game::log_hands(log);
     if hands > 1 {
@@ -491,7 +494,8 @@ fn replay(#[pyo3(from_py_with = crate::seq::text)] log: String) -> PyResult<PyGa
              one hand's log at a time"
         )));
     }
-    Ok(PyGame::wrap(core_replay(log).map_err(to_py)?))
+    let g = py.detach(|| core_replay(log)).map_err(to_py)?;
+    Ok(PyGame::wrap(g))
 }
 
 /// Replays a log like `replay`, returning the game after the deal and
