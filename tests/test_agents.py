@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import koudian
 import pytest
 from koudian import Action, Game, Observation
-from koudian._core import simulate_logs
+from koudian._core._testing import simulate_logs
 from koudian.agents import Agent, Fault, GreedyAgent, RandomAgent, fallback_action, make_agent
 
 PRESETS = ["shanxi", "shanxi-haozi", "linxian", "sichuan"]

@@ -71,7 +71,7 @@ CALLS: list[Callable[[Any], object]] = [
     lambda h: k.NativeAgent("random", seed=h),
     lambda h: k._core.MatchState("shanxi", hands=h),
     lambda h: k._core.simulate_native("shanxi", ["random"] * 4, 1, threads=h),
-    lambda h: k._core.simulate_logs("shanxi", ["random"] * 4, 1, start=h),
+    lambda h: k._core._testing.simulate_logs("shanxi", ["random"] * 4, 1, start=h),
     lambda h: k.simulate("shanxi", ["random"] * 4, 1, seed=h),
 ]
 
@@ -124,9 +124,9 @@ INT_PARAMS: list[tuple[str, Callable[[int], object], str]] = [
     ("seed", lambda v: k._core.simulate_native("shanxi", R4, 1, seed=v), ""),
     ("threads", lambda v: k._core.simulate_native("shanxi", R4, 1, threads=v), ""),
     ("start", lambda v: k._core.simulate_native("shanxi", R4, 1, start=v), ""),
-    ("hands", lambda v: k._core.simulate_logs("shanxi", R4, v), ""),
-    ("seed", lambda v: k._core.simulate_logs("shanxi", R4, 1, seed=v), ""),
-    ("start", lambda v: k._core.simulate_logs("shanxi", R4, 1, start=v), ""),
+    ("hands", lambda v: k._core._testing.simulate_logs("shanxi", R4, v), ""),
+    ("seed", lambda v: k._core._testing.simulate_logs("shanxi", R4, 1, seed=v), ""),
+    ("start", lambda v: k._core._testing.simulate_logs("shanxi", R4, 1, start=v), ""),
     ("hands", lambda v: k.simulate("shanxi", R4, v), ""),
     ("seed", lambda v: k.simulate("shanxi", R4, 1, seed=v), ""),
     ("threads", lambda v: k.simulate("shanxi", R4, 1, threads=v), ""),
@@ -141,7 +141,7 @@ INT_PARAMS: list[tuple[str, Callable[[int], object], str]] = [
     ("giver", lambda v: k.Kong(0, "1m", "exposed", giver=v), "the kong's giver is seat -1"),
     ("dealer", lambda v: k.Outcome(v, "drawn"), "the dealer is seat -1"),
     ("by", lambda v: k.Outcome(0, "discard", by=v), "seat -1"),
-    ("copies", lambda v: k._core._time_batch("win", Z3, copies=v), ""),
+    ("copies", lambda v: k._core._bench.time_batch("win", Z3, copies=v), ""),
 ]
 
 

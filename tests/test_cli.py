@@ -135,16 +135,16 @@ def test_core_timing_runs_the_batch_and_refuses_unknown_tasks() -> None:
     from koudian._bench import make_counts
 
     counts = make_counts(2000, size=14)
-    assert 0.0 < _core._time_batch("is_win", counts, wildcards=(31,)) < 5.0
-    assert _core._time_batch("shanten", make_counts(500, size=13)) > 0.0
-    assert _core._time_batch("waits", make_counts(500, size=13), copies=2) > 0.0
+    assert 0.0 < _core._bench.time_batch("is_win", counts, wildcards=(31,)) < 5.0
+    assert _core._bench.time_batch("shanten", make_counts(500, size=13)) > 0.0
+    assert _core._bench.time_batch("waits", make_counts(500, size=13), copies=2) > 0.0
     with pytest.raises(ValueError, match="copies must be"):
-        _core._time_batch("is_win", counts, copies=0)
+        _core._bench.time_batch("is_win", counts, copies=0)
     with pytest.raises(ValueError, match="task must be"):
-        _core._time_batch("riichi", counts)
+        _core._bench.time_batch("riichi", counts)
     bad = np.zeros((3, 34), dtype=np.int64)
     with pytest.raises(ValueError, match="uint8"):
-        _core._time_batch("is_win", bad)
+        _core._bench.time_batch("is_win", bad)
 
 
 def test_python_dash_m() -> None:

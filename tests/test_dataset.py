@@ -64,7 +64,7 @@ def test_a_hands_rows_replay_to_its_log_and_observations(recorded: tuple[Path, o
     d, _ = recorded
     t = _rows(d)
     hand = t.column("hand").to_numpy()
-    logs = koudian._core.simulate_logs("shanxi", AGENTS, 120, seed=5)
+    logs = koudian._core._testing.simulate_logs("shanxi", AGENTS, 120, seed=5)
     obs = koudian.dataset.unpack_obs(t.column("obs"))
     mask = koudian.dataset.unpack_mask(t.column("mask"))
     counts = koudian.dataset._fixed_bytes(t.column("counts").combine_chunks(), 34)
@@ -238,7 +238,7 @@ def test_compressed_logs_read_back_hand_by_hand(tmp_path: Path, name: str) -> No
     path = tmp_path / name
     with koudian.logs.open_log(path) as f:
         koudian.simulate("shanxi", AGENTS, hands=30, seed=9, log=f, chunk=7)
-    want = koudian._core.simulate_logs("shanxi", AGENTS, 30, seed=9)
+    want = koudian._core._testing.simulate_logs("shanxi", AGENTS, 30, seed=9)
     got = list(koudian.read_logs(path))
     assert got == want
     assert koudian.replay(got[3]).log == want[3]
@@ -267,7 +267,7 @@ def test_a_compact_log_holds_the_plain_logs_bytes_and_every_hand_replays(
     else:
         text = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True).read()
     assert text == plain.read_bytes()
-    want = koudian._core.simulate_logs("sichuan", AGENTS, 45, seed=3)
+    want = koudian._core._testing.simulate_logs("sichuan", AGENTS, 45, seed=3)
     assert text.decode() == "".join(want)
     hands = list(koudian.read_logs(packed))
     assert len(hands) == 45
@@ -314,7 +314,7 @@ def test_the_cli_records_and_writes_a_compressed_log(
     assert "dataset:" in capsys.readouterr().out
     assert set(_rows(d).column("seat").to_pylist()) == {0, 2}
     assert log.read_bytes()[:2] == b"\x1f\x8b"
-    want = koudian._core.simulate_logs("shanxi", ["greedy"] * 4, 40, seed=4)
+    want = koudian._core._testing.simulate_logs("shanxi", ["greedy"] * 4, 40, seed=4)
     assert list(koudian.read_logs(log)) == want
     assert main([*args, "--record", str(d), "--record-seats", "x"]) == 2
     assert "record-seats" in capsys.readouterr().err

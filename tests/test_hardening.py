@@ -23,7 +23,8 @@ from koudian import (
     Ruleset,
     RulesetError,
 )
-from koudian._core import simulate_logs, simulate_native
+from koudian._core import simulate_native
+from koudian._core._testing import simulate_logs
 
 WIN = "123m456p789s11122z"
 

@@ -35,7 +35,7 @@ print("maxrss_kb", int(hwm.split()[1]))
 
 
 def _log_bytes(hands: int = 20) -> bytes:
-    return "".join(koudian._core.simulate_logs("shanxi", AGENTS, hands, seed=3)).encode()
+    return "".join(koudian._core._testing.simulate_logs("shanxi", AGENTS, hands, seed=3)).encode()
 
 
 def _zst(data: bytes) -> bytes:
@@ -157,6 +157,6 @@ def test_good_logs_still_read_back_exactly(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     with koudian.logs.open_log(path) as f:
         koudian.simulate("shanxi", AGENTS, hands=30, seed=9, log=f, chunk=7)
-    assert list(koudian.read_logs(path)) == koudian._core.simulate_logs(
+    assert list(koudian.read_logs(path)) == koudian._core._testing.simulate_logs(
         "shanxi", AGENTS, 30, seed=9
     )

@@ -57,7 +57,7 @@ def test_a_native_compact_log_is_the_plain_logs_bytes_on_every_preset(
         with koudian.logs.open_log(path) as f:
             koudian.simulate(preset, AGENTS, hands=60, seed=3, threads=2, log=f, chunk=25)
     assert _unpack(packed.read_bytes()) == plain.read_bytes()
-    want = koudian._core.simulate_logs(preset, AGENTS, 60, seed=3)
+    want = koudian._core._testing.simulate_logs(preset, AGENTS, 60, seed=3)
     assert plain.read_text(encoding="utf-8") == "".join(want)
     hands = list(koudian.read_logs(packed))
     assert hands == want
@@ -106,7 +106,7 @@ def test_python_written_text_and_native_frames_make_one_stream(tmp_path: Path, n
         koudian.simulate("linxian", py_agents, hands=2, seed=4, log=f)
     python_made = list(koudian.read_logs(tmp_path / name))
     assert len(python_made) == 45
-    native = koudian._core.simulate_logs("linxian", AGENTS, 40, seed=2)
+    native = koudian._core._testing.simulate_logs("linxian", AGENTS, 40, seed=2)
     assert python_made[3:43] == native
     for h in python_made:
         assert koudian.replay(h).done
@@ -132,7 +132,7 @@ def test_a_users_own_compressed_file_still_works(tmp_path: Path, name: str) -> N
     assert koudian.logs.native_compression(f) == "none"
     with f:
         koudian.simulate("sichuan", AGENTS, hands=30, seed=6, threads=2, log=f, chunk=11)
-    assert list(koudian.read_logs(path)) == koudian._core.simulate_logs(
+    assert list(koudian.read_logs(path)) == koudian._core._testing.simulate_logs(
         "sichuan", AGENTS, 30, seed=6
     )
 
@@ -163,7 +163,7 @@ def test_an_interrupted_runs_log_holds_exactly_the_hands_counted(tmp_path: Path,
         if name == "g.jsonl":
             # Written by the time simulate raised, before the file closes.
             assert path.read_text(encoding="utf-8").count('"type":"header"') == played
-    assert list(koudian.read_logs(path)) == koudian._core.simulate_logs(
+    assert list(koudian.read_logs(path)) == koudian._core._testing.simulate_logs(
         "shanxi", AGENTS, played, seed=7
     )
 
@@ -195,5 +195,5 @@ def test_the_cli_writes_a_native_compact_log(
     assert main([*args, "--threads", "2", "--quiet", "--log", str(log), *extra]) == 0
     capsys.readouterr()
     assert log.read_bytes()[: len(magic)] == magic
-    want = koudian._core.simulate_logs("shanxi", ["greedy"] * 4, 50, seed=4)
+    want = koudian._core._testing.simulate_logs("shanxi", ["greedy"] * 4, 50, seed=4)
     assert list(koudian.read_logs(log)) == want

@@ -26,7 +26,9 @@ print("code", code, "maxrss_kb", int(hwm.split()[1]))
 
 def _log(tmp_path: Path, hands: int) -> Path:
     path = tmp_path / f"h{hands}.jsonl"
-    logs = koudian._core.simulate_logs("shanxi", ["greedy", "random", "random", "random"], hands)
+    logs = koudian._core._testing.simulate_logs(
+        "shanxi", ["greedy", "random", "random", "random"], hands
+    )
     path.write_text("".join(logs), encoding="utf-8")
     return path
 

@@ -315,14 +315,14 @@ def run_bench(
                 cases.append((label, "koudian", f"numpy batch, threads={threads}", many, n))
 
             def core(t: str = task, c: Any = counts, ws: Any = wilds) -> object:
-                return _Timed(koudian._core._time_batch(t, c, wildcards=ws))
+                return _Timed(koudian._core._bench.time_batch(t, c, wildcards=ws))
 
             cases.append((label, "koudian", "Rust core batch, timed in Rust", core, n))
             if w == 0:
                 # The host's ceiling for threads=2 in this run: two
                 # independent one-thread calls at once.
                 def pair(t: str = task, c: Any = counts) -> object:
-                    return _Timed(koudian._core._time_batch(t, c, copies=2))
+                    return _Timed(koudian._core._bench.time_batch(t, c, copies=2))
 
                 cases.append((label, "koudian", HOST_PAIR, pair, 2 * n))
         if peers:

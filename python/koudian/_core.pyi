@@ -31,6 +31,7 @@ Conventions shared by every function:
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
+from types import ModuleType
 from typing import Any, ClassVar, TypeAlias, Union
 
 import numpy as np
@@ -394,20 +395,6 @@ def _check_int(value: int, name: str, kind: str) -> None:
     -1") unless ``value`` fits the binding's integer ``kind`` (``"u64"``,
     ``"usize"`` or ``"u32"``); other types raise ``TypeError``."""
 
-def _time_batch(
-    task: str,
-    counts: npt.NDArray[np.uint8],
-    *,
-    wildcards: WildLike = (),
-    rules: RulesLike = "shanxi",
-    copies: int = 1,
-) -> float:
-    """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
-    ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
-    inside Rust: the "Rust core" line of ``koudian bench``. With
-    ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
-    host's ceiling for ``threads=k``), timed until the last ends."""
-
 # -- discards and ting (报听) --------------------------------------------
 
 class DiscardOption:
@@ -492,7 +479,14 @@ class Pattern:
 
     @property
     def code(self) -> str:
-        """Identifier: ``"self_draw"``, ``"full_flush"``, ``"root"`` …"""
+        """Identifier (the core's ``Pattern::code``, spelled out there):
+        ``"self_draw"``, ``"kong_bloom"``, ``"robbing_kong"``,
+        ``"full_flush"``, ``"pure_straight"``, ``"seven_pairs"``,
+        ``"golden_seven_pairs"``, ``"luxury_seven_pairs"``,
+        ``"luxury_golden_seven_pairs"``, ``"basic_hand"``,
+        ``"all_triplets"``, ``"terminals"``, ``"flush_triplets"``,
+        ``"two_five_eight"``, ``"flush_seven_pairs"``, ``"heavenly"``,
+        ``"earthly"``, ``"root"``."""
     @property
     def chinese(self) -> str:
         """Chinese name (自摸, 清一色, 根 …)."""
@@ -886,7 +880,10 @@ class Game:
     @property
     def live_remaining(self) -> int: ...
     @property
-    def moves(self) -> int: ...
+    def moves(self) -> int:
+        """Actions played at this table so far (steps and leaves; the
+        automatic draws not counted). The core table's count: a ``copy()``
+        keeps it, and ``replay(log)`` has the count of the game it replays."""
     def legal_actions(self, seat: int | None = None) -> list[Action]: ...
     def legal_mask(self, seat: int | None = None) -> npt.NDArray[np.bool_]: ...
     def observe(self, seat: int) -> Observation: ...
@@ -1120,17 +1117,6 @@ def simulate_native(
     ``threads`` threads (0: all cores), GIL released; the result never
     depends on ``threads``. A dict of numpy arrays, one row per game."""
 
-def simulate_logs(
-    rules: RulesLike,
-    agents: Sequence[str],
-    hands: int,
-    *,
-    seed: int = 0,
-    start: int = 0,
-) -> list[str]:
-    """The logs of native self-play of games ``start .. start + hands``
-    (same seeds as ``simulate_native``), one JSON Lines log per game."""
-
 OBS_BYTES: int
 """Bytes of a packed observation of encoding version 2 (a dataset's
 ``obs`` column): 258."""
@@ -1313,3 +1299,74 @@ class VecEnv:
     def log(self, i: int, finished: bool = False) -> str:
         """Table ``i``'s log: of the hand in play, or (``finished``) of the
         last hand that ended there; ``koudian.replay`` accepts both."""
+
+# -- submodules --------------------------------------------------------------
+# ``_core`` groups its names into submodules by concept, each also in
+# ``sys.modules`` (``import koudian._core.table``); every public name below
+# is flat on ``_core`` too, and that is how the package imports them.
+
+errors: ModuleType
+"""The exception classes."""
+tiles: ModuleType
+"""Tile notation and counts: ``parse``, ``fmt``, ``to_counts`` …"""
+hands: ModuleType
+"""``MeldKind``, ``Meld``, ``Hand``."""
+rules: ModuleType
+"""``Ruleset``."""
+shapes: ModuleType
+"""Winning shapes, waits and shanten, one hand or a batch."""
+scoring: ModuleType
+"""``hand_value``, ``settle``, ``chajiao_value`` and their types."""
+ting: ModuleType
+"""Discard options and the ting (报听) questions."""
+table: ModuleType
+"""``Action``, ``Observation``, ``Game``, ``GameResult``, ``MatchState``,
+``replay``, ``mix_seed``."""
+agents: ModuleType
+"""``NativeAgent``, ``rank_actions``."""
+selfplay: ModuleType
+"""Native self-play and recording: ``simulate_native``,
+``simulate_record``, ``unpack_obs``."""
+env: ModuleType
+"""``VecEnv``, ``encoding_planes``."""
+positions: ModuleType
+"""``Hidden``, ``sample_hidden`` and the native arena."""
+args: ModuleType
+"""``_check_int``: the extension's integer-argument check."""
+
+class _Bench(ModuleType):
+    """``koudian._core._bench``: benchmark hooks, off the public surface."""
+
+    @staticmethod
+    def time_batch(
+        task: str,
+        counts: npt.NDArray[np.uint8],
+        *,
+        wildcards: WildLike = (),
+        rules: RulesLike = "shanxi",
+        copies: int = 1,
+    ) -> float:
+        """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
+        ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
+        inside Rust: the "Rust core" line of ``koudian bench``. With
+        ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
+        host's ceiling for ``threads=k``), timed until the last ends."""
+
+_bench: _Bench
+
+class _Testing(ModuleType):
+    """``koudian._core._testing``: test hooks, off the public surface."""
+
+    @staticmethod
+    def simulate_logs(
+        rules: RulesLike,
+        agents: Sequence[str],
+        hands: int,
+        *,
+        seed: int = 0,
+        start: int = 0,
+    ) -> list[str]:
+        """The logs of native self-play of games ``start .. start + hands``
+        (same seeds as ``simulate_native``), one JSON Lines log per game."""
+
+_testing: _Testing

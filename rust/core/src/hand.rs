@@ -18,6 +18,22 @@ pub enum MeldKind {
 }
 
 impl MeldKind {
+    /// The meld's name in logs, observations and the Python API:
+    /// `pong`, `exposed_kong`, `added_kong`, `concealed_kong`.
+    ///
+    /// ```
+    /// use koudian_core::hand::MeldKind;
+    /// assert_eq!(MeldKind::ExposedKong.name(), "exposed_kong");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            MeldKind::Pong => "pong",
+            MeldKind::ExposedKong => "exposed_kong",
+            MeldKind::AddedKong => "added_kong",
+            MeldKind::ConcealedKong => "concealed_kong",
+        }
+    }
+
     /// Whether this meld is a kong (4 tiles).
     pub const fn is_kong(self) -> bool {
         !matches!(self, MeldKind::Pong)
@@ -46,6 +62,60 @@ impl Meld {
     /// A meld of `kind` made of `tile`.
     pub const fn new(kind: MeldKind, tile: Tile) -> Meld {
         Meld { kind, tile }
+    }
+
+    /// A meld from its notation (its `Display`): `"555z"` (pong),
+    /// `"5555z"` (exposed kong), `"+5555z"` (added kong) or `"[5555z]"`
+    /// (concealed kong). A malformed meld is an [`Error::InvalidHand`]
+    /// saying how to write one; a bad tile an [`Error::InvalidTiles`].
+    ///
+    /// ```
+    /// use koudian_core::hand::{Meld, MeldKind};
+    /// use koudian_core::tile::Tile;
+    /// let m = Meld::parse("+5555z").unwrap();
+    /// assert_eq!(m, Meld::new(MeldKind::AddedKong, Tile::WHITE));
+    /// assert_eq!(m.to_string(), "+5555z");
+    /// assert!(Meld::parse("55z").is_err());
+    /// ```
+    pub fn parse(s: &str) -> Result<Meld, Error> {
+        let t = s.trim();
+        let (body, hint) = if let Some(b) = t.strip_prefix('[').and_then(|b| b.strip_suffix(']')) {
+            (b, Some(MeldKind::ConcealedKong))
+        } else if let Some(b) = t.strip_prefix('+') {
+            (b, Some(MeldKind::AddedKong))
+        } else {
+            (t, None)
+        };
+        let tiles = crate::tile::parse(body)?;
+        let bad = |why: &str| {
+            Error::InvalidHand(format!(
+                "meld {s:?}: {why}; write \"555z\" (pong), \"5555z\" (exposed kong), \
+                 \"+5555z\" (added kong) or \"[5555z]\" (concealed kong)"
+            ))
+        };
+        let first = *tiles.first().ok_or_else(|| bad("no tiles"))?;
+        if tiles.iter().any(|&x| x != first) {
+            return Err(bad("a meld is made of one kind"));
+        }
+        let kind = match (tiles.len(), hint) {
+            (3, None) => MeldKind::Pong,
+            (4, None) => MeldKind::ExposedKong,
+            (4, Some(k)) => k,
+            _ => return Err(bad("a pong has 3 tiles and a kong 4")),
+        };
+        Ok(Meld::new(kind, first))
+    }
+}
+
+/// The meld's notation, as [`Meld::parse`] reads it.
+impl std::fmt::Display for Meld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let body = crate::tile::format_tiles(&vec![self.tile; self.kind.size() as usize]);
+        match self.kind {
+            MeldKind::Pong | MeldKind::ExposedKong => f.write_str(&body),
+            MeldKind::AddedKong => write!(f, "+{body}"),
+            MeldKind::ConcealedKong => write!(f, "[{body}]"),
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod agent;
 pub mod arena;
+pub mod batch;
 pub mod discard;
 pub mod error;
 pub mod game;

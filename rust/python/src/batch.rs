@@ -1,8 +1,9 @@
 //! Batch arguments: an `(N, 34)` C-contiguous `uint8` count array and
-//! `n_melds` (an int or an `(N,)` array), checked row by row without the
-//! GIL, then handed to the core's batch functions.
+//! `n_melds` (an int or an `(N,)` array), converted and handed to the
+//! core's batch functions (`koudian_core::batch`), which check each row
+//! and name an invalid one.
 
-use crate::errors::{InvalidHandError, InvalidTilesError, KoudianError};
+use crate::errors::{InvalidHandError, KoudianError};
 use crate::ruleset::resolve;
 use crate::tiles::type_name;
 use crate::wildcards::extract_wilds;
@@ -26,14 +27,6 @@ pub enum NMelds {
 }
 
 impl NMelds {
-    #[inline]
-    pub fn get(&self, row: usize) -> usize {
-        match self {
-            NMelds::All(n) => *n as usize,
-            NMelds::PerRow(v) => v[row] as usize,
-        }
-    }
-
     /// The core's form: one entry for every row, or one per row.
     pub fn as_slice(&self) -> &[u8] {
         match self {
@@ -224,68 +217,6 @@ pub fn n_melds_arg(obj: Option<&Bound<'_, PyAny>>, rows: usize) -> PyResult<NMel
         );
     }
     Ok(NMelds::PerRow(v))
-}
-
-/// Why a row is invalid (reported after the GIL is back).
-pub enum RowError {
-    Copies(usize, usize, u8),
-    Size(usize, usize, usize, &'static str),
-}
-
-impl RowError {
-    pub fn into_py(self) -> PyErr {
-        match self {
-            RowError::Copies(row, kind, n) => InvalidTilesError::new_err(format!(
-                "row {row}: {n} copies of tile index {kind} (at most 4 of a kind)"
-            )),
-            RowError::Size(row, have, melds, want) => InvalidHandError::new_err(format!(
-                "row {row}: {have} concealed tiles with {melds} meld(s); expected {want}"
-            )),
-        }
-    }
-}
-
-/// Checks each row: counts 0-4, and a tile total accepted by `size_ok`
-/// (given the total and the meld count). `want` describes the size rule.
-pub fn check_rows(
-    counts: &[u8],
-    n_melds: &NMelds,
-    size_ok: impl Fn(usize, usize) -> bool,
-    want: &'static str,
-) -> Result<(), RowError> {
-    check_rows_where(counts, n_melds, size_ok, want, |_| true)
-}
-
-/// [`check_rows`] on the rows `suspect` selects only: the core's batch
-/// functions answer `false` / no waits for an invalid row, so only those
-/// rows need checking afterwards.
-pub fn check_rows_where(
-    counts: &[u8],
-    n_melds: &NMelds,
-    size_ok: impl Fn(usize, usize) -> bool,
-    want: &'static str,
-    suspect: impl Fn(usize) -> bool,
-) -> Result<(), RowError> {
-    for (row, c) in counts.chunks_exact(KINDS).enumerate() {
-        if !suspect(row) {
-            continue;
-        }
-        let mut total = 0usize;
-        let mut max = 0u8;
-        for &x in c {
-            total += x as usize;
-            max = max.max(x);
-        }
-        if max > 4 {
-            let kind = c.iter().position(|&x| x > 4).unwrap_or(0);
-            return Err(RowError::Copies(row, kind, max));
-        }
-        let m = n_melds.get(row);
-        if !size_ok(total, m) {
-            return Err(RowError::Size(row, total, m, want));
-        }
-    }
-    Ok(())
 }
 
 /// The rows of a validated `(N, 34)` array as the core's count arrays.

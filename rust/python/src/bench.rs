@@ -1,4 +1,5 @@
-//! `_time_batch`: the "Rust core" line of `koudian bench`. It times one
+//! `koudian._core._bench.time_batch`: the "Rust core" line of `koudian
+//! bench`, off the public surface. It times one
 //! core batch function inside Rust on rows already converted, so that the
 //! figure leaves out the Python call, the argument conversion and the
 //! per-row error reporting that the numpy batch functions add.
@@ -24,7 +25,7 @@ use std::time::Instant;
 /// what `threads=k` can reach on this machine at that moment.
 #[pyfunction]
 #[pyo3(signature = (task, counts, *, wildcards=None, rules=None, copies=1))]
-fn _time_batch(
+fn time_batch(
     py: Python<'_>,
     task: &str,
     counts: &Bound<'_, PyAny>,
@@ -91,6 +92,6 @@ fn time_into<T: Clone + Send>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_time_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(time_batch, m)?)?;
     Ok(())
 }

@@ -76,46 +76,6 @@ pub struct PyMeld {
     pub inner: Meld,
 }
 
-/// Parses `"555z"` (pong), `"5555z"` (exposed kong), `"+5555z"` (added
-/// kong) or `"[5555z]"` (concealed kong).
-fn parse_meld(s: &str) -> PyResult<Meld> {
-    let t = s.trim();
-    let (body, hint) = if let Some(b) = t.strip_prefix('[').and_then(|b| b.strip_suffix(']')) {
-        (b, Some(MeldKind::ConcealedKong))
-    } else if let Some(b) = t.strip_prefix('+') {
-        (b, Some(MeldKind::AddedKong))
-    } else {
-        (t, None)
-    };
-    let tiles = tile::parse(body).map_err(to_py)?;
-    let bad = |why: &str| {
-        InvalidHandError::new_err(format!(
-            "meld {s:?}: {why}; write \"555z\" (pong), \"5555z\" (exposed kong), \
-             \"+5555z\" (added kong) or \"[5555z]\" (concealed kong)"
-        ))
-    };
-    let first = *tiles.first().ok_or_else(|| bad("no tiles"))?;
-    if tiles.iter().any(|&x| x != first) {
-        return Err(bad("a meld is made of one kind"));
-    }
-    let kind = match (tiles.len(), hint) {
-        (3, None) => MeldKind::Pong,
-        (4, None) => MeldKind::ExposedKong,
-        (4, Some(k)) => k,
-        _ => return Err(bad("a pong has 3 tiles and a kong 4")),
-    };
-    Ok(Meld::new(kind, first))
-}
-
-fn meld_notation(m: &Meld) -> String {
-    let body = tile::format_tiles(&vec![m.tile; m.kind.size() as usize]);
-    match m.kind {
-        MeldKind::Pong | MeldKind::ExposedKong => body,
-        MeldKind::AddedKong => format!("+{body}"),
-        MeldKind::ConcealedKong => format!("[{body}]"),
-    }
-}
-
 #[pymethods]
 impl PyMeld {
     #[new]
@@ -129,7 +89,7 @@ impl PyMeld {
     #[staticmethod]
     fn parse(#[pyo3(from_py_with = crate::seq::text)] s: String) -> PyResult<Self> {
         Ok(PyMeld {
-            inner: parse_meld(&s)?,
+            inner: Meld::parse(&s).map_err(to_py)?,
         })
     }
 
@@ -155,11 +115,11 @@ impl PyMeld {
     }
 
     fn __str__(&self) -> String {
-        meld_notation(&self.inner)
+        self.inner.to_string()
     }
 
     fn __repr__(&self) -> String {
-        format!("Meld.parse({:?})", meld_notation(&self.inner))
+        format!("Meld.parse({:?})", self.inner.to_string())
     }
 }
 
@@ -169,7 +129,7 @@ pub fn extract_meld(obj: &Bound<'_, PyAny>) -> PyResult<Meld> {
         return Ok(m.get().inner);
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return parse_meld(&crate::seq::utf8(s)?);
+        return Meld::parse(&crate::seq::utf8(s)?).map_err(to_py);
     }
     Err(InvalidHandError::new_err(format!(
         "expected a Meld or meld notation like \"555z\", got {}",
@@ -189,7 +149,7 @@ fn extract_melds(obj: Option<&Bound<'_, PyAny>>, out: &mut Vec<Meld>) -> PyResul
         // One meld given on its own; a string of several melds is split on spaces.
         if let Ok(s) = obj.cast::<PyString>() {
             for part in crate::seq::utf8(s)?.split_whitespace() {
-                out.push(parse_meld(part)?);
+                out.push(Meld::parse(part).map_err(to_py)?);
             }
         } else {
             out.push(extract_meld(obj)?);
@@ -301,7 +261,7 @@ impl PyHand {
         let mut s = tile::format_counts(&self.inner.concealed);
         for m in self.inner.melds() {
             s.push(' ');
-            s.push_str(&meld_notation(m));
+            s.push_str(&m.to_string());
         }
         s
     }
@@ -311,7 +271,7 @@ impl PyHand {
             .inner
             .melds()
             .iter()
-            .map(|m| format!("{:?}", meld_notation(m)))
+            .map(|m| format!("{:?}", m.to_string()))
             .collect();
         if melds.is_empty() {
             format!("Hand({:?})", tile::format_counts(&self.inner.concealed))

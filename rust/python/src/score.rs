@@ -20,11 +20,8 @@ fn kong_kind(obj: &Bound<'_, PyAny>) -> PyResult<KongKind> {
         }
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        match crate::seq::utf8(s)?.as_ref() {
-            "exposed" | "exposed_kong" => return Ok(KongKind::Exposed),
-            "added" | "added_kong" => return Ok(KongKind::Added),
-            "concealed" | "concealed_kong" => return Ok(KongKind::Concealed),
-            _ => {}
+        if let Some(k) = KongKind::from_name(&crate::seq::utf8(s)?) {
+            return Ok(k);
         }
     }
     Err(InconsistentOutcomeError::new_err(format!(
@@ -42,21 +39,6 @@ fn seat(v: i64, what: &str) -> PyResult<u8> {
     })
 }
 
-fn snake(name: &str) -> String {
-    let mut s = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                s.push('_');
-            }
-            s.push(c.to_ascii_lowercase());
-        } else {
-            s.push(c);
-        }
-    }
-    s
-}
-
 /// A named pattern that contributed to a hand's value.
 #[pyclass(name = "Pattern", module = "koudian", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -68,11 +50,8 @@ pub struct PyPattern {
 impl PyPattern {
     /// Snake-case identifier: `"self_draw"`, `"full_flush"`, `"root"` …
     #[getter]
-    fn code(&self) -> String {
-        match self.inner {
-            Pattern::Root(_) => "root".into(),
-            p => snake(&format!("{p:?}")),
-        }
+    fn code(&self) -> &'static str {
+        self.inner.code()
     }
 
     /// Chinese name (自摸, 清一色, 根 …).
@@ -348,41 +327,6 @@ pub struct PyOutcome {
     inner: Outcome,
 }
 
-fn hand_end(end: &str, by: Option<i64>) -> PyResult<HandEnd> {
-    let need = |what: &str| -> PyResult<u8> {
-        match by {
-            Some(v) => seat(v, what),
-            None => Err(InconsistentOutcomeError::new_err(format!(
-                "end={end:?} needs by= (the {what}'s seat)"
-            ))),
-        }
-    };
-    let none = |e: HandEnd| -> PyResult<HandEnd> {
-        match by {
-            None => Ok(e),
-            Some(_) => Err(InconsistentOutcomeError::new_err(format!(
-                "end={end:?} takes no by= seat"
-            ))),
-        }
-    };
-    match end {
-        "self_draw" => none(HandEnd::SelfDraw),
-        "drawn" => none(HandEnd::Drawn),
-        "discard" => Ok(HandEnd::Discard {
-            discarder: need("discarder")?,
-        }),
-        "robbed_kong" => Ok(HandEnd::RobbedKong {
-            konger: need("konger")?,
-        }),
-        "left" => Ok(HandEnd::Left {
-            leaver: need("leaver")?,
-        }),
-        _ => Err(InconsistentOutcomeError::new_err(format!(
-            "end must be \"self_draw\", \"discard\", \"robbed_kong\", \"drawn\" or \"left\", got {end:?}"
-        ))),
-    }
-}
-
 #[pymethods]
 impl PyOutcome {
     #[new]
@@ -399,7 +343,10 @@ impl PyOutcome {
         hands: Option<&Bound<'_, PyAny>>,
         wildcards: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut o = Outcome::new(seat(dealer, "the dealer")?, hand_end(&end, by)?);
+        let mut o = Outcome::new(
+            seat(dealer, "the dealer")?,
+            HandEnd::from_name(&end, by).map_err(to_py)?,
+        );
         // A hand has at most 3 winners (一炮多响) and 16 kongs (4 melds a
         // seat); `ting` and `hands` give 4 entries (one more is read to
         // tell a longer sequence).
@@ -531,16 +478,7 @@ impl PyPayment {
     /// `"leave_penalty"`.
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.inner.reason {
-            PaymentReason::Win => "win",
-            PaymentReason::WinCovered { .. } => "win_covered",
-            PaymentReason::KongGiverPaysBloom => "kong_giver_pays_bloom",
-            PaymentReason::DealerBonus => "dealer_bonus",
-            PaymentReason::Kong { .. } => "kong",
-            PaymentReason::KongCovered { .. } => "kong_covered",
-            PaymentReason::Chajiao => "chajiao",
-            PaymentReason::LeavePenalty => "leave_penalty",
-        }
+        self.inner.reason.code()
     }
 
     /// Whose share a covering payment (包胡, 包杠) pays, else `None`.

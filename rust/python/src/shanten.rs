@@ -1,7 +1,7 @@
 //! Shanten (向听数): `shanten` and `shanten_batch` (0 = ready, −1 =
 //! complete).
 
-use crate::batch::{as_counts, check_rows, out_array, BatchArgs, RowError};
+use crate::batch::{as_counts, out_array, BatchArgs};
 use crate::errors::to_py;
 use crate::hand::extract_hand;
 use crate::ruleset::resolve;
@@ -47,26 +47,15 @@ fn shanten_batch<'py>(
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            let r = legal::shanten_batch(
+            koudian_core::batch::shanten_batch(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 &a.wilds,
                 &a.rules,
                 slots,
                 threads,
-            );
-            if r.is_err() {
-                // The core names the first bad row; say what is wrong with it.
-                check_rows(
-                    data,
-                    &a.n_melds,
-                    |t, m| t + 3 * m == 13 || t + 3 * m == 14,
-                    "13 or 14 counting each meld as 3",
-                )?;
-            }
-            Ok(r)
+            )
         })
-        .map_err(RowError::into_py)?
         .map_err(to_py)?;
     }
     drop(rw);

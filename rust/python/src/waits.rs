@@ -1,7 +1,7 @@
 //! Waits (听口, docs/rules.md §2 "Waits and ready"): `waits`, `wait_points`,
 //! `waits_batch`.
 
-use crate::batch::{as_counts, check_rows_where, count_rows, out_array, BatchArgs, RowError};
+use crate::batch::{as_counts, count_rows, out_array, BatchArgs};
 use crate::errors::to_py;
 use crate::hand::extract_sized_hand;
 use crate::ruleset::resolve;
@@ -103,9 +103,9 @@ fn waits_batch<'py>(
             None => Vec::new(),
         };
         let slots = rw.as_slice_mut()?;
-        py.detach(|| -> Result<Result<(), koudian_core::Error>, RowError> {
+        py.detach(|| {
             let (rows_out, _) = slots.as_chunks_mut::<KINDS>();
-            let r = legal::waits_batch_checked(
+            koudian_core::batch::waits_batch(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 as_counts(&held_data),
@@ -113,21 +113,8 @@ fn waits_batch<'py>(
                 &a.rules,
                 rows_out,
                 threads,
-            );
-            // An invalid row reads as no waits: only those rows need
-            // checking, and only when the core saw one.
-            if let Ok(false) = r {
-                check_rows_where(
-                    data,
-                    &a.n_melds,
-                    |t, m| t + 3 * m == 13,
-                    "13 - 3 × melds",
-                    |row| !rows_out[row].contains(&true),
-                )?;
-            }
-            Ok(r.map(|_| ()))
+            )
         })
-        .map_err(RowError::into_py)?
         .map_err(to_py)?;
     }
     drop(rw);

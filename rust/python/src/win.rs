@@ -1,7 +1,7 @@
 //! Win detection and decomposition (docs/rules.md §2): `is_win`, `decompose`,
 //! `is_win_batch`, and the `Decomposition` / `Set` result types.
 
-use crate::batch::{as_counts, check_rows_where, out_array, BatchArgs};
+use crate::batch::{as_counts, out_array, BatchArgs};
 use crate::errors::to_py;
 use crate::hand::{extract_sized_hand, PyMeld};
 use crate::ruleset::resolve;
@@ -9,8 +9,8 @@ use crate::tiles::{tile_list, tile_obj};
 use crate::wildcards::extract_wilds;
 use koudian_core::hand::Meld;
 use koudian_core::legal::{self, HandRules};
-use koudian_core::shape::{Decomposition, Set, Shape};
-use koudian_core::tile::{format_tiles, Tile};
+use koudian_core::shape::{Decomposition, Set};
+use koudian_core::tile::format_tiles;
 use numpy::{Ix1, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -22,38 +22,18 @@ pub struct PySet {
     inner: Set,
 }
 
-fn set_tiles(s: &Set) -> [Tile; 3] {
-    match *s {
-        Set::Triplet(t) => [t, t, t],
-        Set::Sequence(t) => {
-            let i = t.id();
-            // A sequence's lowest tile has rank <= 7, so i + 2 stays in its suit.
-            [
-                t,
-                Tile::new(i + 1).unwrap_or(t),
-                Tile::new(i + 2).unwrap_or(t),
-            ]
-        }
-        Set::Honors(ts) => ts,
-    }
-}
-
 #[pymethods]
 impl PySet {
     /// `"triplet"`, `"sequence"` or `"honors"` (风嘴子).
     #[getter]
     fn kind(&self) -> &'static str {
-        match self.inner {
-            Set::Triplet(_) => "triplet",
-            Set::Sequence(_) => "sequence",
-            Set::Honors(_) => "honors",
-        }
+        self.inner.name()
     }
 
     /// The three tiles.
     #[getter]
     fn tiles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let ts = set_tiles(&self.inner);
+        let ts = self.inner.tiles();
         PyTuple::new(
             py,
             [
@@ -65,7 +45,7 @@ impl PySet {
     }
 
     fn __str__(&self) -> String {
-        format_tiles(&set_tiles(&self.inner))
+        format_tiles(&self.inner.tiles())
     }
 
     fn __repr__(&self) -> String {
@@ -86,11 +66,7 @@ impl PyDecomposition {
     /// `"standard"`, `"seven_pairs"` or `"thirteen_orphans"`.
     #[getter]
     fn shape(&self) -> &'static str {
-        match self.inner.shape {
-            Shape::Standard => "standard",
-            Shape::SevenPairs => "seven_pairs",
-            Shape::ThirteenOrphans => "thirteen_orphans",
-        }
+        self.inner.shape.name()
     }
 
     /// Concealed sets (standard shape), sorted; melds are not repeated.
@@ -122,38 +98,7 @@ impl PyDecomposition {
     }
 
     fn __str__(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        match self.inner.shape {
-            Shape::Standard => {
-                let mut sets: Vec<[Tile; 3]> = self.inner.sets.iter().map(set_tiles).collect();
-                sets.sort_unstable();
-                parts.extend(sets.iter().map(|s| format_tiles(s)));
-                for m in &self.melds {
-                    parts.push(format!(
-                        "({})",
-                        format_tiles(&vec![m.tile; m.kind.size() as usize])
-                    ));
-                }
-                parts.extend(self.inner.pairs.iter().map(|&p| format_tiles(&[p, p])));
-            }
-            Shape::SevenPairs => {
-                parts.extend(self.inner.pairs.iter().map(|&p| format_tiles(&[p, p])));
-            }
-            Shape::ThirteenOrphans => {
-                let mut all: Vec<Tile> = [0u8, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
-                    .iter()
-                    .filter_map(|&i| Tile::new(i).ok())
-                    .collect();
-                all.extend(self.inner.pairs.iter().copied());
-                parts.push(format_tiles(&all));
-            }
-        }
-        let mut s = format!("{}: {}", self.shape(), parts.join(" "));
-        if !self.inner.wild_as.is_empty() {
-            let w: Vec<String> = self.inner.wild_as.iter().map(|t| t.to_string()).collect();
-            s.push_str(&format!("  (wild as {})", w.join(" ")));
-        }
-        s
+        self.inner.describe(&self.melds)
     }
 
     fn __repr__(&self) -> String {
@@ -221,28 +166,15 @@ fn is_win_batch<'py>(
         let data = a.counts.as_slice()?;
         let slots = rw.as_slice_mut()?;
         py.detach(|| {
-            let r = legal::is_win_batch_checked(
+            koudian_core::batch::is_win_batch(
                 as_counts(data),
                 a.n_melds.as_slice(),
                 &a.wilds,
                 &a.rules,
                 slots,
                 threads,
-            );
-            // An invalid row reads as `false`: only those rows need checking,
-            // and only when the core saw one.
-            if let Ok(false) = r {
-                check_rows_where(
-                    data,
-                    &a.n_melds,
-                    |t, m| t + 3 * m == 14,
-                    "14 - 3 × melds",
-                    |row| !slots[row],
-                )?;
-            }
-            Ok(r.map(|_| ()))
+            )
         })
-        .map_err(crate::batch::RowError::into_py)?
         .map_err(to_py)?;
     }
     drop(rw);

@@ -15,7 +15,7 @@ use crate::tile::{Tile, KINDS};
 /// Appends the decimal digits of `v`. Seats, tile indices and action
 /// indices (below 1000) are most of a log's numbers: their digits go in
 /// as one fixed-size slice each, without the general loop's copy.
-fn uint(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn uint(out: &mut Vec<u8>, mut v: u64) {
     if v < 10 {
         out.push(b'0' + v as u8);
         return;
@@ -46,14 +46,14 @@ fn uint(out: &mut Vec<u8>, mut v: u64) {
     out.extend_from_slice(&buf[i..]);
 }
 
-fn int(out: &mut Vec<u8>, v: i64) {
+pub(super) fn int(out: &mut Vec<u8>, v: i64) {
     if v < 0 {
         out.push(b'-');
     }
     uint(out, v.unsigned_abs());
 }
 
-fn boolean(out: &mut Vec<u8>, b: bool) {
+pub(super) fn boolean(out: &mut Vec<u8>, b: bool) {
     // Two fixed-size copies rather than one of a chosen length.
     if b {
         out.extend_from_slice(b"true");
@@ -68,7 +68,7 @@ fn tile(out: &mut Vec<u8>, t: Tile) {
     out.push(t.suit().letter() as u8);
 }
 
-fn quoted_tile(out: &mut Vec<u8>, t: Tile) {
+pub(super) fn quoted_tile(out: &mut Vec<u8>, t: Tile) {
     out.extend_from_slice(&[b'"', b'0' + t.rank(), t.suit().letter() as u8, b'"']);
 }
 
@@ -88,7 +88,7 @@ fn action_name(out: &mut Vec<u8>, a: Action) {
     });
 }
 
-fn opt_u8(out: &mut Vec<u8>, v: Option<u8>) {
+pub(super) fn opt_u8(out: &mut Vec<u8>, v: Option<u8>) {
     match v {
         Some(x) => uint(out, x.into()),
         None => out.extend_from_slice(b"null"),
@@ -97,7 +97,7 @@ fn opt_u8(out: &mut Vec<u8>, v: Option<u8>) {
 
 /// A JSON string of `s`: quotes, backslashes, newlines and control
 /// characters escaped.
-fn json_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
     for &b in s.as_bytes() {
         match b {

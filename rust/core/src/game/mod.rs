@@ -64,6 +64,7 @@ pub mod event;
 mod judge;
 mod log_text;
 pub mod observation;
+mod observation_json;
 pub mod position;
 mod render;
 pub mod result;

@@ -59,6 +59,29 @@ pub enum Pending {
     },
 }
 
+impl Pending {
+    /// Its name in the wire format and the Python API: `none`, `turn`,
+    /// `discard` (answer a discard) or `added_kong` (rob it or pass).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Pending::None => "none",
+            Pending::Turn => "turn",
+            Pending::Discard { .. } => "discard",
+            Pending::AddedKong { .. } => "added_kong",
+        }
+    }
+
+    /// The seat and the tile the observer answers, if it answers one.
+    pub const fn answered(self) -> (Option<u8>, Option<Tile>) {
+        match self {
+            Pending::Discard { from, tile } | Pending::AddedKong { from, tile } => {
+                (Some(from), Some(tile))
+            }
+            Pending::None | Pending::Turn => (None, None),
+        }
+    }
+}
+
 /// One seat's view of the table. Fixed size, no allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Observation {
@@ -111,6 +134,11 @@ impl Observation {
     /// The discards, in order.
     pub fn discards(&self) -> &[SeenDiscard] {
         &self.discards[..self.n_discards as usize]
+    }
+
+    /// The kinds of [`locked_kinds`](Self::locked_kinds), in kind order.
+    pub fn locked_kind_tiles(&self) -> impl Iterator<Item = Tile> + '_ {
+        Tile::all().filter(|t| self.locked_kinds & (1 << t.index()) != 0)
     }
 
     /// Every tile the observer can see by kind: own concealed tiles,

@@ -46,6 +46,24 @@ pub enum PaymentReason {
     LeavePenalty,
 }
 
+impl PaymentReason {
+    /// Its code in the Python API (`Payment.kind`): `win`,
+    /// `win_covered`, `kong_giver_pays_bloom`, `dealer_bonus`, `kong`,
+    /// `kong_covered`, `chajiao`, `leave_penalty`.
+    pub const fn code(self) -> &'static str {
+        match self {
+            PaymentReason::Win => "win",
+            PaymentReason::WinCovered { .. } => "win_covered",
+            PaymentReason::KongGiverPaysBloom => "kong_giver_pays_bloom",
+            PaymentReason::DealerBonus => "dealer_bonus",
+            PaymentReason::Kong { .. } => "kong",
+            PaymentReason::KongCovered { .. } => "kong_covered",
+            PaymentReason::Chajiao => "chajiao",
+            PaymentReason::LeavePenalty => "leave_penalty",
+        }
+    }
+}
+
 impl fmt::Display for PaymentReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -104,6 +104,31 @@ impl KongKind {
         }
     }
 
+    /// The kong kind named `name`: its short name (`exposed`, `added`,
+    /// `concealed`) or its meld kind's ([`MeldKind::name`]:
+    /// `exposed_kong` …); `None` for any other text.
+    ///
+    /// ```
+    /// use koudian_core::score::KongKind;
+    /// assert_eq!(KongKind::from_name("added"), Some(KongKind::Added));
+    /// assert_eq!(KongKind::from_name("concealed_kong"), Some(KongKind::Concealed));
+    /// assert_eq!(KongKind::from_name("pong"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<KongKind> {
+        [KongKind::Exposed, KongKind::Added, KongKind::Concealed]
+            .into_iter()
+            .find(|k| name == k.short_name() || name == k.meld_kind().name())
+    }
+
+    /// The short name: `exposed`, `added`, `concealed`.
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            KongKind::Exposed => "exposed",
+            KongKind::Added => "added",
+            KongKind::Concealed => "concealed",
+        }
+    }
+
     /// The meld kind this kong is.
     pub const fn meld_kind(self) -> MeldKind {
         match self {
@@ -285,6 +310,39 @@ impl Pattern {
             Heavenly => "天胡",
             Earthly => "地胡",
             Root(_) => "根",
+        }
+    }
+
+    /// Snake-case identifier, the pattern's name in the Python API
+    /// (`Pattern.code`) and in tallies: `self_draw`, `kong_bloom`,
+    /// `robbing_kong`, `full_flush`, `pure_straight`, `seven_pairs`,
+    /// `golden_seven_pairs`, `luxury_seven_pairs`,
+    /// `luxury_golden_seven_pairs`, `basic_hand`, `all_triplets`,
+    /// `terminals`, `flush_triplets`, `two_five_eight`,
+    /// `flush_seven_pairs`, `heavenly`, `earthly`, `root`. Spelled out
+    /// here, not derived from the variant's name, so that renaming a
+    /// variant cannot change a public name.
+    pub const fn code(self) -> &'static str {
+        use Pattern::*;
+        match self {
+            SelfDraw => "self_draw",
+            KongBloom => "kong_bloom",
+            RobbingKong => "robbing_kong",
+            FullFlush => "full_flush",
+            PureStraight => "pure_straight",
+            SevenPairs => "seven_pairs",
+            GoldenSevenPairs => "golden_seven_pairs",
+            LuxurySevenPairs => "luxury_seven_pairs",
+            LuxuryGoldenSevenPairs => "luxury_golden_seven_pairs",
+            BasicHand => "basic_hand",
+            AllTriplets => "all_triplets",
+            Terminals => "terminals",
+            FlushTriplets => "flush_triplets",
+            TwoFiveEight => "two_five_eight",
+            FlushSevenPairs => "flush_seven_pairs",
+            Heavenly => "heavenly",
+            Earthly => "earthly",
+            Root(_) => "root",
         }
     }
 

@@ -40,6 +40,61 @@ pub enum HandEnd {
     },
 }
 
+impl HandEnd {
+    /// Its name in the Python API (`Outcome(dealer, end, by=…)`):
+    /// `self_draw`, `discard`, `robbed_kong`, `drawn`, `left`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            HandEnd::SelfDraw => "self_draw",
+            HandEnd::Discard { .. } => "discard",
+            HandEnd::RobbedKong { .. } => "robbed_kong",
+            HandEnd::Drawn => "drawn",
+            HandEnd::Left { .. } => "left",
+        }
+    }
+
+    /// The end named `end` ([`HandEnd::name`]), with `by` the seat it
+    /// needs (the discarder, konger or leaver) and only then; anything
+    /// else is an [`Error::InconsistentOutcome`] saying what was wrong.
+    ///
+    /// ```
+    /// use koudian_core::score::HandEnd;
+    /// assert_eq!(HandEnd::from_name("discard", Some(2)), Ok(HandEnd::Discard { discarder: 2 }));
+    /// assert!(HandEnd::from_name("discard", None).is_err());
+    /// assert!(HandEnd::from_name("drawn", Some(1)).is_err());
+    /// ```
+    pub fn from_name(end: &str, by: Option<i64>) -> Result<HandEnd, Error> {
+        let bad = |m: String| Error::InconsistentOutcome(m);
+        let need = |what: &str| -> Result<Seat, Error> {
+            let v = by.ok_or_else(|| bad(format!("end={end:?} needs by= (the {what}'s seat)")))?;
+            u8::try_from(v)
+                .ok()
+                .filter(|&s| s < 4)
+                .ok_or_else(|| bad(format!("{what} is seat {v}; seats are 0-3")))
+        };
+        let alone = |e: HandEnd| match by {
+            None => Ok(e),
+            Some(_) => Err(bad(format!("end={end:?} takes no by= seat"))),
+        };
+        match end {
+            "self_draw" => alone(HandEnd::SelfDraw),
+            "drawn" => alone(HandEnd::Drawn),
+            "discard" => Ok(HandEnd::Discard {
+                discarder: need("discarder")?,
+            }),
+            "robbed_kong" => Ok(HandEnd::RobbedKong {
+                konger: need("konger")?,
+            }),
+            "left" => Ok(HandEnd::Left {
+                leaver: need("leaver")?,
+            }),
+            _ => Err(bad(format!(
+                "end must be \"self_draw\", \"discard\", \"robbed_kong\", \"drawn\" or \"left\", got {end:?}"
+            ))),
+        }
+    }
+}
+
 /// One winner: who, with which hand, on which tile.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Win {

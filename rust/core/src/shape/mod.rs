@@ -6,6 +6,7 @@
 
 mod decompose;
 pub(crate) mod tables;
+mod text;
 pub(crate) mod win;
 
 pub use decompose::decompose;

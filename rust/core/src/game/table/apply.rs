@@ -47,6 +47,7 @@ impl Game {
             _ if !self.legal.contains(action) => return Err(self.refusal(action)),
             _ => self.apply(action, false),
         }
+        self.moves += 1;
         // The advance inlined: every step ends here, and a call of its
         // own saved and restored six registers per step (about 1,200
         // instructions a hand of self-play), which `step` mostly saves
@@ -99,6 +100,7 @@ impl Game {
             auto: false,
         });
         self.finish_other(EndKind::Left, Some(seat));
+        self.moves += 1;
         Ok(())
     }
 

@@ -67,6 +67,7 @@ impl Game {
             settle_error: None,
             record: true,
             events: Vec::new(),
+            moves: 0,
         };
         g.tallies.on_suited(g.suited_seats());
         for s in 0..4 {

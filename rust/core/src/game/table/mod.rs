@@ -135,6 +135,8 @@ pub struct Game {
     settle_error: Option<Error>,
     record: bool,
     pub(crate) events: Vec<Event>,
+    /// Actions played at this table ([`Game::moves`]).
+    moves: u64,
 }
 
 const NO_DISCARD: Discard = Discard {
@@ -235,6 +237,7 @@ impl Game {
             settle_error: None,
             record: true,
             events: Vec::new(),
+            moves: 0,
         };
         g.tallies.on_suited(g.suited_seats());
         g.advance();
@@ -307,6 +310,7 @@ impl Game {
             settle_error,
             record: _,
             events,
+            moves,
         } = self;
         // The judge depends only on the ruleset and the wild kinds: kept
         // when the new deal has the same wild kinds (always, without
@@ -345,6 +349,7 @@ impl Game {
         *settlement = None;
         *settle_error = None;
         events.clear();
+        *moves = 0;
         self.tallies.on_suited(self.suited_seats());
         self.advance();
         Ok(())
@@ -467,6 +472,24 @@ impl Game {
     /// The phase.
     pub fn phase(&self) -> Phase {
         self.phase
+    }
+
+    /// Actions played at this table so far: every successful
+    /// [`Game::step`] and [`Game::leave`] (automatic moves not counted).
+    /// A copy keeps the count, so an observation can tell whether its
+    /// table has moved since it was taken.
+    ///
+    /// ```
+    /// use koudian_core::game::Game;
+    /// use koudian_core::Ruleset;
+    /// let mut g = Game::new(&Ruleset::shanxi(), 1, None).unwrap();
+    /// assert_eq!(g.moves(), 0);
+    /// let first = g.legal_actions().iter().next().unwrap();
+    /// g.step(first).unwrap();
+    /// assert_eq!(g.moves(), 1);
+    /// ```
+    pub fn moves(&self) -> u64 {
+        self.moves
     }
 
     /// Whether the hand is over.
