@@ -140,7 +140,7 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for Summarize<'_, S> {
 
 /// Two recorders told of the same play (the arena's luck watch beside
 /// the caller's recorder); `finish` yields both hands.
-pub(crate) struct Both<'a, A, B>(pub &'a mut A, pub &'a mut B);
+pub struct Both<'a, A, B>(pub &'a mut A, pub &'a mut B);
 
 impl<A: Recorder, B: Recorder> Recorder for Both<'_, A, B> {
     type Hand = (A::Hand, B::Hand);

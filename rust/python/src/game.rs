@@ -312,6 +312,20 @@ pub struct PyObservation {
 }
 
 impl PyObservation {
+    /// The observation of `view`'s seat for an agent played by the core's
+    /// game loop: its game is a snapshot of the table (a `NativeAgent`
+    /// acts on it), the live table being the loop's.
+    pub(crate) fn snapshot(
+        py: Python<'_>,
+        view: &koudian_core::agent::SeatView<'_>,
+    ) -> PyResult<PyObservation> {
+        Ok(PyObservation {
+            inner: view.observation(),
+            game: Some(Py::new(py, PyGame::wrap(view.game().clone()))?),
+            moves: 0,
+        })
+    }
+
     fn pending_parts(&self) -> (Option<u8>, Option<Tile>) {
         match self.inner.pending {
             Pending::Discard { from, tile } | Pending::AddedKong { from, tile } => {
@@ -704,8 +718,13 @@ impl PyGame {
         }
     }
 
-    fn wrap(inner: Game) -> PyGame {
+    pub(crate) fn wrap(inner: Game) -> PyGame {
         PyGame { inner, moves: 0 }
+    }
+
+    /// Counts `n` actions the core's game loop played on this table.
+    pub(crate) fn count_moves(&mut self, n: u64) {
+        self.moves += n;
     }
 
     fn seat_or_to_act(&self, seat: Option<i64>) -> PyResult<Option<u8>> {
@@ -1063,7 +1082,7 @@ pub struct PyNativeAgent {
 }
 
 impl PyNativeAgent {
-    fn agent(&mut self) -> &mut Box<dyn Agent> {
+    pub(crate) fn agent(&mut self) -> &mut Box<dyn Agent> {
         match self.inner.get_mut() {
             Ok(a) => a,
             Err(poisoned) => poisoned.into_inner(),
@@ -1143,7 +1162,7 @@ impl PyNativeAgent {
 /// `koudian.Match` drives it with agents.
 #[pyclass(name = "MatchState", module = "koudian")]
 pub struct PyMatchState {
-    inner: Match,
+    pub(crate) inner: Match,
 }
 
 #[pymethods]

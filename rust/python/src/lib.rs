@@ -3,6 +3,8 @@
 
 use pyo3::prelude::*;
 
+mod agent;
+mod arena;
 mod batch;
 mod bench;
 mod errors;
@@ -64,5 +66,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     record::register(m)?;
     vec_env::register(m)?;
     position::register(m)?;
+    arena::register(m)?;
+    agent::register(m)?;
     Ok(())
 }

@@ -57,6 +57,15 @@ impl<'a> SeatView<'a> {
         self.game.wilds().is_wild(t)
     }
 
+    /// The table behind the view: for a binding handing the view on to
+    /// an agent outside Rust, which is given only the seat's observation
+    /// (the Python binding's `NativeAgent` acts on a snapshot of it).
+    /// Agents read the table through the view's other methods.
+    #[doc(hidden)]
+    pub fn game(&self) -> &'a Game {
+        self.game
+    }
+
     /// Everything the seat may see.
     pub fn observation(&self) -> Observation {
         self.game.observe(self.seat)
