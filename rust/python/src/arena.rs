@@ -164,8 +164,10 @@ impl PyArenaLuck {
 /// line-up last).
 #[pyfunction]
 #[pyo3(signature = (labels, format = "duplicate"))]
-fn arena_tables(labels: Vec<String>, format: &str) -> PyResult<Vec<[u8; 4]>> {
-    Ok(tables(&lineup(labels)?, format_arg(format)?))
+fn arena_tables(labels: Vec<String>, format: &str) -> PyResult<Vec<[u32; 4]>> {
+    let t = tables(&lineup(labels)?, format_arg(format)?);
+    // As lists of ints (a `[u8; 4]` would be bytes).
+    Ok(t.into_iter().map(|x| x.map(u32::from)).collect())
 }
 
 /// `arena_agents(rules, agents, labels, deals, *, seed=0, start=0,
