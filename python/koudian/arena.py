@@ -40,6 +40,7 @@ import numpy.typing as npt
 from koudian._core import (
     RulesetError,
     arena_adjustable,
+    arena_tables,
 )
 from koudian._luck import MIN_LUCK_DEALS, auto_adjusts, cross_fitted, too_few_deals
 from koudian._runs import StopOnCtrlC
@@ -684,15 +685,9 @@ class LadderRung:
 
 
 def _tables(specs: list[str], fmt: str) -> list[list[int]]:
-    """The line-up entry at each seat of each table (as the core's
-    ``arena::tables``: rotations, then the 1-vs-3 reference table)."""
-    if fmt == "single":
-        return [[0, 1, 2, 3]]
-    t = [[(s - r) % 4 for s in range(4)] for r in range(4)]
-    counts = [specs.count(s) for s in specs]
-    if 3 in counts and 1 in counts:
-        t.append([counts.index(3)] * 4)
-    return t
+    """The line-up entry at each seat of each table: the core's
+    ``arena::tables`` (rotations, then the 1-vs-3 reference table)."""
+    return arena_tables(specs, fmt)
 
 
 def _labels(agents: Sequence[AgentSpec]) -> list[str]:

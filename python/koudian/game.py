@@ -37,9 +37,11 @@ from koudian._core import (
     SeenDiscard,
     SeenMeld,
     encoding_planes,
+    play_game,
     replay,
 )
-from koudian.agents import Agent, AgentSpec, Fault, fallback_action, make_agent
+from koudian.agents import Agent, AgentSpec, Fault, loop_agent, make_agent
+from koudian.faults import from_core
 
 __all__ = [
     "ENCODING_VERSION",
@@ -90,25 +92,12 @@ def _play(
     on_fault: Callable[[Fault], None] | None,
     luck: ArenaLuck | None = None,
 ) -> GameResult:
-    takers = [getattr(a, "take_faults", None) for a in agents]
-    while True:
-        seat = game.to_act
-        if seat is None:
-            break
-        legal = game.legal_actions(seat)
-        action = agents[seat].act(game.observe(seat), legal)
-        taker = takers[seat]
-        if taker is not None and on_fault is not None:
-            for f in taker():
-                on_fault(f)
-        if action not in legal:
-            fallback = fallback_action(legal)
-            if on_fault is not None:
-                on_fault(Fault(seat, "illegal", f"{action!r} is not legal here", fallback))
-            action = fallback
-        if luck is not None:
-            luck.decision(game, action)
-        game.step(action)
+    # The core's game loop plays the hand (koudian._core.play_game): the
+    # fallback, the agents' own faults and Ctrl-C are its.
+    faults = play_game(game, [loop_agent(a) for a in agents], luck=luck)
+    if on_fault is not None:
+        for f in faults:
+            on_fault(from_core(f))
     result = game.result
     assert result is not None
     return result
