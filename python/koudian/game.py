@@ -69,10 +69,14 @@ def play(
     result. ``agents`` are what ``Match`` and ``simulate`` take: ``Agent``
     objects, built-in names (``"random"``, ``"greedy"``) or external bots
     (``"cmd:python my_bot.py"``, started here and stopped at the end).
-    An agent answering with anything but one of its legal actions gets the
-    fallback (``koudian.agents.fallback_action``) played for it;
-    ``on_fault`` receives each such ``Fault`` (agents that report their
-    own faults, like external bots, are asked through ``take_faults``).
+    The hand is played by the core's game loop, the one every runner
+    uses (``koudian._core.play_game``), calling each Python agent's
+    ``act``. An agent answering with anything but one of its legal
+    actions gets the fallback (``koudian.agents.fallback_action``) played
+    for it; ``on_fault`` receives each such ``Fault`` once the hand is
+    over (agents that report their own faults, like external bots, are
+    asked through ``take_faults``, their faults listed in play order); an
+    exception an agent raises stops the hand and is raised unchanged.
     ``luck`` (the arena's) is told of every decision before it is played."""
     if len(agents) != 4:
         raise ValueError(f"give 4 agents, one per seat; got {len(agents)}")
