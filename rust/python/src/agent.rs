@@ -48,6 +48,9 @@ struct Shared {
     error: Option<PyErr>,
 }
 
+/// A run's faults as Python values, each with its hand id.
+pub(crate) type Faults = Vec<(u64, Py<PyAny>)>;
+
 /// The faults and error of one run, shared by its agents and recorder.
 #[derive(Clone, Default)]
 pub(crate) struct Sink(Arc<Mutex<Shared>>);
@@ -74,11 +77,7 @@ impl Sink {
     /// fallback)` for an answer the core replaced. Raises the stashed
     /// exception, unchanged, if an agent raised one, else the core's
     /// error if the run failed.
-    pub fn finish<T>(
-        &self,
-        py: Python<'_>,
-        result: Result<T, Error>,
-    ) -> PyResult<(T, Vec<(u64, Py<PyAny>)>)> {
+    pub fn finish<T>(&self, py: Python<'_>, result: Result<T, Error>) -> PyResult<(T, Faults)> {
         let mut shared = self.lock();
         if let Some(e) = shared.error.take() {
             return Err(e);
@@ -280,7 +279,7 @@ impl Agent for PyAgent {
 /// `(hand, fault)` pairs as a Python list of tuples.
 pub(crate) fn fault_list<'py>(
     py: Python<'py>,
-    faults: Vec<(u64, Py<PyAny>)>,
+    faults: Faults,
     with_hand: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
