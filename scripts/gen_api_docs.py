@@ -35,17 +35,17 @@ def public_names() -> list[str]:
 def definitions() -> dict[str, tuple[str, ast.AST]]:
     """Every top-level class and function, by name, with its source file."""
     found: dict[str, tuple[str, ast.AST]] = {}
-    files = [PKG / "_core.pyi", *sorted(PKG.glob("*.py"))]
+    files = [PKG / "_core.pyi", *sorted(PKG.rglob("*.py"))]
     for path in files:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_"):
                 # Stubs win over re-exports of the same name.
-                found.setdefault(node.name, (path.name, node))
+                found.setdefault(node.name, (path.relative_to(PKG).as_posix(), node))
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
                 if isinstance(target, ast.Name) and not target.id.startswith("_"):
-                    found.setdefault(target.id, (path.name, node))
+                    found.setdefault(target.id, (path.relative_to(PKG).as_posix(), node))
     return found
 
 

@@ -10,7 +10,8 @@ import koudian
 import numpy as np
 import pytest
 from koudian import NativeAgent
-from koudian.arena import ArenaResult, LadderResult, _tables
+from koudian.arena import ArenaResult, LadderResult
+from koudian.arena.layout import table_entries
 from koudian.cli import main
 from wrapped import Wrapped
 
@@ -25,14 +26,14 @@ def test_rotation_covers_each_seat_once_per_deal() -> None:
         # The reference table: the three-times agent at every seat.
         m = (r["deal"] == d) & (r["table"] == 4)
         assert set(r["entry"][m].tolist()) == {1}
-    assert _tables(["a", "b", "c", "d"], "duplicate") == [
+    assert table_entries(["a", "b", "c", "d"], "duplicate") == [
         [0, 1, 2, 3],
         [3, 0, 1, 2],
         [2, 3, 0, 1],
         [1, 2, 3, 0],
     ]
-    assert len(_tables(["a", "b", "b", "b"], "duplicate")) == 5
-    assert _tables(["a", "b", "b", "b"], "single") == [[0, 1, 2, 3]]
+    assert len(table_entries(["a", "b", "b", "b"], "duplicate")) == 5
+    assert table_entries(["a", "b", "b", "b"], "single") == [[0, 1, 2, 3]]
 
 
 def _records(rows: list[tuple[int, int, int, int, int]]) -> dict[str, np.ndarray]:

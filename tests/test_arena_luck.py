@@ -14,8 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from koudian._core import ArenaLuck, arena_adjustable, arena_native
-from koudian._luck import LUCK_FOLDS, cross_fitted, fit_weight
-from koudian.arena import _COLUMNS, LUCK_WALLS, MIN_LUCK_DEALS, _mean_ci
+from koudian.arena import LUCK_WALLS, MIN_LUCK_DEALS
+from koudian.arena.luck import LUCK_FOLDS, cross_fitted, fit_weight
+from koudian.arena.results import COLUMNS
+from koudian.arena.stats import mean_ci
 from koudian.cli import main
 from wrapped import Wrapped
 
@@ -75,7 +77,7 @@ def synthetic_run(raw: list[float], adj: list[float], walls: int = 8) -> koudian
     """A 1-vs-3 run whose lone agent "a" has the per-deal advantage
     ``raw[d]`` (at seat 0 of rotation 0; the reference table scores 0)
     and the adjusted one ``adj[d]``."""
-    rows: dict[str, list[float]] = {c: [] for c in _COLUMNS}
+    rows: dict[str, list[float]] = {c: [] for c in COLUMNS}
     for d in range(len(raw)):
         for t in range(5):
             for s in range(4):
@@ -117,12 +119,12 @@ def test_the_pair_is_the_cross_fitted_correction_computed_by_hand() -> None:
         weights.append(w)
     assert res.luck_weight("a") == pytest.approx(float(np.mean(weights)))
     (p,) = res.pair_stats()
-    mean, lo, hi = _mean_ci(values)
+    mean, lo, hi = mean_ci(values)
     assert p.luck == "adjusted"
     assert p.diff == pytest.approx(mean) and p.ci95 == pytest.approx((lo, hi))
     assert p.played is not None
     assert p.played[0] == pytest.approx(raw.mean())
-    assert p.played[1] == pytest.approx(_mean_ci(raw)[1:])
+    assert p.played[1] == pytest.approx(mean_ci(raw)[1:])
     data = res.to_json()
     assert data["walls"] == 8
     assert data["pairs"][0]["luck"] == "adjusted"
@@ -181,7 +183,7 @@ def test_fewer_deals_than_the_minimum_keep_the_interval_as_played(
     res = koudian.arena(agents, "shanxi", 2, seed=7, luck="adjust")
     assert res.walls == LUCK_WALLS and res.adjusted("random")
     (p,) = res.pair_stats()
-    mean, lo, hi = _mean_ci(res._played("random"))
+    mean, lo, hi = mean_ci(res._played("random"))
     assert (p.diff, p.ci95) == (mean, (lo, hi)) and hi - lo > 1.0
     assert p.luck == "kept" and p.weight is None and p.played is None
     note = p.note()
@@ -294,7 +296,7 @@ def test_a_python_agent_has_the_luck_taken_out_as_a_native_one(lone: str) -> Non
     native = koudian.arena(agents, "shanxi", 6, seed=3, threads=2, luck="adjust")
     python = koudian.arena([Wrapped(lone), *agents[1:]], "shanxi", 6, seed=3, luck="adjust")
     assert python.walls == LUCK_WALLS and python.adjusted(lone)
-    for c in _COLUMNS:
+    for c in COLUMNS:
         np.testing.assert_array_equal(native.records[c], python.records[c], err_msg=c)
     assert native.to_json() == python.to_json()
 

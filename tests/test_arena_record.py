@@ -12,8 +12,9 @@ import koudian
 import numpy as np
 import pytest
 from koudian import Action, Game
-from koudian._arena_chunks import records_of_summary
-from koudian.arena import _COLUMNS, _tables
+from koudian.arena.chunks import records_of_summary
+from koudian.arena.layout import table_entries
+from koudian.arena.results import COLUMNS
 from koudian.cli import main
 
 pa = pytest.importorskip("pyarrow")
@@ -47,7 +48,7 @@ def test_the_recorded_arena_plays_the_arenas_own_hands(
 ) -> None:
     want = koudian.arena(lineup, rules, 30, seed=5, threads=1, format=fmt)
     got = koudian.arena(lineup, rules, 30, seed=5, threads=2, format=fmt, record=tmp_path, chunk=7)
-    for c in _COLUMNS:
+    for c in COLUMNS:
         assert got.records[c].dtype == want.records[c].dtype, c
         np.testing.assert_array_equal(got.records[c], want.records[c], err_msg=c)
     assert got.to_json() == want.to_json()
@@ -79,7 +80,7 @@ def test_the_dataset_says_which_table_each_hand_was_played_at(
 ) -> None:
     d, res = recorded
     t = _rows(d)
-    layout = _tables(LINEUP, "duplicate")
+    layout = table_entries(LINEUP, "duplicate")
     assert len(layout) == 5
     m = koudian.dataset.read_manifest(d)
     assert m["arena"] == {

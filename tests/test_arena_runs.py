@@ -250,7 +250,7 @@ def test_the_json_of_one_deal_is_strict(tmp_path: Path) -> None:
 def test_short_native_calls_still_make_shards_of_many_deals(tmp_path: Path) -> None:
     # The calls are short so that Ctrl-C is prompt; the shards are not.
     pytest.importorskip("pyarrow")
-    from koudian._arena_chunks import ARENA_CHUNK
+    from koudian.arena.chunks import ARENA_CHUNK
     from koudian.dataset import read_manifest
 
     koudian.arena(["greedy", "random", "random", "random"], "shanxi", 700, record=str(tmp_path))
@@ -282,8 +282,8 @@ def test_a_local_arena_recording_is_incomplete_until_it_ends(tmp_path: Path) -> 
     # The manifest is kept current as the shards are written, "complete":
     # false; Ctrl-C leaves it so, listing exactly the finished shards.
     pytest.importorskip("pyarrow")
-    from koudian._arena_chunks import arena_object
     from koudian.arena import ArenaInterrupted
+    from koudian.arena.chunks import arena_object
 
     seen: list[dict[str, Any]] = []
     lineup = ["greedy", "random", "random", "random"]
@@ -315,11 +315,11 @@ def test_a_local_arena_recording_is_incomplete_until_it_ends(tmp_path: Path) -> 
 
 def test_the_arena_object_has_one_owner(tmp_path: Path) -> None:
     # The local and the Ray recordings write the arena object of
-    # koudian._arena_chunks.arena_object (the Ray one is checked against
+    # koudian.arena.chunks.arena_object (the Ray one is checked against
     # the local one in tests/test_cluster.py).
     pytest.importorskip("pyarrow")
     from koudian import cluster
-    from koudian._arena_chunks import arena_object
+    from koudian.arena.chunks import arena_object
     from koudian.dataset import read_manifest
 
     lineup = ["greedy", "random", "random", "random"]

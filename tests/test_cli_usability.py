@@ -19,6 +19,7 @@ from koudian.simulation import SimulationInterrupted, agent_labels
 
 BOT = str(Path(__file__).parent / "bots" / "first_legal_bot.py")
 _KOUDIAN = [sys.executable, "-m", "koudian"]
+ARENA = ["arena", "--agents", "greedy,random,random,random"]
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -57,6 +58,11 @@ def test_every_subcommand_takes_a_ruleset_file_and_overrides(
         capsys,
     )
     assert code == 0 and f"rules {path} --set leave_penalty=20" in out
+    code, out, _ = run(
+        [*ARENA, "--rules", str(path), "--set", "leave_penalty=20", "--deals", "2", "--quiet"],
+        capsys,
+    )
+    assert code == 0 and f"rules {path} --set leave_penalty=20, 2 deals" in out
 
 
 @pytest.mark.parametrize(
@@ -70,7 +76,13 @@ def test_every_subcommand_takes_a_ruleset_file_and_overrides(
 def test_bad_overrides_are_refused_by_the_core_ruleset(
     override: str, needle: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for argv in (["rules"], ["analyze", "123m456p789s1155z"], ["simulate", "--hands", "2"]):
+    for argv in (
+        ["rules"],
+        ["analyze", "123m456p789s1155z"],
+        ["simulate", "--hands", "2"],
+        [*ARENA, "--deals", "2"],
+        ["arena", "--ladder", "greedy,random", "--deals", "2"],
+    ):
         code, out, err = run([*argv, "--set", override], capsys)
         assert code == 2 and out == "", argv
         assert needle in err and "Traceback" not in err
@@ -85,6 +97,10 @@ def test_bad_overrides_are_refused_by_the_core_ruleset(
         ["simulate", "--agents", "greedy,rnd,random,random", "--hands", "5"],
         ["simulate", "--hands", "5", "--log", "/nonexistent-dir/x.jsonl"],
         ["simulate", "--hands", "5", "--rules", "shanxy"],
+        [*ARENA, "--deals", "5", "--rules", "shanxy"],
+        [*ARENA, "--deals", "5", "--set", "special_hand=true"],
+        ["arena", "--agents", "greedy,rnd,random,random", "--deals", "5"],
+        ["arena", "--ladder", "greedy,random", "--deals", "5", "--rules", "shanxy"],
     ],
 )
 def test_simulate_refuses_before_drawing_the_progress_bar(argv: list[str]) -> None:
@@ -94,6 +110,7 @@ def test_simulate_refuses_before_drawing_the_progress_bar(argv: list[str]) -> No
     assert p.returncode == 2
     assert p.stdout == ""
     assert "%|" not in p.stderr and "hands/s" not in p.stderr  # no bar, no counter
+    assert "deal/s" not in p.stderr
     assert p.stderr.count("koudian: error:") == 1
 
 
@@ -250,7 +267,7 @@ def test_sichuan_summary_uses_sichuan_terms_and_has_no_baohu_column() -> None:
 # -- 7: help
 
 
-@pytest.mark.parametrize("command", ["rules", "analyze", "bench", "simulate"])
+@pytest.mark.parametrize("command", ["rules", "analyze", "bench", "simulate", "arena"])
 def test_every_subcommand_help_has_an_example(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -265,12 +282,27 @@ def test_every_subcommand_help_has_an_example(
         assert "host ceiling" in out
 
 
-def test_negative_threads_are_refused_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("command", ["simulate", "arena"])
+def test_negative_threads_are_refused_in_words(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as e:
-        main(["simulate", "--threads", "-1"])
+        main([command, "--threads", "-1"])
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "threads must be ≥ 0" in err and "2**64" not in err
+
+
+@pytest.mark.parametrize("command", ["simulate", "arena"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e9"])
+def test_a_timeout_out_of_range_is_refused_in_words(
+    command: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        main([command, "--timeout", value])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --timeout" in err and "Traceback" not in err
 
 
 # -- 9: Chinese numeral runs

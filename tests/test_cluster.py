@@ -36,7 +36,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("pyarrow")
-from koudian.arena import _COLUMNS, LUCK_WALLS  # noqa: E402
+from koudian.arena import LUCK_WALLS  # noqa: E402
+from koudian.arena.results import COLUMNS  # noqa: E402
 from koudian.simulation import SimulationInterrupted  # noqa: E402
 from ray._private import ray_constants  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
@@ -286,7 +287,7 @@ def local_arena(tmp_path_factory: pytest.TempPathFactory) -> tuple[koudian.Arena
 def _same_arena(a: koudian.ArenaResult, b: koudian.ArenaResult) -> None:
     # The luck of the wall is taken out on Ray as locally (1 vs 3 greedy).
     assert a.adjusted("random") and b.adjusted("random")
-    for c in _COLUMNS:
+    for c in COLUMNS:
         np.testing.assert_array_equal(a.records[c], b.records[c], err_msg=c)
     # Every statistic, the paired per-deal differences' intervals too.
     assert a.to_json() == b.to_json()

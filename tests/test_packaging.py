@@ -81,7 +81,11 @@ def test_import_loads_nothing_beyond_koudian_itself() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     loaded = set(out.split())
-    assert loaded <= {"__future__", "koudian", "koudian._core", "koudian.tiles"}, loaded
+    # koudian.arena (the package, with only its functions' module) binds
+    # `koudian.arena` to the function (tests/test_imports.py); both import
+    # nothing beyond the binding.
+    light = {"__future__", "koudian", "koudian._core", "koudian.tiles"}
+    assert loaded <= light | {"koudian.arena", "koudian.arena.running"}, loaded
     lazy = subprocess.run(
         [sys.executable, "-c", code.replace("import koudian;", "import koudian; koudian.play;")],
         capture_output=True,
@@ -122,6 +126,11 @@ def test_wheel_holds_package_files_and_fits_the_size_budget() -> None:
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ["koudian/py.typed", "koudian/_core.pyi", "koudian/__init__.py"]:
         assert needed in names, needed
+    # The pages' font ships with its license (SIL OFL), and every tile face.
+    for font in ["koudian-cjk.woff2", "OFL.txt"]:
+        assert f"koudian/web/static/fonts/{font}" in names, font
+    faces = [n for n in names if n.startswith("koudian/web/static/tiles/") and n.endswith(".svg")]
+    assert len(faces) == 34 + 2, faces
     presets = [n for n in names if n.startswith("koudian/presets/") and n.endswith(".toml")]
     assert len(presets) == 6, presets
     assert any(n.startswith("koudian/_core") and n.endswith((".so", ".pyd")) for n in names)

@@ -349,7 +349,7 @@ def test_browser_plays_a_whole_hand_by_clicking() -> None:
         assert page.get_attribute("body", "data-errors") is None
         link = page.get_attribute("#replaylink", "href")
         assert link is not None
-        log = server.replays[link.rsplit("/", 1)[1]]
+        log = server.replays[link.split("?")[0].rsplit("/", 1)[1]]  # ?lang= kept
         engine = koudian.replay(log)
         assert engine.settlement is not None and engine.settlement.payments
         shown = [int(x) for x in page.locator(".settlement .delta").all_inner_texts()]

@@ -77,6 +77,13 @@ from koudian._core import (
     waits_batch,
     winning_tile_points,
 )
+
+# `koudian.arena` is the function `arena` and `koudian/arena/` the package
+# it lives in. Importing a submodule binds its parent's attribute to it, so
+# the package is imported here, first, and the name bound back to the
+# function (its module imports only the binding at load); later imports of
+# `koudian.arena` find the package loaded and leave the attribute alone.
+from koudian.arena import arena, ladder
 from koudian.tiles import Suit, Tile
 
 # `typing` costs milliseconds to import; only type checkers need it here.
@@ -90,7 +97,7 @@ if TYPE_CHECKING:
     from koudian import logs as logs
     from koudian import vector as vector
     from koudian.agents import Agent, AgentError, Fault, GreedyAgent, RandomAgent
-    from koudian.arena import ArenaResult, LadderResult, arena, ladder
+    from koudian.arena.results import ArenaResult, LadderResult
     from koudian.game import Game, GameResult, play, replay
     from koudian.logs import read_logs
     from koudian.match import Match
@@ -105,10 +112,8 @@ _LAZY = {
     "AgentError": "koudian.agents",
     "ExternalAgent": "koudian.protocol",
     "Fault": "koudian.agents",
-    "ArenaResult": "koudian.arena",
-    "arena": "koudian.arena",
-    "LadderResult": "koudian.arena",
-    "ladder": "koudian.arena",
+    "ArenaResult": "koudian.arena.results",
+    "LadderResult": "koudian.arena.results",
     "GreedyAgent": "koudian.agents",
     "RandomAgent": "koudian.agents",
     "Game": "koudian.game",

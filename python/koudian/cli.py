@@ -2,9 +2,10 @@
 
 Subcommands: ``rules`` (print a preset as TOML), ``analyze`` (win,
 decompositions, shanten, waits, discards, hand value), ``bench``
-(throughput, optionally against installed peers). A ``simulate``
-subcommand is added by ``koudian.simulate.add_subparser`` when that module
-exists.
+(throughput, optionally against installed peers); ``simulate``
+(``koudian.simulation_cli``), ``view``, ``review`` and ``serve``
+(``koudian.web``) and ``arena`` (``koudian.arena.cli``) add themselves.
+Every subcommand takes its shared arguments from ``koudian._cli_args``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import koudian
-from koudian._cli_rules import add_rules_argument, rules_from_args, rules_label
+from koudian._cli_args import add_quiet, add_rules
+from koudian._cli_rules import rules_from_args, rules_label
 
 __all__ = ["build_parser", "main"]
 
@@ -276,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"a preset ({', '.join(names())}) or a .toml file (default shanxi)",
     )
     r.add_argument("--list", action="store_true", help="list the preset names")
-    add_rules_argument(r, default=None)
+    add_rules(r, default=None)
     r.set_defaults(func=_cmd_rules)
 
     a = sub.add_parser(
@@ -308,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     a.add_argument("hand", nargs="?", help="concealed tiles, e.g. 123m456p789s11122z")
     a.add_argument("--wild", default="", help="wild kinds (耗子), e.g. 5z or 5z7z")
-    add_rules_argument(a, default=None)
+    add_rules(a, default=None)
     a.add_argument(
         "--melds",
         nargs="*",
@@ -346,25 +348,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--task", action="append", choices=["is_win", "waits", "shanten"], help="only these"
     )
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(b)
     b.add_argument("--env", action="store_true", help="PettingZoo env and VecEnv steps/s instead")
     b.set_defaults(func=_cmd_bench)
 
-    # Hook for the game engineer's module: `koudian simulate`.
-    try:
-        from koudian import simulation as simulate
-    except ImportError:
-        simulate = None  # type: ignore[assignment]
-    if simulate is not None and hasattr(simulate, "add_subparser"):
-        simulate.add_subparser(sub)
+    from koudian.arena.cli import add_subparser as add_arena
+    from koudian.simulation_cli import add_subparser as add_simulate
     from koudian.web import register
 
+    add_simulate(sub)
     register(sub)  # view, review, serve (koudian/web)
-    # The module from sys.modules: the package attribute ``koudian.arena``
-    # is the function once ``koudian.arena(...)`` has been called.
-    import importlib
-
-    importlib.import_module("koudian.arena").add_subparser(sub)
+    add_arena(sub)
     return p
 
 

@@ -24,7 +24,7 @@ Where results go:
 - a dataset (``record=DIR``) is written by the tasks themselves, one
   Parquet shard per step of games named by its first game
   (``part-<first game>.parquet``; an arena's per table,
-  ``koudian._arena_chunks``), so ``DIR`` must be a path every node sees
+  ``koudian.arena.chunks``), so ``DIR`` must be a path every node sees
   (NFS, a mounted bucket, or one machine); the driver lists the shards
   in ``_manifest.json`` as they are written (``koudian.dataset.Recording``,
   ``"complete": false`` until the run ends) and writes ``_metadata`` at
@@ -76,9 +76,10 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from koudian._core import KoudianError, Ruleset, simulate_native
+from koudian._extras import install_hint
 
 if TYPE_CHECKING:  # pragma: no cover
-    from koudian.simulation import SimulationResult
+    from koudian.simulation_result import SimulationResult
 
 __all__ = ["KILL_ENV", "ArenaStopped", "parse_backend", "run", "run_arena"]
 
@@ -115,7 +116,7 @@ def _ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise KoudianError("backend='ray' needs Ray: pip install 'koudian[ray]'") from None
+        raise KoudianError(f"backend='ray' needs Ray: {install_hint('ray')}") from None
     return ray
 
 
@@ -211,8 +212,8 @@ def _simulate_work(
     if record is None and not logs:
         # The plain native loop: no recorder to feed.
         return simulate_native(rules, names, m, seed=seed, threads=1, start=at), [], None
+    from koudian._native_play import play_chunk
     from koudian.dataset import write_shard
-    from koudian.simulation import play_chunk
 
     summary, decisions, text = play_chunk(
         rules, names, at, m, seed, 1, seats if record else None, logs
@@ -236,7 +237,7 @@ def _arena_work(
     walls: int = 0,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], bytes | None]:
     """Deals ``at .. at + m`` of an arena task: records, shard entries."""
-    from koudian._arena_chunks import play_deals
+    from koudian.arena.chunks import play_deals
 
     recs, entries = play_deals(
         rules, names, labels, fmt, at, m, seed, 1, seats if record else None, record, walls
@@ -486,14 +487,14 @@ def _cancel(ray: Any, pending: list[Any], finish: Callable[[Any], None]) -> None
             ray.wait(rest, num_returns=len(rest), timeout=_STOP_SECONDS, fetch_local=False)
 
 
-def _record_dir(record: str | os.PathLike[str] | None) -> str | None:
+def make_record_dir(record: str | os.PathLike[str] | None) -> str | None:
     """The dataset directory as every task sees it (absolute), made; one
     that already holds a dataset is refused (``koudian.dataset.prepare``)."""
     if record is None:
         return None
-    from koudian.dataset import _pyarrow, prepare
+    from koudian.dataset import prepare, require_pyarrow
 
-    _pyarrow()
+    require_pyarrow()
     prepare(record)
     return str(Path(record).resolve())
 
@@ -524,13 +525,15 @@ def run(
     run's, with ``retried_tasks`` set. ``tasks=N`` makes ``N`` tasks of
     equal length instead of the guided ones; ``chunk`` is the games per
     native call (and per shard)."""
-    from koudian.simulation import _RECORD_CHUNK, SimulationInterrupted, _concat, write_log
+    from koudian._native_play import RECORD_CHUNK
+    from koudian.logs import write_log
+    from koudian.simulation_result import SimulationInterrupted, concat_parts
 
     address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
     _connect(ray, address)
     t0 = time.perf_counter()
-    record_dir = _record_dir(record)
+    record_dir = make_record_dir(record)
     recording = None
     if record_dir is not None:
         from koudian.dataset import Recording
@@ -563,7 +566,7 @@ def run(
                 hands,
                 tasks,
                 chunk,
-                _RECORD_CHUNK,
+                RECORD_CHUNK,
                 on_progress if progress is not None else None,
                 on_result,
                 on_shards if recording is not None else None,
@@ -583,7 +586,7 @@ def run(
             assert record_dir is not None
             _clean(record_dir)
             recording.close(completed)
-    result = _concat([r[0] for r in results], labels)
+    result = concat_parts([r[0] for r in results], labels)
     result.seconds = time.perf_counter() - t0
     result.retried_tasks = retried
     if not completed:
@@ -641,12 +644,12 @@ def run_arena(
     each task finishes, with the records of every finished task's deals,
     numbered ``0 ..`` in order (the running estimate of a smaller arena).
     ``walls`` takes the luck of the wall out as the local run does."""
-    from koudian._arena_chunks import ARENA_CHUNK, arena_recording
+    from koudian.arena.chunks import ARENA_CHUNK, arena_recording
 
     address = parse_backend(backend)  # refused before Ray is imported
     ray = _ray()
     _connect(ray, address)
-    record_dir = _record_dir(record)
+    record_dir = make_record_dir(record)
     recording, tables = arena_recording(
         record_dir, rules, labels, names, fmt, seed, deals, record_seats
     )

@@ -83,6 +83,7 @@ from koudian._core import (
     __version__,
 )
 from koudian._core import unpack_obs as _unpack_obs
+from koudian._extras import install_hint
 from koudian._manifest import FORMAT, FORMAT_VERSIONS, MAX_MANIFEST_BYTES, OBS_WIDTH, PLANES
 from koudian._manifest import load as _load_manifest
 
@@ -129,13 +130,13 @@ class PartialDatasetWarning(UserWarning):
 _builtin_open = open
 
 
-def _pyarrow() -> Any:
+def require_pyarrow() -> Any:
     """pyarrow and pyarrow.parquet, imported on first use (extra ``data``)."""
     try:
         import pyarrow
         import pyarrow.parquet
     except ImportError:
-        raise KoudianError("datasets need pyarrow: pip install 'koudian[data]'") from None
+        raise KoudianError(f"datasets need pyarrow: {install_hint('data')}") from None
     return pyarrow
 
 
@@ -143,7 +144,7 @@ def schema(obs_bytes: int = OBS_BYTES) -> pyarrow.Schema:
     """The Arrow schema of a dataset's rows (``obs_bytes``: the packed
     observation's width, ``OBS_BYTES_V1`` for an encoding version 1
     dataset)."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     return pa.schema(
         [
             ("hand", pa.uint64()),
@@ -177,7 +178,7 @@ def record_batch(decisions: dict[str, Any], agents: Sequence[str]) -> pyarrow.Re
     """The Arrow record batch of the decision columns ``decisions`` (as
     ``koudian._core.simulate_record`` returns them), the buffers shared,
     no Python per row."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     names = [str(a) for a in agents]
     seat = decisions["seat"]
     agent = pa.DictionaryArray.from_arrays(
@@ -241,7 +242,7 @@ def write_shard(
     appended after the schema's (the arena's ``deal`` and ``table``).
     ``compression_level`` defaults to ``ZSTD_LEVEL`` for zstd (the codec's
     own default for the others)."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     directory = Path(directory)
     name = shard_name(start)
     tmp = directory / f".{name}.{os.getpid()}.tmp"
@@ -311,7 +312,7 @@ class ShardWriter:
         from collections import deque
         from concurrent.futures import Future, ThreadPoolExecutor
 
-        _pyarrow()
+        require_pyarrow()
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.agents = list(agents)
@@ -380,7 +381,7 @@ class Recording:
         seats: Sequence[int],
         extra: Callable[[int, bool], dict[str, Any]] | None = None,
     ) -> None:
-        _pyarrow()
+        require_pyarrow()
         Path(directory).mkdir(parents=True, exist_ok=True)
         self._writer: ShardWriter | None = None
         self._args = (directory, rules, list(agents), seed)
@@ -515,7 +516,7 @@ def write_manifest(
     ``extra`` added, e.g. the arena's ``arena`` object). ``complete=False``
     marks a recording that has not finished (or never will): ``hands``
     and ``shards`` are then what was written so far."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     directory = Path(directory)
     shards = sorted(shards, key=lambda s: int(s["start"]))
     manifest = {
@@ -568,7 +569,7 @@ def read_manifest(directory: str | os.PathLike[str]) -> dict[str, Any]:
     return _load_manifest(Path(directory) / MANIFEST)
 
 
-def _describe(directory: str | os.PathLike[str]) -> str:
+def describe(directory: str | os.PathLike[str]) -> str:
     """What a recorded dataset holds, from its manifest, as the CLI says
     it: the manifest's count, not the run's summary's (a Ray run stopped
     may have recorded more hands than its summary holds)."""
@@ -589,7 +590,7 @@ def _describe(directory: str | os.PathLike[str]) -> str:
 def expected_schema(manifest: dict[str, Any]) -> pyarrow.Schema:
     """The schema a dataset's shards must have: ``schema()`` for its
     encoding, plus an arena dataset's ``deal`` and ``table``."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     s = schema(OBS_WIDTH[int(manifest["encoding"]["version"])])
     if "arena" in manifest:
         s = s.append(pa.field("deal", pa.uint64())).append(pa.field("table", pa.uint8()))
@@ -615,7 +616,7 @@ def open(directory: str | os.PathLike[str], verify: bool = True) -> pyarrow.data
     (one pass over the files, about 1 s a GB) and keeps the rest. A
     dataset whose recording did not finish (``"complete": false``) opens
     with a ``PartialDatasetWarning``."""
-    _pyarrow()
+    require_pyarrow()
     import pyarrow.dataset as pads
 
     directory = Path(directory)
@@ -649,7 +650,7 @@ def _fragment(
     verify: bool,
 ) -> Any:
     """The checked fragment of the shard ``entry``."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     path = directory / entry["file"]
     try:
         size = path.stat().st_size
@@ -750,7 +751,7 @@ def iter_batches(
     ``pc.field("seat") == 0``). Shard by shard, in the manifest's order; a
     page whose checksum fails, a null value or any other damage is a
     ``KoudianError`` naming the shard."""
-    pa = _pyarrow()
+    pa = require_pyarrow()
     import pyarrow.dataset as pads
 
     ds = source if hasattr(source, "to_batches") else open(source)

@@ -1,6 +1,6 @@
 """A PettingZoo AEC environment: one hand of koudian per episode.
 
-Needs the optional extra ``pip install koudian[rl]`` (pettingzoo,
+Needs the optional extra ``pip install ".[rl]"`` (a checkout) or ``koudian[rl]`` (pettingzoo,
 gymnasium); ``import koudian`` alone never imports them.
 
     >>> from koudian.env import KoudianEnv
@@ -102,14 +102,13 @@ from koudian._core import (
     encoding_planes,
     mix_seed,
 )
+from koudian._extras import install_hint
 
 try:
     from gymnasium import spaces
     from pettingzoo import AECEnv  # type: ignore[import-untyped, unused-ignore]
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "koudian.env needs pettingzoo and gymnasium: pip install 'koudian[rl]'"
-    ) from e
+    raise ImportError(f"koudian.env needs pettingzoo and gymnasium: {install_hint('rl')}") from e
 
 __all__ = ["KoudianEnv", "env"]
 

@@ -9,7 +9,7 @@ their hand's ``end`` line as ``{"type": "fault", ...}`` records. A
 level 1 for both: the fastest levels, whose files are within a few
 percent of the default levels' on these repetitive lines. zstd needs
 Python 3.14's ``compression.zstd`` or the ``zstandard`` package
-(``pip install 'koudian[data]'``). ``open_log`` returns a ``LogFile``:
+(``pip install ".[data]"`` in a checkout). ``open_log`` returns a ``LogFile``:
 native self-play compresses each chunk's log (the core's text of
 thousands of hands) on its own threads into independent gzip members or
 zstd frames, which ``LogSink`` appends to the file on a background thread
@@ -40,6 +40,7 @@ from functools import partial
 from typing import IO, Any
 
 from koudian._core import KoudianError
+from koudian._extras import install_hint
 
 __all__ = [
     "COMPRESSIONS",
@@ -89,7 +90,7 @@ def _zstd() -> Any:
     except ImportError:
         raise KoudianError(
             "zstd logs need Python 3.14 or the zstandard package: "
-            "pip install 'koudian[data]' (or use a .gz log)"
+            f"{install_hint('data')} (or use a .gz log)"
         ) from None
 
 

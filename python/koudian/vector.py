@@ -1,7 +1,7 @@
 """A Gymnasium vector environment over ``koudian.VecEnv``: N tables stepped
 in Rust per call.
 
-Needs the optional extra ``pip install koudian[rl]`` (gymnasium);
+Needs the optional extra ``pip install ".[rl]"`` (a checkout) or ``koudian[rl]`` (gymnasium);
 ``import koudian`` alone never imports it, and ``koudian.VecEnv`` itself
 needs numpy only.
 
@@ -48,13 +48,14 @@ import numpy as np
 import numpy.typing as npt
 
 from koudian._core import ENCODING_VERSION, N_ACTIONS, IllegalActionError, Ruleset, VecEnv
+from koudian._extras import install_hint
 
 try:
     from gymnasium import spaces
     from gymnasium.vector import VectorEnv
     from gymnasium.vector.utils import batch_space
 except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError("koudian.vector needs gymnasium: pip install 'koudian[rl]'") from e
+    raise ImportError(f"koudian.vector needs gymnasium: {install_hint('rl')}") from e
 
 try:
     from gymnasium.vector import AutoresetMode

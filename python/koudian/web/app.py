@@ -38,6 +38,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from koudian._cli_rules import DEFAULT_PRESET
 from koudian._core import KoudianError
 from koudian._presets import names as preset_names
+from koudian.web.assets import page_css
 from koudian.web.guard import ClientShare, HostOriginGuard, MessageBucket, SeedKey
 from koudian.web.tables import (
     MAX_MESSAGE,
@@ -202,9 +203,7 @@ async def _serve_table(ws: WebSocket, server: Server, client: str) -> None:
 def create_app(server: Server) -> Starlette:
     """The Starlette application of ``server``."""
     page = _static("play.html")
-    page = page.replace("__CSS__", _static("table.css")).replace(
-        "__TABLE_JS__", _static("table.js")
-    )
+    page = page.replace("__CSS__", page_css()).replace("__TABLE_JS__", _static("table.js"))
 
     favicon = _static("favicon.svg").encode()
 

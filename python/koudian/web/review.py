@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import koudian
+from koudian._cli_args import positive_int
 from koudian._core import KoudianError, replay_steps
 from koudian.agents import agents_help
-from koudian.simulation import _positive_int
 from koudian.web.snapshot import hand_frames
 from koudian.web.tables import ranked_json
 from koudian.web.viewer import build_html, load_hands
@@ -123,6 +123,6 @@ def add_subparser(sub: Any) -> None:
     p.add_argument(
         "--agent", default="greedy", help=f"reviewing agent spec: {agents_help(extra='')}"
     )
-    p.add_argument("--hand", type=_positive_int, default=None, help="only hand N (1-based)")
+    p.add_argument("--hand", type=positive_int, default=None, help="only hand N (1-based)")
     p.add_argument("-o", "--output", default="review.html", help="output file (review.html)")
     p.set_defaults(func=_cmd_review)

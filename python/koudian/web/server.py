@@ -25,6 +25,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from koudian._extras import install_hint
+
 MAX_IDLE = 7 * 24 * 3600.0
 """Longest ``--idle``, seconds (a week)."""
 MAX_TABLES = 100_000
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as e:
         print(
             f"koudian: error: koudian serve needs the web extra ({e.name} is missing): "
-            "pip install 'koudian[web]'",
+            f"{install_hint('web')}",
             file=sys.stderr,
         )
         return 2

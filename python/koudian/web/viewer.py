@@ -3,12 +3,14 @@
 ``koudian view LOG [--hand N] -o replay.html`` replays every hand of LOG
 (one hand's JSON Lines log, or the several hands ``koudian simulate --log``
 writes) with the engine and writes one HTML file that needs no network:
-inline CSS and JavaScript, tiles drawn by CSS. The file embeds the frames
-of ``koudian.web.snapshot.hand_frames`` (each hand in its own JSON block,
-parsed when first shown) and draws them: step with the arrow keys or the
-buttons, Shift+arrows jump to the previous/next decision (of one seat when
-one is picked), a hand picker, all tiles revealed or one seat's view with
-hidden tiles face down, a Chinese/English toggle, and the itemized
+inline CSS and JavaScript, the pages' own font and the tile faces
+(``koudian.web.assets``), so it looks the same on a machine with no CJK
+font. The file embeds the frames of ``koudian.web.snapshot.hand_frames``
+(each hand in its own JSON block, parsed when first shown) and draws
+them: step with the arrow keys or the buttons, Shift+arrows jump to the
+previous/next decision (of one seat when one is picked), a hand picker,
+all tiles revealed or one seat's view with hidden tiles face down, a
+Chinese/English toggle (``?lang=en`` opens in English), and the itemized
 settlement at the last step.
 """
 
@@ -24,9 +26,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from koudian._cli_args import positive_int
 from koudian._core import KoudianError
 from koudian.logs import read_logs
-from koudian.simulation import _positive_int
+from koudian.web.assets import page_css
 from koudian.web.snapshot import action_table, hand_frames, tile_table
 
 __all__ = [
@@ -93,7 +96,7 @@ def write_html(
     head, rest = page.split("__HANDS__", 1)
     fixed = {
         "__TITLE__": title.replace("&", "&amp;").replace("<", "&lt;"),
-        "__CSS__": _static("table.css"),
+        "__CSS__": page_css(),
         "__TABLE_JS__": _static("table.js"),
     }
     out.write(_fill(head, fixed))
@@ -201,6 +204,6 @@ def add_subparser(sub: Any) -> None:
     """Registers ``koudian view``."""
     p = sub.add_parser("view", help="write a log as a self-contained HTML replay viewer")
     p.add_argument("log", help="a JSON Lines log (one hand, or several from simulate --log)")
-    p.add_argument("--hand", type=_positive_int, default=None, help="only hand N (1-based)")
+    p.add_argument("--hand", type=positive_int, default=None, help="only hand N (1-based)")
     p.add_argument("-o", "--output", default="replay.html", help="output file (replay.html)")
     p.set_defaults(func=_cmd_view)

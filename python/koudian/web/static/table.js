@@ -16,7 +16,7 @@ const KD = (() => {
       settlement: "结算", payer: "付", payee: "收", amount: "数", reason: "原因",
       delta: "得失", result: "结果", exhausted: "流局", kong_draw: "杠流局",
       left: "离桌", self_draw: "自摸", patterns: "番种", hand: "局",
-      revealed: "全部明牌", view: "视角", frame: "步", decision: "决策",
+      revealed: "全部明牌", view: "视角", frame: "步", decision: "决策", tiles: "张", wind: "门风",
     },
     en: {
       seat: "Seat ", dealer: "dealer", ting: "ting", wall: "wall", live: "live",
@@ -30,18 +30,32 @@ const KD = (() => {
       payee: "payee", amount: "amount", reason: "reason", delta: "delta",
       result: "result", exhausted: "exhausted wall", kong_draw: "kong draw",
       left: "left", self_draw: "self-draw", patterns: "patterns", hand: "hand",
-      revealed: "all revealed", view: "view", frame: "step", decision: "decision",
+      revealed: "all revealed", view: "view", frame: "step", decision: "decision", tiles: "tiles", wind: "seat wind",
     },
   };
-  const SUIT = { m: ["万", "m"], p: ["筒", "p"], s: ["条", "s"] };
-  const HONOR_EN = ["E", "S", "W", "N", "Wh", "F", "C"];
+  const ARROW = ["▼", "▶", "▲", "◀"]; // bottom, right, top, left
   let TILES = {};
   let ACTIONS = [];
   let lang = "zh";
+  // What the previous drawTable showed, to mark what changed since (a
+  // discard, a meld, a draw) for a moment: a player follows each move.
+  let prev = null;
 
   function setTiles(table) {
     TILES = {};
     table.forEach((t, i) => { TILES[t.n] = Object.assign({ i: i }, t); });
+  }
+  // The chosen language, kept: a page opened from this one (the replay
+  // link passes ?lang=) or later (localStorage) opens in it.
+  function setLang(v) {
+    lang = v === "en" ? "en" : "zh";
+    document.documentElement.lang = lang;
+    try { localStorage.setItem("koudian.lang", lang); } catch (e) { /* a file:// or sandboxed page */ }
+  }
+  function initLang() {
+    let v = null;
+    try { v = new URLSearchParams(location.search).get("lang") || localStorage.getItem("koudian.lang"); } catch (e) { v = null; }
+    if (v === "en" || v === "zh") setLang(v);
   }
   function setActions(table) { ACTIONS = table; }
   function action(i) { return typeof i === "number" ? ACTIONS[i] : i; }
@@ -66,83 +80,123 @@ const KD = (() => {
     }
     return out;
   }
+  // A tile's name in words: 五万 in Chinese, 5m in English.
+  function tileName(n) {
+    if (n == null) return "?";
+    const info = TILES[n];
+    return lang === "zh" && info ? info.zh : n;
+  }
+  // A tile: an element whose face (tiles/*.svg) is its background; its
+  // name is its label. opts.ting: an unseen face-down ting discard.
   function tile(n, opts) {
     opts = opts || {};
     const cls = ["t"];
+    let label;
     if (n == null || n === "?") {
-      cls.push("back");
-      if (opts.extra) cls.push(opts.extra);
-      return `<span class="${cls.join(" ")}" title="?"></span>`;
-    }
-    const info = TILES[n] || { n: n, zh: n, g: "" };
-    const suit = n[1];
-    let face;
-    if (suit === "z") {
-      const k = parseInt(n[0], 10) - 1;
-      cls.push("z", "z" + (k + 1));
-      face = `<b>${lang === "zh" ? esc(info.zh.slice(0, 1)) : HONOR_EN[k]}</b>`;
+      cls.push(opts.ting ? "k-ting" : "back");
+      label = opts.ting ? t("ting_a") : "?";
     } else {
-      cls.push(suit);
-      face = `<b>${n[0]}</b><i>${SUIT[suit][lang === "zh" ? 0 : 1]}</i>`;
+      cls.push("k-" + n);
+      const info = TILES[n];
+      label = info ? `${n} ${info.zh}` : n;
+      if (opts.wild) label += " · " + t("wilds");
     }
-    if (opts.wild) cls.push("wild");
+    if (opts.wild && n != null) cls.push("wild");
     if (opts.extra) cls.push(opts.extra);
-    const data = opts.data ? ` data-tile="${n}"` : "";
-    return `<span class="${cls.join(" ")}" title="${esc(info.g + " " + n + " " + info.zh)}"${data}>${face}</span>`;
+    const data = opts.data ? ` data-tile="${n}" tabindex="0"` : "";
+    return `<span class="${cls.join(" ")}" role="img" aria-label="${esc(label)}" title="${esc(label)}"${data}></span>`;
   }
+  // A seat's wind: the dealer sits East, then South, West, North in
+  // turn order (how players name the seats).
+  const WINDS = { zh: "東南西北", en: "ESWN" };
   function seatName(s, st) {
     const d = st && st.dealer === s ? ` <em class="dealer">${t("dealer")}</em>` : "";
-    return lang === "zh" ? `${t("seat")}${s}${d}` : `${t("seat")}${s}${d}`;
+    const w = st && st.dealer != null ? `<em class="wind" title="${esc(t("wind"))}">${WINDS[lang][(s - st.dealer + 4) % 4]}</em>` : "";
+    return `${w}<span class="who">${t("seat")}${s}</span>${d}`;
   }
-  function meldHtml(m, showHidden, wilds) {
+  function meldHtml(m, showHidden, wilds, fresh) {
     const size = /kong/.test(m.kind) ? 4 : 3;
     const hide = m.hidden && !showHidden;
+    const extra = fresh ? "fresh" : "";
     let tiles = "";
     for (let i = 0; i < size; i++) {
       const back = m.tile == null || hide || (m.kind === "concealed_kong" && (i === 0 || i === 3));
-      tiles += back ? tile(null) : tile(m.tile, { wild: wilds.includes(m.tile) });
+      tiles += back ? tile(null, { extra: extra }) : tile(m.tile, { wild: wilds.includes(m.tile), extra: extra });
     }
     const from = m.from != null && m.kind !== "concealed_kong" ? ` ←${m.from}` : "";
     return `<span class="meld" title="${esc(t(m.kind))}${from}">${tiles}<small>${esc(t(m.kind))}${from}</small></span>`;
   }
-  function pondHtml(pond, showDown, wilds) {
-    const tokens = (pond || "").match(/~?(?:\d[mpsz]|\?)\^?/g) || [];
-    return tokens.map((tok) => {
+  function pondTokens(pond) { return (pond || "").match(/~?(?:\d[mpsz]|\?)\^?/g) || []; }
+  // marks[i]: extra classes of the i-th token (fresh, last, claim).
+  function pondHtml(pond, showDown, wilds, marks) {
+    return pondTokens(pond).map((tok, i) => {
       let x = tok;
       const claimed = x.endsWith("^");
       if (claimed) x = x.slice(0, -1);
       const down = x.startsWith("~");
       if (down) x = x.slice(1);
-      const extra = [claimed ? "claimed" : "", down ? "down" : ""].join(" ").trim();
-      if (down && (!showDown || x === "?")) return tile(null, { extra: extra });
+      const extra = [claimed ? "claimed" : "", down ? "down" : "", marks[i] || ""].join(" ").trim();
+      if (down && (!showDown || x === "?")) return tile(null, { ting: true, extra: extra });
       return tile(x, { wild: wilds.includes(x), extra: extra });
     }).join("");
   }
   function actionText(a) {
     const name = a.action === "ting" ? t("ting_a") : a.action === "discard" ? t("discard_a") : t(a.action);
-    return a.tile ? `${name} ${a.tile}` : name;
+    return a.tile ? `${name} ${tileName(a.tile)}` : name;
   }
   function eventText(e) {
     if (e.type === "deal") return t("deal");
-    if (e.type === "draw") return `${t("seat")}${e.seat} ${e.replacement ? t("replacement") : t("draws")} ${e.tile}`;
+    if (e.type === "draw") return `${t("seat")}${e.seat} ${e.replacement ? t("replacement") : t("draws")} ${tileName(e.tile)}`;
     if (e.type === "action") return `${t("seat")}${e.seat} ${actionText(e)}${e.auto ? " (" + t("auto") + ")" : ""}`;
-    if (e.type === "end") return `${t("end")}: ${t(e.kind)}${e.tile ? " " + e.tile : ""}`;
+    if (e.type === "end") return `${t("end")}: ${t(e.kind)}${e.tile ? " " + tileName(e.tile) : ""}`;
     return e.type;
+  }
+  // What changed since the previous drawing of the same hand: the seats
+  // whose pond, melds or drawn tile are new, and who discarded last.
+  function changes(st) {
+    const now = st.seats.map((s) => ({ pond: pondTokens(s.pond).length, melds: s.melds.length, drawn: s.drawn }));
+    const total = now.reduce((a, s) => a + s.pond + s.melds, 0);
+    const same = prev && st.wall <= prev.wall && total >= prev.total;
+    const out = { now: now, total: total, wall: st.wall, fresh: [null, null, null, null], last: null };
+    if (same) {
+      out.last = prev.last;
+      now.forEach((s, i) => {
+        const p = prev.now[i];
+        out.fresh[i] = { pond: p.pond, melds: p.melds, drawn: s.drawn != null && s.drawn !== p.drawn };
+        if (s.pond > p.pond) out.last = i;
+      });
+    }
+    return out;
   }
   // opts.view: null (all revealed) or the seat whose view is drawn;
   // opts.clickable: the seat whose concealed tiles are buttons;
-  // opts.order: seat at the bottom.
+  // opts.bottom: seat at the bottom; opts.lastSeat: who discarded last
+  // (else worked out from the previous drawing); opts.scores and
+  // opts.scoreLabel: the scores shown (else st.scores); opts.note: a line
+  // under the bottom hand (the play page's "click a tile").
   function drawTable(st, opts) {
     opts = opts || {};
     const view = opts.view == null ? null : opts.view;
     const bottom = opts.bottom != null ? opts.bottom : view != null ? view : 0;
     const wilds = st.wilds || [];
     const pos = ["bottom", "right", "top", "left"];
+    const ch = changes(st);
+    const pend = st.pending || {};
+    let last = opts.lastSeat !== undefined ? opts.lastSeat : ch.last;
+    if (pend.kind === "discard" && pend.from != null) last = pend.from;
+    ch.last = last;
+    prev = ch;
+    const scores = opts.scores || st.scores;
+    // opts.result (the hand's result, at its end): the winners are marked.
+    const winners = (opts.result && opts.result.winners) || [];
+    const scoreLabel = opts.scoreLabel || t("score");
     let html = "";
+    let ponds = "";
     for (let k = 0; k < 4; k++) {
       const s = (bottom + k) % 4;
       const seat = st.seats[s];
       const mine = view == null || view === s;
+      const fr = ch.fresh[s];
       let hand = "";
       if (seat.hand != null && mine) {
         const tiles = splitTiles(seat.hand);
@@ -153,33 +207,50 @@ const KD = (() => {
           if (i === drawnIdx) return;
           hand += tile(x, { wild: wilds.includes(x), data: opts.clickable === s });
         });
-        if (drawnIdx >= 0) hand += `<span class="gap"></span>` + tile(seat.drawn, { wild: wilds.includes(seat.drawn), data: opts.clickable === s, extra: "drawn" });
+        if (drawnIdx >= 0) {
+          const extra = "drawn" + (fr && fr.drawn ? " fresh" : "");
+          hand += tile(seat.drawn, { wild: wilds.includes(seat.drawn), data: opts.clickable === s, extra: extra });
+        }
       } else {
         for (let i = 0; i < seat.count; i++) hand += tile(null);
       }
-      const melds = seat.melds.map((m) => meldHtml(m, mine && (view == null || view === s), wilds)).join("");
-      const act = st.to_act === s ? " acting" : "";
+      const melds = seat.melds.map((m, i) => meldHtml(m, mine && (view == null || view === s), wilds, fr && i >= fr.melds)).join("");
+      const act = (st.to_act === s ? " acting" : "") + (winners.includes(s) ? " winner" : "");
+      const won = winners.includes(s) ? `<em class="wonb">${t("win")}</em>` : "";
       const ting = seat.ting ? `<em class="tingb">${t("ting")}</em>` : "";
+      const count = seat.hand != null && mine ? "" : `<span class="count">${seat.count} ${t("tiles")}</span>`;
+      const note = k === 0 && opts.note ? `<div class="hintline">${opts.note}</div>` : "";
       html += `<div class="seat ${pos[k]}${act}" data-seat="${s}">
-        <div class="name">${seatName(s, st)} ${ting}<span class="score">${t("score")} ${st.scores[s]}</span></div>
-        <div class="hand">${hand}</div><div class="melds">${melds}</div>
-        <div class="pond">${pondHtml(seat.pond, view == null || view === s, wilds)}</div></div>`;
+        <div class="name">${seatName(s, st)} ${ting}${won}<span class="score" title="${esc(scoreLabel)}">${esc(scoreLabel)} ${scores[s]}</span>${count}</div>
+        ${note}<div class="hand">${hand}</div><div class="melds">${melds}</div></div>`;
+      const n = pondTokens(seat.pond).length;
+      const marks = [];
+      if (fr) for (let i = fr.pond; i < n; i++) marks[i] = "fresh";
+      if (last === s && n > 0) {
+        const claim = pend.kind === "discard" && pend.from === s;
+        marks[n - 1] = ((marks[n - 1] || "") + (claim ? " claim" : " last")).trim();
+      }
+      ponds += `<div class="pond ${pos[k]}" data-seat="${s}">${pondHtml(seat.pond, view == null || view === s, wilds, marks)}</div>`;
     }
-    const pend = st.pending || {};
-    const toAct = st.to_act == null ? t("none") : `${t("seat")}${st.to_act}`;
-    const ptile = pend.tile ? " " + tile(pend.tile, { wild: wilds.includes(pend.tile) }) : "";
-    const pfrom = pend.from != null ? ` ${t("from")} ${t("seat")}${pend.from}` : "";
+    const toAct = st.to_act == null ? t("none") : `${t("seat")}${st.to_act} ${ARROW[(st.to_act - bottom + 4) % 4]}`;
+    let ask = "";
+    if (pend.kind && pend.kind !== "none" && pend.kind !== "turn") {
+      const pfrom = pend.from != null ? `${t("seat")}${pend.from} ` : "";
+      const ptile = pend.tile ? " " + tile(pend.tile, { wild: wilds.includes(pend.tile), extra: "claim" }) : "";
+      ask = `<div class="pend">${t("pending")}: ${pfrom}${t(pend.kind)}${ptile}</div>`;
+    }
     const legal = st.legal && (view == null || view === st.to_act)
       ? `<div class="legal">${st.legal.map((i) => `<span class="la">${esc(actionText(action(i)))}</span>`).join(" ")}</div>` : "";
     const ind = splitTiles(st.indicators || "").map((x) => tile(x)).join("");
-    const center = `<div class="center">
+    const info = `<div class="info">
+      <div class="turn">${st.done ? t("end") : `${t("toAct")} ${toAct}`}</div>
       <div>${t("wall")} <b class="wallcount">${st.wall}</b> · ${t("live")} ${st.live}</div>
       ${wilds.length ? `<div>${t("wilds")} ${wilds.map((x) => tile(x, { wild: true })).join("")}</div>` : ""}
       ${ind ? `<div>${t("indicators")} ${ind}</div>` : ""}
-      <div>${t("toAct")}: <b>${toAct}</b> · ${t("pending")}: ${t(pend.kind || "none")}${pfrom}${ptile}</div>
+      ${ask}
       ${opts.showLegal === false ? "" : legal}
       ${opts.centerExtra || ""}</div>`;
-    return `<div class="table">${html}${center}</div>`;
+    return `<div class="table">${html}<div class="center">${ponds}${info}</div></div>`;
   }
   function settlementHtml(r) {
     if (!r) return "";
@@ -201,7 +272,9 @@ const KD = (() => {
       <table class="deltas"><tr>${[0, 1, 2, 3].map((s) => `<th>${t("seat")}${s}</th>`).join("")}</tr><tr>${deltas}</tr></table></div>`;
   }
   return {
-    setTiles, setActions, action, drawTable, settlementHtml, eventText, actionText, tile, t, esc, num, splitTiles,
+    setTiles, setActions, action, drawTable, settlementHtml, eventText, actionText, tile, tileName, t, esc, num, splitTiles,
+    reset() { prev = null; },
+    setLang, initLang,
     get lang() { return lang; }, set lang(v) { lang = v; },
   };
 })();

@@ -11,19 +11,25 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from koudian._cli_args import (
+    add_quiet,
+    add_rules,
+    add_seed,
+    add_threads,
+    add_timeout,
+    check_agent,
+    positive_int,
+    seat_list,
+    split_agents,
+)
+from koudian._cli_rules import rules_from_args, rules_label
 from koudian._core import KoudianError, RulesetError
-from koudian._luck import MIN_LUCK_DEALS
 from koudian._strictjson import finite
 from koudian.agents import agents_help
-from koudian.arena import (
-    _LUCK,
-    ArenaInterrupted,
-    ArenaResult,
-    LadderInterrupted,
-    _mean_ci,
-    arena,
-    ladder,
-)
+from koudian.arena.luck import MIN_LUCK_DEALS
+from koudian.arena.results import ArenaInterrupted, ArenaResult, LadderInterrupted
+from koudian.arena.running import LUCK_MODES, arena, ladder
+from koudian.arena.stats import mean_ci
 
 __all__ = ["add_subparser"]
 
@@ -74,10 +80,11 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         f.write("\n")
 
 
-def _finish(bar: Any, run: Callable[[], Any], path: str | None) -> tuple[Any, int]:
+def _finish(bar: Any, run: Callable[[], Any], path: str | None, rules: str) -> tuple[Any, int]:
     """Runs ``run`` under ``bar``: its result and exit code, the finished
-    part and 130 if it was interrupted; writes ``--json`` to ``path`` either
-    way."""
+    part and 130 if it was interrupted; names the ruleset ``rules`` as the
+    command line gave it (``shanxi --set special_hands=true``); writes
+    ``--json`` to ``path`` either way."""
     code = 0
     try:
         res = run()
@@ -85,24 +92,26 @@ def _finish(bar: Any, run: Callable[[], Any], path: str | None) -> tuple[Any, in
         res, code = stop.result, _INTERRUPTED
     finally:
         bar.close()
+    res.rules = rules
     if path:
         _write_json(path, res.to_json())
     return res, code
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from koudian.simulation import _seat_list, _split_agents
-
     if args.ladder is not None:
         return _cmd_ladder(args)
     if args.agents is None:
         print("koudian: error: give --agents A,B,C,D or --ladder A,B,C,...", file=sys.stderr)
         return 2
-    agents = _split_agents(args.agents)
+    agents = split_agents(args.agents)
     try:
         if len(agents) != 4:
             raise RulesetError(f"--agents needs 4 agents, got {len(agents)}: {agents}")
-        seats = _seat_list(args.record_seats) if args.record_seats else None
+        for a in agents:
+            check_agent(a)
+        rules = rules_from_args(args)
+        seats = seat_list(args.record_seats) if args.record_seats else None
         if args.record and not args.overwrite:  # refused before the bar is drawn
             from koudian.dataset import prepare
 
@@ -112,7 +121,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             bar,
             lambda: arena(
                 agents,
-                args.rules,
+                rules,
                 args.deals,
                 seed=args.seed,
                 threads=args.threads,
@@ -126,6 +135,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
                 overwrite=args.overwrite,
             ),
             args.json,
+            rules_label(args),
         )
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
@@ -139,33 +149,39 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     return code
 
 
+_EXAMPLES = """examples:
+  koudian arena --agents mc,greedy,greedy,greedy --deals 200
+  koudian arena --agents greedy,random,random,random --rules sichuan --threads 2
+  koudian arena --agents greedy,random,random,random --set special_hands=true --json out.json
+  koudian arena --agents 'cmd:python examples/my_bot.py,greedy,greedy,greedy' --deals 50
+  koudian arena --ladder greedy,mc,random --deals 500"""
+
+
 def add_subparser(sub: Any) -> None:
     """Adds ``koudian arena`` to the CLI's subparsers."""
-    from koudian.simulation import _positive_int
-
     p = sub.add_parser(
         "arena",
         help="compare agents on the same seeded deals (duplicate format)",
         description=(
-            "Duplicate arena: every deal is played with the agents rotated through the "
-            "seats (and, for A,B,B,B, by the reference table B,B,B,B), with the same "
-            "seeds, so the deal's luck cancels. Intervals are 95% over deals. Ctrl-C "
+            "Duplicate arena: every deal is played with the agents rotated through the\n"
+            "seats (and, for A,B,B,B, by the reference table B,B,B,B), with the same\n"
+            "seeds, so the deal's luck cancels. Intervals are 95% over deals. Ctrl-C\n"
             "stops the run and prints the summary of the deals finished (exit code 130)."
         ),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--agents",
         help=f"4 agents: {agents_help()}",
     )
-    p.add_argument("--rules", default="shanxi", help="preset name or ruleset .toml file")
-    p.add_argument("--deals", type=_positive_int, default=1000, help="seeded deals (1000)")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--threads", type=int, default=0, help="threads, 0 = every core (default)")
+    add_rules(p)
+    p.add_argument("--deals", type=positive_int, default=1000, help="seeded deals (1000)")
+    add_seed(p)
+    add_threads(p)
     p.add_argument("--format", choices=("duplicate", "single"), default="duplicate")
     p.add_argument("--json", default=None, metavar="PATH", help="write the results as JSON")
-    p.add_argument(
-        "--timeout", type=float, default=5.0, help="seconds an external bot may think (5)"
-    )
+    add_timeout(p)
     p.add_argument(
         "--record",
         metavar="DIR",
@@ -187,13 +203,13 @@ def add_subparser(sub: Any) -> None:
     )
     p.add_argument(
         "--luck",
-        choices=_LUCK,
+        choices=LUCK_MODES,
         default="auto",
         help="take the luck of the wall out of a 1-vs-3 run against greedy: auto (where "
         "it can be and pays: not for built-in random; default), adjust (insist), keep "
         f"(never); on fewer than {MIN_LUCK_DEALS} deals the advantage is as played",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(p)
     _add_ladder_arguments(p)
     p.set_defaults(func=_cmd_arena)
 
@@ -216,24 +232,25 @@ def _add_ladder_arguments(p: Any) -> None:
 
 
 def _cmd_ladder(args: argparse.Namespace) -> int:
-    from koudian.simulation import _split_agents
-
-    agents = _split_agents(args.ladder)
+    agents = split_agents(args.ladder)
     try:
         if args.agents is not None:
             raise RulesetError("give --agents or --ladder, not both")
         if args.format != "duplicate":
             raise RulesetError("the ladder is played in the duplicate format only")
+        rules = rules_from_args(args)
         reference = args.reference
         if reference is not None:
-            (reference,) = _split_agents(reference)
+            (reference,) = split_agents(reference)
+        for a in [*agents, *([] if reference is None else [reference])]:
+            check_agent(a)
         runs = len(agents) - (reference is None or reference in agents)
         ladder_bar = _LadderBar(args.deals * max(runs, 1), not args.quiet)
         res, code = _finish(
             ladder_bar,
             lambda: ladder(
                 agents,
-                args.rules,
+                rules,
                 args.deals,
                 reference=reference,
                 seed=args.seed,
@@ -243,6 +260,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
                 luck=args.luck,
             ),
             args.json,
+            rules_label(args),
         )
     except (KoudianError, OSError) as e:
         print(f"koudian: error: {e}", file=sys.stderr)
@@ -265,7 +283,7 @@ class _LadderBar:
         self._bar.update(partial.deals - self._done.get(agent, 0))
         self._done[agent] = partial.deals
         if partial.deals > 1:
-            mean, lo, hi = _mean_ci(partial._advantage(agent))
+            mean, lo, hi = mean_ci(partial._advantage(agent))
             self._bar.set_postfix_str(f"{agent} {mean:+.2f}±{(hi - lo) / 2:.2f}")
 
     def close(self) -> None:

@@ -28,6 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from koudian._core import Ruleset, arena_native
+from koudian._native_play import play_chunk
+from koudian.arena.layout import table_entries
 
 if TYPE_CHECKING:  # pragma: no cover
     from koudian.dataset import Recording
@@ -47,7 +49,7 @@ ARENA_CHUNK = 400
 """Deals per Ray task: a shard of 400 hands per table (2,000 hands in all
 for a 1-vs-3 line-up), each call's rows held in memory until written. A
 local recording run plays shorter calls (Ctrl-C) and writes a shard per
-table every 200 to 399 deals (``koudian._arena_play``)."""
+table every 200 to 399 deals (``koudian.arena.play``)."""
 
 
 def records_of_summary(
@@ -139,10 +141,8 @@ def play_tables(
     plays games: the records, and each table's decisions of ``seats``
     (None without seats) with the arena's hand ids (``deal * tables +
     table``), for ``write_tables``."""
-    from koudian.arena import _tables
-    from koudian.simulation import play_chunk
 
-    layout = _tables(list(names), fmt)
+    layout = table_entries(list(names), fmt)
     per_table: list[dict[str, npt.NDArray[Any]]] = []
     decisions_of: list[dict[str, Any] | None] = []
     for t, seated in enumerate(layout):
@@ -173,10 +173,9 @@ def write_tables(
     """Writes the decisions of consecutive calls of ``play_tables`` from
     deal ``start``, one shard per table (named by its first hand, ``start
     * tables + table``); their manifest entries."""
-    from koudian.arena import _tables
     from koudian.dataset import write_shard
 
-    layout = _tables(list(names), fmt)
+    layout = table_entries(list(names), fmt)
     tables = np.uint64(len(layout))
     entries = []
     for t, seated in enumerate(layout):
@@ -205,9 +204,8 @@ def arena_object(
     ``deals`` whose hands the shards listed cover, the line-up entry at
     each seat of each table, how hand ids are made, and, until the
     recording is ``complete``, the ``requested_deals``."""
-    from koudian.arena import _tables
 
-    layout = _tables(list(names), fmt)
+    layout = table_entries(list(names), fmt)
     obj: dict[str, Any] = {
         "format": fmt,
         "deals": int(deals),
@@ -236,9 +234,8 @@ def arena_recording(
     (``arena_object``). The deals ``s .. s + n`` hold the hands ``s *
     tables .. (s + n) * tables``: list their shards with ``add([(entries,
     s * tables, n * tables)])``."""
-    from koudian.arena import _tables
 
-    tables = len(_tables(list(names), fmt))
+    tables = len(table_entries(list(names), fmt))
     if record_dir is None:
         return None, tables
     from koudian.dataset import Recording

@@ -1,55 +1,25 @@
-"""The duplicate arena: is my bot better than yesterday's?
-
-Every seeded deal (wall, dealer, wild kinds) is played by several tables.
-In the duplicate format the line-up is rotated through the seats, so each
-agent plays each seat of each deal once; for a 1-vs-3 line-up
-(``A,B,B,B``) the same deals are also played by the reference table
-``B,B,B,B``, and A's advantage on a deal and seat is A's settlement minus
-B's settlement in that seat at the reference table. Every agent's
-randomness is seeded by the deal and the seat, never by which agent sits
-there (common random numbers): a hand in which A plays as B would is
-identical at both tables, and its difference is exactly zero. That, more
-than the rotation, is what narrows the interval.
-
-Intervals are 95% normal intervals over deals (paired: each deal's value
-is the mean over its tables, so the deal's luck cancels). For a 1-vs-3
-line-up against three ``greedy``, the luck of the wall is also taken out
-(``luck="auto"``, docs/arena.md "The luck of the wall"): each departure
-of the lone agent from greedy's choice is judged on many shuffles of the
-undrawn wall rather than the one the hand had, which narrows the interval
-of the same mean about twofold for a search agent. Native agents
-(``random``, ``greedy``, ``mc``, ``mc:rollouts=200``) are played in Rust
-(``koudian._core.arena_native``); Python and ``cmd:`` external agents
-through the Python game loop, with the same seeds.
-"""
+"""What an arena and a ladder return: the records of every seat of every
+table (``ArenaResult``, ``LadderResult``), the statistics read off them
+(``AgentStats``, ``PairStats``, ``LadderRung``), the faults, and the
+exceptions of a run stopped by Ctrl-C that carry the part finished."""
 
 from __future__ import annotations
 
 import itertools
-import math
-import os
-import sys
-import types
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import (
-    RulesetError,
-    arena_adjustable,
-    arena_tables,
-)
-from koudian._luck import MIN_LUCK_DEALS, auto_adjusts, cross_fitted, too_few_deals
-from koudian._runs import StopOnCtrlC
-from koudian.agents import AgentSpec, native_name
+from koudian._strictjson import finite
+from koudian.arena.luck import cross_fitted, too_few_deals
+from koudian.arena.stats import mean_ci, plus_minus
 from koudian.faults import FAULT_KINDS, Fault
 
 __all__ = [
-    "LUCK_WALLS",
-    "MIN_LUCK_DEALS",
+    "COLUMNS",
+    "DTYPES",
     "AgentStats",
     "ArenaFault",
     "ArenaInterrupted",
@@ -58,13 +28,9 @@ __all__ = [
     "LadderResult",
     "LadderRung",
     "PairStats",
-    "add_subparser",
-    "arena",
-    "ladder",
 ]
 
-_Z95 = 1.959963984540054
-_COLUMNS = (
+COLUMNS = (
     "deal",
     "table",
     "seat",
@@ -78,7 +44,7 @@ _COLUMNS = (
     "fault",
     "adjusted",
 )
-_DTYPES = {
+DTYPES = {
     "deal": np.uint64,
     "table": np.uint8,
     "seat": np.uint8,
@@ -87,32 +53,6 @@ _DTYPES = {
     "adjusted": np.float64,
 }
 """The records' dtypes other than bool."""
-LUCK_WALLS = 64
-"""Shuffles of the undrawn wall each departure's gain is averaged over
-when the luck of the wall is taken out (``luck="auto"`` or
-``"adjust"``)."""
-_LUCK = ("auto", "adjust", "keep")
-
-
-def _pm(mean: float, half: float) -> str:
-    """``+1.30 ± 0.40``: two decimals, more where the half-width would
-    print as 0.00 (Sichuan's small edges)."""
-    places = 2
-    while 0 < half < 0.5 * 10.0**-places and places < 5:
-        places += 1
-    return f"{mean:+.{places}f} ± {half:.{places}f}"
-
-
-def _mean_ci(values: npt.NDArray[np.float64]) -> tuple[float, float, float]:
-    """Mean and 95% normal interval of per-deal values."""
-    n = len(values)
-    if n == 0:
-        return (math.nan, math.nan, math.nan)
-    m = float(values.mean())
-    if n < 2:
-        return (m, -math.inf, math.inf)
-    half = _Z95 * float(values.std(ddof=1)) / math.sqrt(n)
-    return (m, m - half, m + half)
 
 
 @dataclass(frozen=True)
@@ -179,7 +119,7 @@ class PairStats:
         d, (lo, hi) = self.played
         return (
             f"luck of the wall taken out (weight {self.weight:.2f}); "
-            f"as played: {_pm(d, (hi - lo) / 2)} per hand"
+            f"as played: {plus_minus(d, (hi - lo) / 2)} per hand"
         )
 
     @property
@@ -187,10 +127,10 @@ class PairStats:
         """One line: who beats whom, or that they are not told apart."""
         half = (self.ci95[1] - self.ci95[0]) / 2
         if self.ci95[0] > 0:
-            return f"{self.a} beats {self.b} by {_pm(self.diff, half)} per hand"
+            return f"{self.a} beats {self.b} by {plus_minus(self.diff, half)} per hand"
         if self.ci95[1] < 0:
-            return f"{self.b} beats {self.a} by {_pm(-self.diff, half)} per hand"
-        return f"{self.a} and {self.b} are not told apart: {_pm(self.diff, half)} per hand"
+            return f"{self.b} beats {self.a} by {plus_minus(-self.diff, half)} per hand"
+        return f"{self.a} and {self.b} are not told apart: {plus_minus(self.diff, half)} per hand"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``--json``'s ``pairs`` list."""
@@ -319,7 +259,7 @@ class ArenaResult:
         for name in self.names():
             m = self._rows_of(name)
             hands = int(m.sum())
-            mean, lo, hi = _mean_ci(self._per_deal(m))
+            mean, lo, hi = mean_ci(self._per_deal(m))
             won = int(r["won"][m].sum())
             out.append(
                 AgentStats(
@@ -350,20 +290,20 @@ class ArenaResult:
                     lone = a if self.agents.count(a) == 1 else b
                     other = b if lone == a else a
                     raw = self._played(lone)
-                    pm, plo, phi = _mean_ci(raw)
+                    pm, plo, phi = mean_ci(raw)
                     fitted = self._luck(lone)
                     if fitted is None:
                         why = too_few_deals(len(raw)) if self.adjusted(lone) else None
                         out.append(PairStats(lone, other, pm, (plo, phi), luck_reason=why))
                         continue
                     values, w = fitted
-                    mean, lo, hi = _mean_ci(values)
+                    mean, lo, hi = mean_ci(values)
                     out.append(
                         PairStats(lone, other, mean, (lo, hi), "adjusted", (pm, (plo, phi)), w)
                     )
                     continue
                 values = self._per_deal(self._rows_of(a)) - self._per_deal(self._rows_of(b))
-                mean, lo, hi = _mean_ci(values)
+                mean, lo, hi = mean_ci(values)
                 out.append(PairStats(a, b, mean, (lo, hi)))
         return out
 
@@ -378,7 +318,7 @@ class ArenaResult:
 
     def luck_weight(self, lone: str) -> float:
         """The weight of the luck correction in ``lone``'s advantage (the
-        mean of its cross-fitted folds' weights, ``koudian._luck``); 0
+        mean of its cross-fitted folds' weights, ``koudian.arena.luck``); 0
         where its rows carry none or its deals are fewer than
         ``MIN_LUCK_DEALS``."""
         fitted = self._luck(lone)
@@ -423,7 +363,7 @@ class ArenaResult:
         pairs, ``fault_hands`` (hands in which any agent faulted). Strict
         JSON: a bound that does not exist (one deal) is null."""
         played = self.deals > 0
-        out: dict[str, Any] = _finite(
+        out: dict[str, Any] = finite(
             {
                 "rules": self.rules,
                 "format": self.format,
@@ -485,18 +425,6 @@ def _fault_lines(counts: dict[str, dict[str, int]]) -> list[str]:
         if shown:
             out.append(f"faults of {agent} (fallback played): {shown}")
     return out
-
-
-def _finite(data: Any) -> Any:
-    """``data`` with every float that is not finite as None: the JSON the
-    project writes is strict (an interval of one deal has no bounds)."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {k: _finite(v) for k, v in data.items()}
-    if isinstance(data, list | tuple):
-        return [_finite(v) for v in data]
-    return data
 
 
 class ArenaInterrupted(KeyboardInterrupt):
@@ -572,7 +500,7 @@ class LadderResult:
         at 0 exactly; ties in line-up order)."""
         out = []
         for name in self.agents:
-            mean, lo, hi = _mean_ci(self.advantage(name))
+            mean, lo, hi = mean_ci(self.advantage(name))
             stats = None
             luck = "kept"
             if name != self.reference:
@@ -590,14 +518,14 @@ class LadderResult:
         out = []
         for hi_rung, lo_rung in itertools.pairwise(rungs):
             values = self.advantage(hi_rung.agent) - self.advantage(lo_rung.agent)
-            mean, lo, hi = _mean_ci(values)
+            mean, lo, hi = mean_ci(values)
             out.append(PairStats(hi_rung.agent, lo_rung.agent, mean, (lo, hi)))
         return out
 
     def to_json(self) -> dict[str, Any]:
         """The data of ``--ladder --json``: rules, reference, deals, hands,
         the rungs strongest first, and the adjacent gaps."""
-        out: dict[str, Any] = _finite(
+        out: dict[str, Any] = finite(
             {
                 "rules": self.rules,
                 "format": "ladder",
@@ -682,297 +610,3 @@ class LadderRung:
             own.pop("faults")  # the ladder's, above
             out.update(own)
         return out
-
-
-def _tables(specs: list[str], fmt: str) -> list[list[int]]:
-    """The line-up entry at each seat of each table: the core's
-    ``arena::tables`` (rotations, then the 1-vs-3 reference table)."""
-    return arena_tables(specs, fmt)
-
-
-def _labels(agents: Sequence[AgentSpec]) -> list[str]:
-    """The agents' names: a spec itself, a Python agent's ``name``
-    attribute if it has one, else its class."""
-    from koudian.simulation import _label
-
-    return [a if isinstance(a, str) else str(getattr(a, "name", "") or _label(a)) for a in agents]
-
-
-def arena(
-    agents: Sequence[AgentSpec],
-    rules: object = "shanxi",
-    deals: int = 1000,
-    *,
-    seed: int = 0,
-    threads: int = 0,
-    format: str = "duplicate",
-    timeout: float = 5.0,
-    progress: Callable[[ArenaResult], None] | None = None,
-    record: str | os.PathLike[str] | None = None,
-    record_seats: Sequence[int] | None = None,
-    backend: str = "local",
-    chunk: int | None = None,
-    luck: str = "auto",
-    overwrite: bool = False,
-) -> ArenaResult:
-    """Plays ``deals`` seeded deals with the four ``agents`` (built-in
-    specs such as ``"mc"`` or ``"mc:rollouts=200"``, Python agents,
-    ``"cmd:COMMAND"`` external bots) in ``format`` ``"duplicate"`` or
-    ``"single"``, and returns the records with their statistics (seats
-    given the same spec, or Python agents of the same ``name`` attribute
-    or class, are pooled as one agent)
-    (``ArenaResult.summary()``, ``.to_json()``). Deterministic: the same
-    agents, seed and deals give the same numbers with any ``threads``.
-    ``progress`` is called with the partial result as the run goes.
-
-    Built-in agents only: ``record=DIR`` writes every decision of the
-    seats ``record_seats`` (default all) of every table as a Parquet
-    dataset (``koudian.dataset``, with the columns ``deal`` and ``table``
-    saying where each hand was played; docs/arena.md; a used ``DIR`` is
-    refused unless ``overwrite=True``, which replaces its dataset whole),
-    and ``backend="ray"`` (or ``"ray:ADDRESS"``) plays the deals as Ray
-    tasks by deal range (``koudian.cluster``): the same records,
-    statistics and rows as the local run; Ctrl-C raises
-    ``ArenaInterrupted`` with the deals finished either way. ``chunk``
-    is the deals per native call (and per shard); the results never
-    depend on it.
-
-    ``luck``: ``"auto"`` (default) takes the luck of the wall out of the
-    lone agent's advantage wherever it can be (a duplicate 1-vs-3 line-up
-    against three built-in ``"greedy"``) and pays (not for the built-in
-    ``"random"``: ``koudian._luck.AUTO_KEEPS``), ``"adjust"`` insists
-    (and refuses a line-up where it cannot), ``"keep"`` never does. The
-    hands played are the same either way; the pair's ``played`` field
-    keeps the advantage as played. The correction's weight is
-    cross-fitted, and on fewer than ``MIN_LUCK_DEALS`` deals the
-    advantage is reported as played (docs/arena.md)."""
-    from koudian._cli_rules import resolve_rules
-    from koudian.simulation import _check_seats
-
-    if len(agents) != 4:
-        raise RulesetError(f"give 4 agents, one per seat; got {len(agents)}")
-    if format not in ("duplicate", "single"):
-        raise RulesetError(f'format {format!r} (available: "duplicate", "single")')
-    if deals < 1:
-        raise RulesetError(f"deals must be at least 1, got {deals}")
-    if luck not in _LUCK:
-        raise RulesetError(f'luck {luck!r} (available: "auto", "adjust", "keep")')
-    r = resolve_rules(rules)
-    labels = _labels(agents)
-    rules_name = rules if isinstance(rules, str) else "custom"
-    natives = [native_name(a) for a in agents]
-    seats = _check_seats(record_seats)
-    parts: list[dict[str, npt.NDArray[Any]]] = []
-    walls = _walls(luck, natives, labels, format)
-
-    def result() -> ArenaResult:
-        recs = {
-            c: np.concatenate([p[c] for p in parts]) if parts else np.zeros(0, _DTYPES.get(c, bool))
-            for c in _COLUMNS
-        }
-        done = len(np.unique(recs["deal"])) if len(recs["deal"]) else 0
-        return ArenaResult(str(rules_name), labels, format, seed, done, recs, walls=walls)
-
-    if (record is not None or backend != "local") and None in natives:
-        raise RulesetError(
-            "record= and backend= need built-in agents only (random, greedy, mc): "
-            f"got {', '.join(labels)}"
-        )
-    names = [n for n in natives if n is not None]
-    if record is not None:  # refused (or emptied) before anything is played
-        from koudian.dataset import _pyarrow, prepare
-
-        _pyarrow()
-        prepare(record, overwrite)
-    from koudian import _arena_play
-
-    found: list[ArenaFault] = []
-    retried = 0
-
-    def report() -> None:
-        if progress is not None:
-            progress(result())
-
-    if backend != "local":
-        retried = _arena_play.on_ray(
-            r,
-            labels,
-            names,
-            format,
-            deals,
-            seed,
-            backend,
-            chunk,
-            record,
-            seats,
-            walls,
-            parts,
-            report if progress is not None else None,
-        )
-    else:
-        _arena_play.local(
-            r,
-            agents,
-            labels,
-            names,
-            format,
-            deals,
-            seed,
-            threads,
-            timeout,
-            seats,
-            record,
-            walls,
-            chunk,
-            parts,
-            found,
-            report if progress is not None else None,
-        )
-    res = result()
-    res.faults, res.requested, res.retried_tasks = found, deals, retried
-    if res.deals < deals:  # stopped; a run that finished anyway is whole
-        res.interrupted = True
-        raise ArenaInterrupted(res)
-    return res
-
-
-def _walls(luck: str, natives: Sequence[str | None], labels: list[str], fmt: str) -> int:
-    """The wall shuffles per departure of a run with ``luck`` (0: kept),
-    or the error of ``luck="adjust"`` where the luck cannot be taken out:
-    a duplicate 1-vs-3 line-up whose three are the built-in ``greedy``
-    (the lone agent may be any agent)."""
-    if luck == "keep":
-        return 0
-    # The core's rule, on the line-up as pooled by label; an agent that is
-    # not the built-in agent its label names is never the reference's "greedy".
-    keys = [x if n == x else f"python:{x}" for n, x in zip(natives, labels, strict=True)]
-    if fmt == "duplicate" and arena_adjustable(keys):
-        lone = next(k for k in keys if keys.count(k) == 1)
-        # "auto" pays for the correction only where it pays back.
-        return LUCK_WALLS if luck == "adjust" or auto_adjusts(lone) else 0
-    if luck == "adjust":
-        why = (
-            "the single format has no reference table"
-            if fmt != "duplicate"
-            else "the line-up is not one agent against three built-in greedy"
-        )
-        raise RulesetError(
-            "luck='adjust': the luck of the wall is taken out only of a duplicate 1-vs-3 "
-            f"run against three built-in greedy; {why} ({', '.join(labels)})"
-        )
-    return 0
-
-
-def ladder(
-    agents: Sequence[AgentSpec],
-    rules: object = "shanxi",
-    deals: int = 1000,
-    *,
-    reference: AgentSpec | None = None,
-    seed: int = 0,
-    threads: int = 0,
-    timeout: float = 5.0,
-    progress: Callable[[str, ArenaResult], None] | None = None,
-    luck: str = "auto",
-) -> LadderResult:
-    """Ranks any number of ``agents`` (built-in specs, Python agents,
-    ``"cmd:COMMAND"`` bots): each plays ``[agent, reference, reference,
-    reference]`` in the duplicate format on the same ``deals`` seeded
-    deals, and its advantage per hand over the reference table is paired
-    by deal and seat. ``reference`` is one of the agents (by spec or
-    name) or another spec; by default the first agent. The reference is
-    on the ladder at exactly 0. Deterministic with any ``threads``;
-    ``progress`` is called with the agent being measured and its partial
-    arena. ``luck`` is each run's (``arena``): with the default, the
-    advantages over a ``greedy`` reference have the luck of the wall
-    taken out. Returns a ``LadderResult`` (``.summary()``,
-    ``.to_json()``)."""
-    if len(agents) < 1:
-        raise RulesetError("give the ladder at least one agent")
-    labels = _labels(agents)
-    if len(set(labels)) != len(labels):
-        raise RulesetError(f"the ladder's agents need distinct names, got {labels}")
-    if deals < 1:
-        raise RulesetError(f"deals must be at least 1, got {deals}")
-    from koudian._cli_rules import resolve_rules
-
-    resolve_rules(rules)
-    ref: AgentSpec = agents[0] if reference is None else reference
-    if isinstance(ref, str) and ref in labels:
-        ref = agents[labels.index(ref)]
-    (ref_label,) = _labels([ref])
-    names = labels if ref_label in labels else [*labels, ref_label]
-    runs: dict[str, ArenaResult] = {}
-    rules_name = rules if isinstance(rules, str) else "custom"
-    stopped: ArenaResult | None = None
-    with StopOnCtrlC() as ctrl_c:  # one Ctrl-C stops every run
-        for spec, label in zip(agents, labels, strict=True):
-            if label == ref_label:
-                continue
-            if ctrl_c.stopped:  # between two runs
-                break
-
-            def report(partial: ArenaResult, label: str = label) -> None:
-                if progress is not None:
-                    progress(label, partial)
-
-            try:
-                runs[label] = arena(
-                    [spec, ref, ref, ref],
-                    rules,
-                    deals,
-                    seed=seed,
-                    threads=threads,
-                    format="duplicate",
-                    timeout=timeout,
-                    progress=report,
-                    luck=luck,
-                )
-            except ArenaInterrupted as stop:
-                stopped = stop.result
-                break
-    if stopped is not None or len(runs) < len(names) - 1:
-        res = _stopped_ladder(str(rules_name), ref_label, names, seed, deals, runs, stopped)
-        raise LadderInterrupted(res)
-    return LadderResult(str(rules_name), ref_label, names, seed, deals, runs)
-
-
-def _stopped_ladder(
-    rules: str,
-    reference: str,
-    names: list[str],
-    seed: int,
-    deals: int,
-    runs: dict[str, ArenaResult],
-    stopped: ArenaResult | None,
-) -> LadderResult:
-    """The ladder stopped part way, in the run ``stopped`` (the agent
-    being measured; None: between runs): every agent measured, on the
-    deals all of them finished."""
-    done = deals if stopped is None else stopped.deals
-    cut = {k: r.first(done) for k, r in runs.items()}
-    if stopped is not None and done > 0:
-        cut[next(a for a in stopped.agents if a != reference)] = stopped
-    measured = [n for n in names if n == reference or n in cut]
-    res = LadderResult(rules, reference, measured, seed, done, cut, True, deals)
-    res.unmeasured = [n for n in names if n not in measured]
-    return res
-
-
-def add_subparser(sub: Any) -> None:
-    """Adds ``koudian arena`` to the CLI's subparsers (``koudian._arena_cli``)."""
-    from koudian._arena_cli import add_subparser as add
-
-    add(sub)
-
-
-class _CallableModule(types.ModuleType):
-    """``koudian.arena`` is both this module (imported by the CLI) and the
-    function ``koudian.arena(...)``: importing the submodule rebinds the
-    package attribute to the module, so the module calls the function."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> ArenaResult:
-        return arena(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -15,7 +15,9 @@ import numpy.typing as npt
 from koudian._core import Ruleset, arena_agents
 from koudian._runs import StopOnCtrlC, timed_chunks
 from koudian.agents import Agent, AgentSpec, loop_agent, make_agent
-from koudian.arena import ArenaFault, _tables
+from koudian.arena import chunks
+from koudian.arena.layout import table_entries
+from koudian.arena.results import ArenaFault
 from koudian.faults import from_core
 
 __all__ = ["FIRST_DEALS", "local", "native_local", "on_ray", "python_deals"]
@@ -163,17 +165,17 @@ def native_local(
     make a shard per table of at least half ``ARENA_CHUNK`` deals (of
     ``chunk`` deals when given), so a slow agent's short calls make no
     small shards, and held rows never exceed ``ARENA_CHUNK`` deals. The
-    dataset's manifest (``_arena_chunks.arena_recording``) lists each
+    dataset's manifest (``chunks.arena_recording``) lists each
     shard once written and says ``"complete": false`` until the last
     deal's are, so a run stopped anywhere leaves exactly the finished
     shards listed."""
-    from koudian import _arena_chunks, cluster
+    from koudian import cluster
 
-    record_dir = cluster._record_dir(record)
-    recording, tables = _arena_chunks.arena_recording(
+    record_dir = cluster.make_record_dir(record)
+    recording, tables = chunks.arena_recording(
         record_dir, r, labels, names, fmt, seed, deals, seats
     )
-    shard = chunk or _arena_chunks.ARENA_CHUNK // 2
+    shard = chunk or chunks.ARENA_CHUNK // 2
     held: list[list[dict[str, Any] | None]] = []
     held_from = 0
     done = 0
@@ -182,7 +184,7 @@ def native_local(
     def flush() -> None:
         nonlocal held, held_from
         if recording is not None and record_dir is not None and held:
-            entries = _arena_chunks.write_tables(record_dir, held_from, names, labels, fmt, held)
+            entries = chunks.write_tables(record_dir, held_from, names, labels, fmt, held)
             # Listed once written whole: the manifest names only them.
             recording.add([(entries, held_from * tables, (done - held_from) * tables)])
         held, held_from = [], done
@@ -193,11 +195,11 @@ def native_local(
         try:
             for start, n in timed_chunks(deals, FIRST_DEALS, chunk=chunk, most=most):
                 if record_dir is None:
-                    recs = _arena_chunks.play_deals(
+                    recs = chunks.play_deals(
                         r, names, labels, fmt, start, n, seed, threads, seats, None, walls
                     )[0]
                 else:
-                    recs, decisions = _arena_chunks.play_tables(
+                    recs, decisions = chunks.play_tables(
                         r, names, fmt, start, n, seed, threads, seats, walls
                     )
                     held.append(decisions)
@@ -239,7 +241,7 @@ def python_deals(
     ``stopped()`` (Ctrl-C) no deal is started: every deal given is whole.
     The agents are closed when the generator is."""
     agents: list[Agent] = [make_agent(s, timeout=timeout, seat=i) for i, s in enumerate(specs)]
-    layout = _tables(labels, fmt)
+    layout = table_entries(labels, fmt)
     seated = [loop_agent(a) for a in agents]
     try:
         for d in deals:
