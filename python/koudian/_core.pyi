@@ -1078,6 +1078,91 @@ def arena_adjustable(agents: Sequence[str]) -> bool:
     False
     """
 
+def arena_tables(labels: Sequence[str], format: str = "duplicate") -> list[list[int]]:
+    """The tables of a line-up (the core's ``arena::tables``): for each,
+    the line-up entry at each seat; rotations first, then, for a 1-vs-3
+    line-up in duplicate format, the reference table.
+
+    >>> arena_tables(["mc", "greedy", "greedy", "greedy"])[1:]
+    [[3, 0, 1, 2], [2, 3, 0, 1], [1, 2, 3, 0], [1, 1, 1, 1]]
+    """
+
+def arena_agents(
+    rules: RulesLike,
+    agents: Sequence[object],
+    labels: Sequence[str],
+    deals: int,
+    *,
+    seed: int = 0,
+    start: int = 0,
+    format: str = "duplicate",
+    walls: int = 0,
+) -> tuple[dict[str, npt.NDArray[Any]], list[tuple[int, object]]]:
+    """``arena_native`` of any agents (objects with ``act(observation,
+    legal_actions)``, ``NativeAgent`` among them), line-up entry ``i``
+    played by ``agents[i]`` at every table and labelled ``labels[i]``, on
+    the calling thread through the core's game loop. Returns the records
+    and the faults, each ``(hand, fault)`` with the hand id ``deal *
+    tables + table``; ``fault`` is the agent's own ``Fault``
+    (``take_faults()``) or ``(seat, answer_repr, fallback)`` for an answer
+    the core replaced. An agent's exception is raised unchanged."""
+
+def play_game(
+    game: Game,
+    agents: Sequence[object | None],
+    *,
+    reset: bool = False,
+    luck: ArenaLuck | None = None,
+) -> list[object]:
+    """Plays ``game`` with the core's game loop until it is over or the
+    seat to act has no agent (None: a seat played from outside). With
+    ``reset`` the agents are first reset from the game's seed; ``luck`` is
+    told of every decision. Returns the faults in order (as
+    ``arena_agents``'s, without the hand). An agent's exception is raised
+    unchanged, the table as it was before that decision.
+
+    >>> g = Game("shanxi", seed=4)
+    >>> play_game(g, [NativeAgent("greedy")] * 4)
+    []
+    >>> g.done
+    True
+    """
+
+def play_run_game(
+    rules: RulesLike,
+    agents: Sequence[object],
+    seed: int,
+    index: int,
+    *,
+    record: bool = False,
+) -> tuple[Game, list[object]]:
+    """Game ``index`` of the self-play run ``seed`` (dealt from
+    ``mix_seed(seed, index)``, seat ``index % 4`` dealing, the agents
+    reset from the hand's seed) played to its end by ``agents`` with the
+    core's game loop: the finished game (its log kept with ``record``) and
+    its faults (as ``play_game``'s)."""
+
+def play_match_hand(
+    state: MatchState,
+    agents: Sequence[object],
+    *,
+    record: bool = True,
+    seed: int | None = None,
+) -> tuple[Game, list[object]] | None:
+    """The next hand of ``state`` (dealt from ``seed`` when given), its
+    agents reset from the hand's seed, played to its end by the core's
+    game loop and recorded: the finished game and its faults (as
+    ``play_game``'s); None once the match is over."""
+
+def fallback_action(legal_actions: Sequence[Action]) -> Action | None:
+    """The action played for an agent that answered no legal action: the
+    first of ``legal_actions`` in dense index order that is not ``leave``
+    (``leave`` only alone); None for none.
+
+    >>> fallback_action([Action("leave"), Action("pass")])
+    Action("pass")
+    """
+
 class MatchState:
     """The core's match bookkeeping: hand seeds, dealer rotation, totals."""
 

@@ -145,6 +145,15 @@ def native_name(agent: AgentSpec) -> str | None:
     return None
 
 
+def loop_agent(agent: Agent) -> object:
+    """What the core's game loop is given for ``agent``: a built-in
+    agent's ``NativeAgent`` itself (played without building observations,
+    the same answers and resets), any other agent as it is."""
+    if type(agent) in _BUILTIN.values() or type(agent) is NativeAgentBase:
+        return agent._native  # type: ignore[attr-defined]
+    return agent
+
+
 def make_agent(spec: AgentSpec, *, timeout: float = 5.0, seat: int = 0) -> Agent:
     """An agent from a spec: an ``Agent`` is returned as is; ``"random"``,
     ``"greedy"`` (or any other core agent name) give a native agent;

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from koudian._core import Action
+from koudian._core import fallback_action as _core_fallback
 
-__all__ = ["FAULT_KINDS", "Fault", "fallback_action"]
+__all__ = ["FAULT_KINDS", "Fault", "fallback_action", "from_core"]
 
 FAULT_KINDS = ("illegal", "malformed", "timeout", "overflow", "crash", "dead")
 """Every ``Fault.kind``, in the order reports list them."""
@@ -49,8 +50,20 @@ class Fault:
 
 def fallback_action(legal_actions: Sequence[Action]) -> Action:
     """The documented fallback: the first legal action in dense index order
-    that is not ``leave`` (``leave`` only if it is the only one)."""
-    if not legal_actions:
+    that is not ``leave`` (``leave`` only if it is the only one); the
+    core's rule (``ActionMask::fallback``), which its game loop plays."""
+    best = _core_fallback(legal_actions)
+    if best is None:
         raise ValueError("no legal action to fall back on")
-    best = min(legal_actions, key=lambda a: (a.kind == "leave", a.index))
     return best
+
+
+def from_core(raw: object) -> Fault:
+    """A fault of the core's game loop as ``koudian._core.play_game`` and
+    its kin report it: the agent's own ``Fault`` as it is, or ``(seat,
+    answer_repr, fallback)`` for an answer that was not a legal action."""
+    if isinstance(raw, Fault):
+        return raw
+    assert isinstance(raw, tuple), raw
+    seat, answered, fallback = raw
+    return Fault(seat, "illegal", f"{answered} is not legal here", fallback)

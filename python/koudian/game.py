@@ -37,9 +37,11 @@ from koudian._core import (
     SeenDiscard,
     SeenMeld,
     encoding_planes,
+    play_game,
     replay,
 )
-from koudian.agents import Agent, AgentSpec, Fault, fallback_action, make_agent
+from koudian.agents import Agent, AgentSpec, Fault, loop_agent, make_agent
+from koudian.faults import from_core
 
 __all__ = [
     "ENCODING_VERSION",
@@ -67,10 +69,14 @@ def play(
     result. ``agents`` are what ``Match`` and ``simulate`` take: ``Agent``
     objects, built-in names (``"random"``, ``"greedy"``) or external bots
     (``"cmd:python my_bot.py"``, started here and stopped at the end).
-    An agent answering with anything but one of its legal actions gets the
-    fallback (``koudian.agents.fallback_action``) played for it;
-    ``on_fault`` receives each such ``Fault`` (agents that report their
-    own faults, like external bots, are asked through ``take_faults``).
+    The hand is played by the core's game loop, the one every runner
+    uses (``koudian._core.play_game``), calling each Python agent's
+    ``act``. An agent answering with anything but one of its legal
+    actions gets the fallback (``koudian.agents.fallback_action``) played
+    for it; ``on_fault`` receives each such ``Fault`` once the hand is
+    over (agents that report their own faults, like external bots, are
+    asked through ``take_faults``, their faults listed in play order); an
+    exception an agent raises stops the hand and is raised unchanged.
     ``luck`` (the arena's) is told of every decision before it is played."""
     if len(agents) != 4:
         raise ValueError(f"give 4 agents, one per seat; got {len(agents)}")
@@ -90,25 +96,12 @@ def _play(
     on_fault: Callable[[Fault], None] | None,
     luck: ArenaLuck | None = None,
 ) -> GameResult:
-    takers = [getattr(a, "take_faults", None) for a in agents]
-    while True:
-        seat = game.to_act
-        if seat is None:
-            break
-        legal = game.legal_actions(seat)
-        action = agents[seat].act(game.observe(seat), legal)
-        taker = takers[seat]
-        if taker is not None and on_fault is not None:
-            for f in taker():
-                on_fault(f)
-        if action not in legal:
-            fallback = fallback_action(legal)
-            if on_fault is not None:
-                on_fault(Fault(seat, "illegal", f"{action!r} is not legal here", fallback))
-            action = fallback
-        if luck is not None:
-            luck.decision(game, action)
-        game.step(action)
+    # The core's game loop plays the hand (koudian._core.play_game): the
+    # fallback, the agents' own faults and Ctrl-C are its.
+    faults = play_game(game, [loop_agent(a) for a in agents], luck=luck)
+    if on_fault is not None:
+        for f in faults:
+            on_fault(from_core(f))
     result = game.result
     assert result is not None
     return result

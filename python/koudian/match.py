@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from koudian._core import Game, GameResult, MatchState, RulesetError, mix_seed
-from koudian.agents import AgentSpec, Fault, make_agent
-from koudian.game import play
+from koudian._core import GameResult, MatchState, RulesetError, play_match_hand
+from koudian.agents import AgentSpec, Fault, loop_agent, make_agent
+from koudian.faults import from_core
 from koudian.protocol import start_bots
 
 __all__ = ["Match"]
@@ -76,16 +76,14 @@ class Match:
 
     def play_hand(self) -> GameResult | None:
         """Plays the next hand; None when the match is over."""
-        game: Game | None = self._state.next_game(self._record)
-        if game is None:
+        agents = [loop_agent(a) for a in self.agents]
+        hand = play_match_hand(self._state, agents, record=self._record)
+        if hand is None:
             return None
-        seed = game.seed if game.seed is not None else 0
-        for s, a in enumerate(self.agents):
-            reset = getattr(a, "reset", None)
-            if reset is not None:
-                reset(mix_seed(seed, 1 + s))
-        result = play(game, self.agents, self.faults.append)
-        self._state.record(game)
+        game, faults = hand
+        self.faults += (from_core(f) for f in faults)
+        result = game.result
+        assert result is not None
         self.results.append(result)
         if self._record:
             self.logs.append(game.log)

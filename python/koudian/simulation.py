@@ -35,7 +35,7 @@ from koudian._core import (
     Ruleset,
     RulesetError,
     _check_int,
-    mix_seed,
+    play_run_game,
     simulate_native,
 )
 from koudian._labels import agent_labels
@@ -47,10 +47,11 @@ from koudian.agents import (
     Agent,
     AgentSpec,
     Fault,
+    loop_agent,
     make_agent,
     native_name,
 )
-from koudian.game import Game, play
+from koudian.faults import from_core
 from koudian.protocol import check_timeout, start_bots
 from koudian.simulation_result import (
     END_KINDS,
@@ -108,16 +109,14 @@ def _python_games(
     faults: list[Fault],
     log: IO[str] | None,
 ) -> Iterator[dict[str, Any]]:
+    seated = [loop_agent(a) for a in agents]
     for i in range(hands):
-        game_seed = mix_seed(seed, i)
-        g = Game(rules, seed=game_seed, dealer=i % 4, record=log is not None)
-        for s, a in enumerate(agents):
-            reset = getattr(a, "reset", None)
-            if reset is not None:
-                reset(mix_seed(game_seed, 1 + s))
-        hand_faults: list[Fault] = []
-        decisions_before = g.moves
-        r = play(g, agents, hand_faults.append)
+        # Game i of the run, its deal and resets the core's seeding rule,
+        # played by the core's game loop.
+        g, raw = play_run_game(rules, seated, seed, i, record=log is not None)
+        hand_faults = [from_core(f) for f in raw]
+        r = g.result
+        assert r is not None
         faults.extend(hand_faults)
         if log is not None:
             log.write(g.log)
@@ -134,7 +133,7 @@ def _python_games(
             "ting": np.array([r.ting], bool),
             "deltas": np.array([r.deltas], np.int64),
             "baohu": np.array([baohu], np.int64),
-            "decisions": np.array([g.moves - decisions_before], np.uint32),
+            "decisions": np.array([g.moves], np.uint32),
             "faults": np.array([bool(hand_faults)], bool),
             "patterns": [(name, 1) for _, names in g.win_patterns() for name in names],
         }

@@ -1,27 +1,24 @@
 """The local play of ``koudian.arena``: built-in agents natively, in
 calls of about a quarter of a second (``koudian._runs.timed_chunks``) so
 that Ctrl-C is honoured within a second, and any agents through the
-Python game loop, a deal at a time, so that a stopped run keeps every
+core's arena on this thread, a deal at a time, so that a stopped run keeps every
 deal it finished whole."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
-import numpy as np
 import numpy.typing as npt
 
-from koudian._core import ArenaLuck, Ruleset, mix_seed
+from koudian._core import Ruleset, arena_agents
 from koudian._runs import StopOnCtrlC, timed_chunks
-from koudian.agents import Agent, AgentSpec, make_agent
+from koudian.agents import Agent, AgentSpec, loop_agent, make_agent
 from koudian.arena import chunks
 from koudian.arena.layout import table_entries
-from koudian.arena.results import COLUMNS, DTYPES, ArenaFault
-from koudian.faults import Fault
-from koudian.game import Game, play
+from koudian.arena.results import ArenaFault
+from koudian.faults import from_core
 
 __all__ = ["FIRST_DEALS", "local", "native_local", "on_ray", "python_deals"]
 
@@ -237,70 +234,28 @@ def python_deals(
     walls: int = 0,
     stopped: Callable[[], bool] = lambda: False,
 ) -> Generator[tuple[dict[str, npt.NDArray[Any]], list[ArenaFault]]]:
-    """The arena through the Python game loop (any agents), one deal at a
-    time: its records and its agents' faults. The same seeds and records
-    as the native arena, the luck of the wall too (``walls``: the lone
-    entry is the line-up's first entry seen once). Once ``stopped()``
-    (Ctrl-C), the deal under way is dropped at its next table: every deal
-    given is whole. The agents are closed when the generator is."""
+    """The arena of any agents (Python, ``cmd:``), one deal at a time
+    through the core's arena (``koudian._core.arena_agents``: its game
+    loop, seeds, records and luck of the wall, ``walls``), on this
+    thread: each deal's records and its agents' faults. Once
+    ``stopped()`` (Ctrl-C) no deal is started: every deal given is whole.
+    The agents are closed when the generator is."""
     agents: list[Agent] = [make_agent(s, timeout=timeout, seat=i) for i, s in enumerate(specs)]
     layout = table_entries(labels, fmt)
-    lone = next((e for e in range(4) if labels.count(labels[e]) == 1), 0)
-    luck = ArenaLuck(walls) if walls > 0 else None
+    seated = [loop_agent(a) for a in agents]
     try:
         for d in deals:
-            rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-            deal_faults: list[ArenaFault] = []
-            game_seed = mix_seed(seed, d)
-            # The lone rows of the deal's rotation tables, and their gains.
-            gains: list[tuple[int, float]] = []
-            for ti, entries in enumerate(layout):
-                if stopped():
-                    return
-                seated = [agents[e] for e in entries]
-                g = Game(rules, seed=game_seed, dealer=d % 4, record=False)
-                for s, a in enumerate(seated):
-                    reset = getattr(a, "reset", None)
-                    if reset is not None:
-                        reset(mix_seed(game_seed, 1 + s))
-                faults: list[Fault] = []
-                watch = luck if ti < 4 else None
-                if watch is not None:
-                    seat = entries.index(lone)
-                    watch.begin(game_seed, seat)
-                res = play(g, seated, faults.append, watch)
-                deal_faults += (ArenaFault(d, ti, entries[f.seat], f) for f in faults)
-                if watch is not None:
-                    gains.append((len(rows["delta"]) + seat, watch.gain))
-                covered = [False] * 4
-                if res.settlement is not None:
-                    for p in res.settlement.payments:
-                        if p.kind == "win_covered":
-                            covered[p.payer] = True
-                won_any = bool(res.winners)
-                for s in range(4):
-                    won = s in res.winners
-                    rows["deal"].append(d)
-                    rows["table"].append(ti)
-                    rows["seat"].append(s)
-                    rows["entry"].append(entries[s])
-                    rows["delta"].append(res.deltas[s])
-                    rows["won"].append(won)
-                    rows["self_draw"].append(won and res.self_draw)
-                    rows["ting"].append(bool(res.ting[s]))
-                    rows["dealt_in"].append(won_any and not res.self_draw and res.from_seat == s)
-                    rows["baohu_paid"].append(covered[s])
-                    rows["fault"].append(bool(faults))
-                    rows["adjusted"].append(math.nan)
-            # The reference table is the last: its settlement at the lone
-            # seat plus the departures' gains (as the native arena).
-            reference = rows["delta"][-4:]
-            for i, gain in gains:
-                rows["adjusted"][i] = reference[rows["seat"][i]] + gain
-            yield (
-                {c: np.asarray(v, dtype=DTYPES.get(c, bool)) for c, v in rows.items()},
-                deal_faults,
+            if stopped():
+                return
+            recs, faults = arena_agents(
+                rules, seated, labels, 1, seed=seed, start=d, format=fmt, walls=walls
             )
+            deal_faults = []
+            for hand, raw in faults:
+                f = from_core(raw)
+                table = hand % len(layout)
+                deal_faults.append(ArenaFault(hand // len(layout), table, layout[table][f.seat], f))
+            yield recs, deal_faults
     finally:
         for a in agents:
             close = getattr(a, "close", None)

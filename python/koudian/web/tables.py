@@ -22,16 +22,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from koudian._core import (
+    Action,
     Game,
     IllegalActionError,
     KoudianError,
     MatchState,
+    Observation,
     Ruleset,
-    mix_seed,
+    play_game,
 )
 from koudian._presets import names as preset_names
 from koudian._strictjson import finite
-from koudian.agents import Agent, fallback_action, make_agent
+from koudian.agents import Agent, make_agent
 from koudian.protocol import parse_reply, request
 from koudian.web.guard import SeedKey
 from koudian.web.snapshot import result_json, table_state
@@ -250,14 +252,9 @@ class Table:
             game = self.match.next_game(True, seed=hand)
         if game is None:
             raise ClientError("the match is over; send a new one")
-        seed = game.seed if game.seed is not None else 0
-        for s, a in enumerate(self.agents):
-            reset = getattr(a, "reset", None)
-            if reset is not None:
-                reset(mix_seed(seed, 1 + s))
         self.game = game
         self.messages = 0
-        return self._advance()
+        return self._advance(reset=True)
 
     def _act(self, text: str, rid: object) -> list[dict[str, Any]]:
         game = self.game
@@ -305,22 +302,16 @@ class Table:
 
     # ------------------------------------------------------------ playing
 
-    def _advance(self) -> list[dict[str, Any]]:
-        """Plays the agents' decisions until the client's or the end."""
+    def _advance(self, reset: bool = False) -> list[dict[str, Any]]:
+        """Plays the agents' decisions until the client's or the end (the
+        core's game loop: the client's seat has no agent there); with
+        ``reset``, the agents are first reset from the hand's seed."""
         game = self.game
         assert game is not None
-        while not game.done and game.to_act != self.seat:
-            if self.closed:
-                raise TableClosed("the table was closed (the server is stopping)")
-            seat = game.to_act
-            assert seat is not None
-            agent = self.agents[seat]
-            assert agent is not None
-            legal = game.legal_actions(seat)
-            action = agent.act(game.observe(seat), legal)
-            if action not in legal:
-                action = fallback_action(legal)
-            game.step(action)
+        if self.closed and not game.done and game.to_act != self.seat:
+            raise TableClosed("the table was closed (the server is stopping)")
+        bots = [None if s == self.seat else _Stoppable(self, a) for s, a in enumerate(self.agents)]
+        play_game(game, bots, reset=reset)
         if not game.done:
             return [self._state_message()]
         assert self.match is not None
@@ -385,6 +376,25 @@ class Table:
             abort = getattr(a, "abort", None)
             if abort is not None:
                 abort()
+
+
+class _Stoppable:
+    """A bot seat as the core's game loop plays it: the agent, asked only
+    while the table is open (``abort`` from another thread stops the hand
+    at the next move, ``TableClosed``)."""
+
+    def __init__(self, table: Table, agent: Agent | None) -> None:
+        assert agent is not None
+        self.table = table
+        self.agent = agent
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            self.reset = reset
+
+    def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        if self.table.closed:
+            raise TableClosed("the table was closed (the server is stopping)")
+        return self.agent.act(observation, legal_actions)
 
 
 def _close_agents(agents: Sequence[Agent | None]) -> None:

@@ -1,14 +1,26 @@
-//! Native self-play: many independent one-hand games played entirely in
-//! Rust, in parallel with rayon.
+//! The one game loop and the native runners built on it.
 //!
-//! Game `i` of a run with master seed `m` is dealt from
-//! [`mix_seed`]`(m, i)` with seat `i mod 4` dealing, and seat `s`'s agent
-//! is reset with `mix_seed(mix_seed(m, i), 1 + s)`; results are returned
-//! in game order, so they never depend on the number of threads.
+//! [`play_out`] plays a dealt table to its end (or to a seat without an
+//! agent) with any [`Agent`]: the built-in ones, and agents living
+//! outside Rust (the Python binding's `PyAgent`), which may answer a
+//! non-action or fail. Every runner (self-play, the arena, a match's
+//! hand, a Python `Game` played to its end, a web table's bot seats)
+//! plays through it, so the fault rule and the seeding rule are stated
+//! once, here:
+//!
+//! * Game `i` of a run with master seed `m` is dealt from
+//!   [`mix_seed`]`(m, i)` with seat `i mod 4` dealing ([`deal_of`]), and
+//!   seat `s`'s agent is reset with `mix_seed(game_seed, 1 + s)`
+//!   ([`agent_seed`]); results are returned in game order, so they never
+//!   depend on the number of threads.
+//! * An answer that is not a legal action gets the fallback
+//!   ([`ActionMask::fallback`](crate::game::ActionMask::fallback)) played
+//!   for it and is reported to the [`Recorder`] ([`Recorder::fault`]); an
+//!   agent's error stops the run and is returned.
 
-use crate::agent::{Agent, SeatView};
+use crate::agent::{Agent, Answer, SeatView};
 use crate::error::Error;
-use crate::game::{mix_seed, Action, EndKind, Game};
+use crate::game::{mix_seed, Action, EndKind, Game, Match};
 use crate::parallel::Workers;
 use crate::ruleset::{Family, Ruleset};
 use crate::score::HandValue;
@@ -18,11 +30,69 @@ use std::ops::Range;
 /// One worker's agents, table and recorder.
 type Worker<R> = (Result<[Box<dyn Agent>; 4], Error>, Option<Game>, R);
 
+/// Game `index` of a run with master seed `seed`: the seed it is dealt
+/// from and its dealer.
+///
+/// ```
+/// use koudian_core::game::mix_seed;
+/// use koudian_core::simulate::deal_of;
+/// assert_eq!(deal_of(7, 6), (mix_seed(7, 6), 2));
+/// ```
+#[inline]
+pub fn deal_of(seed: u64, index: u64) -> (u64, u8) {
+    (mix_seed(seed, index), (index % 4) as u8)
+}
+
+/// The seed `seat`'s agent is reset with before the hand dealt from
+/// `game_seed`: an agent's randomness depends on the deal and the seat,
+/// never on which agent sits there or on threads.
+#[inline]
+pub fn agent_seed(game_seed: u64, seat: u8) -> u64 {
+    mix_seed(game_seed, 1 + u64::from(seat))
+}
+
+/// The agents of a table, by seat: four agents, or (a table some of
+/// whose seats are played from outside, such as a web table's human)
+/// four optional ones. [`play_out`] stops at a seat without one.
+pub trait Seats {
+    /// The agent of `seat` (0-3), if the loop plays that seat.
+    fn agent(&mut self, seat: u8) -> Option<&mut dyn Agent>;
+}
+
+impl Seats for [Box<dyn Agent>; 4] {
+    #[inline]
+    fn agent(&mut self, seat: u8) -> Option<&mut dyn Agent> {
+        // Seats are 0-3: the mask spares the index check.
+        Some(self[(seat & 3) as usize].as_mut())
+    }
+}
+
+impl Seats for [Option<Box<dyn Agent>>; 4] {
+    #[inline]
+    fn agent(&mut self, seat: u8) -> Option<&mut dyn Agent> {
+        match &mut self[(seat & 3) as usize] {
+            Some(a) => Some(a.as_mut()),
+            None => None,
+        }
+    }
+}
+
+/// Resets the agents of `seats` for the hand dealt from `game_seed`
+/// ([`agent_seed`]).
+pub fn reset_agents<S: Seats + ?Sized>(seats: &mut S, game_seed: u64) {
+    for s in 0..4u8 {
+        if let Some(a) = seats.agent(s) {
+            a.reset(agent_seed(game_seed, s));
+        }
+    }
+}
+
 /// What a run keeps of each hand, seen from inside the play: one
 /// recorder per worker thread, told of every hand it plays in order
-/// (`start`, then each decision's `before` and `played`, then `finish`),
-/// so that it can fill reusable buffers. [`simulate_recorded`] returns
-/// the `finish` values in game order.
+/// (`start`, then each decision's `before`, `fault` if its answer was not
+/// legal, and `played`, then `finish`), so that it can fill reusable
+/// buffers. [`simulate_recorded`] returns the `finish` values in game
+/// order.
 pub trait Recorder {
     /// What one hand yields.
     type Hand: Send;
@@ -32,11 +102,17 @@ pub trait Recorder {
         false
     }
 
-    /// Game `index` of the run has been dealt on `g`.
+    /// Game `index` of the run has been dealt on `g` (in the arena, the
+    /// hand id `deal * tables + table`).
     fn start(&mut self, _index: u64, _g: &Game) {}
 
     /// `seat` is about to act on `g` (not yet changed by its action).
     fn before(&mut self, _g: &Game, _seat: u8) {}
+
+    /// The agent of `seat` answered `answer`, which is not a legal
+    /// action: `fallback` is played for it (told after `before`, before
+    /// `played`).
+    fn fault(&mut self, _seat: u8, _answer: &Answer, _fallback: Action) {}
 
     /// The action played for the seat of the last [`Recorder::before`]:
     /// the agent's, or the fallback played when it was illegal.
@@ -62,6 +138,36 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for Summarize<'_, S> {
     }
 }
 
+/// Two recorders told of the same play (the arena's luck watch beside
+/// the caller's recorder); `finish` yields both hands.
+pub struct Both<'a, A, B>(pub &'a mut A, pub &'a mut B);
+
+impl<A: Recorder, B: Recorder> Recorder for Both<'_, A, B> {
+    type Hand = (A::Hand, B::Hand);
+    fn wants_events(&self) -> bool {
+        self.0.wants_events() || self.1.wants_events()
+    }
+    fn start(&mut self, index: u64, g: &Game) {
+        self.0.start(index, g);
+        self.1.start(index, g);
+    }
+    fn before(&mut self, g: &Game, seat: u8) {
+        self.0.before(g, seat);
+        self.1.before(g, seat);
+    }
+    fn fault(&mut self, seat: u8, answer: &Answer, fallback: Action) {
+        self.0.fault(seat, answer, fallback);
+        self.1.fault(seat, answer, fallback);
+    }
+    fn played(&mut self, action: Action) {
+        self.0.played(action);
+        self.1.played(action);
+    }
+    fn finish(&mut self, g: &Game, summary: HandSummary) -> Self::Hand {
+        (self.0.finish(g, summary), self.1.finish(g, summary))
+    }
+}
+
 /// What one simulated hand produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct HandSummary {
@@ -84,6 +190,28 @@ pub struct HandSummary {
     /// An agent returned an illegal action (a random legal one was played
     /// instead) at least once.
     pub agent_fault: bool,
+}
+
+impl HandSummary {
+    /// The summary of the finished hand `g`, whose agents made
+    /// `decisions` decisions, `agent_fault` telling whether any answer
+    /// was not legal.
+    pub fn of(g: &Game, decisions: u32, agent_fault: bool) -> Result<HandSummary, Error> {
+        let r = g
+            .result()
+            .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
+        Ok(HandSummary {
+            kind: r.kind,
+            winners: r.winners,
+            self_draw: r.self_draw,
+            from: r.from,
+            dealer: r.dealer,
+            ting: r.ting,
+            deltas: r.deltas,
+            decisions,
+            agent_fault,
+        })
+    }
 }
 
 /// Plays one hand with `agents` (each reset with its seed first). Returns
@@ -113,50 +241,146 @@ pub fn play_hand(
 /// [`play_hand`] with a [`Recorder`] told of every decision (its `start`
 /// and `finish` are the caller's): the arena's luck correction watches
 /// the lone agent's decisions this way.
-pub(crate) fn play_hand_with<R: Recorder>(
+pub fn play_hand_with<R: Recorder, S: Seats + ?Sized>(
     rules: &Ruleset,
     seed: u64,
     dealer: Option<u8>,
-    agents: &mut [Box<dyn Agent>; 4],
+    agents: &mut S,
     record: bool,
     rec: &mut R,
 ) -> Result<(Game, u32, bool), Error> {
     let mut g = Game::new(rules, seed, dealer)?;
     g.set_recording(record);
-    let (decisions, fault) = play_out(&mut g, seed, agents, rec)?;
+    reset_agents(agents, seed);
+    let (decisions, fault) = play_out(&mut g, agents, rec)?;
     Ok((g, decisions, fault))
 }
 
-/// Plays the dealt hand `g` (dealt from `seed`) to its end: [`play_hand`]
-/// without the dealing, so that [`simulate`] can redeal one table.
-fn play_out<R: Recorder>(
-    g: &mut Game,
+/// Game `index` of the run `seed` ([`deal_of`]), its agents reset
+/// ([`agent_seed`]) and played to its end, told to `rec` from `start`
+/// (with `index`) to its last decision (its `finish` is the caller's):
+/// one game of [`simulate_recorded`] on a table of its own, for a caller
+/// that plays the games of a run one at a time (the Python binding,
+/// whose agents may be Python objects). Returns the finished game (its
+/// event record kept when `record`), the decisions and whether any
+/// answer was not legal.
+///
+/// ```
+/// use koudian_core::agent::builtin;
+/// use koudian_core::simulate::{play_run_game, simulate};
+/// use koudian_core::Ruleset;
+/// let rules = Ruleset::shanxi();
+/// let mut agents = [0, 1, 2, 3].map(|_| builtin("greedy", 0).unwrap());
+/// let (g, decisions, _) = play_run_game(&rules, 5, 3, &mut agents, false, &mut ()).unwrap();
+/// let run = simulate(&rules, 4, 5, 1, |_| builtin("greedy", 0).unwrap()).unwrap();
+/// assert_eq!(g.result().unwrap().deltas, run[3].deltas);
+/// assert_eq!(decisions, run[3].decisions);
+/// ```
+pub fn play_run_game<R: Recorder, S: Seats + ?Sized>(
+    rules: &Ruleset,
     seed: u64,
-    agents: &mut [Box<dyn Agent>; 4],
+    index: u64,
+    agents: &mut S,
+    record: bool,
+    rec: &mut R,
+) -> Result<(Game, u32, bool), Error> {
+    let (game_seed, dealer) = deal_of(seed, index);
+    let mut g = Game::new(rules, game_seed, Some(dealer))?;
+    g.set_recording(record);
+    rec.start(index, &g);
+    reset_agents(agents, game_seed);
+    let (decisions, fault) = play_out(&mut g, agents, rec)?;
+    Ok((g, decisions, fault))
+}
+
+/// The next hand of the match `m` (dealt from `seed` when given, as
+/// [`Match::next_game_from`], else from the match's own hand seed), its
+/// agents reset from the hand's seed ([`agent_seed`]), played to its end
+/// and recorded in `m`; `None` once the match is over. Returns the
+/// finished game (its event record kept when `record`), the decisions and
+/// whether any answer was not legal.
+///
+/// ```
+/// use koudian_core::agent::builtin;
+/// use koudian_core::game::{Match, MatchLength};
+/// use koudian_core::simulate::play_match_hand;
+/// use koudian_core::Ruleset;
+/// let mut m = Match::new(&Ruleset::shanxi(), 3, MatchLength::Hands(2)).unwrap();
+/// let mut agents = [0, 1, 2, 3].map(|_| builtin("greedy", 0).unwrap());
+/// assert!(play_match_hand(&mut m, &mut agents, false, None, &mut ()).unwrap().is_some());
+/// assert!(play_match_hand(&mut m, &mut agents, false, None, &mut ()).unwrap().is_some());
+/// assert!(play_match_hand(&mut m, &mut agents, false, None, &mut ()).unwrap().is_none());
+/// assert_eq!(m.totals().iter().sum::<i64>(), 0);
+/// ```
+pub fn play_match_hand<R: Recorder, S: Seats + ?Sized>(
+    m: &mut Match,
+    agents: &mut S,
+    record: bool,
+    seed: Option<u64>,
+    rec: &mut R,
+) -> Result<Option<(Game, u32, bool)>, Error> {
+    let next = match seed {
+        Some(s) => m.next_game_from(s)?,
+        None => m.next_game()?,
+    };
+    let Some(mut g) = next else {
+        return Ok(None);
+    };
+    g.set_recording(record);
+    reset_agents(agents, g.seed().unwrap_or(0));
+    let (decisions, fault) = play_out(&mut g, agents, rec)?;
+    m.record(&g)?;
+    Ok(Some((g, decisions, fault)))
+}
+
+/// The one game loop: plays the dealt table `g` with `seats` until the
+/// hand is over or the seat to act has no agent (a seat played from
+/// outside, such as a web table's human). Each answer that is not a
+/// legal action gets the fallback
+/// ([`ActionMask::fallback`](crate::game::ActionMask::fallback)) played
+/// for it, told to `rec` ([`Recorder::fault`]); an agent's error stops the
+/// loop (the table as it was before that decision) and is returned.
+/// The agents are not reset here ([`reset_agents`]). Returns the
+/// decisions played and whether any answer was not legal.
+///
+/// ```
+/// use koudian_core::agent::{builtin, Agent};
+/// use koudian_core::game::Game;
+/// use koudian_core::simulate::play_out;
+/// use koudian_core::Ruleset;
+/// let mut g = Game::new(&Ruleset::shanxi(), 2, None).unwrap();
+/// // Seat 0 is played from outside: the loop stops at its turn.
+/// let mut seats: [Option<Box<dyn Agent>>; 4] =
+///     [None, builtin("greedy", 0).ok(), builtin("greedy", 0).ok(), builtin("greedy", 0).ok()];
+/// play_out(&mut g, &mut seats, &mut ()).unwrap();
+/// assert!(g.is_over() || g.to_act() == Some(0));
+/// ```
+pub fn play_out<R: Recorder, S: Seats + ?Sized>(
+    g: &mut Game,
+    seats: &mut S,
     rec: &mut R,
 ) -> Result<(u32, bool), Error> {
-    for (s, a) in agents.iter_mut().enumerate() {
-        a.reset(mix_seed(seed, 1 + s as u64));
-    }
     let mut decisions = 0;
     let mut fault = false;
     while let Some(seat) = g.to_act() {
-        // Seats are 0-3: the mask spares the index check.
-        let a = agents[(seat & 3) as usize].act(&SeatView::new(g, seat));
+        let Some(agent) = seats.agent(seat) else {
+            break;
+        };
+        let answer = agent.decide(&SeatView::new(g, seat))?;
         decisions += 1;
         rec.before(g, seat);
-        if g.step_inline(a).is_ok() {
-            rec.played(a);
-        } else {
-            fault = true;
-            let fallback = g
-                .legal_actions()
-                .iter()
-                .find(|&x| x != crate::game::Action::Leave)
-                .or_else(|| g.legal_actions().iter().next())
-                .ok_or_else(|| Error::IllegalAction("no legal action".into()))?;
-            g.step(fallback)?;
-            rec.played(fallback);
+        match answer {
+            Answer::Action(a) if g.step_inline(a).is_ok() => rec.played(a),
+            other => {
+                fault = true;
+                let fallback = g
+                    .legal_actions()
+                    .fallback()
+                    .ok_or_else(|| Error::IllegalAction("no legal action".into()))?;
+                rec.fault(seat, &other, fallback);
+                g.step(fallback)?;
+                rec.played(fallback);
+            }
         }
     }
     // A hand the scorer refused is an error, never a silent zero.
@@ -283,8 +507,8 @@ where
     };
     let one = |(agents, table, rec): &mut Worker<R>, i: u64| -> Result<R::Hand, Error> {
         let agents = agents.as_mut().map_err(|e| e.clone())?;
-        let game_seed = mix_seed(seed, i);
-        let dealer = Some((i % 4) as u8);
+        let (game_seed, dealer) = deal_of(seed, i);
+        let dealer = Some(dealer);
         let g = match table {
             Some(g) => {
                 g.redeal(game_seed, dealer)?;
@@ -297,21 +521,9 @@ where
             }
         };
         rec.start(i, g);
-        let (decisions, agent_fault) = play_out(g, game_seed, agents, rec)?;
-        let r = g
-            .result()
-            .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
-        let summary = HandSummary {
-            kind: r.kind,
-            winners: r.winners,
-            self_draw: r.self_draw,
-            from: r.from,
-            dealer: r.dealer,
-            ting: r.ting,
-            deltas: r.deltas,
-            decisions,
-            agent_fault,
-        };
+        reset_agents(agents, game_seed);
+        let (decisions, agent_fault) = play_out(g, agents, rec)?;
+        let summary = HandSummary::of(g, decisions, agent_fault)?;
         Ok(rec.finish(g, summary))
     };
     match workers {
@@ -433,6 +645,173 @@ mod tests {
             .unwrap();
             assert_eq!(part, whole[25..]);
         }
+    }
+
+    /// An agent outside Rust, scripted: answers `answers` in turn (then
+    /// greedy's choice), failing where the script says so.
+    struct Scripted {
+        greedy: Box<dyn Agent>,
+        answers: Vec<Result<Answer, Error>>,
+    }
+
+    impl Agent for Scripted {
+        fn act(&mut self, view: &SeatView<'_>) -> Action {
+            self.greedy.act(view)
+        }
+        fn decide(&mut self, view: &SeatView<'_>) -> Result<Answer, Error> {
+            if self.answers.is_empty() {
+                return Ok(Answer::Action(self.act(view)));
+            }
+            self.answers.remove(0)
+        }
+        fn reset(&mut self, seed: u64) {
+            self.greedy.reset(seed);
+        }
+    }
+
+    /// Records the faults told.
+    #[derive(Default)]
+    struct Faults(Vec<(u8, Answer, Action)>);
+
+    impl Recorder for Faults {
+        type Hand = Vec<(u8, Answer, Action)>;
+        fn fault(&mut self, seat: u8, answer: &Answer, fallback: Action) {
+            self.0.push((seat, answer.clone(), fallback));
+        }
+        fn finish(&mut self, _: &Game, _: HandSummary) -> Self::Hand {
+            std::mem::take(&mut self.0)
+        }
+    }
+
+    /// An answer that is no action, or an illegal one, gets the fallback
+    /// played for it and is told to the recorder with the seat; the hand
+    /// is then the hand played with that fallback.
+    #[test]
+    fn a_non_action_or_illegal_answer_gets_the_fallback_and_is_reported() {
+        let rules = Ruleset::shanxi();
+        let (game_seed, dealer) = deal_of(11, 0);
+        let g = Game::new(&rules, game_seed, Some(dealer)).unwrap();
+        let first = g.to_act().unwrap();
+        let legal = g.legal_actions();
+        let fallback = legal.fallback().unwrap();
+        // An action never legal on a fresh deal's first turn.
+        let illegal = Action::Pong;
+        assert!(!legal.contains(illegal));
+        for wrong in [Answer::NotAnAction("'5m'".into()), Answer::Action(illegal)] {
+            let make = |s: usize| -> Result<Box<dyn Agent>, Error> {
+                let answers = if s == usize::from(first) {
+                    vec![Ok(wrong.clone())]
+                } else {
+                    vec![]
+                };
+                Ok(Box::new(Scripted {
+                    greedy: builtin("greedy", 0)?,
+                    answers,
+                }))
+            };
+            let run = simulate_recorded(&rules, 0..1, 11, 1, make, Faults::default).unwrap();
+            assert_eq!(run[0], vec![(first, wrong.clone(), fallback)]);
+            let mut seats: [Box<dyn Agent>; 4] = std::array::from_fn(|s| make(s).unwrap());
+            let (played, _, fault) =
+                play_run_game(&rules, 11, 0, &mut seats, true, &mut ()).unwrap();
+            assert!(fault);
+            // The same hand as a table whose seat played the fallback.
+            let mut by_hand = Game::new(&rules, game_seed, Some(dealer)).unwrap();
+            by_hand.step(fallback).unwrap();
+            let mut greedy = [0, 1, 2, 3].map(|_| builtin("greedy", 0).unwrap());
+            reset_agents(&mut greedy, game_seed);
+            play_out(&mut by_hand, &mut greedy, &mut ()).unwrap();
+            assert_eq!(
+                played.result().unwrap().deltas,
+                by_hand.result().unwrap().deltas
+            );
+        }
+    }
+
+    /// An agent's error stops the run with that error, whatever the
+    /// thread count, and leaves the table as it was before the decision.
+    #[test]
+    fn a_failing_agent_stops_the_run_with_its_error() {
+        let rules = Ruleset::shanxi();
+        let boom = Error::InvalidArgument("the agent raised".into());
+        let make = |s: usize| -> Result<Box<dyn Agent>, Error> {
+            let answers = if s == 2 {
+                vec![Err(boom.clone())]
+            } else {
+                vec![]
+            };
+            Ok(Box::new(Scripted {
+                greedy: builtin("greedy", 0)?,
+                answers,
+            }))
+        };
+        for threads in [1, 2] {
+            let r = simulate_recorded(&rules, 0..8, 3, threads, make, Faults::default);
+            assert_eq!(r.unwrap_err(), boom);
+        }
+        let mut g = Game::new(&rules, 3, Some(2)).unwrap();
+        let mut seats: [Box<dyn Agent>; 4] = std::array::from_fn(|s| make(s).unwrap());
+        let before = g.clone();
+        assert_eq!(play_out(&mut g, &mut seats, &mut ()).unwrap_err(), boom);
+        assert_eq!(g.to_act(), Some(2));
+        assert_eq!(g.legal_actions(), before.legal_actions());
+    }
+
+    /// The native runners take agents outside Rust: the arena and a
+    /// match's hand report the same faults as self-play.
+    #[test]
+    fn the_arena_and_a_match_report_an_agents_faults() {
+        let rules = Ruleset::shanxi();
+        let labels = ["python", "greedy", "greedy", "greedy"].map(String::from);
+        let make = |e: u8| -> Result<Box<dyn Agent>, Error> {
+            if e != 0 {
+                return builtin("greedy", 0);
+            }
+            Ok(Box::new(Scripted {
+                greedy: builtin("greedy", 0)?,
+                answers: (0..1000)
+                    .map(|_| Ok(Answer::NotAnAction("None".into())))
+                    .collect(),
+            }))
+        };
+        let run = crate::arena::Run {
+            rules: &rules,
+            labels: &labels,
+            seed: 5,
+            format: crate::arena::Format::Duplicate,
+            walls: 0,
+        };
+        let (recs, hands) = crate::arena::arena_of(&run, 0..2, 1, make, Faults::default).unwrap();
+        assert_eq!(hands.len(), 2 * 5);
+        for (h, faults) in hands.iter().enumerate() {
+            let table = h % 5;
+            // The lone entry sits at seat `table` of rotation `table`.
+            let at_table = recs
+                .iter()
+                .filter(|r| r.deal == (h / 5) as u64 && usize::from(r.table) == table);
+            assert!(at_table.clone().all(|r| r.fault == (table < 4)));
+            assert_eq!(!faults.is_empty(), table < 4, "{h}");
+            assert!(faults.iter().all(|f| usize::from(f.0) == table));
+        }
+        let mut m = Match::new(&rules, 5, crate::game::MatchLength::Hands(1)).unwrap();
+        let mut seats: [Box<dyn Agent>; 4] = [
+            make(0).unwrap(),
+            make(1).unwrap(),
+            make(2).unwrap(),
+            make(3).unwrap(),
+        ];
+        let mut faults = Faults::default();
+        let (_, _, fault) = play_match_hand(&mut m, &mut seats, false, None, &mut faults)
+            .unwrap()
+            .unwrap();
+        assert!(
+            fault
+                && faults
+                    .0
+                    .iter()
+                    .all(|f| f.0 == 0 && f.1 == Answer::NotAnAction("None".into()))
+        );
+        assert_eq!(m.hands_played(), 1);
     }
 
     /// An agent that cannot be built is an error, not a panic.

@@ -735,10 +735,8 @@ fn shanten_of(g: &Game, seat: u8, shape: &ShapeRules) -> i8 {
 /// The action played for an illegal one: the first legal action, never
 /// leaving when another is legal.
 fn fallback(g: &Game) -> Result<Action, Error> {
-    let legal = g.legal_actions();
-    let first = legal.iter().find(|&a| a != Action::Leave);
-    first
-        .or_else(|| legal.iter().next())
+    g.legal_actions()
+        .fallback()
         .ok_or_else(|| Error::IllegalAction("no legal action".into()))
 }
 

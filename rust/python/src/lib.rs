@@ -8,6 +8,8 @@
 use pyo3::prelude::*;
 
 mod action;
+mod agent;
+mod arena;
 mod batch;
 mod bench;
 mod errors;
@@ -113,7 +115,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ],
         true,
     )?;
-    submodule(m, "agents", &[native_agent::register, rank::register], true)?;
+    submodule(
+        m,
+        "agents",
+        &[native_agent::register, rank::register, agent::register],
+        true,
+    )?;
+    submodule(m, "arena", &[arena::register], true)?;
     submodule(m, "selfplay", &[simulate::register, record::register], true)?;
     submodule(m, "env", &[vec_env::register], true)?;
     submodule(m, "positions", &[position::register], true)?;

@@ -11,7 +11,7 @@ use pyo3::types::PyTuple;
 /// `koudian.Match` drives it with agents.
 #[pyclass(name = "MatchState", module = "koudian")]
 pub struct PyMatchState {
-    inner: Match,
+    pub(crate) inner: Match,
 }
 
 #[pymethods]

@@ -18,7 +18,7 @@ pub struct PyNativeAgent {
 }
 
 impl PyNativeAgent {
-    fn agent(&mut self) -> &mut Box<dyn Agent> {
+    pub(crate) fn agent(&mut self) -> &mut Box<dyn Agent> {
         match self.inner.get_mut() {
             Ok(a) => a,
             Err(poisoned) => poisoned.into_inner(),

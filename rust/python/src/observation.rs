@@ -111,6 +111,21 @@ pub struct PyObservation {
 }
 
 impl PyObservation {
+    /// The observation of `view`'s seat for an agent played by the core's
+    /// game loop: its game is a snapshot of the table (a `NativeAgent`
+    /// acts on it), the live table being the loop's.
+    pub(crate) fn snapshot(
+        py: Python<'_>,
+        view: &koudian_core::agent::SeatView<'_>,
+    ) -> PyResult<PyObservation> {
+        let game = view.game().clone();
+        Ok(PyObservation {
+            inner: view.observation(),
+            moves: game.moves(),
+            game: Some(Py::new(py, PyGame::wrap(game))?),
+        })
+    }
+
     fn pending_parts(&self) -> (Option<u8>, Option<Tile>) {
         self.inner.pending.answered()
     }

@@ -57,16 +57,51 @@ impl<'a> SeatView<'a> {
         self.game.wilds().is_wild(t)
     }
 
+    /// The table behind the view: for a binding handing the view on to
+    /// an agent outside Rust, which is given only the seat's observation
+    /// (the Python binding's `NativeAgent` acts on a snapshot of it).
+    /// Agents read the table through the view's other methods.
+    #[doc(hidden)]
+    pub fn game(&self) -> &'a Game {
+        self.game
+    }
+
     /// Everything the seat may see.
     pub fn observation(&self) -> Observation {
         self.game.observe(self.seat)
     }
 }
 
-/// A native player: given its view, returns one of its legal actions.
+/// What an agent answered for one decision: an action (legal or not,
+/// the game loop judges), or something that is no action at all (an
+/// agent living outside Rust may answer anything; its description, such
+/// as a Python `repr`, names it in the fault reported).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// An action.
+    Action(Action),
+    /// No action: what was answered instead.
+    NotAnAction(String),
+}
+
+/// A player: given its view, returns one of its legal actions.
+///
+/// Native agents implement [`Agent::act`]; an agent that lives outside
+/// Rust (the Python binding's) implements [`Agent::decide`], which may
+/// answer a non-action or fail. The game loop
+/// ([`crate::simulate::play_out`]) plays the fallback
+/// ([`ActionMask::fallback`]) for an answer that is not legal and stops
+/// the run with the agent's error.
 pub trait Agent: Send {
     /// Chooses an action; it must be in `view.legal()`.
     fn act(&mut self, view: &SeatView<'_>) -> Action;
+
+    /// The answer the game loop asks for: by default [`Agent::act`]'s.
+    /// An error stops the run and is returned by it.
+    #[inline]
+    fn decide(&mut self, view: &SeatView<'_>) -> Result<Answer, Error> {
+        Ok(Answer::Action(self.act(view)))
+    }
 
     /// Called before each hand with a seed for this seat and hand, so that
     /// an agent's randomness depends only on the game, never on threads.

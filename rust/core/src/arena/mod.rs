@@ -20,11 +20,11 @@
 
 use crate::agent::{builtin, Agent};
 use crate::error::Error;
-use crate::game::mix_seed;
+use crate::game::Game;
 use crate::parallel::Workers;
 use crate::ruleset::Ruleset;
 use crate::score::PaymentReason;
-use crate::simulate::play_hand_with;
+use crate::simulate::{deal_of, play_out, reset_agents, Both, HandSummary, Recorder};
 pub use luck::{luck_seed, Departures};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -188,6 +188,88 @@ pub fn arena_with(
     format: Format,
     walls: u32,
 ) -> Result<Vec<SeatRecord>, Error> {
+    for s in specs {
+        builtin(s, 0)?;
+    }
+    let run = Run {
+        rules,
+        labels: specs,
+        seed,
+        format,
+        walls,
+    };
+    let (records, _) = arena_of(
+        &run,
+        deals,
+        threads,
+        |e| builtin(&specs[usize::from(e)], 0),
+        || (),
+    )?;
+    Ok(records)
+}
+
+/// What an arena run is, beside its agents: the ruleset, the line-up's
+/// labels (equal labels are the same agent: they make the tables,
+/// [`tables`], and the lone entry of a 1-vs-3 line-up), the master seed,
+/// the format and the shuffles of the wall per departure (0: the luck
+/// of the wall kept).
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// The rules of every hand.
+    pub rules: &'a Ruleset,
+    /// One label per line-up entry.
+    pub labels: &'a [String; 4],
+    /// The master seed.
+    pub seed: u64,
+    /// How the deals are played.
+    pub format: Format,
+    /// Shuffles of the undrawn wall per departure of the lone agent
+    /// ([`arena_with`]); 0 keeps the luck of the wall.
+    pub walls: u32,
+}
+
+/// The arena of any agents: [`arena_with`] whose line-up entry `e`'s
+/// agent at each table is built by `make(e)` (once per table per
+/// worker; an agent outside Rust may share one object between them), and
+/// whose every hand is also told to a [`Recorder`] per worker (built by
+/// `recorder()`) as [`crate::simulate::simulate_recorded`] does: `start`
+/// with the hand id `deal * tables + table`, its decisions and faults,
+/// and `finish`. Returns the seat records (deal by deal, table by table,
+/// seat by seat) and the recorder's hands (deal by deal, table by table),
+/// whatever the thread count: one play of each deal gives both, the
+/// luck correction too.
+///
+/// ```
+/// use koudian_core::agent::builtin;
+/// use koudian_core::arena::{arena, arena_of, Format, Run};
+/// use koudian_core::Ruleset;
+/// let rules = Ruleset::shanxi();
+/// let specs = ["random", "greedy", "greedy", "greedy"].map(String::from);
+/// let run = Run { rules: &rules, labels: &specs, seed: 7, format: Format::Duplicate, walls: 0 };
+/// let (recs, hands) =
+///     arena_of(&run, 0..3, 1, |e| builtin(&specs[usize::from(e)], 0), || ()).unwrap();
+/// assert_eq!(recs, arena(&rules, &specs, 0..3, 7, 1, Format::Duplicate).unwrap());
+/// assert_eq!(hands.len(), 3 * 5);
+/// ```
+pub fn arena_of<R, F, M>(
+    run: &Run<'_>,
+    deals: Range<u64>,
+    threads: usize,
+    make: F,
+    recorder: M,
+) -> Result<(Vec<SeatRecord>, Vec<R::Hand>), Error>
+where
+    R: Recorder,
+    F: Fn(u8) -> Result<Box<dyn Agent>, Error> + Sync,
+    M: Fn() -> R + Sync,
+{
+    let &Run {
+        rules,
+        labels: specs,
+        seed,
+        format,
+        walls,
+    } = run;
     rules.validate()?;
     if walls > MAX_WALLS {
         return Err(Error::InvalidArgument(format!(
@@ -203,79 +285,56 @@ pub fn arena_with(
     let lone = one_vs_three(specs)
         .filter(|_| walls > 0)
         .map(|(one, _)| one);
-    for s in specs {
-        builtin(s, 0)?;
-    }
     let layout = tables(specs, format);
+    let n_tables = layout.len() as u64;
     let workers = Workers::new(threads)?;
     type Seats = [Box<dyn Agent>; 4];
-    type Worker = Result<(Vec<Seats>, Departures), Error>;
-    let init = || -> Worker {
+    type Worker<R> = Result<(Vec<Seats>, Departures, R), Error>;
+    let init = || -> Worker<R> {
         let tables = layout
             .iter()
-            .map(|t| {
-                Ok([
-                    builtin(&specs[t[0] as usize], 0)?,
-                    builtin(&specs[t[1] as usize], 0)?,
-                    builtin(&specs[t[2] as usize], 0)?,
-                    builtin(&specs[t[3] as usize], 0)?,
-                ])
-            })
+            .map(|t| Ok([make(t[0])?, make(t[1])?, make(t[2])?, make(t[3])?]))
             .collect::<Result<_, Error>>()?;
-        Ok((tables, Departures::with(luck::Walls::Shuffled(walls))))
+        Ok((
+            tables,
+            Departures::with(luck::Walls::Shuffled(walls)),
+            recorder(),
+        ))
     };
-    let one = |worker: &mut Worker, d: u64| -> Result<Vec<SeatRecord>, Error> {
-        let (agents, watch) = worker.as_mut().map_err(|e| e.clone())?;
-        let game_seed = mix_seed(seed, d);
+    type Deal<H> = (Vec<SeatRecord>, Vec<H>);
+    let one = |worker: &mut Worker<R>, d: u64| -> Result<Deal<R::Hand>, Error> {
+        let (agents, watch, rec) = worker.as_mut().map_err(|e| e.clone())?;
+        let (game_seed, dealer) = deal_of(seed, d);
         let mut out = Vec::with_capacity(layout.len() * 4);
+        let mut hands = Vec::with_capacity(layout.len());
         // The lone rows' indices in `out` and their departures' gains.
         let mut gains: Vec<(usize, f64)> = Vec::new();
         for (ti, (seats, entries)) in agents.iter_mut().zip(&layout).enumerate() {
-            let dealer = Some((d % 4) as u8);
             let lone_seat = lone
                 .filter(|_| ti < 4)
                 .and_then(|e| entries.iter().position(|&x| x == e));
-            let (g, _, fault) = match lone_seat {
+            let mut g = Game::new(rules, game_seed, Some(dealer))?;
+            g.set_recording(rec.wants_events());
+            rec.start(d * n_tables + ti as u64, &g);
+            reset_agents(seats, game_seed);
+            let (decisions, fault) = match lone_seat {
                 Some(s) => {
                     watch.begin(s as u8, luck_seed(game_seed, s as u8));
-                    let played = play_hand_with(rules, game_seed, dealer, seats, false, watch)?;
+                    let played = play_out(&mut g, seats, &mut Both(watch, rec))?;
                     gains.push((out.len() + s, watch.gain()));
                     played
                 }
-                None => play_hand_with(rules, game_seed, dealer, seats, false, &mut ())?,
+                None => play_out(&mut g, seats, rec)?,
             };
-            let r = g
-                .result()
-                .ok_or_else(|| Error::IllegalAction("hand did not finish".into()))?;
-            let covered = |s: usize| {
-                g.settlement().is_some_and(|st| {
-                    st.payments.iter().any(|p| {
-                        usize::from(p.payer) == s
-                            && matches!(p.reason, PaymentReason::WinCovered { .. })
-                    })
-                })
-            };
-            let any_win = r.winners.iter().any(|&w| w);
-            for (s, &entry) in entries.iter().enumerate() {
-                out.push(SeatRecord {
-                    deal: d,
-                    table: if format == Format::Duplicate {
-                        ti as u8
-                    } else {
-                        0
-                    },
-                    seat: s as u8,
-                    entry,
-                    delta: r.deltas[s],
-                    won: r.winners[s],
-                    self_draw: r.winners[s] && r.self_draw,
-                    ting: r.ting[s],
-                    dealt_in: any_win && !r.self_draw && r.from == Some(s as u8),
-                    baohu_paid: covered(s),
-                    fault,
-                    adjusted: None,
-                });
-            }
+            let summary = HandSummary::of(&g, decisions, fault)?;
+            out.extend(SeatRecord::of(
+                &g,
+                &summary,
+                d,
+                table_of(format, ti),
+                entries,
+            ));
+            hands.push(rec.finish(&g, summary));
         }
         // The reference table is the last: its settlement at the lone
         // seat plus the departures' gains.
@@ -284,9 +343,9 @@ pub fn arena_with(
             let seat = usize::from(out[i].seat);
             out[i].adjusted = Some(out[reference + seat].delta as f64 + gain);
         }
-        Ok(out)
+        Ok((out, hands))
     };
-    let per_deal: Vec<Vec<SeatRecord>> = match workers {
+    let per_deal: Vec<Deal<R::Hand>> = match workers {
         Workers::Caller => {
             let mut w = init();
             deals.map(|d| one(&mut w, d)).collect::<Result<_, _>>()?
@@ -298,7 +357,61 @@ pub fn arena_with(
                 .collect::<Result<_, _>>()
         })?,
     };
-    Ok(per_deal.into_iter().flatten().collect())
+    let mut records = Vec::with_capacity(per_deal.iter().map(|x| x.0.len()).sum());
+    let mut hands = Vec::with_capacity(per_deal.iter().map(|x| x.1.len()).sum());
+    for (r, h) in per_deal {
+        records.extend(r);
+        hands.extend(h);
+    }
+    Ok((records, hands))
+}
+
+/// The record's table number of rotation `ti`: 0 in single format.
+fn table_of(format: Format, ti: usize) -> u8 {
+    if format == Format::Duplicate {
+        ti as u8
+    } else {
+        0
+    }
+}
+
+impl SeatRecord {
+    /// The four seat records of the finished table `g` of deal `deal`
+    /// (table `table`, line-up entry `entries[s]` at seat `s`): the one
+    /// statement of how a hand's end makes the arena's per-seat record
+    /// (`adjusted` left `None`; the arena sets it).
+    pub fn of(
+        g: &Game,
+        summary: &HandSummary,
+        deal: u64,
+        table: u8,
+        entries: &[u8; 4],
+    ) -> [SeatRecord; 4] {
+        let covered = |s: usize| {
+            g.settlement().is_some_and(|st| {
+                st.payments.iter().any(|p| {
+                    usize::from(p.payer) == s
+                        && matches!(p.reason, PaymentReason::WinCovered { .. })
+                })
+            })
+        };
+        let r = summary;
+        let any_win = r.winners.iter().any(|&w| w);
+        std::array::from_fn(|s| SeatRecord {
+            deal,
+            table,
+            seat: s as u8,
+            entry: entries[s],
+            delta: r.deltas[s],
+            won: r.winners[s],
+            self_draw: r.winners[s] && r.self_draw,
+            ting: r.ting[s],
+            dealt_in: any_win && !r.self_draw && r.from == Some(s as u8),
+            baohu_paid: covered(s),
+            fault: r.agent_fault,
+            adjusted: None,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -252,6 +252,29 @@ impl ActionMask {
         self.0 == [0; 3]
     }
 
+    /// The fallback played for an agent that answered no legal action:
+    /// the first legal action in dense index order that is not
+    /// [`Action::Leave`] (Leave only when it is the only one); `None` for
+    /// an empty mask. The one statement of the rule: the game loop
+    /// ([`crate::simulate::play_out`]), the vectorized environment, the
+    /// greedy agent's guard and the Python `fallback_action` use it.
+    ///
+    /// ```
+    /// use koudian_core::game::{Action, ActionMask};
+    /// let mut m = ActionMask::EMPTY;
+    /// assert_eq!(m.fallback(), None);
+    /// m.insert(Action::Leave);
+    /// assert_eq!(m.fallback(), Some(Action::Leave));
+    /// m.insert(Action::Pass);
+    /// assert_eq!(m.fallback(), Some(Action::Pass));
+    /// ```
+    pub fn fallback(&self) -> Option<Action> {
+        let mut rest = *self;
+        rest.remove(Action::Leave);
+        let first = rest.iter().next();
+        first.or_else(|| self.iter().next())
+    }
+
     /// The `n`-th action in index order.
     pub fn nth(&self, mut n: usize) -> Option<Action> {
         for (w, &word) in self.0.iter().enumerate() {

@@ -242,8 +242,7 @@ impl Agent for GreedyAgent {
             return a;
         }
         // Unreachable by construction; never hand the table an illegal move.
-        let fallback = legal.iter().find(|&x| x != Action::Leave);
-        fallback.unwrap_or(Action::Pass)
+        legal.fallback().unwrap_or(Action::Pass)
     }
 
     fn reset(&mut self, seed: u64) {
