@@ -1408,14 +1408,19 @@ table: ModuleType
 """``Action``, ``Observation``, ``Game``, ``GameResult``, ``MatchState``,
 ``replay``, ``mix_seed``."""
 agents: ModuleType
-"""``NativeAgent``, ``rank_actions``."""
+"""``NativeAgent``, ``rank_actions`` and the one game loop's entry points
+(``play_game``, ``play_run_game``, ``play_match_hand``,
+``fallback_action`` …)."""
+arena: ModuleType
+"""The native arena: ``arena_native``, ``arena_agents``, ``arena_tables``,
+``arena_adjustable``, ``ArenaLuck``."""
 selfplay: ModuleType
 """Native self-play and recording: ``simulate_native``,
 ``simulate_record``, ``unpack_obs``."""
 env: ModuleType
 """``VecEnv``, ``encoding_planes``."""
 positions: ModuleType
-"""``Hidden``, ``sample_hidden`` and the native arena."""
+"""``Hidden``, ``sample_hidden``."""
 args: ModuleType
 """``_check_int``: the extension's integer-argument check."""
 

@@ -11,9 +11,11 @@
 
 use crate::arena::PyArenaLuck;
 use crate::errors::to_py;
-use crate::game::{
-    action_obj, extract_action, PyAction, PyGame, PyMatchState, PyNativeAgent, PyObservation,
-};
+use crate::action::{action_obj, extract_action, PyAction};
+use crate::game::PyGame;
+use crate::match_state::PyMatchState;
+use crate::native_agent::PyNativeAgent;
+use crate::observation::PyObservation;
 use koudian_core::agent::{Agent, Answer, SeatView};
 use koudian_core::game::{Action, ActionMask, Game};
 use koudian_core::simulate::{

@@ -6,7 +6,8 @@
 
 use crate::agent::{fault_list, Lineup};
 use crate::errors::to_py;
-use crate::game::{extract_action, PyGame};
+use crate::action::extract_action;
+use crate::game::PyGame;
 use crate::ruleset::resolve;
 use koudian_core::arena::{
     adjustable, arena_of, arena_with, luck_seed, tables, Departures, Format, Run, SeatRecord,
