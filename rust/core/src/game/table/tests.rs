@@ -141,6 +141,9 @@ fn step_accepts_exactly_the_legal_discards() {
                         let mut plain = g.clone();
                         plain.apply(a, false);
                         plain.advance();
+                        // `step` counts the move (`Game::moves`); `apply`
+                        // is only its body.
+                        plain.moves += 1;
                         assert_eq!(format!("{h:?}"), format!("{plain:?}"));
                     }
                 }
