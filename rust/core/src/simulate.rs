@@ -371,6 +371,10 @@ pub fn play_out<R: Recorder, S: Seats + ?Sized>(
         rec.before(g, seat);
         match answer {
             Answer::Action(a) if g.step_inline(a).is_ok() => rec.played(a),
+            Answer::Faulted(a) if g.step_inline(a).is_ok() => {
+                fault = true;
+                rec.played(a);
+            }
             other => {
                 fault = true;
                 let fallback = g

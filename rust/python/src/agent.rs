@@ -97,7 +97,9 @@ impl Sink {
                     fallback,
                 } => {
                     let answered = match answer {
-                        Answer::Action(a) => action_obj(py, a)?.repr()?.to_string(),
+                        Answer::Action(a) | Answer::Faulted(a) => {
+                            action_obj(py, a)?.repr()?.to_string()
+                        }
                         Answer::NotAnAction(repr) => repr,
                     };
                     let t = (seat, answered, action_obj(py, fallback)?);
@@ -224,15 +226,18 @@ impl PyAgent {
                     let answer = obj.call_method1("act", (obs, legal))?;
                     // The agent's own faults come before the core's for
                     // this decision, as they happened.
+                    let mut own = false;
                     if let Some(take) = obj.getattr_opt("take_faults")? {
                         let faults = take.call0()?;
                         let mut s = self.sink.lock();
                         let hand = s.hand;
                         for f in faults.try_iter()? {
                             s.items.push((hand, Item::Own(f?.unbind())));
+                            own = true;
                         }
                     }
                     Ok(match answer.cast::<PyAction>() {
+                        Ok(a) if own => Answer::Faulted(a.get().inner),
                         Ok(a) => Answer::Action(a.get().inner),
                         Err(_) => Answer::NotAnAction(answer.repr()?.to_string()),
                     })
@@ -245,7 +250,7 @@ impl PyAgent {
 impl Agent for PyAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {
         match self.decide(view) {
-            Ok(Answer::Action(a)) => a,
+            Ok(Answer::Action(a) | Answer::Faulted(a)) => a,
             _ => view.legal().fallback().unwrap_or(Action::Pass),
         }
     }

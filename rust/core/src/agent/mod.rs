@@ -82,6 +82,10 @@ pub enum Answer {
     Action(Action),
     /// No action: what was answered instead.
     NotAnAction(String),
+    /// An action the agent played for itself after a fault it reports on
+    /// its own (an external bot's timeout: its own fallback): played like
+    /// [`Answer::Action`], the hand counted as faulted.
+    Faulted(Action),
 }
 
 /// A player: given its view, returns one of its legal actions.
