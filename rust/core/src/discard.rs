@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::hand::Hand;
 use crate::legal::HandRules;
 use crate::ruleset::Ruleset;
-use crate::score::que_yi_men_kinds;
+use crate::legal::que_yi_men_kinds;
 use crate::shanten::{combine, halves, Calculator};
 use crate::shape::ShapeRules;
 use crate::tile::{Tile, KINDS};

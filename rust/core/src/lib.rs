@@ -18,6 +18,7 @@ pub mod legal;
 pub mod log_compress;
 mod parallel;
 pub mod record;
+pub mod rng;
 pub mod ruleset;
 pub mod score;
 pub mod shanten;

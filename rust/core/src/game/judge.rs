@@ -7,6 +7,7 @@
 //! Sichuan's 缺一门.
 
 use crate::hand::{Hand, Meld};
+use crate::legal::misses_a_suit;
 use crate::ruleset::{Family, Ruleset};
 use crate::shanten::{
     combine, group_key, group_pos, halves, partner_lanes, partner_missing, standard_bound,
@@ -166,7 +167,7 @@ impl KindSets {
 }
 
 /// The 13 kinds of thirteen orphans (幺九) as a bit set.
-const ORPHANS: u64 = 1 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7F << 27;
+const ORPHANS: u64 = crate::tile::KindSet::ORPHANS.0;
 
 /// `MISSED[melds][isolated][held]`: the fewest tiles the standard shape
 /// misses, by the isolated-tile count of [`Judge::ready_bound_sets`], for a
@@ -700,7 +701,7 @@ impl Judge {
             return false;
         }
         // Sichuan's 缺一门 first: it is the cheapest refusal.
-        let sichuan = self.rules.family == Family::Sichuan;
+        let sichuan = self.rules.family.needs_missing_suit();
         if (sichuan && !Judge::lacks_a_suit(hand, sets.held(), 0))
             || self.surely_not_win(sets.held(), sets.single(), hand.n_melds())
             || !self.checker.is_win(&hand.concealed, hand.n_melds())
@@ -738,7 +739,7 @@ impl Judge {
             return false;
         }
         let b = 1u64 << t.index();
-        if self.rules.family == Family::Sichuan && !Judge::lacks_a_suit(hand, sets.held(), b) {
+        if self.rules.family.needs_missing_suit() && !Judge::lacks_a_suit(hand, sets.held(), b) {
             return false;
         }
         if !self.may_complete(hand, sets.held(), t) {
@@ -840,14 +841,6 @@ pub(super) fn kept_completing(kept: &[u64; 4], k: usize) -> Option<u64> {
     kept.iter()
         .find(|&&e| e >> 56 == k as u64 + 1)
         .map(|&e| e & ((1 << 56) - 1))
-}
-
-/// Sichuan 缺一门 on a kind set (bit `i` for kind index `i`): whether it
-/// holds no kind of some suit.
-#[inline(always)]
-pub(super) fn misses_a_suit(kinds: u64) -> bool {
-    const SUIT: u64 = 0x1FF;
-    (kinds & SUIT == 0) | (kinds & SUIT << 9 == 0) | (kinds & SUIT << 18 == 0)
 }
 
 #[cfg(test)]

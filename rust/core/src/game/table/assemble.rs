@@ -3,7 +3,8 @@
 //! actions of the seat to act.
 
 use super::*;
-use crate::game::position::{Assembly, Locks};
+use super::PrivateLocks;
+use crate::game::position::Assembly;
 
 impl Game {
     /// A table set to a position given piece by piece
@@ -136,7 +137,7 @@ impl Game {
     /// The seats' private table state no observation shows: the 过胡
     /// locks (by hand, by kind, until the next draw) and the kong kinds
     /// forfeited by a pong.
-    pub(crate) fn private_locks(&self) -> Locks {
+    pub(crate) fn private_locks(&self) -> PrivateLocks {
         self.tallies.locks()
     }
 }

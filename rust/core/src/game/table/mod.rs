@@ -12,13 +12,15 @@ mod assemble;
 mod finish;
 mod respond;
 mod tallies;
+pub(crate) use tallies::PrivateLocks;
 mod turn;
 
 use self::tallies::{Tallies, NO_BOUND};
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
-use super::judge::{kept_completing, misses_a_suit, Judge};
+use super::judge::{kept_completing, Judge};
+use crate::legal::misses_a_suit;
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
@@ -585,11 +587,11 @@ impl Game {
     /// Whether `seat` may still win on a discard (no 过胡 lock; with
     /// `pass_scope = "tile"` only some kinds are locked, and this is true).
     pub fn may_win_discards(&self, seat: u8) -> bool {
-        let (hand, _, turn) = self.tallies.pass_locks((seat & 3) as usize);
+        let locks = self.tallies.pass_locks((seat & 3) as usize);
         if self.rules.ting_required {
-            !(self.rules.pass_scope == PassScope::Hand && hand)
+            !(self.rules.pass_scope == PassScope::Hand && locks.hand)
         } else {
-            !turn
+            !locks.turn
         }
     }
 
@@ -598,7 +600,7 @@ impl Game {
     /// under the other pass scopes (see [`Game::may_win_discards`]).
     pub fn locked_kinds(&self, seat: u8) -> u64 {
         if self.rules.ting_required && self.rules.pass_scope == PassScope::Tile {
-            self.tallies.pass_locks((seat & 3) as usize).1
+            self.tallies.pass_locks((seat & 3) as usize).kinds
         } else {
             0
         }
