@@ -18,6 +18,23 @@ pub enum MeldKind {
 }
 
 impl MeldKind {
+    /// The kind's name in logs and the wire format (`"pong"`,
+    /// `"exposed_kong"`, `"added_kong"`, `"concealed_kong"`): the one
+    /// spelling every writer uses.
+    ///
+    /// ```
+    /// use koudian_core::hand::MeldKind;
+    /// assert_eq!(MeldKind::ExposedKong.name(), "exposed_kong");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            MeldKind::Pong => "pong",
+            MeldKind::ExposedKong => "exposed_kong",
+            MeldKind::AddedKong => "added_kong",
+            MeldKind::ConcealedKong => "concealed_kong",
+        }
+    }
+
     /// Whether this meld is a kong (4 tiles).
     pub const fn is_kong(self) -> bool {
         !matches!(self, MeldKind::Pong)

@@ -14,6 +14,7 @@ pub mod discard;
 pub mod error;
 pub mod game;
 pub mod hand;
+mod kind_sets;
 pub mod legal;
 pub mod log_compress;
 mod parallel;

@@ -292,13 +292,7 @@ fn pending_name(p: Pending) -> &'static str {
 }
 
 fn meld_kind_name(k: koudian_core::hand::MeldKind) -> &'static str {
-    use koudian_core::hand::MeldKind as K;
-    match k {
-        K::Pong => "pong",
-        K::ExposedKong => "exposed_kong",
-        K::AddedKong => "added_kong",
-        K::ConcealedKong => "concealed_kong",
-    }
+    k.name()
 }
 
 /// What one seat may see: its own tiles and everything public; never

@@ -28,10 +28,10 @@
 use super::judge::Judge;
 use super::observation::Observation;
 use super::position::{sample_with, Hidden};
-use crate::rng::{partial_shuffle, shuffle, SplitMix};
 use super::table::Game;
 use crate::error::Error;
 use crate::hand::Hand;
+use crate::rng::{partial_shuffle, shuffle, SplitMix};
 use crate::ruleset::Ruleset;
 use crate::tile::{tiles_of, Counts, Tile, KINDS};
 

@@ -67,6 +67,7 @@
 //! use. Throughput figures and their method: `benches/shanten.rs`.
 
 mod batch;
+pub(crate) mod bound;
 pub(crate) mod lanes;
 mod table;
 

@@ -55,10 +55,10 @@
 //! Weights are `f64` (a hand's weight is below `6^13`), so the law is
 //! exact up to floating-point rounding of the cumulative weights.
 
-use crate::game::judge::Judge;
-use crate::rng::{partial_shuffle, SplitMix};
 use crate::error::Error;
+use crate::game::judge::Judge;
 use crate::hand::{Hand, Meld};
+use crate::rng::{partial_shuffle, SplitMix};
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};

@@ -45,7 +45,6 @@ use crate::ruleset::{Family, KongDraw, Ruleset};
 use crate::score::{Kong, KongKind};
 use crate::tile::{Counts, Tile, KINDS};
 
-
 /// A completion of what one seat cannot see (see the [module](self)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hidden {
@@ -132,4 +131,3 @@ mod uniform;
 pub(crate) use crate::rng::SplitMix;
 pub use uniform::sample_hidden;
 pub(crate) use uniform::sample_with;
-

@@ -6,9 +6,9 @@
 
 use super::joint::Work;
 use super::uniform::*;
-use crate::rng::partial_shuffle;
 use super::*;
 use crate::game::observation::{SeenDiscard, SeenMeld};
+use crate::rng::partial_shuffle;
 use crate::tile::Counts;
 use std::collections::HashMap;
 
@@ -348,7 +348,13 @@ fn exact_and_sequential_agree_with_one_declared_seat() {
             if declared == 1 && !hidden_kong {
                 let judge = Judge::new(&rules, obs.wilds);
                 let a = sample_by(&judge, &rules, &obs, &mut SplitMix(seed), Sampling::Exact);
-                let b = sample_by(&judge, &rules, &obs, &mut SplitMix(seed), Sampling::Sequential);
+                let b = sample_by(
+                    &judge,
+                    &rules,
+                    &obs,
+                    &mut SplitMix(seed),
+                    Sampling::Sequential,
+                );
                 assert_eq!(a.ok(), b.ok());
                 checked += 1;
             }
@@ -395,8 +401,13 @@ fn sampling_cost() {
                     for (mode, slot) in [(Sampling::Exact, 1), (Sampling::Sequential, 2)] {
                         let t = Instant::now();
                         for i in 0..10 {
-                            let r =
-                                sample_by(&judge, &rules, &obs, &mut SplitMix(seed ^ i << 20), mode);
+                            let r = sample_by(
+                                &judge,
+                                &rules,
+                                &obs,
+                                &mut SplitMix(seed ^ i << 20),
+                                mode,
+                            );
                             if r.is_err() {
                                 row.3 += usize::from(mode == Sampling::Exact);
                                 row.4 += usize::from(mode == Sampling::Sequential);
@@ -589,16 +600,9 @@ fn ready_lists_hold_every_ready_hand() {
                         .into_iter()
                         .filter(|(c, _)| judge.ready_to_declare(&Hand::new(*c, &melds).unwrap()))
                         .collect();
-                    let list = joint::ready_list(
-                        &judge,
-                        &rules,
-                        &pool,
-                        n,
-                        &melds,
-                        usize::MAX,
-                        usize::MAX,
-                    )
-                    .unwrap();
+                    let list =
+                        joint::ready_list(&judge, &rules, &pool, n, &melds, usize::MAX, usize::MAX)
+                            .unwrap();
                     let got: HashMap<Counts, f64> = list
                         .hands
                         .iter()

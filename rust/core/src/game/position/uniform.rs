@@ -7,7 +7,6 @@ use super::rebuild::declarable_ready;
 use super::*;
 use crate::rng::{partial_shuffle, shuffle};
 
-
 /// Draws a completion of what the seat of `obs` cannot see, uniformly
 /// among those consistent with the public information: the unseen tiles
 /// (four of each kind in play, less every tile the seat sees) dealt at

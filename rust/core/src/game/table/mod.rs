@@ -20,11 +20,11 @@ use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
 use super::judge::{kept_completing, Judge};
-use crate::legal::misses_a_suit;
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
 use crate::hand::{Hand, Meld, MeldKind};
+use crate::legal::misses_a_suit;
 use crate::ruleset::{KongDraw, PassScope, Ruleset};
 use crate::score::{Kong, KongKind, Settlement};
 use crate::tile::{Counts, Tile, KINDS};
@@ -202,9 +202,7 @@ impl Game {
         debug_assert_eq!(deal.wall.tiles().len(), rules.tile_total());
         let (wall, hands) = Game::deal_hands(&deal)?;
         let first = deal.dealer;
-        let live = wall
-            .remaining()
-            .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
+        let live = wall.remaining().saturating_sub(rules.wall_reserve_after(0)) as u8;
         let mut g = Game {
             rules: rules.clone(),
             judge: Judge::new(rules, deal.wilds),
@@ -327,7 +325,7 @@ impl Game {
         *kongs = 0;
         let live = new_wall
             .remaining()
-            .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
+            .saturating_sub(rules.wall_reserve_after(0)) as u8;
         *tallies = Tallies::dealt(&new_hands, live);
         *phase = Phase::Turn {
             seat: first,
@@ -567,8 +565,7 @@ impl Game {
 
     /// Tiles in the wall not reserved: what may still be drawn.
     pub fn live_tiles(&self) -> usize {
-        let reserve = self.rules.wall_reserve.0 as usize
-            + self.rules.wall_reserve.1 as usize * self.kongs as usize;
+        let reserve = self.rules.wall_reserve_after(self.kongs);
         debug_assert_eq!(
             usize::from(self.tallies.live()),
             self.wall.remaining().saturating_sub(reserve)

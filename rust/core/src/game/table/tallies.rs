@@ -12,8 +12,9 @@
 //! are unchanged by the move).
 
 use super::Discard;
-use crate::game::judge::{Judge, KindSets};
+use crate::game::judge::Judge;
 use crate::hand::{Hand, Meld, MeldKind};
+use crate::kind_sets::KindSets;
 use crate::ruleset::{PassScope, Ruleset};
 use crate::tile::{Counts, Tile, KINDS};
 
