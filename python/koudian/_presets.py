@@ -19,4 +19,3 @@ PRESETS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presets"
 def names() -> list[str]:
     """The names of the shipped presets, sorted."""
     return sorted(f[: -len(".toml")] for f in os.listdir(PRESETS_DIR) if f.endswith(".toml"))
-
