@@ -9,9 +9,9 @@
 
 use crate::error::Error;
 use crate::hand::Hand;
+use crate::legal::que_yi_men_kinds;
 use crate::legal::HandRules;
 use crate::ruleset::Ruleset;
-use crate::score::que_yi_men_kinds;
 use crate::shanten::{combine, halves, Calculator};
 use crate::shape::ShapeRules;
 use crate::tile::{Tile, KINDS};

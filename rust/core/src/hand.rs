@@ -18,8 +18,9 @@ pub enum MeldKind {
 }
 
 impl MeldKind {
-    /// The meld's name in logs, observations and the Python API:
-    /// `pong`, `exposed_kong`, `added_kong`, `concealed_kong`.
+    /// The kind's name in logs and the wire format (`"pong"`,
+    /// `"exposed_kong"`, `"added_kong"`, `"concealed_kong"`): the one
+    /// spelling every writer uses.
     ///
     /// ```
     /// use koudian_core::hand::MeldKind;

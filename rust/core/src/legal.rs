@@ -31,11 +31,10 @@
 
 use crate::error::Error;
 use crate::hand::Hand;
-use crate::ruleset::{Family, Ruleset};
-use crate::score::{que_yi_men_kinds, suit_mask};
+use crate::ruleset::Ruleset;
 use crate::shanten as core_shanten;
 use crate::shape::{self, Decomposition, ShapeRules};
-use crate::tile::{Counts, Tile};
+use crate::tile::{Counts, Suit, Tile};
 use crate::waits::{self, WaitRow, Waits};
 use crate::wildcard::Wildcards;
 
@@ -56,7 +55,7 @@ impl From<&Ruleset> for HandRules {
         HandRules {
             shape: ShapeRules::from(r),
             no_honors: r.no_honors,
-            que_yi_men: r.family == Family::Sichuan,
+            que_yi_men: r.family.needs_missing_suit(),
         }
     }
 }
@@ -151,6 +150,48 @@ const SUITED_KINDS: u64 = (1 << 27) - 1;
 /// [`HandRules::kinds_in_play`] of a ruleset.
 pub fn kinds_in_play(rules: &Ruleset) -> u64 {
     HandRules::from(rules).kinds_in_play()
+}
+
+/// How many kinds are in play: 27 under `no_honors`, else 34 (the kinds
+/// of [`kinds_in_play`] are the first this many indices).
+#[inline]
+pub const fn kind_count(rules: &Ruleset) -> usize {
+    rules.tile_total() / 4
+}
+
+// 缺一门 (Sichuan, docs/rules.md §5), the one definition: on counts
+// ([`suit_mask`], [`que_yi_men_kinds`]) for the hand functions and
+// settlement, and on kind sets ([`misses_a_suit`]) for the table's
+// incremental sets.
+
+/// The suits `all` holds (every tile of a hand, melds included): bit 0
+/// 万, bit 1 饼, bit 2 条.
+pub(crate) fn suit_mask(all: &Counts) -> u8 {
+    [Suit::Man, Suit::Pin, Suit::Sou]
+        .iter()
+        .enumerate()
+        .filter(|&(_, &s)| Tile::all().any(|t| t.suit() == s && all[t.index()] > 0))
+        .fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// 缺一门 (docs/rules.md §5): the kinds (bit `i` for kind `i`) whose addition
+/// still leaves a hand holding `all` short of one suit: every kind when
+/// it holds at most one suit, none of the third suit when it holds two,
+/// only the honors when it holds all three.
+pub(crate) fn que_yi_men_kinds(all: &Counts) -> u64 {
+    const HONORS: u64 = waits::ALL_KINDS & !SUITED_KINDS;
+    let m = suit_mask(all);
+    (0..3)
+        .filter(|&s| m.count_ones() < 2 || (m >> s & 1 == 1 && m.count_ones() == 2))
+        .fold(HONORS, |k, s| k | 0x1FF << (9 * s))
+}
+
+/// Sichuan 缺一门 on a kind set (bit `i` for kind index `i`): whether it
+/// holds no kind of some suit.
+#[inline(always)]
+pub(crate) fn misses_a_suit(kinds: u64) -> bool {
+    const SUIT: u64 = 0x1FF;
+    (kinds & SUIT == 0) | (kinds & SUIT << 9 == 0) | (kinds & SUIT << 18 == 0)
 }
 
 fn honor_in(all: &Counts, wilds: &Wildcards) -> Option<Tile> {

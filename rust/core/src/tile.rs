@@ -437,6 +437,21 @@ pub fn check_copies(counts: &Counts) -> Result<(), Error> {
     Ok(())
 }
 
+/// The kind indices of [`KindSet::ORPHANS`] in order: the thirteen kinds
+/// of thirteen orphans (幺九), for the loops over them.
+pub(crate) const ORPHAN_KINDS: [usize; 13] = {
+    let mut out = [0usize; 13];
+    let (mut k, mut n) = (0, 0);
+    while k < KINDS {
+        if KindSet::ORPHANS.0 >> k & 1 == 1 {
+            out[n] = k;
+            n += 1;
+        }
+        k += 1;
+    }
+    out
+};
+
 /// A set of tile kinds: bit `k` for kind `k` of the 34 (a `u64` with the
 /// top 30 bits clear). It is the mask the hot paths compute with, named:
 /// `Copy`, every operation one or two instructions.
@@ -673,5 +688,22 @@ impl KindBytes {
         let m = |x| u64::from(unsafe { _mm_movemask_epi8(test(x)) } as u16);
         // Kinds 32 and 33 are the last two bytes of the third vector.
         m(self.0[0]) | m(self.0[1]) << 16 | (m(self.0[2]) >> 14) << 32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The thirteen-orphans kinds, as a set and as a list, are the
+    /// terminals and the honors.
+    #[test]
+    fn orphan_kinds_are_the_terminals_and_honors() {
+        let plain: Vec<usize> = Tile::all()
+            .filter(|t| t.is_terminal_or_honor())
+            .map(Tile::index)
+            .collect();
+        assert_eq!(ORPHAN_KINDS.to_vec(), plain);
+        assert_eq!(KindSet::ORPHANS.0.count_ones(), 13);
     }
 }

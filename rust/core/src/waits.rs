@@ -464,9 +464,12 @@ fn below_four_plain(held: &Counts) -> u64 {
     drawable
 }
 
-/// Highest points among the kinds of a non-empty mask.
+/// Highest points among the kinds of `mask` (0 for an empty mask): what a
+/// wild tile that may stand for any of them is worth, the one rule of a
+/// wild wait's value and of a self-drawn wild winning tile's
+/// ([`crate::score`]).
 #[inline]
-fn best_points(mask: u64) -> u8 {
+pub(crate) fn best_points(mask: u64) -> u8 {
     if mask >> 27 != 0 {
         return 10;
     }
@@ -624,6 +627,29 @@ fn held_twice(natural: &Counts) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`best_points`] (a wild tile's worth) is the plain maximum of the
+    /// kinds' points, 0 for no kind, on every single kind and random
+    /// masks.
+    #[test]
+    fn best_points_is_the_highest_kind_points() {
+        let plain = |m: u64| {
+            Tile::all()
+                .filter(|t| m >> t.index() & 1 == 1)
+                .map(|t| t.points())
+                .max()
+                .unwrap_or(0)
+        };
+        let mut next = crate::testing::xorshift(0x5DEE_CE66_D1CE_4E5B);
+        let all = (1u64 << KINDS) - 1;
+        let singles = (0..KINDS).map(|k| 1u64 << k);
+        for m in singles
+            .chain([0, all])
+            .chain((0..5_000).map(|_| next() & all >> (next() % 34)))
+        {
+            assert_eq!(best_points(m), plain(m), "mask {m:#x}");
+        }
+    }
 
     /// A numpy row of a wait mask has kind `i` true exactly when bit `i`
     /// is set, for every single kind, the full mask and random masks.

@@ -85,58 +85,10 @@ fn build(base: Option<Ruleset>, options: Option<&Bound<'_, PyDict>>) -> PyResult
     Ruleset::with_options(base, &opts).map_err(to_py)
 }
 
-fn toml_value(v: &OptionValue) -> String {
-    match v {
-        OptionValue::Bool(b) => b.to_string(),
-        OptionValue::Int(i) => i.to_string(),
-        OptionValue::Str(s) => format!("{s:?}"),
-        OptionValue::Pair(a, b) => format!("[{a}, {b}]"),
-    }
-}
-
-/// The shipped presets, embedded: resolving a preset name then needs no
-/// TOML parser in Python (importing `tomllib` costs about 25 ms, half of
-/// the first-call budget). The files in `koudian/presets/` stay the ones
-/// users read; a test checks both readings agree.
-const PRESETS: [(&str, &str); 6] = [
-    (
-        "linxian",
-        include_str!("../../../python/koudian/presets/linxian.toml"),
-    ),
-    (
-        "shanxi-double-haozi",
-        include_str!("../../../python/koudian/presets/shanxi-double-haozi.toml"),
-    ),
-    (
-        "shanxi-feng-haozi",
-        include_str!("../../../python/koudian/presets/shanxi-feng-haozi.toml"),
-    ),
-    (
-        "shanxi-haozi",
-        include_str!("../../../python/koudian/presets/shanxi-haozi.toml"),
-    ),
-    (
-        "shanxi",
-        include_str!("../../../python/koudian/presets/shanxi.toml"),
-    ),
-    (
-        "sichuan",
-        include_str!("../../../python/koudian/presets/sichuan.toml"),
-    ),
-];
-
-/// Preset `name`, or the error naming the closest preset.
-fn preset_ruleset(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
-    let n = crate::seq::utf8(name)?;
-    let n = n.as_ref();
-    if let Some((_, text)) = PRESETS.iter().find(|(p, _)| *p == n) {
-        return Ruleset::from_toml(text).map_err(to_py);
-    }
-    let e = py
-        .import("koudian._presets")?
-        .getattr("unknown")?
-        .call1((name,))?;
-    Err(PyErr::from_value(e))
+/// Preset `name` (the core's registry), or the error naming the closest
+/// preset.
+fn preset_ruleset(name: &Bound<'_, PyString>) -> PyResult<Ruleset> {
+    Ruleset::preset(crate::seq::utf8(name)?.as_ref()).map_err(to_py)
 }
 
 #[pymethods]
@@ -160,7 +112,7 @@ impl PyRuleset {
         name: &Bound<'_, PyString>,
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let base = preset_ruleset(name.py(), name)?;
+        let base = preset_ruleset(name)?;
         Ok(PyRuleset {
             inner: build(Some(base), overrides)?,
         })
@@ -211,14 +163,8 @@ impl PyRuleset {
     }
 
     /// The ruleset as TOML: every option with its documentation.
-    fn to_toml(&self) -> PyResult<String> {
-        let mut s =
-            String::from("# koudian ruleset: every option of docs/rules.md with its value.\n");
-        for (name, doc) in OPTIONS {
-            let v = self.inner.get(name).map_err(to_py)?;
-            s.push_str(&format!("\n# {doc}\n{name} = {}\n", toml_value(&v)));
-        }
-        Ok(s)
+    fn to_toml(&self) -> String {
+        self.inner.to_toml()
     }
 
     /// The value of option `name`.
@@ -316,7 +262,7 @@ fn resolve_name(py: Python<'_>, name: &Bound<'_, PyString>) -> PyResult<Ruleset>
         return Ok(hit.cast::<PyRuleset>()?.get().inner.clone());
     }
     let r = PyRuleset {
-        inner: preset_ruleset(py, name)?,
+        inner: preset_ruleset(name)?,
     };
     let inner = r.inner.clone();
     cache.set_item(name, Bound::new(py, r)?)?;

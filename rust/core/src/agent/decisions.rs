@@ -28,7 +28,7 @@
 
 use crate::agent::{Agent, RandomAgent, SeatView};
 use crate::game::{Action, Game};
-use crate::ruleset::{Haozi, PassScope, Ruleset};
+use crate::ruleset::{PassScope, Ruleset};
 
 /// Where the record lives, from the crate's root.
 pub(crate) const PATH: &str = "tests/data/greedy_decisions.txt";
@@ -39,10 +39,6 @@ const HANDS: u64 = 150;
 /// The rulesets of the record by name: the six shipped presets' table
 /// variants and Shanxi with every shape and claim option on.
 pub(crate) fn rulesets() -> Vec<(&'static str, Ruleset)> {
-    let with = |haozi| Ruleset {
-        haozi,
-        ..Ruleset::shanxi()
-    };
     let mut options = Ruleset::shanxi();
     options.must_win = true;
     options.pass_scope = PassScope::Tile;
@@ -50,15 +46,20 @@ pub(crate) fn rulesets() -> Vec<(&'static str, Ruleset)> {
     options.kong_keeps_waits = true;
     options.wind_sets = true;
     options.special_hands = true;
-    vec![
-        ("shanxi", Ruleset::shanxi()),
-        ("shanxi-haozi", with(Haozi::Single)),
-        ("shanxi-feng-haozi", with(Haozi::Feng)),
-        ("shanxi-double-haozi", with(Haozi::Double)),
-        ("linxian", Ruleset::linxian()),
-        ("sichuan", Ruleset::sichuan()),
-        ("shanxi-options", options),
-    ]
+    let shipped = [
+        "shanxi",
+        "shanxi-haozi",
+        "shanxi-feng-haozi",
+        "shanxi-double-haozi",
+        "linxian",
+        "sichuan",
+    ];
+    let mut v: Vec<(&'static str, Ruleset)> = shipped
+        .into_iter()
+        .map(|name| (name, Ruleset::preset(name).expect("a shipped preset")))
+        .collect();
+    v.push(("shanxi-options", options));
+    v
 }
 
 /// Plays one hand of the record: `decide` is asked at every greedy

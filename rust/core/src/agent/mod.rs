@@ -140,36 +140,9 @@ impl RandomAgent {
     }
 }
 
-/// SplitMix64 with unbiased bounded sampling: the agents' random source.
-/// (Walls use ChaCha8, [`crate::game::Prng`]; an agent's choices need no cryptographic
-/// quality, and a fresh stream per hand must cost nothing.)
-#[derive(Clone, Copy, Debug)]
-struct SplitMix(u64);
-
-impl SplitMix {
-    #[inline]
-    fn next_u32(&mut self) -> u32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 32) as u32
-    }
-
-    /// Uniform in `0..n` (Lemire's multiply-and-reject), `n > 0`.
-    #[inline]
-    fn below(&mut self, n: u32) -> u32 {
-        let n = n.max(1);
-        let mut m = u64::from(self.next_u32()) * u64::from(n);
-        if (m as u32) < n {
-            let threshold = n.wrapping_neg() % n;
-            while (m as u32) < threshold {
-                m = u64::from(self.next_u32()) * u64::from(n);
-            }
-        }
-        (m >> 32) as u32
-    }
-}
+/// The agents' random source, defined in [`crate::rng`] (re-exported
+/// here, where the agents have always taken it from).
+pub(crate) use crate::rng::SplitMix;
 
 impl Agent for RandomAgent {
     fn act(&mut self, view: &SeatView<'_>) -> Action {

@@ -132,15 +132,6 @@ fn option_json(out: &mut Vec<u8>, v: &OptionValue) {
     }
 }
 
-fn meld_kind_name(k: MeldKind) -> &'static str {
-    match k {
-        MeldKind::Pong => "pong",
-        MeldKind::ExposedKong => "exposed_kong",
-        MeldKind::AddedKong => "added_kong",
-        MeldKind::ConcealedKong => "concealed_kong",
-    }
-}
-
 /// `[a,b,c,d]` of four values written by `each`.
 fn four<T: Copy>(out: &mut Vec<u8>, v: &[T; 4], each: impl Fn(&mut Vec<u8>, T)) {
     out.push(b'[');
@@ -238,7 +229,7 @@ impl Event {
                 match r.replacement {
                     Some(k) => {
                         out.push(b'"');
-                        out.extend_from_slice(meld_kind_name(k).as_bytes());
+                        out.extend_from_slice(MeldKind::name(k).as_bytes());
                         out.push(b'"');
                     }
                     None => out.extend_from_slice(b"null"),

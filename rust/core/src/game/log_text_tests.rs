@@ -86,7 +86,7 @@ mod reference {
                     r.self_draw,
                     r.robbed_kong,
                     r.replacement
-                        .map_or("null".to_string(), |k| format!("\"{}\"", meld_kind_name(k))),
+                        .map_or("null".to_string(), |k| format!("\"{}\"", k.name())),
                     r.heavenly,
                     r.earthly,
                     opt_u8(r.leaver),

@@ -27,10 +27,11 @@
 
 use super::judge::Judge;
 use super::observation::Observation;
-use super::position::{partial_shuffle, sample_with, shuffle, Fast, Hidden};
+use super::position::{sample_with, Hidden};
 use super::table::Game;
 use crate::error::Error;
 use crate::hand::Hand;
+use crate::rng::{partial_shuffle, shuffle, SplitMix};
 use crate::ruleset::Ruleset;
 use crate::tile::{tiles_of, Counts, Tile, KINDS};
 
@@ -55,7 +56,7 @@ pub(crate) struct Worlds<'a> {
     n_down: usize,
     /// Wall tiles before the face-up ones, which stay at its end.
     n_front: usize,
-    rng: Fast,
+    rng: SplitMix,
     started: bool,
     /// How strongly the open seats' hands lean towards ready (see
     /// [`Worlds::tilt`]); 0 deals them uniformly.
@@ -82,7 +83,7 @@ impl<'a> Worlds<'a> {
         hints: &[Option<Counts>; 4],
         seed: u64,
     ) -> Result<Worlds<'a>, Error> {
-        let mut rng = Fast(seed);
+        let mut rng = SplitMix(seed);
         let me = usize::from(obs.seat & 3);
         let hinted = |s: usize| {
             hints[s].filter(|c| {
@@ -138,7 +139,7 @@ impl<'a> Worlds<'a> {
         judge: &'a Judge,
         obs: &Observation,
         rules: &Ruleset,
-        mut rng: Fast,
+        mut rng: SplitMix,
     ) -> Result<Worlds<'a>, Error> {
         let me = usize::from(obs.seat & 3);
         let hidden = sample_with(judge, rules, obs, &mut rng)?;
@@ -175,7 +176,7 @@ impl<'a> Worlds<'a> {
         open: Vec<(usize, usize)>,
         pool: Vec<Tile>,
         n_front: usize,
-        rng: Fast,
+        rng: SplitMix,
     ) -> Worlds<'a> {
         Worlds {
             judge,
@@ -434,7 +435,7 @@ const CLIMB: usize = 3_000;
 /// hand is ready (a hill climb: its end point is walked by the chain
 /// afterwards, which forgets where it started). False where none is
 /// reached within [`CLIMB`] proposals.
-fn mend(judge: &Judge, hand: &mut Hand, pool: &mut Vec<Tile>, rng: &mut Fast) -> bool {
+fn mend(judge: &Judge, hand: &mut Hand, pool: &mut Vec<Tile>, rng: &mut SplitMix) -> bool {
     let mut have = [0u8; KINDS];
     for t in pool.iter() {
         have[t.index()] += 1;
@@ -533,7 +534,7 @@ fn declared(rules: &Ruleset, obs: &Observation, s: usize) -> bool {
 
 /// The kind of a uniformly chosen tile of `c`, which holds `n` tiles: the
 /// drawn index counted through the kinds in order.
-fn uniform_kind(c: &Counts, n: u32, rng: &mut Fast) -> usize {
+fn uniform_kind(c: &Counts, n: u32, rng: &mut SplitMix) -> usize {
     let mut i = rng.below(n);
     let mut k = 0;
     while u32::from(c[k]) <= i {

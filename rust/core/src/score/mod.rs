@@ -65,7 +65,6 @@ mod sichuan;
 pub use ledger::{Payment, PaymentReason, Settlement};
 pub use outcome::{HandEnd, Kong, Outcome, Seat, Win};
 pub use sichuan::chajiao_value;
-pub(crate) use sichuan::{que_yi_men_kinds, suit_mask};
 
 use crate::error::Error;
 use crate::hand::{Hand, MeldKind};

@@ -120,11 +120,7 @@ fn wild_win_points(hand: &Hand, win_tile: Tile, ctx: &WinContext, rules: &Rulese
     let checker = Checker::new(&ctx.wilds, &ShapeRules::from(rules));
     let mask =
         completing_kinds(&checker, &short, hand.n_melds()) & crate::legal::kinds_in_play(rules);
-    Tile::all()
-        .filter(|t| mask >> t.index() & 1 == 1)
-        .map(|t| t.points())
-        .max()
-        .unwrap_or(0)
+    crate::waits::best_points(mask)
 }
 
 /// Shanxi payments of a validated outcome.

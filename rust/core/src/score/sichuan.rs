@@ -8,9 +8,10 @@ use super::{four_of_a_kinds, hand_value as any_hand_value, is_full_flush};
 use super::{HandValue, KongKind, Pattern, WinContext};
 use crate::error::Error;
 use crate::hand::Hand;
+use crate::legal::{que_yi_men_kinds, suit_mask};
 use crate::ruleset::{Chajiao, Family, Ruleset};
 use crate::shape::{decompose, is_win, Set, Shape, ShapeRules};
-use crate::tile::{Counts, Suit, Tile, KINDS};
+use crate::tile::Tile;
 use crate::wildcard::Wildcards;
 
 /// Sichuan value: the largest pattern over every decomposition, plus 根,
@@ -74,28 +75,6 @@ pub(super) fn hand_value(
 /// How many of the three suits the hand holds, melds included.
 fn suits_held(hand: &Hand) -> usize {
     suit_mask(&hand.all_counts()).count_ones() as usize
-}
-
-/// The suits `all` holds (every tile of a hand, melds included): bit 0
-/// 万, bit 1 饼, bit 2 条.
-pub(crate) fn suit_mask(all: &Counts) -> u8 {
-    [Suit::Man, Suit::Pin, Suit::Sou]
-        .iter()
-        .enumerate()
-        .filter(|&(_, &s)| Tile::all().any(|t| t.suit() == s && all[t.index()] > 0))
-        .fold(0, |m, (i, _)| m | 1 << i)
-}
-
-/// 缺一门 (docs/rules.md §5): the kinds (bit `i` for kind `i`) whose addition
-/// still leaves a hand holding `all` short of one suit: every kind when
-/// it holds at most one suit, none of the third suit when it holds two,
-/// only the honors when it holds all three.
-pub(crate) fn que_yi_men_kinds(all: &Counts) -> u64 {
-    const HONORS: u64 = ((1 << KINDS) - 1) & !((1 << 27) - 1);
-    let m = suit_mask(all);
-    (0..3)
-        .filter(|&s| m.count_ones() < 2 || (m >> s & 1 == 1 && m.count_ones() == 2))
-        .fold(HONORS, |k, s| k | 0x1FF << (9 * s))
 }
 
 /// The largest pattern over every decomposition of a winning hand (no

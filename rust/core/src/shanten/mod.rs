@@ -67,6 +67,7 @@
 //! use. Throughput figures and their method: `benches/shanten.rs`.
 
 mod batch;
+pub(crate) mod bound;
 pub(crate) mod lanes;
 mod table;
 
@@ -81,7 +82,7 @@ use table::{group_entries, group_entries_kept, honors, suit_needs, unpack, Honor
 pub(crate) use table::{group_key, group_pos, POS_STEP};
 
 /// The 13 kinds of thirteen orphans (幺九).
-const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
+use crate::tile::ORPHAN_KINDS as ORPHANS;
 
 /// The shanten of `hand` (13 or 14 tiles counting each meld as 3) over the
 /// shapes `rules` enable, with `wilds` wild: 0 = ready, −1 = complete.

@@ -30,7 +30,7 @@ use crate::hand::Hand;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::wildcard::Wildcards;
 
-const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
+use crate::tile::ORPHAN_KINDS as ORPHANS;
 
 /// Every distinct way `hand` (complete: `14 - 3 × melds` concealed tiles)
 /// forms a winning shape allowed by `rules`, wild tiles included, sorted.

@@ -29,12 +29,11 @@ use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SU
 use super::ShapeRules;
 use crate::error::Error;
 use crate::parallel::run_checked_chunks;
-use crate::tile::{Counts, KINDS};
+use crate::tile::{Counts, KindSet, KINDS};
 use crate::wildcard::Wildcards;
 
-/// Bit `i` set for each thirteen-orphans kind.
-pub(crate) const ORPHAN_MASK: u64 =
-    1 << 0 | 1 << 8 | 1 << 9 | 1 << 17 | 1 << 18 | 1 << 26 | 0x7f << 27;
+/// Bit `i` set for each thirteen-orphans kind ([`KindSet::ORPHANS`]).
+pub(crate) const ORPHAN_MASK: u64 = KindSet::ORPHANS.0;
 
 /// Everything a check needs besides the counts, resolved once per call or
 /// per batch.

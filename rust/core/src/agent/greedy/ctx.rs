@@ -252,7 +252,7 @@ impl<'a> Ctx<'a> {
                 *v += up;
             }
         }
-        let kinds = g.rules().tile_total() / 4;
+        let kinds = crate::legal::kind_count(g.rules());
         // Every kind at once (a fixed-length loop the compiler vectorizes),
         // then the kinds not in play cleared.
         let mut u = [0u8; KINDS];
@@ -354,7 +354,7 @@ pub(crate) fn unseen_plain(g: &Game, me: u8) -> Counts {
             *v += up;
         }
     }
-    let kinds = g.rules().tile_total() / 4;
+    let kinds = crate::legal::kind_count(g.rules());
     let mut u = [0u8; KINDS];
     for (u, &v) in u.iter_mut().zip(vis.iter()).take(kinds) {
         *u = 4u8.saturating_sub(v);

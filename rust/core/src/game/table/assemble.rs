@@ -2,8 +2,9 @@
 //! checks the pieces): the tallies derived from them, then the legal
 //! actions of the seat to act.
 
+use super::PrivateLocks;
 use super::*;
-use crate::game::position::{Assembly, Locks};
+use crate::game::position::Assembly;
 
 impl Game {
     /// A table set to a position given piece by piece
@@ -37,8 +38,7 @@ impl Game {
         let mut kong_list = [Kong::own(0, Tile::M1, KongKind::Concealed); 16];
         let n_kong_list = kongs_made.len().min(16);
         kong_list[..n_kong_list].copy_from_slice(&kongs_made[..n_kong_list]);
-        let reserve = usize::from(rules.wall_reserve.0)
-            + usize::from(rules.wall_reserve.1) * usize::from(kongs);
+        let reserve = rules.wall_reserve_after(kongs);
         let live = wall.remaining().saturating_sub(reserve) as u8;
         let tallies = Tallies::assembled(&rules, &hands, &discards[..n], locks, live, any_claim);
         let mut g = Game {
@@ -137,7 +137,7 @@ impl Game {
     /// The seats' private table state no observation shows: the 过胡
     /// locks (by hand, by kind, until the next draw) and the kong kinds
     /// forfeited by a pong.
-    pub(crate) fn private_locks(&self) -> Locks {
+    pub(crate) fn private_locks(&self) -> PrivateLocks {
         self.tallies.locks()
     }
 }

@@ -12,17 +12,19 @@ mod assemble;
 mod finish;
 mod respond;
 mod tallies;
+pub(crate) use tallies::PrivateLocks;
 mod turn;
 
 use self::tallies::{Tallies, NO_BOUND};
 use super::action::{Action, ActionMask};
 use super::claims::{Claim, Queue};
 use super::event::Event;
-use super::judge::{kept_completing, misses_a_suit, Judge};
+use super::judge::{kept_completing, Judge};
 use super::result::{EndKind, HandResult};
 use super::wall::{Deal, Wall};
 use crate::error::Error;
 use crate::hand::{Hand, Meld, MeldKind};
+use crate::legal::misses_a_suit;
 use crate::ruleset::{KongDraw, PassScope, Ruleset};
 use crate::score::{Kong, KongKind, Settlement};
 use crate::tile::{Counts, Tile, KINDS};
@@ -202,9 +204,7 @@ impl Game {
         debug_assert_eq!(deal.wall.tiles().len(), rules.tile_total());
         let (wall, hands) = Game::deal_hands(&deal)?;
         let first = deal.dealer;
-        let live = wall
-            .remaining()
-            .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
+        let live = wall.remaining().saturating_sub(rules.wall_reserve_after(0)) as u8;
         let mut g = Game {
             rules: rules.clone(),
             judge: Judge::new(rules, deal.wilds),
@@ -329,7 +329,7 @@ impl Game {
         *kongs = 0;
         let live = new_wall
             .remaining()
-            .saturating_sub(usize::from(rules.wall_reserve.0)) as u8;
+            .saturating_sub(rules.wall_reserve_after(0)) as u8;
         *tallies = Tallies::dealt(&new_hands, live);
         *phase = Phase::Turn {
             seat: first,
@@ -588,8 +588,7 @@ impl Game {
 
     /// Tiles in the wall not reserved: what may still be drawn.
     pub fn live_tiles(&self) -> usize {
-        let reserve = self.rules.wall_reserve.0 as usize
-            + self.rules.wall_reserve.1 as usize * self.kongs as usize;
+        let reserve = self.rules.wall_reserve_after(self.kongs);
         debug_assert_eq!(
             usize::from(self.tallies.live()),
             self.wall.remaining().saturating_sub(reserve)
@@ -608,11 +607,11 @@ impl Game {
     /// Whether `seat` may still win on a discard (no 过胡 lock; with
     /// `pass_scope = "tile"` only some kinds are locked, and this is true).
     pub fn may_win_discards(&self, seat: u8) -> bool {
-        let (hand, _, turn) = self.tallies.pass_locks((seat & 3) as usize);
+        let locks = self.tallies.pass_locks((seat & 3) as usize);
         if self.rules.ting_required {
-            !(self.rules.pass_scope == PassScope::Hand && hand)
+            !(self.rules.pass_scope == PassScope::Hand && locks.hand)
         } else {
-            !turn
+            !locks.turn
         }
     }
 
@@ -621,7 +620,7 @@ impl Game {
     /// under the other pass scopes (see [`Game::may_win_discards`]).
     pub fn locked_kinds(&self, seat: u8) -> u64 {
         if self.rules.ting_required && self.rules.pass_scope == PassScope::Tile {
-            self.tallies.pass_locks((seat & 3) as usize).1
+            self.tallies.pass_locks((seat & 3) as usize).kinds
         } else {
             0
         }

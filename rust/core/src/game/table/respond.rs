@@ -45,14 +45,14 @@ impl Game {
         if self.rules.ting_required && !self.ting[s] && n < 2 {
             return o;
         }
-        let (hand_lock, kinds_lock, turn_lock) = self.tallies.pass_locks(s);
+        let locks = self.tallies.pass_locks(s);
         let locked = if self.rules.ting_required {
             match self.rules.pass_scope {
-                PassScope::Hand => hand_lock,
-                PassScope::Tile => kinds_lock & bit(tile) != 0,
+                PassScope::Hand => locks.hand,
+                PassScope::Tile => locks.kinds & bit(tile) != 0,
             }
         } else {
-            turn_lock
+            locks.turn
         };
         if !locked && self.may_win_on::<KEPT>(s, tile) {
             o.insert(Claim::WIN);
@@ -206,7 +206,7 @@ impl Game {
         let mut any = 0;
         for i in 1..4 {
             let s = ((from + i) & 3) as usize;
-            let may_win = self.lacks_a_suit(s, b) & !self.tallies.pass_locks(s).2;
+            let may_win = self.lacks_a_suit(s, b) & !self.tallies.pass_locks(s).turn;
             any |= u64::from(may_win) | self.tallies.sets(s).two() & b;
         }
         any == 0
@@ -227,7 +227,7 @@ impl Game {
             while rest != 0 {
                 let s = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                any |= self.lacks_a_suit(s, b) & !self.tallies.pass_locks(s).2;
+                any |= self.lacks_a_suit(s, b) & !self.tallies.pass_locks(s).turn;
             }
             !any
         };

@@ -12,9 +12,9 @@
 //! are unchanged by the move).
 
 use super::Discard;
-use crate::game::judge::{Judge, KindSets};
-use crate::game::position::Locks;
+use crate::game::judge::Judge;
 use crate::hand::{Hand, Meld, MeldKind};
+use crate::kind_sets::KindSets;
 use crate::ruleset::{PassScope, Ruleset};
 use crate::tile::{Counts, Tile, KINDS};
 
@@ -45,6 +45,35 @@ const SEAT_LANES: [[u64; 4]; 16] = {
 #[inline]
 fn bit(t: Tile) -> u64 {
     1u64 << t.index()
+}
+
+/// One seat's 过胡 locks: on the whole hand (`pass_scope = "hand"`), by
+/// kind (`pass_scope = "tile"`, a bit per kind), and Sichuan's 过水 until
+/// the seat's next draw. Which of them applies is the ruleset's
+/// (`ting_required`, `pass_scope`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PassLocks {
+    /// Locked on every discard for the rest of the hand.
+    pub hand: bool,
+    /// Locked on these kinds (bit `i` for kind index `i`).
+    pub kinds: u64,
+    /// Locked until the seat's next draw.
+    pub turn: bool,
+}
+
+/// The seats' private table state no observation shows: each seat's 过胡
+/// locks and the kong kinds it forfeited by choosing a pong (a bit per
+/// kind). What [`Tallies::assembled`] takes and [`Tallies::locks`] gives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PrivateLocks {
+    /// 过胡 locks by hand, per seat.
+    pub pass_hand: [bool; 4],
+    /// 过胡 locks by kind, a bit per kind, per seat.
+    pub pass_kinds: [u64; 4],
+    /// Sichuan 过水 locks until the seat's next draw, per seat.
+    pub pass_turn: [bool; 4],
+    /// Kong kinds forfeited by choosing a pong, a bit per kind, per seat.
+    pub no_kong: [u64; 4],
 }
 
 /// The tallies a table keeps in step with its state (see the module doc).
@@ -147,7 +176,7 @@ impl Tallies {
         rules: &Ruleset,
         hands: &[Hand; 4],
         discards: &[Discard],
-        locks: Locks,
+        locks: PrivateLocks,
         live: u8,
         any_claim: bool,
     ) -> Tallies {
@@ -175,20 +204,25 @@ impl Tallies {
                 t.on_meld(s, m, hidden);
             }
         }
-        (t.pass_hand, t.pass_kinds, t.pass_turn, t.no_kong) = locks;
+        PrivateLocks {
+            pass_hand: t.pass_hand,
+            pass_kinds: t.pass_kinds,
+            pass_turn: t.pass_turn,
+            no_kong: t.no_kong,
+        } = locks;
         t.any_claim = any_claim;
         t
     }
 
     /// The 过胡 locks (by hand, by kind, until the next draw) and the
     /// forfeited kong kinds, for [`Tallies::assembled`].
-    pub(super) fn locks(&self) -> Locks {
-        (
-            self.pass_hand,
-            self.pass_kinds,
-            self.pass_turn,
-            self.no_kong,
-        )
+    pub(super) fn locks(&self) -> PrivateLocks {
+        PrivateLocks {
+            pass_hand: self.pass_hand,
+            pass_kinds: self.pass_kinds,
+            pass_turn: self.pass_turn,
+            no_kong: self.no_kong,
+        }
     }
 
     // Reads.
@@ -229,10 +263,14 @@ impl Tallies {
         self.meld_kinds[s]
     }
 
-    /// Seat `s`'s 过胡 locks: (whole hand, by kind, until its draw).
+    /// Seat `s`'s 过胡 locks.
     #[inline(always)]
-    pub(super) fn pass_locks(&self, s: usize) -> (bool, u64, bool) {
-        (self.pass_hand[s], self.pass_kinds[s], self.pass_turn[s])
+    pub(super) fn pass_locks(&self, s: usize) -> PassLocks {
+        PassLocks {
+            hand: self.pass_hand[s],
+            kinds: self.pass_kinds[s],
+            turn: self.pass_turn[s],
+        }
     }
 
     /// Seat `s`'s forfeited kong kinds.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::game::judge::KindSets;
+use crate::kind_sets::KindSets;
 
 /// A legal action that claims or kongs whenever it may (so that melds
 /// happen often), else a random one other than leaving.

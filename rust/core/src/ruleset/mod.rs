@@ -246,6 +246,8 @@ pub const MAX_BASE_STAKE: u32 = 1_000_000;
 /// Largest `leave_penalty` (逃跑, in base stakes per other player).
 pub const MAX_LEAVE_PENALTY: u32 = 1_000;
 
+mod presets;
+
 /// Names, in declaration order, with one-line documentation.
 pub const OPTIONS: &[(&str, &str)] = &[
     (
@@ -453,6 +455,20 @@ impl Ruleset {
         } else {
             136
         }
+    }
+
+    /// Tiles kept back at the end of the wall after `kongs` kongs
+    /// (`wall_reserve`: the base, and more per kong): the one formula of
+    /// the reserve, which live tiles exclude.
+    ///
+    /// ```
+    /// use koudian_core::Ruleset;
+    /// assert_eq!(Ruleset::linxian().wall_reserve_after(3), 12 + 2 * 3);
+    /// assert_eq!(Ruleset::shanxi().wall_reserve_after(3), 0);
+    /// ```
+    #[inline]
+    pub const fn wall_reserve_after(&self, kongs: u8) -> usize {
+        self.wall_reserve.0 as usize + self.wall_reserve.1 as usize * kongs as usize
     }
 
     /// Number of wild kinds each hand gets.

@@ -4,8 +4,11 @@
 //! (six wall tiles, 15 unseen tiles after the kong) or none (ten wall
 //! tiles, 19 unseen).
 
+use super::joint::Work;
+use super::uniform::*;
 use super::*;
 use crate::game::observation::{SeenDiscard, SeenMeld};
+use crate::rng::partial_shuffle;
 use crate::tile::Counts;
 use std::collections::HashMap;
 
@@ -265,7 +268,7 @@ fn sample_cells(
     n: usize,
 ) -> HashMap<Cell, f64> {
     let judge = Judge::new(rules, obs.wilds);
-    let mut rng = Fast(2026);
+    let mut rng = SplitMix(2026);
     let mut counts = HashMap::new();
     for _ in 0..n {
         let h = sample_by(&judge, rules, obs, &mut rng, sampling).unwrap();
@@ -344,8 +347,14 @@ fn exact_and_sequential_agree_with_one_declared_seat() {
                 .any(|m| m.tile.is_none());
             if declared == 1 && !hidden_kong {
                 let judge = Judge::new(&rules, obs.wilds);
-                let a = sample_by(&judge, &rules, &obs, &mut Fast(seed), Sampling::Exact);
-                let b = sample_by(&judge, &rules, &obs, &mut Fast(seed), Sampling::Sequential);
+                let a = sample_by(&judge, &rules, &obs, &mut SplitMix(seed), Sampling::Exact);
+                let b = sample_by(
+                    &judge,
+                    &rules,
+                    &obs,
+                    &mut SplitMix(seed),
+                    Sampling::Sequential,
+                );
                 assert_eq!(a.ok(), b.ok());
                 checked += 1;
             }
@@ -392,8 +401,13 @@ fn sampling_cost() {
                     for (mode, slot) in [(Sampling::Exact, 1), (Sampling::Sequential, 2)] {
                         let t = Instant::now();
                         for i in 0..10 {
-                            let r =
-                                sample_by(&judge, &rules, &obs, &mut Fast(seed ^ i << 20), mode);
+                            let r = sample_by(
+                                &judge,
+                                &rules,
+                                &obs,
+                                &mut SplitMix(seed ^ i << 20),
+                                mode,
+                            );
                             if r.is_err() {
                                 row.3 += usize::from(mode == Sampling::Exact);
                                 row.4 += usize::from(mode == Sampling::Sequential);
@@ -480,11 +494,11 @@ fn law_three(rules: &Ruleset, obs: &Observation) -> HashMap<Cell, f64> {
 fn sample_cells_with(
     rules: &Ruleset,
     obs: &Observation,
-    caps: sample::Caps,
+    caps: joint::Caps,
     n: usize,
 ) -> HashMap<Cell, f64> {
     let judge = Judge::new(rules, obs.wilds);
-    let mut rng = Fast(2027);
+    let mut rng = SplitMix(2027);
     let mut counts = HashMap::new();
     for _ in 0..n {
         let mut work = Work {
@@ -511,12 +525,12 @@ fn exact_sampling_is_uniform_with_three_declared_seats() {
         let (rules, obs) = constructed_with(with_kong, &UNSEEN, true);
         let law = law_three(&rules, &obs);
         assert!(law.len() > 30, "kong {with_kong}: {} cells", law.len());
-        let listed = sample::Caps::default();
-        let last_once = sample::Caps {
+        let listed = joint::Caps::default();
+        let last_once = joint::Caps {
             list_always: 0,
             ..listed
         };
-        let none_listed = sample::Caps { list: 0, ..listed };
+        let none_listed = joint::Caps { list: 0, ..listed };
         let mut paths = vec![("listed", listed), ("last once", last_once)];
         if !with_kong {
             paths.push(("none listed", none_listed));
@@ -554,7 +568,7 @@ fn ready_lists_hold_every_ready_hand() {
         .iter()
         .map(|t| t.index())
         .collect();
-    let mut rng = Fast(11);
+    let mut rng = SplitMix(11);
     let mut checked = 0;
     for rules in [Ruleset::shanxi(), Ruleset::linxian(), every_shape] {
         for wilds in crate::testing::wild_sets() {
@@ -586,20 +600,13 @@ fn ready_lists_hold_every_ready_hand() {
                         .into_iter()
                         .filter(|(c, _)| judge.ready_to_declare(&Hand::new(*c, &melds).unwrap()))
                         .collect();
-                    let list = sample::ready_list(
-                        &judge,
-                        &rules,
-                        &pool,
-                        n,
-                        &melds,
-                        usize::MAX,
-                        usize::MAX,
-                    )
-                    .unwrap();
+                    let list =
+                        joint::ready_list(&judge, &rules, &pool, n, &melds, usize::MAX, usize::MAX)
+                            .unwrap();
                     let got: HashMap<Counts, f64> = list
                         .hands
                         .iter()
-                        .map(|h| (*h, sample::weight(&pool, h)))
+                        .map(|h| (*h, joint::weight(&pool, h)))
                         .collect();
                     assert_eq!(got.len(), list.hands.len(), "a hand listed twice");
                     assert_eq!(
@@ -675,7 +682,7 @@ fn three_declared_positions(want: usize) -> Vec<(Ruleset, Observation)> {
 fn three_declared_seats_of_real_games_complete() {
     let positions = three_declared_positions(3);
     assert!(positions.len() >= 6, "{} positions", positions.len());
-    let caps = sample::Caps::default();
+    let caps = joint::Caps::default();
     let mut kongs = 0;
     for (i, (rules, obs)) in positions.iter().enumerate() {
         let judge = Judge::new(rules, obs.wilds);
@@ -692,7 +699,7 @@ fn three_declared_seats_of_real_games_complete() {
                 &judge,
                 rules,
                 obs,
-                &mut Fast(i as u64 * 7 + d),
+                &mut SplitMix(i as u64 * 7 + d),
                 Sampling::Exact,
                 &mut work,
             )
@@ -719,7 +726,7 @@ fn old_disjoint_ready(
     obs: &Observation,
     pool: &[Tile],
     seats: &[usize],
-    rng: &mut Fast,
+    rng: &mut SplitMix,
 ) -> bool {
     let mut idx: Vec<usize> = (0..pool.len()).collect();
     let mut draws = 0;
@@ -776,7 +783,7 @@ fn old_draw_on_three_declared_seats() {
         let judge = Judge::new(rules, obs.wilds);
         let seen = obs.visible_counts();
         let unseen: Counts = std::array::from_fn(|k| {
-            if k < kinds_in_play(rules) {
+            if k < crate::legal::kind_count(rules) {
                 4 - seen[k]
             } else {
                 0
@@ -787,7 +794,7 @@ fn old_draw_on_three_declared_seats() {
         let me = usize::from(obs.seat);
         let seats: Vec<usize> = (0..4).filter(|&s| s != me && obs.ting[s]).collect();
         let fails = (0..4u64)
-            .filter(|&d| !old_disjoint_ready(&judge, obs, &pool, &seats, &mut Fast(d)))
+            .filter(|&d| !old_disjoint_ready(&judge, obs, &pool, &seats, &mut SplitMix(d)))
             .count();
         println!(
             "position {i} ({:?}, hands {:?}): the old draw gave up {fails} times in 4",
@@ -843,7 +850,7 @@ fn joint_probe() {
                         &judge,
                         &rules,
                         &obs,
-                        &mut Fast(seed),
+                        &mut SplitMix(seed),
                         Sampling::Exact,
                         &mut work,
                     );

@@ -55,10 +55,10 @@
 //! Weights are `f64` (a hand's weight is below `6^13`), so the law is
 //! exact up to floating-point rounding of the cumulative weights.
 
-use super::super::judge::Judge;
-use super::{partial_shuffle, Fast};
 use crate::error::Error;
+use crate::game::judge::Judge;
 use crate::hand::{Hand, Meld};
+use crate::rng::{partial_shuffle, SplitMix};
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
 use crate::tile::{Counts, Tile, KINDS};
@@ -97,7 +97,7 @@ impl ReadyList {
     }
 
     /// A hand drawn in proportion to its weight (`None` when empty).
-    fn draw(&self, rng: &mut Fast) -> Option<&Counts> {
+    fn draw(&self, rng: &mut SplitMix) -> Option<&Counts> {
         let x = unit(rng) * self.total();
         let i = self.cum.partition_point(|&c| c <= x);
         self.hands.get(i.min(self.hands.len().saturating_sub(1)))
@@ -121,7 +121,7 @@ impl ReadyList {
 }
 
 /// Uniform in `[0, 1)`, 52 bits.
-fn unit(rng: &mut Fast) -> f64 {
+fn unit(rng: &mut SplitMix) -> f64 {
     let hi = f64::from(rng.below(1 << 26));
     let lo = f64::from(rng.below(1 << 26));
     (hi * f64::from(1u32 << 26) + lo) / (1u64 << 52) as f64
@@ -224,7 +224,7 @@ pub(crate) fn ready_list(
     }
     let mut cands: Vec<(Counts, u64)> = gen.found.into_iter().collect();
     cands.sort_unstable();
-    let in_play = rules.tile_total() / 4;
+    let in_play = crate::legal::kind_count(rules);
     let mut out = ReadyList::default();
     for (nat, waits) in cands {
         let w = n - nat.iter().map(|&c| usize::from(c)).sum::<usize>();
@@ -685,7 +685,7 @@ pub(crate) fn draw(
     rules: &Ruleset,
     unseen: &Unseen<'_>,
     seats: &[Seat<'_>],
-    rng: &mut Fast,
+    rng: &mut SplitMix,
     work: &mut Work,
 ) -> Result<Option<Drawn>, Error> {
     let cap = work.caps.work;
@@ -702,7 +702,7 @@ fn draw_once(
     rules: &Ruleset,
     unseen: &Unseen<'_>,
     seats: &[Seat<'_>],
-    rng: &mut Fast,
+    rng: &mut SplitMix,
     work: &mut Work,
     (list_largest, budget): (bool, usize),
 ) -> Result<Option<Drawn>, Error> {
