@@ -148,3 +148,14 @@ def test_the_wheel_figure_is_within_the_budget_of_scripts_budgets() -> None:
     cells, _ = _perf_rows()["wheel size"]
     assert cells[3] == f"{quoted} ✔"
     assert "scripts/budgets.py" in cells[1]
+
+
+def test_the_import_and_first_call_budgets_are_those_of_scripts_budgets() -> None:
+    b = _budgets()
+    quoted = f"≤ {b.IMPORT_BUDGET_MS:g} ms ✔ / ≤ {b.FIRST_CALL_BUDGET_MS:g} ms ✔"
+    what = "`import koudian` (bare interpreter) / first `is_win`"
+    (readme_row,) = [r for r in _readme_rows() if r[0] == what]
+    assert readme_row[2] == quoted
+    assert _perf_rows()[what][0][3] == quoted
+    import_ms, first_ms = (float(x) for x in re.findall(r"([\d.]+) ms", readme_row[1]))
+    assert import_ms <= b.IMPORT_BUDGET_MS and first_ms <= b.FIRST_CALL_BUDGET_MS
