@@ -9,9 +9,9 @@
 //! core's run stopped; the binding function re-raises it unchanged once
 //! the core returns ([`Sink::finish`]).
 
+use crate::action::{action_obj, extract_action, PyAction};
 use crate::arena::PyArenaLuck;
 use crate::errors::to_py;
-use crate::action::{action_obj, extract_action, PyAction};
 use crate::game::PyGame;
 use crate::match_state::PyMatchState;
 use crate::native_agent::PyNativeAgent;

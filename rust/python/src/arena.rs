@@ -4,9 +4,9 @@
 //! `ArenaLuck`. Conversion only: the play, the tables and the per-seat
 //! records are the core's (`koudian_core::arena`).
 
+use crate::action::extract_action;
 use crate::agent::{fault_list, Lineup};
 use crate::errors::to_py;
-use crate::action::extract_action;
 use crate::game::PyGame;
 use crate::ruleset::resolve;
 use koudian_core::arena::{
