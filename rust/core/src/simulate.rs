@@ -362,10 +362,27 @@ pub fn play_out<R: Recorder, S: Seats + ?Sized>(
 ) -> Result<(u32, bool), Error> {
     let mut decisions = 0;
     let mut fault = false;
+    let decides: [bool; 4] =
+        std::array::from_fn(|s| seats.agent(s as u8).is_some_and(|a| a.decides()));
     while let Some(seat) = g.to_act() {
         let Some(agent) = seats.agent(seat) else {
             break;
         };
+        // Seats are 0-3: the mask spares the index check.
+        if !decides[usize::from(seat & 3)] {
+            // A native agent: one call, its action stepped at once (the
+            // hot path of self-play; a refused action is the cold path).
+            let a = agent.act(&SeatView::new(g, seat));
+            decisions += 1;
+            rec.before(g, seat);
+            if g.step_inline(a).is_ok() {
+                rec.played(a);
+            } else {
+                fault = true;
+                play_fallback(g, seat, &Answer::Action(a), rec)?;
+            }
+            continue;
+        }
         let answer = agent.decide(&SeatView::new(g, seat))?;
         decisions += 1;
         rec.before(g, seat);
@@ -377,13 +394,7 @@ pub fn play_out<R: Recorder, S: Seats + ?Sized>(
             }
             other => {
                 fault = true;
-                let fallback = g
-                    .legal_actions()
-                    .fallback()
-                    .ok_or_else(|| Error::IllegalAction("no legal action".into()))?;
-                rec.fault(seat, &other, fallback);
-                g.step(fallback)?;
-                rec.played(fallback);
+                play_fallback(g, seat, &other, rec)?;
             }
         }
     }
@@ -392,6 +403,26 @@ pub fn play_out<R: Recorder, S: Seats + ?Sized>(
         return Err(e.clone());
     }
     Ok((decisions, fault))
+}
+
+/// Plays the fallback ([`ActionMask::fallback`](crate::game::ActionMask::fallback)) for `seat`, whose
+/// `answer` was refused, and tells `rec` of the fault.
+#[cold]
+#[inline(never)]
+fn play_fallback<R: Recorder>(
+    g: &mut Game,
+    seat: u8,
+    answer: &Answer,
+    rec: &mut R,
+) -> Result<(), Error> {
+    let fallback = g
+        .legal_actions()
+        .fallback()
+        .ok_or_else(|| Error::IllegalAction("no legal action".into()))?;
+    rec.fault(seat, answer, fallback);
+    g.step(fallback)?;
+    rec.played(fallback);
+    Ok(())
 }
 
 /// Plays `hands` one-hand games on `threads` threads (0: all cores; 1: the
@@ -662,6 +693,10 @@ mod tests {
         fn act(&mut self, view: &SeatView<'_>) -> Action {
             self.greedy.act(view)
         }
+        fn decides(&self) -> bool {
+            true
+        }
+
         fn decide(&mut self, view: &SeatView<'_>) -> Result<Answer, Error> {
             if self.answers.is_empty() {
                 return Ok(Answer::Action(self.act(view)));

@@ -255,6 +255,10 @@ impl Agent for PyAgent {
         }
     }
 
+    fn decides(&self) -> bool {
+        true
+    }
+
     fn decide(&mut self, view: &SeatView<'_>) -> Result<Answer, Error> {
         if self.sink.lock().error.is_some() {
             return Err(raised());

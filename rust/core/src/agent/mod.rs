@@ -101,10 +101,20 @@ pub trait Agent: Send {
     fn act(&mut self, view: &SeatView<'_>) -> Action;
 
     /// The answer the game loop asks for: by default [`Agent::act`]'s.
-    /// An error stops the run and is returned by it.
+    /// An error stops the run and is returned by it. An agent that
+    /// overrides it must also override [`Agent::decides`].
     #[inline]
     fn decide(&mut self, view: &SeatView<'_>) -> Result<Answer, Error> {
         Ok(Answer::Action(self.act(view)))
+    }
+
+    /// Whether the game loop must ask [`Agent::decide`] (an agent that
+    /// overrides it) rather than [`Agent::act`]. Asked once a hand: a
+    /// native agent's decisions then cost one call, as before the loop
+    /// took agents that may fail (the fallible answer is a larger value
+    /// returned through memory, measurably slower for `random`).
+    fn decides(&self) -> bool {
+        false
     }
 
     /// Called before each hand with a seed for this seat and hand, so that
