@@ -442,5 +442,4 @@ impl Game {
 }
 
 #[cfg(test)]
-#[path = "log_text_tests.rs"]
 mod tests;
