@@ -12,7 +12,6 @@ import koudian
 import numpy as np
 import pytest
 from koudian import Action, Game
-from koudian.arena.chunks import records_of_summary
 from koudian.arena.layout import table_entries
 from koudian.arena.results import COLUMNS
 from koudian.cli import main
@@ -54,25 +53,33 @@ def test_the_recorded_arena_plays_the_arenas_own_hands(
     assert got.to_json() == want.to_json()
 
 
-def test_records_are_read_off_the_summary_as_the_core_fills_them() -> None:
-    # Hand-made summary of two hands: seat 1 wins off seat 2's discard
-    # with seat 3 covering (包胡), then a self-draw by seat 0 with a fault.
-    summary = {
-        "winners": np.array([[0, 1, 0, 0], [1, 0, 0, 0]], bool),
-        "self_draw": np.array([False, True]),
-        "from_seat": np.array([2, -1], np.int8),
-        "deltas": np.array([[0, 8, -2, -6], [9, -3, -3, -3]], np.int64),
-        "ting": np.array([[1, 1, 0, 0], [1, 0, 0, 1]], bool),
-        "baohu": np.array([[0, 0, 0, 4], [0, 0, 0, 0]], np.int64),
-        "faults": np.array([False, True]),
-    }
-    r = records_of_summary(summary, 10, 3, [1, 2, 3, 0])
-    assert r["deal"].tolist() == [[10] * 4, [11] * 4]
-    assert r["table"].tolist() == [[3] * 4] * 2 and r["entry"].tolist() == [[1, 2, 3, 0]] * 2
-    assert r["dealt_in"].tolist() == [[0, 0, 1, 0], [0, 0, 0, 0]]
-    assert r["self_draw"].tolist() == [[0, 0, 0, 0], [1, 0, 0, 0]]
-    assert r["baohu_paid"].tolist() == [[0, 0, 0, 1], [0, 0, 0, 0]]
-    assert r["fault"].tolist() == [[0] * 4, [1] * 4]
+def test_the_recorded_luck_run_plays_each_deal_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The core's recorded arena returns the records with ``adjusted`` and
+    # the rows of every table from one play: tables x deals hands.
+    agents = ["random", "greedy", "greedy", "greedy"]
+    recs, decisions, hands = koudian._core.arena_record(
+        "shanxi", agents, 5, seed=3, threads=2, start=2, walls=2, seats=[0, 1, 2, 3]
+    )
+    assert hands == 5 * 5 and len(decisions) == 5
+    want = koudian._core.arena_native("shanxi", agents, 5, seed=3, threads=1, start=2, walls=2)
+    for c in COLUMNS:
+        np.testing.assert_array_equal(recs[c], want[c], err_msg=c)
+    for t, d in enumerate(decisions):
+        assert d is not None
+        assert set((d["hand"] % 5).tolist()) == {t}
+        assert set((d["hand"] // 5).tolist()) == set(range(2, 7))
+    # The recorded run never plays the deals again for ``adjusted``.
+    from koudian.arena import chunks
+
+    def replayed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deals were played a second time")
+
+    monkeypatch.setattr(chunks, "arena_native", replayed)
+    got = koudian.arena(agents, "shanxi", 2, seed=2, threads=2, record=tmp_path, luck="adjust")
+    lone = got.records["adjusted"][(got.records["entry"] == 0) & (got.records["table"] < 4)]
+    assert len(lone) == 2 * 4 and not np.isnan(lone).any()
 
 
 def test_the_dataset_says_which_table_each_hand_was_played_at(

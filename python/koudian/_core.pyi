@@ -1107,6 +1107,25 @@ def arena_agents(
     (``take_faults()``) or ``(seat, answer_repr, fallback)`` for an answer
     the core replaced. An agent's exception is raised unchanged."""
 
+def arena_record(
+    rules: RulesLike,
+    agents: Sequence[str],
+    deals: int,
+    *,
+    seed: int = 0,
+    threads: int = 0,
+    start: int = 0,
+    format: str = "duplicate",
+    walls: int = 0,
+    seats: Sequence[int] | None = None,
+) -> tuple[dict[str, npt.NDArray[Any]], list[dict[str, npt.NDArray[Any]] | None], int]:
+    """``arena_native`` that also records the decisions of ``seats`` at
+    every table, from one play of each deal. Returns the records (with
+    ``adjusted`` when ``walls > 0``), each table's decision columns (those
+    of ``simulate_record``, the hand id ``deal * tables + table``; None
+    per table when ``seats`` is None) and the number of hands played
+    (tables × deals)."""
+
 def play_game(
     game: Game,
     agents: Sequence[object | None],
@@ -1412,8 +1431,8 @@ agents: ModuleType
 (``play_game``, ``play_run_game``, ``play_match_hand``,
 ``fallback_action`` …)."""
 arena: ModuleType
-"""The native arena: ``arena_native``, ``arena_agents``, ``arena_tables``,
-``arena_adjustable``, ``ArenaLuck``."""
+"""The native arena: ``arena_native``, ``arena_agents``, ``arena_record``,
+``arena_tables``, ``arena_adjustable``, ``ArenaLuck``."""
 selfplay: ModuleType
 """Native self-play and recording: ``simulate_native``,
 ``simulate_record``, ``unpack_obs``."""

@@ -2,13 +2,11 @@
 local arena and of a Ray task (``koudian.arena(..., backend="ray")``).
 
 Without a dataset the chunk is ``koudian._core.arena_native``. With one
-(``record=DIR``), each table of the chunk is played as ``simulate`` plays
-games: table ``t``'s hand of deal ``d`` is game ``d`` of the run with
-line-up entry ``layout[t][s]`` at seat ``s``, which is exactly the arena's
-hand (deal ``d`` from ``mix_seed(seed, d)``, seat ``d % 4`` dealing, the
-agent at seat ``s`` reset from ``mix_seed(deal seed, 1 + s)``; a test
-compares the records), so the recorder of ``simulate`` records it and
-the arena's records are read off the same games' summaries.
+(``record=DIR``) it is ``koudian._core.arena_record``: the core plays
+each deal once and returns both the records (the luck correction's
+``adjusted`` too) and each table's decision rows, recorded as
+``simulate`` records self-play (table ``t``'s hand of deal ``d`` is
+game ``d`` of a run with line-up entry ``layout[t][s]`` at seat ``s``).
 
 In an arena dataset the hand id of table ``t``'s hand of deal ``d`` is
 ``d * tables + t`` (the row order of ``ArenaResult.records``, four rows
@@ -27,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import Ruleset, arena_native
-from koudian._native_play import play_chunk
+from koudian._core import Ruleset, arena_native, arena_record
 from koudian.arena.layout import table_entries
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,10 +35,8 @@ __all__ = [
     "ARENA_CHUNK",
     "arena_object",
     "arena_recording",
-    "chunk_records",
     "play_deals",
     "play_tables",
-    "records_of_summary",
     "write_tables",
 ]
 
@@ -50,40 +45,6 @@ ARENA_CHUNK = 400
 for a 1-vs-3 line-up), each call's rows held in memory until written. A
 local recording run plays shorter calls (Ctrl-C) and writes a shard per
 table every 200 to 399 deals (``koudian.arena.play``)."""
-
-
-def records_of_summary(
-    summary: dict[str, Any], start: int, table: int, entries: Sequence[int]
-) -> dict[str, npt.NDArray[Any]]:
-    """The arena's ``(n, 4)`` seat records of one table from the
-    ``simulate`` summary of its games ``start .. start + n`` (the fields
-    ``arena::arena`` fills, read the same way off each hand's end)."""
-    winners = summary["winners"]
-    n = winners.shape[0]
-    self_draw = summary["self_draw"][:, None]
-    won_any = winners.any(axis=1)[:, None]
-    seats = np.arange(4)
-    return {
-        "deal": np.broadcast_to(np.arange(start, start + n, dtype=np.uint64)[:, None], (n, 4)),
-        "table": np.full((n, 4), table, np.uint8),
-        "seat": np.broadcast_to(seats.astype(np.uint8), (n, 4)),
-        "entry": np.broadcast_to(np.asarray(entries, np.uint8), (n, 4)),
-        "delta": summary["deltas"].astype(np.int64),
-        "won": winners.astype(bool),
-        "self_draw": winners & self_draw,
-        "ting": summary["ting"].astype(bool),
-        "dealt_in": won_any & ~self_draw & (summary["from_seat"][:, None] == seats),
-        # A covered share is never 0 points: paid something iff covered.
-        "baohu_paid": summary["baohu"] > 0,
-        "fault": np.broadcast_to(summary["faults"][:, None], (n, 4)),
-        "adjusted": np.full((n, 4), np.nan),
-    }
-
-
-def chunk_records(per_table: Sequence[dict[str, npt.NDArray[Any]]]) -> dict[str, npt.NDArray[Any]]:
-    """The ``(n, 4)`` records of each table interleaved in the arena's
-    order: deal by deal, table by table, seat by seat."""
-    return {c: np.stack([t[c] for t in per_table], axis=1).reshape(-1) for c in per_table[0]}
 
 
 def play_deals(
@@ -137,29 +98,23 @@ def play_tables(
     seats: Sequence[int] | None,
     walls: int = 0,
 ) -> tuple[dict[str, npt.NDArray[Any]], list[dict[str, Any] | None]]:
-    """Deals ``start .. start + n`` played table by table as ``simulate``
-    plays games: the records, and each table's decisions of ``seats``
-    (None without seats) with the arena's hand ids (``deal * tables +
-    table``), for ``write_tables``."""
-
-    layout = table_entries(list(names), fmt)
-    per_table: list[dict[str, npt.NDArray[Any]]] = []
-    decisions_of: list[dict[str, Any] | None] = []
-    for t, seated in enumerate(layout):
-        summary, decisions, _ = play_chunk(
-            rules, [names[e] for e in seated], start, n, seed, threads, seats, False
-        )
-        per_table.append(records_of_summary(summary, start, t, seated))
-        if decisions is not None:
-            deal = decisions["hand"].astype(np.uint64)
-            decisions["hand"] = deal * np.uint64(len(layout)) + np.uint64(t)
-        decisions_of.append(decisions)
-    recs = chunk_records(per_table)
-    if walls > 0:
-        # The recording play keeps no departures: the core plays the deals
-        # again for them (the same hands, so the other columns agree).
-        recs["adjusted"] = _native(rules, names, fmt, start, n, seed, threads, walls)["adjusted"]
-    return recs, decisions_of
+    """Deals ``start .. start + n`` played once by the core's recorded
+    arena (``arena_record``): the records (``adjusted`` too with ``walls >
+    0``), and each table's decisions of ``seats`` (None without seats)
+    with the arena's hand ids (``deal * tables + table``), for
+    ``write_tables``."""
+    recs, decisions, _ = arena_record(
+        rules,
+        list(names),
+        n,
+        seed=seed,
+        threads=threads,
+        start=start,
+        format=fmt,
+        walls=walls,
+        seats=None if seats is None else list(seats),
+    )
+    return recs, list(decisions)
 
 
 def write_tables(

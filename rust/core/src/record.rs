@@ -187,7 +187,7 @@ impl<T> Recorded<T> {
 /// buffers in game order, so that the parts are the rows in order without
 /// a copy. Hands cost about the same, so a call's games split evenly (a
 /// worker that finishes first leaves its core to the caller's writer).
-fn parts_of(games: Range<u64>, width: usize) -> Vec<Range<u64>> {
+pub(crate) fn parts_of(games: Range<u64>, width: usize) -> Vec<Range<u64>> {
     let n = u128::from(games.end.saturating_sub(games.start));
     let k = (width.max(1) as u128).min(n.max(1));
     let at = |i: u128| games.start + (n * i / k) as u64;
@@ -196,15 +196,15 @@ fn parts_of(games: Range<u64>, width: usize) -> Vec<Range<u64>> {
 
 /// The rows and log text of a range of consecutive games.
 #[derive(Default)]
-struct Block {
-    rows: Decisions,
-    log: Vec<u8>,
+pub(crate) struct Block {
+    pub(crate) rows: Decisions,
+    pub(crate) log: Vec<u8>,
 }
 
 /// The recorder of [`simulate_dataset`]: it writes a block's rows and logs
 /// into the block's buffers (taken from `home` when made, put back when
 /// dropped), so that nothing is allocated per hand or per decision.
-struct DatasetRecorder<'a, S> {
+pub(crate) struct DatasetRecorder<'a, S> {
     options: RecordOptions,
     rules: HandRules,
     home: &'a Mutex<Block>,
@@ -221,6 +221,32 @@ struct DatasetRecorder<'a, S> {
     /// A row did not pack (never for an encoded observation).
     error: Option<Error>,
     summarize: &'a S,
+}
+
+impl<'a, S> DatasetRecorder<'a, S> {
+    /// A recorder filling the buffers kept in `home` (taken now, put
+    /// back when it is dropped).
+    pub(crate) fn new(
+        options: RecordOptions,
+        rules: HandRules,
+        home: &'a Mutex<Block>,
+        summarize: &'a S,
+    ) -> Self {
+        DatasetRecorder {
+            options,
+            rules,
+            home,
+            block: std::mem::take(&mut *home.lock().unwrap_or_else(|e| e.into_inner())),
+            first: 0,
+            writer: LogWriter::default(),
+            ponds: Box::default(),
+            index: 0,
+            step: 0,
+            open: false,
+            error: None,
+            summarize,
+        }
+    }
 }
 
 impl<S> Drop for DatasetRecorder<'_, S> {
@@ -372,19 +398,8 @@ where
             first.log.reserve(((r.end - r.start) as usize * 12) << 10);
         }
         let home = Mutex::new(first);
-        let hands = simulate_recorded(rules, r, seed, 1, &make, || DatasetRecorder {
-            options,
-            rules: hand_rules,
-            home: &home,
-            block: std::mem::take(&mut *home.lock().unwrap_or_else(|e| e.into_inner())),
-            first: 0,
-            writer: LogWriter::default(),
-            ponds: Box::default(),
-            index: 0,
-            step: 0,
-            open: false,
-            error: None,
-            summarize: &summarize,
+        let hands = simulate_recorded(rules, r, seed, 1, &make, || {
+            DatasetRecorder::new(options, hand_rules, &home, &summarize)
         })?;
         let hands = hands.into_iter().collect::<Result<Vec<T>, Error>>()?;
         let b = home.into_inner().unwrap_or_else(|e| e.into_inner());

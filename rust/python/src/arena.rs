@@ -8,10 +8,14 @@ use crate::action::extract_action;
 use crate::agent::{fault_list, Lineup};
 use crate::errors::to_py;
 use crate::game::PyGame;
+use crate::record::decisions_dict;
 use crate::ruleset::resolve;
+use koudian_core::agent::builtin;
+use koudian_core::arena::record::arena_dataset;
 use koudian_core::arena::{
     adjustable, arena_of, arena_with, luck_seed, tables, Departures, Format, Run, SeatRecord,
 };
+use koudian_core::record::Decisions;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -224,10 +228,74 @@ fn arena_agents<'py>(
     Ok((records_dict(py, &recs)?, fault_list(py, faults, true)?))
 }
 
+/// `arena_record(rules, agents, deals, *, seed=0, threads=0, start=0,
+/// format="duplicate", walls=0, seats=None)`: `arena_native` that also
+/// records the decisions of `seats` at every table, from one play of each
+/// deal. Returns `(records, decisions, hands)`: the columns, each table's
+/// decision columns (hand id `deal * tables + table`; `None` per table
+/// when `seats` is `None`) and the number of hands played.
+#[pyfunction]
+#[pyo3(signature = (rules, agents, deals, *, seed = 0, threads = 0, start = 0, format = "duplicate", walls = 0, seats = None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn arena_record<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyAny>,
+    agents: Vec<String>,
+    #[pyo3(from_py_with = crate::ints::hands_u64)] deals: u64,
+    #[pyo3(from_py_with = crate::ints::seed)] seed: u64,
+    #[pyo3(from_py_with = crate::ints::threads)] threads: usize,
+    #[pyo3(from_py_with = crate::ints::start)] start: u64,
+    format: &str,
+    #[pyo3(from_py_with = crate::ints::walls)] walls: u32,
+    seats: Option<Vec<i64>>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>, u64)> {
+    let r = resolve(py, Some(rules))?;
+    let specs = lineup(agents)?;
+    let fmt = format_arg(format)?;
+    let end = deals_end(start, deals)?;
+    let mut chosen = [false; 4];
+    for &s in seats.iter().flatten() {
+        let s = crate::game::seat_arg(s)?;
+        chosen[usize::from(s)] = true;
+    }
+    for s in &specs {
+        builtin(s, 0).map_err(to_py)?;
+    }
+    crate::numpy_ready(py)?;
+    let run = Run {
+        rules: &r,
+        labels: &specs,
+        seed,
+        format: fmt,
+        walls,
+    };
+    let recorded = py
+        .detach(|| {
+            arena_dataset(
+                &run,
+                start..end,
+                threads,
+                |e| builtin(&specs[usize::from(e)], 0),
+                chosen,
+            )
+        })
+        .map_err(to_py)?;
+    let tables = PyList::empty(py);
+    for parts in recorded.tables {
+        if seats.is_some() {
+            tables.append(decisions_dict(py, Decisions::concat(parts))?)?;
+        } else {
+            tables.append(py.None())?;
+        }
+    }
+    Ok((records_dict(py, &recorded.records)?, tables, recorded.hands))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyArenaLuck>()?;
     m.add_function(wrap_pyfunction!(arena_native, m)?)?;
     m.add_function(wrap_pyfunction!(arena_agents, m)?)?;
+    m.add_function(wrap_pyfunction!(arena_record, m)?)?;
     m.add_function(wrap_pyfunction!(arena_tables, m)?)?;
     m.add_function(wrap_pyfunction!(arena_adjustable, m)?)?;
     Ok(())

@@ -23,7 +23,7 @@ fn wide<'py>(py: Python<'py>, v: Vec<u8>, width: usize) -> PyResult<Bound<'py, P
     Ok(PyArray1::from_vec(py, v).reshape([n, width])?.into_any())
 }
 
-fn decisions_dict<'py>(py: Python<'py>, d: Decisions) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn decisions_dict<'py>(py: Python<'py>, d: Decisions) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("hand", PyArray1::from_vec(py, d.hand))?;
     out.set_item("seed", PyArray1::from_vec(py, d.seed))?;

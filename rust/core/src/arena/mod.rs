@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 pub mod luck;
+pub mod record;
 
 /// The most wall shuffles a departure's gain may be averaged over.
 pub const MAX_WALLS: u32 = 100_000;
