@@ -5,7 +5,7 @@
 //!   multiply-and-reject and a Fisher-Yates shuffle written here, so a
 //!   seed means the same wall on every platform for a given engine
 //!   version.
-//! * [`SplitMix`]: SplitMix64 with the same bounded sampling, for the
+//! * `SplitMix`: SplitMix64 with the same bounded sampling, for the
 //!   agents and the samplers of hidden tiles: their draws need no
 //!   cryptographic quality, a fresh stream must cost nothing, and a
 //!   declared hand may take hundreds of draws (ChaCha's blocks cost more
