@@ -4,7 +4,7 @@
 use crate::errors::to_py;
 use crate::ruleset::resolve;
 use crate::simulate::{agent_names, agents_of, check_agents};
-use koudian_core::simulate::play_hand;
+use koudian_core::simulate::play_run_game;
 use koudian_core::Error;
 use pyo3::prelude::*;
 
@@ -30,14 +30,8 @@ fn simulate_logs(
         let mut a = agents_of(&agents, 0)?;
         (start..end)
             .map(|i| {
-                play_hand(
-                    &r,
-                    koudian_core::game::mix_seed(seed, i),
-                    Some((i % 4) as u8),
-                    &mut a,
-                    true,
-                )
-                .map(|(g, _, _)| g.log())
+                // Game `i` of the run: the core's seeding rule.
+                play_run_game(&r, seed, i, &mut a, true, &mut ()).map(|(g, _, _)| g.log())
             })
             .collect::<Result<Vec<String>, Error>>()
     })
