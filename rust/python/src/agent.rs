@@ -113,21 +113,18 @@ impl Sink {
 
     /// The recorder telling this sink of the core's faults.
     pub fn recorder(&self) -> FaultRecorder {
-        FaultRecorder(self.clone(), 0)
+        FaultRecorder(self.clone())
     }
 }
 
 /// Tells a [`Sink`] of the hand under way and of each answer the core
-/// replaced with the fallback; counts the actions played.
-pub(crate) struct FaultRecorder(Sink, u64);
+/// replaced with the fallback.
+pub(crate) struct FaultRecorder(Sink);
 
 impl Recorder for FaultRecorder {
     type Hand = ();
     fn start(&mut self, index: u64, _: &Game) {
         self.0.lock().hand = index;
-    }
-    fn played(&mut self, _: Action) {
-        self.1 += 1;
     }
     fn fault(&mut self, seat: u8, answer: &Answer, fallback: Action) {
         let mut s = self.0.lock();
