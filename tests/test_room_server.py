@@ -6,6 +6,7 @@ room's record and replay links, and bad requests refused."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -178,3 +179,17 @@ def test_serve_refuses_a_bad_database(tmp_path: Path) -> None:
     (tmp_path / "junk.db").write_bytes(b"junk" * 1000)
     with pytest.raises(RuntimeError, match=r"junk\.db"):
         ServerProcess(str(tmp_path / "junk.db"))
+
+
+def test_an_empty_room_waits_for_its_people_and_an_idle_one_closes(tmp_path: Path) -> None:
+    s = ServerProcess(str(tmp_path / "r.db"), "--room-idle", "1.5")
+    try:
+        empty = create(s.base, hands=1)  # no event yet: idle from its creation
+        time.sleep(0.6)
+        assert http(s.base, f"/api/rooms/{empty}")[1]["status"] == "waiting"
+        time.sleep(2.0)
+        record = http(s.base, f"/api/rooms/{empty}")[1]
+        assert record["status"] == "closed" and record["closed"] == "idle"
+    finally:
+        s.stop()
+    assert not s.tracebacks(), s.tracebacks()
