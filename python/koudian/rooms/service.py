@@ -308,6 +308,13 @@ class RoomService:
 
     # ------------------------------------------------------------ the worker: events
 
+    def _catch_up(self, room: LiveRoom) -> None:
+        """With other writers (a shared store), the events they appended
+        that no notification has brought yet: a person's command is checked
+        against the newest state."""
+        if self.shared:
+            self._sync(room)
+
     def _sync(self, room: LiveRoom) -> None:
         """Folds the events other writers appended since ours."""
         for ev in self.store.events(room.row.id, room.state.seq):
@@ -410,6 +417,7 @@ class RoomService:
     def hello(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> bool:
         """A connection's first message (worker thread); False when it is
         refused (the connection is then closed)."""
+        self._catch_up(room)
         st = room.state
         token: str | None = None
         if "token" in msg:
@@ -474,6 +482,7 @@ class RoomService:
     def message(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> None:
         """One checked message of a connection after its hello (worker thread)."""
         try:
+            self._catch_up(room)
             self._message(room, conn, msg)
         except RoomError as e:
             conn.send(error(str(e), msg.get("id")))
@@ -677,6 +686,7 @@ class RoomService:
             room.ticking = False
 
     def _tick_now(self, room: LiveRoom) -> None:
+        self._catch_up(room)
         now = self.clock()
         st = room.state
         try:
