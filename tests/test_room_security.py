@@ -11,6 +11,7 @@ import asyncio
 import json
 import secrets
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from koudian._core import replay_steps
 from koudian.rooms.protocol import MAX_MESSAGE, ProtocolError, parse
 from koudian.rooms.room import hand_seed
-from room_support import Player, ServerProcess, create, http
+from room_support import BOTS, Player, ServerProcess, create, http
 
 websockets = pytest.importorskip("websockets")
 
@@ -320,8 +321,15 @@ def test_fuzzed_frames_on_a_live_room_are_answered_and_change_nothing_else(
 
 
 def test_frames_messages_connections_and_rooms_are_bounded(tmp_path: Path) -> None:
-    s = ServerProcess(str(tmp_path / "r.db"), "--client-rooms", "2", "--client-connections", "3")
+    bot = f"first={sys.executable} {BOTS / 'first_legal_bot.py'}"
+    s = ServerProcess(
+        str(tmp_path / "r.db"),
+        *("--client-rooms", "2", "--client-connections", "3", "--client-bots", "2"),
+        *("--bot", bot),
+    )
     try:
+        status, out = http(s.base, "/api/rooms", {"bots": [None, "first", "first", "first"]})
+        assert status == 400 and "program bots" in out["error"]
         code = create(s.base, hands=1)
         assert create(s.base, hands=1)
         status, out = http(s.base, "/api/rooms", {"hands": 1})

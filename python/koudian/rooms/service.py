@@ -66,6 +66,7 @@ class Limits:
         *,
         max_rooms: int = 1000,
         client_rooms: int = 8,
+        client_bots: int = 12,
         between: float = 30.0,
         vote: float = 120.0,
         idle: float = 3 * 3600.0,
@@ -73,6 +74,7 @@ class Limits:
     ) -> None:
         self.max_rooms = max_rooms
         self.client_rooms = client_rooms
+        self.client_bots = client_bots  # program (cmd:) bot seats in one client's open rooms
         self.between = between
         self.vote = vote
         self.idle = idle
@@ -211,9 +213,19 @@ class RoomService:
             data = {**data, "timer": self.timer}
         config = RoomConfig.from_json(data, self.agents)
         mine = self.created_by.setdefault(client, set())
-        mine &= set(self.rooms)
+        mine &= {c for c, r in self.rooms.items() if r.state.status != "closed"}
         if len(mine) >= self.limits.client_rooms:
-            raise RoomError(f"this client has {len(mine)} open rooms (at most {len(mine)})")
+            raise RoomError(
+                f"this client has {len(mine)} open rooms (at most {self.limits.client_rooms})"
+            )
+        programs = self._programs(config) + sum(
+            self._programs(self.rooms[c].state.config) for c in mine
+        )
+        if programs > self.limits.client_bots:
+            raise RoomError(
+                f"too many program bots for this client's rooms ({programs}; at most "
+                f"{self.limits.client_bots})"
+            )
         if sum(1 for r in self.rooms.values() if r.state.status != "closed") >= (
             self.limits.max_rooms
         ):
@@ -224,6 +236,10 @@ class RoomService:
         mine.add(row.code)
         await self.run(room, self._drive, room)
         return row.code
+
+    def _programs(self, config: RoomConfig) -> int:
+        """The program (``cmd:``) bots a room's configuration starts."""
+        return sum(1 for b in config.bots if b and self.agents.get(b, "").startswith("cmd:"))
 
     def _create_row(self, config: RoomConfig) -> RoomRow:
         now = self.clock()
@@ -515,8 +531,11 @@ class RoomService:
                 raise RoomError("the person at seat 0 (the first to enter) fills seats and starts")
             if kind == "fill":
                 agent = msg["agent"]
-                if agent not in self.agents:
-                    raise RoomError(f"no agent {agent[:40]!r}; one of {', '.join(self.agents)}")
+                native = [n for n, spec in self.agents.items() if not spec.startswith("cmd:")]
+                if agent not in native:
+                    # A program bot is a process: it is named when the room is
+                    # created, counted against its creator's share.
+                    raise RoomError(f"no agent {agent[:40]!r}; one of {', '.join(native)}")
                 self._try(room, conn, lambda _: ("fill", {"seat": msg["seat"], "agent": agent}))
             else:
                 while (free := room.state.first_free()) is not None:
