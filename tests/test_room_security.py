@@ -367,3 +367,29 @@ def test_frames_messages_connections_and_rooms_are_bounded(tmp_path: Path) -> No
     finally:
         s.stop()
     assert not s.tracebacks(), s.tracebacks()
+
+
+def test_a_seat_given_up_is_no_longer_seen_through_its_old_connection(
+    server: ServerProcess,
+) -> None:
+    async def run() -> None:
+        code = create(server.base, hands=1, bots=[None, "greedy", "greedy", "greedy"])
+        ann = await Client.open(server, code, {"type": "hello", "name": "Ann"})
+        await ann.wait(is_type("welcome"))
+        await ann.send({"type": "leave"})
+        await ann.wait(lambda m: m["type"] == "room" and m["seats"][0]["kind"] == "free")
+        eve = await Client.open(server, code, {"type": "hello", "name": "Eve"})
+        assert (await eve.wait(is_type("welcome")))["seat"] == 0
+        await eve.send({"type": "ready"})
+        await eve.wait(is_type("act"))
+        await ann.send({"type": "state"})
+        table = await ann.wait(lambda m: m["type"] in ("table", "act"))
+        assert table["type"] == "table" and table["table"]["seats"][0]["hand"] is None
+        for m in ann.seen:
+            if m["type"] == "room":
+                assert m["you"] in (0, None)
+            assert m["type"] != "act"
+        for c in (ann, eve):
+            await c.close()
+
+    asyncio.run(run())

@@ -358,6 +358,12 @@ class RoomService:
 
     def _applied(self, room: LiveRoom, kind: str, body: dict[str, Any]) -> None:
         st = room.state
+        if kind == "leave":
+            # The seat's connections watch from now on: the next person to
+            # take the seat is not seen through them.
+            for c in room.conns:
+                if c.seat == body["seat"]:
+                    c.seat, c.watching = None, True
         if kind == "act" and st.game is not None and st.game.done:
             self._save_hands(room)
             for c in list(room.conns):
