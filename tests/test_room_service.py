@@ -70,3 +70,76 @@ def test_a_second_writer_is_folded_in_and_the_command_checked_again(tmp_path: Pa
     assert sum(e.kind == "act" for e in events) == 1
     for s in (a, b):
         s.store.close()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def seated_room(tmp_path: Path, **config: Any) -> tuple[RoomService, LiveRoom, Clock]:
+    clock = Clock()
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS, clock=clock)
+    cfg = RoomConfig.from_json({"hands": 1, "bots": [None, None, "greedy", "greedy"], **config})
+    row = svc._create_row(cfg)
+    room = LiveRoom(row, svc._fold(row))
+    room.loaded_at = clock.now
+    svc._propose(room, join("Ann"))
+    svc._propose(room, join("Bo"))
+    return svc, room, clock
+
+
+def test_an_unanswered_vote_dismisses_the_room_after_120_s(tmp_path: Path) -> None:
+    svc, room, clock = seated_room(tmp_path)
+    svc._propose(room, _const(("vote", {"seat": 0, "dismiss": True})))
+    clock.now += 119
+    svc._tick(room)
+    assert room.state.status == "waiting" and room.deadline == room.state.vote_at + 120
+    clock.now += 2
+    svc._tick(room)  # Bo said nothing: a yes
+    assert room.state.status == "closed" and room.state.close_why == "dismissed"
+    row = svc.store.room(room.row.id)
+    assert row is not None and row.status == "closed"
+
+
+def test_the_decision_timer_hands_the_seat_to_a_bot(tmp_path: Path) -> None:
+    svc, room, clock = seated_room(tmp_path, timer=12)
+    for seat in (0, 1):
+        svc._propose(room, _const(("ready", {"seat": seat})))
+    svc._drive(room)
+    st = room.state
+    assert st.status == "playing" and st.to_act == 0  # Ann deals
+    assert room.deadline == st.decision_at + 12
+    clock.now += 11.9
+    svc._tick(room)
+    assert st.seats[0].away is None and st.to_act == 0
+    clock.now += 0.2
+    before = st.seq
+    svc._tick(room)
+    assert st.seats[0].away == "timeout"
+    events = svc.store.events(room.row.id, before)
+    assert events[0].kind == "away" and '"by":"auto"' in events[1].body
+    # The room plays on with Ann away (Bo is still there) until Bo is asked.
+    assert st.to_act == 1 or st.status != "playing"
+
+
+def test_a_room_cut_off_before_its_bots_sat_gets_them_on_resume(tmp_path: Path) -> None:
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS)
+    cfg = RoomConfig.from_json({"hands": 1, "bots": [None, "greedy", None, "random"]})
+    row = svc._create_row(cfg)
+    # As if the process died between the room's row and its events:
+    svc.store.close()
+    import sqlite3
+
+    conn = sqlite3.connect(tmp_path / "r.db")
+    conn.execute("DELETE FROM events")
+    conn.commit()
+    conn.close()
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS)
+    room = LiveRoom(row, svc._fold(row))
+    assert room.state.seq == -1
+    svc._resume(room)
+    assert [s.kind for s in room.state.seats] == ["free", "bot", "free", "bot"]

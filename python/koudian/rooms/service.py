@@ -616,6 +616,15 @@ class RoomService:
                     room.row.id, h.hand, h.log, replay_key(room.row.secret, h.hand)
                 )
         room.saved_hands = len(st.hands)
+        if st.seq == -1:
+            # A crash between the room's row and its first events: the bots
+            # named at creation take their seats now.
+            for s, b in enumerate(st.config.bots):
+                if b is not None:
+                    try:
+                        self._propose(room, _const(("fill", {"seat": s, "agent": b})))
+                    except RoomError:
+                        self._sync(room)
         if not self.shared and st.status in ("playing", "between"):
             for i in st.person_seats():
                 if room.connected()[i] or st.seats[i].away == "disconnect":
