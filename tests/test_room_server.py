@@ -267,3 +267,12 @@ def test_a_restart_does_not_eat_a_persons_decision_time(tmp_path: Path) -> None:
     finally:
         s.stop()
     assert not s.tracebacks(), s.tracebacks()
+
+
+def test_serve_without_a_database_serves_no_rooms() -> None:
+    s = ServerProcess("")
+    try:
+        assert http(s.base, "/api/info")[1]["rooms"] is False
+        assert http(s.base, "/api/rooms", {"hands": 1})[0] in (404, 405)
+    finally:
+        s.stop()

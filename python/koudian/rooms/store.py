@@ -102,6 +102,7 @@ def open_store(url: str | Path) -> Store:
             text = text[1:]  # sqlite:////abs/path
         elif text.startswith("/"):
             text = text[1:] or ":memory:"  # sqlite:///relative/path
+        text = text or ":memory:"  # sqlite://: a throwaway store
     return SQLiteStore(text)
 
 
