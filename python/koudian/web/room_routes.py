@@ -144,7 +144,7 @@ async def _sender(ws: WebSocket, conn: Conn) -> None:
     that does not read (its outbox full) is closed."""
     try:
         while True:
-            text = await conn.outbox.get()
+            text = await conn.next()
             if text is None:
                 break
             await ws.send_text(text)
