@@ -11,7 +11,6 @@ import urllib.request
 from typing import Any
 
 import pytest
-
 from koudian import Ruleset
 from koudian._core import KoudianError
 from koudian._presets import PRESETS_DIR

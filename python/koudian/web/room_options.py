@@ -90,7 +90,7 @@ def _int_bound(preset: str, name: str, start: int, step: int, wrap: Any) -> int:
     return good
 
 
-def _candidates(preset: str, defaults: dict[str, Any], docs: dict[str, str]) -> list[tuple[str, Any]]:
+def _candidates(defaults: dict[str, Any], docs: dict[str, str]) -> list[tuple[str, Any]]:
     """Single changes the engine might need with another: every other value
     of every bool and choice option."""
     out: list[tuple[str, Any]] = []
@@ -152,12 +152,12 @@ def preset_controls(preset: str) -> list[dict[str, Any]]:
 
     defaults = Ruleset.preset(preset).to_dict()
     docs = dict(Ruleset.options())
-    cands = _candidates(preset, defaults, docs)
+    cands = _candidates(defaults, docs)
     out: list[dict[str, Any]] = []
     for name, doc in Ruleset.options():
         if name in _FIXED:
             continue
-        value = defaults[name]
+        value: Any = defaults[name]
         zh = chinese_term(doc)
         c: dict[str, Any] = {"name": name, "zh": zh, "en": name.replace("_", " "), "doc": doc}
         others: list[Any] = []
@@ -177,13 +177,15 @@ def preset_controls(preset: str) -> list[dict[str, Any]]:
         elif isinstance(value, (tuple, list)) and len(value) == 2:
             c["kind"] = "int_pair"
             a, b = int(value[0]), int(value[1])
+            first = lambda v, b=b: [v, b]  # noqa: E731
+            second = lambda v, a=a: [a, v]  # noqa: E731
             c["min"] = [
-                _int_bound(preset, name, a, -1, lambda v: [v, b]),
-                _int_bound(preset, name, b, -1, lambda v: [a, v]),
+                _int_bound(preset, name, a, -1, first),
+                _int_bound(preset, name, b, -1, second),
             ]
             c["max"] = [
-                _int_bound(preset, name, a, 1, lambda v: [v, b]),
-                _int_bound(preset, name, b, 1, lambda v: [a, v]),
+                _int_bound(preset, name, a, 1, first),
+                _int_bound(preset, name, b, 1, second),
             ]
             value = [a, b]
         else:  # a new kind of option: the page must learn it first
@@ -209,6 +211,4 @@ def preset_controls(preset: str) -> list[dict[str, Any]]:
 @cache
 def options_info() -> dict[str, Any]:
     """``/api/info``'s ``"options"``: per preset, its title and controls."""
-    return {
-        p: {"title": preset_title(p), "controls": preset_controls(p)} for p in preset_names()
-    }
+    return {p: {"title": preset_title(p), "controls": preset_controls(p)} for p in preset_names()}
