@@ -54,11 +54,17 @@
   try { autojoin = sessionStorage.getItem("koudian.autojoin." + CODE); sessionStorage.removeItem("koudian.autojoin." + CODE); } catch (e) { autojoin = null; }
   const watchOnly = new URLSearchParams(location.search).get("watch") === "1";
 
-  let ws = null, room = null, you = null, last = null, lastEnd = null, wasAway = false, backNote = false;
-  let deadline = null, deadlineSeat = null, tick = null, retries = 0, joining = null, startSent = false, closedByUs = false;
+  let fresh = false, ws = null, room = null, you = null, last = null, lastEnd = null, wasAway = false, backNote = false;
+  let deadline = null, deadlineSeat = null, tick = null, retries = 0, joining = null, closedByUs = false;
 
   function send(obj) {
-    if (obj.type === "act" && last && last.type === "act") obj.id = last.id;
+    if (obj.type === "act" && last && last.type === "act") {
+      obj.id = last.id;
+      // One answer per decision: a second click waits for the next request.
+      if (document.body.dataset.act !== "1") return;
+      document.body.dataset.act = "sent";
+      document.querySelectorAll("#actions button[data-index]").forEach((b) => { b.disabled = true; });
+    }
     if (ws && ws.readyState === 1) ws.send(JSON.stringify(obj));
   }
   function hello() {
@@ -90,6 +96,8 @@
     if (m.type === "error") {
       $("error").textContent = m.error;
       document.body.dataset.errors = String(Number(document.body.dataset.errors || 0) + 1);
+      // A refused answer: the decision is still open, ask again.
+      if (last && last.type === "act" && document.body.dataset.act === "sent") drawGame();
       // A token the room does not know (a room's old link): watch instead.
       if (!you && store.get(KEY) && !room) { store.set(KEY, null); reconnect(); }
       return;
@@ -98,8 +106,8 @@
     if (m.type === "welcome") {
       you = m.seat;
       joining = null;
+      fresh = true;
       if (m.token) store.set(KEY, m.token);
-      if (autojoin === "solo" && you != null) send({ type: "ready" });
       drawLobby();
       return;
     }
@@ -114,7 +122,8 @@
     if (m.type === "end") { last = m; lastEnd = m; setDeadline(null, null); drawGame(); drawSettle(); return; }
   }
   function onRoom(m) {
-    const first = room == null;
+    const first = fresh;
+    fresh = false;
     room = m;
     if (m.you !== undefined) you = m.you;
     const me = you != null ? m.seats[you] : null;
@@ -123,12 +132,6 @@
     if (me && me.away && first) backNote = true;
     if (me && wasAway && !me.away) backNote = true;
     wasAway = !!(me && me.away);
-    if (first && autojoin === "1" && you == null && !watchOnly) {
-      const name = store.get("koudian.name");
-      if (name) { autojoin = null; joining = name; reconnect(); return; }
-    }
-    // Alone against bots: the room starts as soon as its one person is ready.
-    if (autojoin === "solo" && you === 0 && m.status === "waiting" && !startSent && m.seats[0].ready) { startSent = true; send({ type: "start" }); }
     if (m.status === "waiting" || m.status === "playing") lastEnd = m.status === "playing" && last && last.type !== "end" ? null : lastEnd;
     document.body.dataset.phase = m.status;
     drawLobby();
@@ -190,6 +193,7 @@
     }
     $("actions").innerHTML = buttons;
     document.body.dataset.act = mine ? "1" : "0";
+    document.body.dataset.msg = m.type;
     document.querySelectorAll("#actions button[data-index]").forEach((b) => {
       b.onclick = () => send({ type: "act", index: Number(b.dataset.index) });
     });
@@ -273,15 +277,17 @@
     }
     const v = room && room.vote;
     if (v) {
-      const yes = v.yes || [], no = v.no || [];
-      const mine = you != null && (yes.includes(you) || no.includes(you));
-      let b = `<div class="banner vote" id="votebanner"><b>${u("votenote")}</b> · ${u("yes")} ${yes.length} · ${u("no")} ${no.length}`;
+      // A no ends the vote; a person who does not answer in time counts as yes.
+      const yes = v.yes || [];
+      const mine = you != null && yes.includes(you);
+      const people = room.seats.filter((x) => x.kind === "person").length;
+      let b = `<div class="banner vote" id="votebanner"><b>${u("votenote")}</b> · ${u("yes")} ${yes.length} / ${people}`;
       if (you != null && !mine) b += ` <button id="voteyes">${u("yes")}</button><button id="voteno">${u("no")}</button>`;
       else if (mine) b += ` · ${u("voted")}`;
       html += b + "</div>";
     }
     if (room && room.status === "closed") {
-      const why = room.close_reason || room.why;
+      const why = room.closed;
       html += `<div class="banner" id="closedbanner"><b>${u("closed")}</b>${why ? " · " + u("why_" + why) : ""}</div>`;
     }
     $("banners").innerHTML = html;
@@ -340,6 +346,8 @@
     KD.initLang();
     labels();
     if (HISTORY) { showHistory(); return; }
+    // The room's creator (sent here by the home page) takes a seat at once.
+    if (autojoin && !store.get(KEY) && !watchOnly) joining = store.get("koudian.name") || (KD.lang === "zh" ? "玩家" : "player");
     connect();
     document.body.dataset.ready = "1";
   });
