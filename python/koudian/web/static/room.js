@@ -134,6 +134,7 @@
     wasAway = !!(me && me.away);
     if (m.status === "waiting" || m.status === "playing") lastEnd = m.status === "playing" && last && last.type !== "end" ? null : lastEnd;
     document.body.dataset.phase = m.status;
+    document.body.dataset.hands = String(m.match ? m.match.hands_played : 0);
     drawLobby();
     drawGame();
     drawSettle();
@@ -291,8 +292,8 @@
       html += `<div class="banner" id="closedbanner"><b>${u("closed")}</b>${why ? " · " + u("why_" + why) : ""}</div>`;
     }
     $("banners").innerHTML = html;
-    // Any message of the seat's person takes it back from the bot.
-    if ($("backb")) $("backb").onclick = () => send({ type: "state" });
+    // The seat's person takes it back from the bot (托管 off).
+    if ($("backb")) $("backb").onclick = () => send({ type: "back" });
     if ($("voteyes")) $("voteyes").onclick = () => send({ type: "vote", dismiss: true });
     if ($("voteno")) $("voteno").onclick = () => send({ type: "vote", dismiss: false });
     document.body.dataset.away = me && me.away ? "1" : "0";
