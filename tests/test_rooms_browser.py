@@ -21,8 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 import urllib.request
 from collections import Counter
@@ -32,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import koudian
-from web_support import CHROMIUM, _unavailable, artifacts
+from web_support import CHROMIUM, _unavailable, artifacts, rooms_server
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -75,40 +73,6 @@ def _save(page: Any, name: str, docs: bool = False) -> None:
     page.screenshot(path=str(artifacts() / name), **kw)
     if docs and os.environ.get("KOUDIAN_WRITE_DOCS") == "1":
         page.screenshot(path=str(DOCS / "pages" / name), **kw)
-
-
-@contextmanager
-def _serve(tmp: Path) -> Iterator[str]:
-    """``koudian serve`` as people run it (its own process, a SQLite file),
-    on a free loopback port; its base URL."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "koudian", "serve", "--port", "0", "--db", str(tmp / "rooms.db")]
-    cmd += ["--log", str(tmp / "served.jsonl")]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp
-    )
-    try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 60
-        url = None
-        lines: list[str] = []
-        while url is None and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            m = re.search(r"koudian serve: (http://127\.0\.0\.1:\d+)/", line)
-            if m:
-                url = m.group(1)
-        assert url is not None, "the server did not start: " + "".join(lines)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 # One round trip per page and look: the page's phase, how many hands are
@@ -187,7 +151,7 @@ def test_four_people_and_a_watcher_play_a_match_in_one_room(tmp_path: Path) -> N
     if not Path(CHROMIUM).exists():
         _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
     started = time.monotonic()
-    with _serve(tmp_path) as base, sync_playwright() as p:
+    with rooms_server(tmp_path) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         errors: list[str] = []
 
@@ -358,6 +322,113 @@ def test_four_people_and_a_watcher_play_a_match_in_one_room(tmp_path: Path) -> N
                     for seat in (m.get("table") or {}).get("seats", []):
                         assert seat.get("hand") in (None, ""), m
                 assert m.get("type") != "act"
+            # The room's history stays viewable at its own address.
+            watcher.goto(f"{base}/r/{code}/history")
+            watcher.wait_for_selector("body[data-phase='history'][data-ready='1']")
+            rows = watcher.eval_on_selector_all(
+                "#results .handrow a.replay", "as => as.map(a => a.getAttribute('href'))"
+            )
+            assert rows == replays
             assert not errors, errors
         finally:
             browser.close()
+
+
+@contextmanager
+def _browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed (pip install playwright)")
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _room(base: str, code: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{base}/api/rooms/{code}", timeout=30) as r:
+        return dict(json.loads(r.read()))
+
+
+def test_the_home_page_sets_the_options_by_their_chinese_names(tmp_path: Path) -> None:
+    with rooms_server(tmp_path) as base, _browser() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 820})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        # 带庄 is a labelled checkbox; ticking it brings the dealer rule it
+        # needs (一圈: dealer_rotation "round"), as the engine says.
+        label = page.locator(".opt[data-opt='dealer_bonus']")
+        assert "带庄" in label.inner_text()
+        label.locator("input").check()
+        assert page.input_value("#opt-dealer_rotation") == "round"
+        page.locator(".opt[data-opt='kong_giver_pays'] input").check()  # 点杠包杠
+        # A preset fixes what its game does not allow: Sichuan has no 报听.
+        page.select_option("#preset", "sichuan")
+        assert page.is_disabled("#opt-ting_required")
+        assert page.is_checked("#opt-no_honors") and page.is_disabled("#opt-no_honors")
+        page.select_option("#preset", "shanxi")
+        page.locator(".opt[data-opt='dealer_bonus'] input").check()
+        page.locator(".opt[data-opt='no_honors'] input").check()  # 不带风
+        # English labels, the same controls.
+        page.click("#lang")
+        assert "dealer bonus" in page.locator(".opt[data-opt='dealer_bonus']").inner_text()
+        page.select_option("#lenkind", "rounds")
+        page.fill("#lencount", "1")
+        page.select_option("#timer", "12")
+        page.fill("#name", "Ann")
+        page.click("#create")
+        page.wait_for_selector("body[data-you='0']")
+        code = page.input_value("#share").rsplit("/", 1)[1]
+        config = _room(base, code)["config"]
+        assert config["preset"] == "shanxi"
+        assert config["options"] == {
+            "dealer_bonus": True,
+            "dealer_rotation": "round",
+            "no_honors": True,
+        }
+        assert config["rounds"] == 1 and config["timer"] == 12
+        # A bad value is refused with the engine's reason, shown on the page.
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.locator(".opt[data-opt='dealer_self_draw_double'] input").check()
+        page.locator(".opt[data-opt='dealer_bonus'] input").uncheck()
+        page.click("#create")
+        page.wait_for_function("document.getElementById('error').textContent.length > 0")
+        assert "dealer" in page.inner_text("#error")
+        assert not errors, errors
+
+
+def test_play_alone_starts_at_once_against_bots(tmp_path: Path) -> None:
+    with rooms_server(tmp_path) as base, _browser() as browser:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("#alone")
+        # A room with one person: seat 0, three bots, the first hand dealt.
+        page.wait_for_selector("body[data-you='0'][data-phase='playing']")
+        page.wait_for_selector("body[data-act='1']")
+        seats = page.eval_on_selector_all(
+            "#seats tr", "rs => rs.map(r => r.querySelector('.b-bot') !== null)"
+        )
+        assert seats == [False, True, True, True]
+        assert len(_hand_faces(page)) in (13, 14)
+        # Nothing scrolls sideways on a phone.
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+        before = page.inner_html("#table .pond[data-seat='0']")
+        assert _step(page)["clicked"] == "act"
+        page.wait_for_function(
+            "(b) => document.querySelector(\"#table .pond[data-seat='0']\").innerHTML !== b",
+            arg=before,
+        )
+        _save(page, "rooms-alone-phone.jpg")
+        assert page.get_attribute("body", "data-errors") is None
+        assert not errors, errors
