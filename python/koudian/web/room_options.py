@@ -199,7 +199,7 @@ def preset_controls(preset: str) -> list[dict[str, Any]]:
                 continue
             allowed.append(v)
             if need:
-                requires[json.dumps(v)] = need
+                requires[json.dumps(v, allow_nan=False)] = need
         if c["kind"] == "choice":
             c["choices"] = [v for v in _QUOTED.findall(doc) if v in allowed]
         c["requires"] = requires
