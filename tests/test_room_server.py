@@ -215,3 +215,36 @@ def test_the_docs_remote_bot_plays_a_seat(server: ServerProcess, tmp_path: Path)
     totals = json.loads(out.stdout)
     assert totals == http(server.base, f"/api/rooms/{code}")[1]["match"]["totals"]
     assert http(server.base, f"/api/rooms/{code}")[1]["seats"][0]["bot"] is True
+
+
+def test_a_restart_does_not_eat_a_persons_decision_time(tmp_path: Path) -> None:
+    s = ServerProcess(str(tmp_path / "r.db"))
+    try:
+        code = create(
+            s.base, hands=1, timer=4, bots=[None, "greedy", "greedy", "greedy"], autostart=True
+        )
+        ann = Player(code, "Ann")
+
+        async def first() -> None:
+            task = asyncio.create_task(ann.play(s.ws, answer=False))
+            await until(lambda: any(m["type"] == "act" for m in ann.messages))
+            task.cancel()
+
+        asyncio.run(first())
+        s.kill()
+        time.sleep(4.5)  # longer than the timer, with the server down
+        s.restart()
+        again = Player(code, None)
+        again.token = ann.token
+
+        async def second() -> None:
+            task = asyncio.create_task(again.play(s.ws, answer=False))
+            await until(lambda: any(m["type"] == "act" for m in again.messages))
+            task.cancel()
+
+        asyncio.run(second())
+        ask = next(m for m in again.messages if m["type"] == "act")
+        assert ask["deadline_ms"] >= 2500  # counted from the return, not from the first asking
+    finally:
+        s.stop()
+    assert not s.tracebacks(), s.tracebacks()

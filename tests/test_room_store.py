@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from koudian import KoudianError
-from koudian.rooms import EventRow, RoomRow, RoomStoreError, Store, open_store
 from koudian.rooms.schema import SCHEMA_VERSION
+from koudian.rooms.store import EventRow, RoomRow, RoomStoreError, Store, open_store
 from room_stores import STORE_KINDS, store_url
 
 

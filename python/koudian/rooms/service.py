@@ -122,6 +122,7 @@ class LiveRoom:
         self.deadline: float | None = None  # when the next timed event is due
         self.ticking = False
         self.saved_hands = 0
+        self.loaded_at = time.time()  # a decision's timer starts no sooner than this
 
     def connected(self) -> list[bool]:
         return [any(c.seat == s for c in self.conns) for s in range(4)]
@@ -284,6 +285,7 @@ class RoomService:
         if row.code in self.rooms:
             return self.rooms[row.code]
         room = LiveRoom(row, state)
+        room.loaded_at = self.clock()
         self.rooms[row.code] = room
         self.by_id[row.id] = room
         return room
@@ -371,7 +373,7 @@ class RoomService:
         seat = st.to_act
         if seat is None or room.state.config.timer <= 0 or st.bot_plays(seat):
             return None
-        left = st.decision_at + st.config.timer - self.clock()
+        left = self._asked_at(room, seat) + st.config.timer - self.clock()
         return max(0, int(left * 1000))
 
     def _table_msg(self, room: LiveRoom, seat: int | None) -> dict[str, Any]:
@@ -647,10 +649,18 @@ class RoomService:
             times.append(st.vote_at + self.limits.vote)
         seat = st.to_act
         if seat is not None and st.config.timer > 0 and not st.bot_plays(seat) and st.live():
-            times.append(st.decision_at + st.config.timer)
+            times.append(self._asked_at(room, seat) + st.config.timer)
         if st.status == "between" and st.live():
             times.append(st.ended_at + self.limits.between)
         room.deadline = min(times) if times else None
+
+    @staticmethod
+    def _asked_at(room: LiveRoom, seat: int) -> float:
+        """When ``seat``'s open decision's timer started: when it was asked,
+        or later when its person came back or this process loaded the room
+        (a restart does not eat a person's time)."""
+        st = room.state
+        return max(st.decision_at, st.seats[seat].back_at, room.loaded_at)
 
     @staticmethod
     def _active(room: LiveRoom) -> float:
@@ -679,7 +689,7 @@ class RoomService:
                 (seat := st.to_act) is not None
                 and st.config.timer > 0
                 and not st.bot_plays(seat)
-                and now >= st.decision_at + st.config.timer
+                and now >= self._asked_at(room, seat) + st.config.timer
             ):
                 s = seat
                 self._propose(room, lambda _: ("away", {"seat": s, "why": "timeout"}))
