@@ -432,3 +432,33 @@ def test_play_alone_starts_at_once_against_bots(tmp_path: Path) -> None:
         _save(page, "rooms-alone-phone.jpg")
         assert page.get_attribute("body", "data-errors") is None
         assert not errors, errors
+
+
+def test_a_timed_out_decision_is_auto_played_until_its_person_is_back(tmp_path: Path) -> None:
+    with rooms_server(tmp_path) as base, _browser() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 820})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.select_option("#timer", "8")
+        page.click("#alone")
+        page.wait_for_selector("body[data-act='1']")
+        # The timer counts down under the hand and on the seat.
+        first = page.inner_text("#timer")
+        assert re.fullmatch(r"剩余 [1-8] s", first), first
+        page.wait_for_function(
+            "(t) => document.getElementById('timer').textContent !== t", arg=first
+        )
+        assert page.query_selector("#table .seat[data-seat='0'] .clock") is not None
+        # Nobody answers: the seat is auto-played (托管), and its person is told.
+        page.wait_for_selector("body[data-away='1']", timeout=30_000)
+        assert "托管" in page.inner_text("#awaybanner")
+        page.wait_for_selector("#table .seat[data-seat='0'] .b-away")
+        page.click("#backb")
+        page.wait_for_selector("body[data-away='0']")
+        # A room of one person is dismissed by that person's vote.
+        page.click("#dismissb")
+        page.wait_for_selector("body[data-phase='closed'] #closedbanner")
+        assert "解散" in page.inner_text("#closedbanner")
+        assert not errors, errors

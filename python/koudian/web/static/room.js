@@ -54,6 +54,7 @@
   try { autojoin = sessionStorage.getItem("koudian.autojoin." + CODE); sessionStorage.removeItem("koudian.autojoin." + CODE); } catch (e) { autojoin = null; }
   const watchOnly = new URLSearchParams(location.search).get("watch") === "1";
 
+  const shown = { banners: null, controls: null };
   let fresh = false, ws = null, room = null, you = null, last = null, lastEnd = null, wasAway = false, backNote = false;
   let deadline = null, deadlineSeat = null, tick = null, retries = 0, joining = null, closedByUs = false;
 
@@ -255,7 +256,10 @@
     if (you == null && room.status !== "closed") ctl += `<span class="note">${u("spectator")}</span>`;
     if (me && room.status !== "closed" && room.status !== "finished" && !room.vote) ctl += `<button id="dismissb">${u("dismiss")}</button>`;
     if (room.match && room.match.hands && room.match.hands.length) ctl += `<a href="/r/${CODE}/history">${u("history")}</a>`;
-    $("controls").innerHTML = ctl;
+    if (ctl !== shown.controls) {
+      shown.controls = ctl;
+      $("controls").innerHTML = ctl;
+    }
     if ($("readyb")) $("readyb").onclick = () => send({ type: "ready" });
     if ($("startb")) $("startb").onclick = () => send({ type: "start" });
     if ($("dismissb")) $("dismissb").onclick = () => send({ type: "vote", dismiss: true });
@@ -291,6 +295,10 @@
       const why = room.closed;
       html += `<div class="banner" id="closedbanner"><b>${u("closed")}</b>${why ? " · " + u("why_" + why) : ""}</div>`;
     }
+    // Redrawn only when it changes: a button under the pointer stays the
+    // same element while the bots play on (a click is never lost).
+    if (html === shown.banners) { document.body.dataset.away = me && me.away ? "1" : "0"; return; }
+    shown.banners = html;
     $("banners").innerHTML = html;
     // The seat's person takes it back from the bot (托管 off).
     if ($("backb")) $("backb").onclick = () => send({ type: "back" });
