@@ -304,6 +304,13 @@ def test_four_people_and_a_watcher_play_a_match_in_one_room(tmp_path: Path) -> N
                 "ts => ts.map(t => Number(t.textContent))",
             )
             assert shown == totals
+            # The last hand's settlement, as the engine settled it.
+            last = koudian.replay(logs[-1]).settlement
+            assert last is not None
+            deltas = pages[0].eval_on_selector_all(
+                "#settle .settlement .delta", "ts => ts.map(t => Number(t.textContent))"
+            )
+            assert deltas == list(last.deltas)
 
             # The reopened page showed its own seat's concealed tiles, as
             # they stood at some step of that hand's log.
@@ -394,6 +401,15 @@ def test_the_home_page_sets_the_options_by_their_chinese_names(tmp_path: Path) -
             "no_honors": True,
         }
         assert config["rounds"] == 1 and config["timer"] == 12
+        # The host puts a bot in seat 1, then starts: bots take the others.
+        page.select_option(".fillagent[data-seat='1']", "random")
+        page.click(".fillb[data-seat='1']")
+        page.wait_for_selector("#seats tr[data-seat='1'] .b-bot")
+        page.click("#startb")
+        page.wait_for_selector("body[data-phase='playing']")
+        seats = _room(base, code)["seats"]
+        assert [x["kind"] for x in seats] == ["person", "bot", "bot", "bot"]
+        assert seats[1]["name"] == "random"
         # A bad value is refused with the engine's reason, shown on the page.
         page.goto(base + "/")
         page.wait_for_selector("body[data-ready='1']")
@@ -430,6 +446,10 @@ def test_play_alone_starts_at_once_against_bots(tmp_path: Path) -> None:
             arg=before,
         )
         _save(page, "rooms-alone-phone.jpg")
+        # A room of one person is dismissed by that person's vote.
+        page.click("#dismissb")
+        page.wait_for_selector("body[data-phase='closed'] #closedbanner")
+        assert "解散" in page.inner_text("#closedbanner")
         assert page.get_attribute("body", "data-errors") is None
         assert not errors, errors
 
@@ -457,8 +477,4 @@ def test_a_timed_out_decision_is_auto_played_until_its_person_is_back(tmp_path: 
         page.wait_for_selector("#table .seat[data-seat='0'] .b-away")
         page.click("#backb")
         page.wait_for_selector("body[data-away='0']")
-        # A room of one person is dismissed by that person's vote.
-        page.click("#dismissb")
-        page.wait_for_selector("body[data-phase='closed'] #closedbanner")
-        assert "解散" in page.inner_text("#closedbanner")
         assert not errors, errors
