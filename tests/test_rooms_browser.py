@@ -410,6 +410,15 @@ def test_the_home_page_sets_the_options_by_their_chinese_names(tmp_path: Path) -
         seats = _room(base, code)["seats"]
         assert [x["kind"] for x in seats] == ["person", "bot", "bot", "bot"]
         assert seats[1]["name"] == "random"
+        # The seat's own link opens the seat on another device (a browser
+        # with nothing stored), and the token leaves the address bar.
+        mine = page.input_value("#mine")
+        assert re.search(r"#t=[A-Za-z0-9_-]{16,}$", mine), mine
+        other = browser.new_context().new_page()
+        other.goto(mine)
+        other.wait_for_selector("body[data-you='0']")
+        assert "#t=" not in other.url
+        other.wait_for_selector("#table .seat.bottom .hand .t[class*='k-']")  # its own tiles
         # A bad value is refused with the engine's reason, shown on the page.
         page.goto(base + "/")
         page.wait_for_selector("body[data-ready='1']")
