@@ -448,6 +448,9 @@ def test_play_alone_starts_at_once_against_bots(tmp_path: Path) -> None:
         assert len(_hand_faces(page)) in (13, 14)
         # Nothing scrolls sideways on a phone.
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+        # A hint: the greedy ranking of this decision.
+        page.click("#hintb")
+        page.wait_for_selector("#hint:not([hidden]) ol li")
         before = page.inner_html("#table .pond[data-seat='0']")
         assert _step(page)["clicked"] == "act"
         page.wait_for_function(

@@ -12,7 +12,7 @@
           sharehelp: "把这个链接或房间号发给朋友；座位按进入顺序就座，先进者坐庄。",
           mylinkhelp: "你自己的座位链接（换设备时用，不要发给别人）：",
           free: "空座", bot: "机器人", person: "玩家", away: "托管中", offline: "离线", ready: "已准备", host: "房主", you: "你",
-          readyb: "准备", fill: "补机器人", startb: "开始（空座由机器人补）", waiting: "等待其他玩家…", spectator: "观战中：只看公开信息",
+          readyb: "准备", hint: "提示", fill: "补机器人", startb: "开始（空座由机器人补）", waiting: "等待其他玩家…", spectator: "观战中：只看公开信息",
           awaynote: "托管中：你不在时由机器人代你出牌。", awayback: "你回来了：你离开期间，你的座位由机器人托管代打。",
           takeback: "我回来了", nexthand: "下一局（准备）", timeleft: "剩余", replay: "回放", history: "房间记录",
           totals: "总分", hand: "局", delta: "得失", final: "比赛结束", dismiss: "申请解散", votenote: "有人申请解散房间",
@@ -25,7 +25,7 @@
           sharehelp: "Send this link or the room code to your friends; seats are taken in order of entering, the first deals first.",
           mylinkhelp: "Your own seat's link (for another device; do not share it):",
           free: "free", bot: "bot", person: "person", away: "auto-played", offline: "offline", ready: "ready", host: "host", you: "you",
-          readyb: "Ready", fill: "Add a bot", startb: "Start (bots take free seats)", waiting: "waiting for the others…", spectator: "watching: public information only",
+          readyb: "Ready", hint: "Hint", fill: "Add a bot", startb: "Start (bots take free seats)", waiting: "waiting for the others…", spectator: "watching: public information only",
           awaynote: "Auto-played (托管): a bot plays your seat while you are away.", awayback: "Welcome back: your seat was auto-played (托管) while you were away.",
           takeback: "I'm back", nexthand: "Next hand (ready)", timeleft: "left", replay: "Replay", history: "Room history",
           totals: "totals", hand: "hand", delta: "delta", final: "Match over", dismiss: "Ask to dismiss", votenote: "A vote to dismiss the room",
@@ -114,10 +114,20 @@
     }
     if (m.type === "room") { onRoom(m); return; }
     if (m.type === "act" || m.type === "table") {
-      if (m.type === "act") backNote = false;
+      if (m.type === "act") { backNote = false; $("hint").hidden = true; }
       last = m;
       setDeadline(m.deadline_ms, m.type === "act" ? you : m.to_act);
       drawGame();
+      return;
+    }
+    if (m.type === "hint") {
+      // The greedy ranking of your decision, as on the play page.
+      const rows = m.ranked.map((c) => {
+        const nums = Object.entries(c.numbers).map(([k, v]) => `${k} ${KD.num(v)}`).join(", ");
+        return `<li>${KD.esc(KD.actionText(c.action))} <small>${KD.esc(nums)}</small></li>`;
+      }).join("");
+      $("hint").innerHTML = `<b>${KD.esc(m.agent)}</b><ol>${rows}</ol>`;
+      $("hint").hidden = false;
       return;
     }
     if (m.type === "end") { last = m; lastEnd = m; setDeadline(null, null); drawGame(); drawSettle(); return; }
@@ -189,6 +199,7 @@
         if (a.action === "discard") continue;
         buttons += `<button class="act" data-index="${a.index}" data-action="${a.action}">${KD.esc(KD.actionText(a))}</button>`;
       }
+      if (window.KD_INFO && window.KD_INFO.hints) buttons += ` <button class="act" id="hintb">${u("hint")}</button>`;
       buttons += '<span id="timer"></span>';
     } else if (watcher) {
       buttons += `<span class="note">${u("spectator")}</span>`;
@@ -199,6 +210,8 @@
     document.querySelectorAll("#actions button[data-index]").forEach((b) => {
       b.onclick = () => send({ type: "act", index: Number(b.dataset.index) });
     });
+    if ($("hintb")) $("hintb").onclick = () => send({ type: "hint" });
+    if (!mine) $("hint").hidden = true;
     document.querySelectorAll("#table .hand .t[data-tile]").forEach((el) => {
       el.onclick = () => send({ type: "act", action: "discard", tile: el.dataset.tile });
       el.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); el.click(); } };
@@ -222,6 +235,7 @@
   }
   function drawLobby() {
     $("code").textContent = CODE;
+    document.title = `koudian · ${u("room")} ${CODE}`;
     $("roomcode").textContent = CODE;
     $("share").value = location.origin + "/r/" + CODE;
     const token = store.get(KEY);
