@@ -11,6 +11,7 @@ import asyncio
 import json
 import secrets
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from koudian._core import replay_steps
 from koudian.rooms.protocol import MAX_MESSAGE, ProtocolError, parse
 from koudian.rooms.room import hand_seed
-from room_support import Player, ServerProcess, create, http
+from room_support import BOTS, Player, ServerProcess, create, http
 
 websockets = pytest.importorskip("websockets")
 
@@ -320,8 +321,15 @@ def test_fuzzed_frames_on_a_live_room_are_answered_and_change_nothing_else(
 
 
 def test_frames_messages_connections_and_rooms_are_bounded(tmp_path: Path) -> None:
-    s = ServerProcess(str(tmp_path / "r.db"), "--client-rooms", "2", "--client-connections", "3")
+    bot = f"first={sys.executable} {BOTS / 'first_legal_bot.py'}"
+    s = ServerProcess(
+        str(tmp_path / "r.db"),
+        *("--client-rooms", "2", "--client-connections", "3", "--client-bots", "2"),
+        *("--bot", bot),
+    )
     try:
+        status, out = http(s.base, "/api/rooms", {"bots": [None, "first", "first", "first"]})
+        assert status == 400 and "program bots" in out["error"]
         code = create(s.base, hands=1)
         assert create(s.base, hands=1)
         status, out = http(s.base, "/api/rooms", {"hands": 1})
@@ -359,3 +367,29 @@ def test_frames_messages_connections_and_rooms_are_bounded(tmp_path: Path) -> No
     finally:
         s.stop()
     assert not s.tracebacks(), s.tracebacks()
+
+
+def test_a_seat_given_up_is_no_longer_seen_through_its_old_connection(
+    server: ServerProcess,
+) -> None:
+    async def run() -> None:
+        code = create(server.base, hands=1, bots=[None, "greedy", "greedy", "greedy"])
+        ann = await Client.open(server, code, {"type": "hello", "name": "Ann"})
+        await ann.wait(is_type("welcome"))
+        await ann.send({"type": "leave"})
+        await ann.wait(lambda m: m["type"] == "room" and m["seats"][0]["kind"] == "free")
+        eve = await Client.open(server, code, {"type": "hello", "name": "Eve"})
+        assert (await eve.wait(is_type("welcome")))["seat"] == 0
+        await eve.send({"type": "ready"})
+        await eve.wait(is_type("act"))
+        await ann.send({"type": "state"})
+        table = await ann.wait(lambda m: m["type"] in ("table", "act"))
+        assert table["type"] == "table" and table["table"]["seats"][0]["hand"] is None
+        for m in ann.seen:
+            if m["type"] == "room":
+                assert m["you"] in (0, None)
+            assert m["type"] != "act"
+        for c in (ann, eve):
+            await c.close()
+
+    asyncio.run(run())

@@ -66,6 +66,7 @@ class Limits:
         *,
         max_rooms: int = 1000,
         client_rooms: int = 8,
+        client_bots: int = 12,
         between: float = 30.0,
         vote: float = 120.0,
         idle: float = 3 * 3600.0,
@@ -73,6 +74,7 @@ class Limits:
     ) -> None:
         self.max_rooms = max_rooms
         self.client_rooms = client_rooms
+        self.client_bots = client_bots  # program (cmd:) bot seats in one client's open rooms
         self.between = between
         self.vote = vote
         self.idle = idle
@@ -211,9 +213,19 @@ class RoomService:
             data = {**data, "timer": self.timer}
         config = RoomConfig.from_json(data, self.agents)
         mine = self.created_by.setdefault(client, set())
-        mine &= set(self.rooms)
+        mine &= {c for c, r in self.rooms.items() if r.state.status != "closed"}
         if len(mine) >= self.limits.client_rooms:
-            raise RoomError(f"this client has {len(mine)} open rooms (at most {len(mine)})")
+            raise RoomError(
+                f"this client has {len(mine)} open rooms (at most {self.limits.client_rooms})"
+            )
+        programs = self._programs(config) + sum(
+            self._programs(self.rooms[c].state.config) for c in mine
+        )
+        if programs > self.limits.client_bots:
+            raise RoomError(
+                f"too many program bots for this client's rooms ({programs}; at most "
+                f"{self.limits.client_bots})"
+            )
         if sum(1 for r in self.rooms.values() if r.state.status != "closed") >= (
             self.limits.max_rooms
         ):
@@ -224,6 +236,10 @@ class RoomService:
         mine.add(row.code)
         await self.run(room, self._drive, room)
         return row.code
+
+    def _programs(self, config: RoomConfig) -> int:
+        """The program (``cmd:``) bots a room's configuration starts."""
+        return sum(1 for b in config.bots if b and self.agents.get(b, "").startswith("cmd:"))
 
     def _create_row(self, config: RoomConfig) -> RoomRow:
         now = self.clock()
@@ -308,6 +324,13 @@ class RoomService:
 
     # ------------------------------------------------------------ the worker: events
 
+    def _catch_up(self, room: LiveRoom) -> None:
+        """With other writers (a shared store), the events they appended
+        that no notification has brought yet: a person's command is checked
+        against the newest state."""
+        if self.shared:
+            self._sync(room)
+
     def _sync(self, room: LiveRoom) -> None:
         """Folds the events other writers appended since ours."""
         for ev in self.store.events(room.row.id, room.state.seq):
@@ -335,6 +358,12 @@ class RoomService:
 
     def _applied(self, room: LiveRoom, kind: str, body: dict[str, Any]) -> None:
         st = room.state
+        if kind == "leave":
+            # The seat's connections watch from now on: the next person to
+            # take the seat is not seen through them.
+            for c in room.conns:
+                if c.seat == body["seat"]:
+                    c.seat, c.watching = None, True
         if kind == "act" and st.game is not None and st.game.done:
             self._save_hands(room)
             for c in list(room.conns):
@@ -410,6 +439,7 @@ class RoomService:
     def hello(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> bool:
         """A connection's first message (worker thread); False when it is
         refused (the connection is then closed)."""
+        self._catch_up(room)
         st = room.state
         token: str | None = None
         if "token" in msg:
@@ -474,6 +504,7 @@ class RoomService:
     def message(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> None:
         """One checked message of a connection after its hello (worker thread)."""
         try:
+            self._catch_up(room)
             self._message(room, conn, msg)
         except RoomError as e:
             conn.send(error(str(e), msg.get("id")))
@@ -506,8 +537,11 @@ class RoomService:
                 raise RoomError("the person at seat 0 (the first to enter) fills seats and starts")
             if kind == "fill":
                 agent = msg["agent"]
-                if agent not in self.agents:
-                    raise RoomError(f"no agent {agent[:40]!r}; one of {', '.join(self.agents)}")
+                native = [n for n, spec in self.agents.items() if not spec.startswith("cmd:")]
+                if agent not in native:
+                    # A program bot is a process: it is named when the room is
+                    # created, counted against its creator's share.
+                    raise RoomError(f"no agent {agent[:40]!r}; one of {', '.join(native)}")
                 self._try(room, conn, lambda _: ("fill", {"seat": msg["seat"], "agent": agent}))
             else:
                 while (free := room.state.first_free()) is not None:
@@ -582,6 +616,15 @@ class RoomService:
                     room.row.id, h.hand, h.log, replay_key(room.row.secret, h.hand)
                 )
         room.saved_hands = len(st.hands)
+        if st.seq == -1:
+            # A crash between the room's row and its first events: the bots
+            # named at creation take their seats now.
+            for s, b in enumerate(st.config.bots):
+                if b is not None:
+                    try:
+                        self._propose(room, _const(("fill", {"seat": s, "agent": b})))
+                    except RoomError:
+                        self._sync(room)
         if not self.shared and st.status in ("playing", "between"):
             for i in st.person_seats():
                 if room.connected()[i] or st.seats[i].away == "disconnect":
@@ -677,6 +720,7 @@ class RoomService:
             room.ticking = False
 
     def _tick_now(self, room: LiveRoom) -> None:
+        self._catch_up(room)
         now = self.clock()
         st = room.state
         try:
