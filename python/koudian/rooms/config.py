@@ -20,6 +20,7 @@ from koudian._core import KoudianError, MatchState, Ruleset
 from koudian._presets import names as preset_names
 
 __all__ = [
+    "BOT_PACE",
     "MAX_HANDS",
     "MAX_ROUNDS",
     "MAX_TIMER",
@@ -34,6 +35,10 @@ MAX_ROUNDS = 4
 """Most rounds (圈) in a room's match."""
 MAX_TIMER = 600
 """Longest decision timer, seconds."""
+BOT_PACE = 0.6
+"""Seconds between two bots' moves while a person is at a room's table
+(people follow the table), unless the server says otherwise
+(``koudian serve --bot-pace``)."""
 MAX_OPTIONS = 40
 """Most ruleset options named at creation."""
 MAX_OPTION_LIST = 2
