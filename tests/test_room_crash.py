@@ -28,7 +28,7 @@ from room_support import Player, ServerProcess, create, http
 pytest.importorskip("websockets")
 
 KILLS = 20
-HANDS = 6
+HANDS = 4
 
 
 async def _scenario(

@@ -62,8 +62,7 @@ def test_people_and_bots_play_a_match_and_every_hand_replays(server: ServerProce
         assert game.result is not None and list(game.result.deltas) == end["result"]["deltas"]
         totals = [t + d for t, d in zip(totals, end["result"]["deltas"], strict=True)]
     assert record["match"]["totals"] == totals
-    status, page = http(server.base, f"/r/{code}")
-    assert status == 200 and code in page
+    assert http(server.base, f"/r/{code}")[0] == 200
     assert http(server.base, f"/r/{code}/history")[0] == 200
     assert http(server.base, ann.ends[0]["replay"])[0] == 200
 
@@ -267,3 +266,33 @@ def test_a_restart_does_not_eat_a_persons_decision_time(tmp_path: Path) -> None:
     finally:
         s.stop()
     assert not s.tracebacks(), s.tracebacks()
+
+
+def test_serve_without_a_database_serves_no_rooms() -> None:
+    s = ServerProcess("")
+    try:
+        assert http(s.base, "/api/info")[1]["rooms"] is False
+        assert http(s.base, "/api/rooms", {"hands": 1})[0] in (404, 405)
+    finally:
+        s.stop()
+
+
+def test_the_pages_are_the_rooms_pages(server: ServerProcess) -> None:
+    from koudian.web.room_pages import home_page, room_page
+
+    code = create(server.base, hands=1)
+    assert http(server.base, "/") == (200, home_page())  # create a room, or play alone
+    assert http(server.base, f"/r/{code}") == (200, room_page())
+    assert http(server.base, f"/r/{code.lower()}/history") == (200, room_page())
+    status, play = http(server.base, "/play")  # the one-person table of before stays
+    assert status == 200 and play != home_page() and "<html" in play.lower()
+
+
+def test_without_rooms_the_home_page_is_the_play_page() -> None:
+    s = ServerProcess("")
+    try:
+        status, page = http(s.base, "/")
+        assert status == 200 and page == http(s.base, "/play")[1]
+        assert "/api/rooms" not in page
+    finally:
+        s.stop()

@@ -143,3 +143,33 @@ def test_a_room_cut_off_before_its_bots_sat_gets_them_on_resume(tmp_path: Path) 
     assert room.state.seq == -1
     svc._resume(room)
     assert [s.kind for s in room.state.seats] == ["free", "bot", "free", "bot"]
+
+
+def test_a_connections_outbox_is_bounded_and_keeps_the_newest_table() -> None:
+    import asyncio
+
+    from koudian.rooms.service import MAX_OUTBOX, Conn
+
+    async def run() -> None:
+        conn = Conn(asyncio.get_running_loop(), "127.0.0.1")
+        conn.send({"type": "room", "n": 0})
+        for n in range(1000):  # a whole hand played while the client reads nothing
+            conn.send({"type": "table", "n": n})
+        conn.send({"type": "act", "id": 5})
+        await asyncio.sleep(0)
+        got = [await conn.next() for _ in range(3)]
+        assert got == [
+            '{"type": "room", "n": 0}',
+            '{"type": "table", "n": 999}',
+            '{"type": "act", "id": 5}',
+        ]
+        for n in range(MAX_OUTBOX + 10):
+            conn.send({"type": "room", "n": n})
+        await asyncio.sleep(0)
+        texts = [await conn.next() for _ in range(MAX_OUTBOX + 1)]
+        assert texts[-1] is None and conn.dropped  # then closed: nothing more is kept
+        conn.send({"type": "room"})
+        await asyncio.sleep(0)
+        assert not conn._box
+
+    asyncio.run(run())

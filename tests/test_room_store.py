@@ -196,3 +196,20 @@ def test_sqlite_refuses_what_is_not_a_database(tmp_path: Path) -> None:
         open_store(tmp_path)
     with pytest.raises(RoomStoreError):
         open_store(tmp_path / "missing" / "dir" / "r.db")
+
+
+def test_sqlite_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for url, path in (
+        ("sqlite:///rel.db", tmp_path / "rel.db"),
+        (f"sqlite:///{tmp_path / 'abs.db'}", tmp_path / "abs.db"),
+        ("plain.db", tmp_path / "plain.db"),
+    ):
+        s = open_store(url)
+        s.create_room(room(0))
+        s.close()
+        assert path.is_file(), url
+    s = open_store("sqlite://")  # a throwaway store in memory
+    s.create_room(room(0))
+    assert s.room("room0") == room(0)
+    s.close()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from koudian._core import KoudianError
 
-__all__ = ["ROOM_STATUSES", "EventRow", "HandRow", "RoomRow", "RoomStoreError"]
+__all__ = ["ROOM_STATUSES", "EventRow", "HandRow", "RoomRow", "RoomStoreError", "redact"]
 
 
 class RoomStoreError(KoudianError):
@@ -57,3 +57,13 @@ class HandRow:
     hand: int
     log: str
     replay_key: str
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (for messages)."""
+    if "://" not in url or "@" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in creds else url

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -83,31 +84,49 @@ class Limits:
 
 class Conn:
     """One connection to a room: its seat (None: watching) and its outbox.
-    ``send`` may be called from any thread; messages arrive in order."""
+    ``send`` may be called from any thread; messages arrive in order. A
+    ``table`` message still waiting behind another ``table`` replaces it
+    (each is the whole table: a slow reader gets the newest, not every
+    step); at most ``MAX_OUTBOX`` messages wait, a client that lets more
+    pile up gets no more and is closed."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, client: str) -> None:
         self.loop = loop
         self.client = client
         self.seat: int | None = None
         self.watching = False
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self._box: deque[tuple[str, str | None]] = deque()
+        self._ready = asyncio.Event()
         self.dropped = False
+        self.ended = False
 
     def send(self, msg: dict[str, Any]) -> None:
         text = json.dumps(msg, ensure_ascii=False, allow_nan=False)
-        self.loop.call_soon_threadsafe(self._put, text)
+        self.loop.call_soon_threadsafe(self._put, str(msg.get("type")), text)
 
-    def _put(self, text: str | None) -> None:
-        if self.dropped:
+    def _put(self, kind: str, text: str | None) -> None:
+        if self.dropped or self.ended:
             return
-        if self.outbox.qsize() >= MAX_OUTBOX:
-            self.dropped = True  # the reader closes the socket
-            self.outbox.put_nowait(None)
+        if text is None:
+            self.ended = True
+        elif kind == "table" and self._box and self._box[-1][0] == "table":
+            self._box[-1] = (kind, text)
             return
-        self.outbox.put_nowait(text)
+        elif len(self._box) >= MAX_OUTBOX:
+            self.dropped = True  # the sender closes the socket
+            text = None
+        self._box.append((kind, text))
+        self._ready.set()
+
+    async def next(self) -> str | None:
+        """The next message to send (event loop), None: close."""
+        while not self._box:
+            self._ready.clear()
+            await self._ready.wait()
+        return self._box.popleft()[1]
 
     def end(self) -> None:
-        self.loop.call_soon_threadsafe(self._put, None)
+        self.loop.call_soon_threadsafe(self._put, "", None)
 
 
 class LiveRoom:

@@ -17,7 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from koudian.rooms.rows import ROOM_STATUSES, EventRow, HandRow, RoomRow, RoomStoreError
+from koudian.rooms.rows import (
+    ROOM_STATUSES,
+    EventRow,
+    HandRow,
+    RoomRow,
+    RoomStoreError,
+    redact,
+)
 
 __all__ = [
     "ROOM_STATUSES",
@@ -27,6 +34,7 @@ __all__ = [
     "RoomStoreError",
     "Store",
     "open_store",
+    "redact",
 ]
 
 
@@ -102,14 +110,5 @@ def open_store(url: str | Path) -> Store:
             text = text[1:]  # sqlite:////abs/path
         elif text.startswith("/"):
             text = text[1:] or ":memory:"  # sqlite:///relative/path
+        text = text or ":memory:"  # sqlite://: a throwaway store
     return SQLiteStore(text)
-
-
-def redact(url: str) -> str:
-    """``url`` without its password (for messages)."""
-    if "://" not in url or "@" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    user = creds.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in creds else url
