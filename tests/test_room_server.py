@@ -384,3 +384,38 @@ def test_bots_are_paced_for_people_and_a_person_takes_their_seat_back_at_once(
     for prev, ev in itertools.pairwise(events):
         if ev.kind == "act" and '"by":"person"' not in ev.body:
             assert ev.at - prev.at >= pace - 1e-3, (prev, ev)
+
+
+def test_sigterm_with_many_seated_connections_prints_no_traceback(tmp_path: Path) -> None:
+    """A stopping server does not play its people's seats for them (their
+    connections close because it stops) nor print a traceback per
+    connection."""
+    s = ServerProcess(
+        str(tmp_path / "r.db"), "--client-connections", "400", "--client-rooms", "100"
+    )
+    try:
+        codes = [
+            create(s.base, hands=4, bots=[None, "greedy", "greedy", "greedy"], autostart=True)
+            for _ in range(60)
+        ]
+
+        async def run() -> None:
+            import websockets
+
+            socks = []
+            for code in codes:
+                for hello in ({"name": "Ann"}, {"watch": True}, {"watch": True}):
+                    ws = await websockets.connect(f"{s.ws}/ws/room/{code}", origin=s.base)
+                    await ws.send(json.dumps({"type": "hello", **hello}))
+                    await ws.recv()
+                    socks.append(ws)
+            assert s.proc is not None
+            s.proc.terminate()  # SIGTERM while every connection is open
+            await asyncio.to_thread(s.proc.wait, 20)
+            for ws in socks:
+                await ws.close()
+
+        asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        s.stop()
+    assert not s.tracebacks(), s.tracebacks()[0][-3000:]

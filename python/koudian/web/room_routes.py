@@ -174,12 +174,20 @@ async def _serve(ws: WebSocket, server: Server, room: LiveRoom, client: str) -> 
                 return
     finally:
         conn.end()  # the sender sends what is queued, then closes
-        if joined:
+        stopping = service.stopping
+        if joined and not stopping:
             try:
                 await service.run(room, service.gone, room, conn)
             except RuntimeError:
                 pass
-        try:
-            await asyncio.wait_for(sender, timeout=5)
-        except (asyncio.TimeoutError, Exception):
+            except asyncio.CancelledError:
+                # The server is stopping and its graceful time is up: the
+                # seat's state is in the database; there is nobody to tell.
+                stopping = True
+        if stopping:
             sender.cancel()
+        else:
+            try:
+                await asyncio.wait_for(sender, timeout=5)
+            except (asyncio.TimeoutError, Exception):
+                sender.cancel()
