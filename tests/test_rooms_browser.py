@@ -35,9 +35,11 @@ from web_support import CHROMIUM, _unavailable, artifacts, rooms_server
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 HANDS = 4
-# From the start to the match's end: a bound against a hang (the whole test
-# took 84 s on 2 cores at a load average of 25, with three other builds).
-MATCH_SECONDS = 110
+# From the start to the match's end: a bound against a hang, not a speed
+# test. Measured on this project's shared 2-core machine while three other
+# helpers built and benchmarked (load average 17 to 30): the whole test took
+# 70 to 105 s; most of it is Chromium drawing five pages on a saturated CPU.
+MATCH_SECONDS = 150
 OPTIONS = {"wall_reserve": [60, 8]}
 
 # Installed in the watcher's page: every change of the table is checked at
