@@ -109,7 +109,7 @@ fn compare(task: &str, rows: &[Counts], wilds: &Wildcards, rules: &ShapeRules, r
 /// less one tile for a 13-tile hand.
 fn hand(next: &mut impl FnMut() -> u64, size: usize) -> Counts {
     let mut c = [0u8; KINDS];
-    if next() % 2 == 0 {
+    if next().is_multiple_of(2) {
         loop {
             c = [0; KINDS];
             c[(next() % 34) as usize] += 2;

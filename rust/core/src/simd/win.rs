@@ -580,7 +580,7 @@ mod tests {
         match next() % 8 {
             0 => {
                 for x in c.iter_mut() {
-                    *x = if next() % 4 == 0 {
+                    *x = if next().is_multiple_of(4) {
                         next() as u8
                     } else {
                         (next() % 6) as u8
@@ -601,7 +601,7 @@ mod tests {
                 let p = (next() % KINDS as u64) as usize;
                 c[p] += 2;
                 for _ in 0..(size - 2) / 3 {
-                    if next() % 2 == 0 {
+                    if next().is_multiple_of(2) {
                         let s = (next() % 3) as usize;
                         let r = (next() % 7) as usize;
                         for j in 0..3 {
@@ -618,14 +618,14 @@ mod tests {
                         c[(next() % KINDS as u64) as usize] += 1;
                     }
                 }
-                if next() % 16 == 0 {
+                if next().is_multiple_of(16) {
                     c[(next() % KINDS as u64) as usize] += 1;
                 }
             }
         }
         (
             c,
-            if next() % 64 == 0 {
+            if next().is_multiple_of(64) {
                 5 + (next() % 250) as u8
             } else {
                 melds
