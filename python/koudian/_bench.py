@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Measurement",
     "host_summary",
+    "kernel_summary",
     "make_counts",
     "peer_inputs",
     "run_bench",
@@ -29,6 +30,10 @@ __all__ = [
 
 #: The method of the host-ceiling case: two one-thread core calls at once.
 HOST_PAIR = "Rust core batch, 2 calls at once"
+
+#: The method of the baseline of the SIMD kernels: the core batch forced
+#: onto the scalar path (the x86-64-v2 code every CPU runs).
+SCALAR_PATH = "Rust core batch, scalar path"
 
 #: Wild kinds used by the wildcard benchmarks (白, and 白 + 中).
 WILDS: dict[int, tuple[int, ...]] = {0: (), 1: (31,), 2: (31, 33)}
@@ -265,6 +270,22 @@ def host_summary() -> str:
     )
 
 
+def kernel_summary() -> str:
+    """One line naming the instruction set each batch question runs on in
+    this process (``KOUDIAN_SIMD`` or the best this CPU has, where the
+    question has kernels for it) and the sets this CPU has."""
+    from koudian import _core
+
+    kernels = ", ".join(f"{task} {isa}" for task, isa in _core._bench.kernels())
+    return f"kernels: {kernels} (this CPU: {', '.join(_core._bench.available())})"
+
+
+def _kernel_isa(task: str) -> str:
+    from koudian import _core
+
+    return dict(_core._bench.kernels()).get(task, "scalar")
+
+
 def run_bench(
     n: int = 100_000,
     *,
@@ -318,6 +339,12 @@ def run_bench(
                 return _Timed(koudian._core._bench.time_batch(t, c, wildcards=ws))
 
             cases.append((label, "koudian", "Rust core batch, timed in Rust", core, n))
+            if _kernel_isa(task) != "scalar":
+                # Today's scalar code in the same run: the kernel's baseline.
+                def scalar(t: str = task, c: Any = counts, ws: Any = wilds) -> object:
+                    return _Timed(koudian._core._bench.time_batch(t, c, wildcards=ws, isa="scalar"))
+
+                cases.append((label, "koudian", SCALAR_PATH, scalar, n))
             if w == 0:
                 # The host's ceiling for threads=2 in this run: two
                 # independent one-thread calls at once.
@@ -416,8 +443,32 @@ def report(results: list[Measurement]) -> str:
                 None,
             )
         lines.append(m.row(base))
+    lines.extend(_kernels(results))
     lines.extend(_scaling(results))
     return "\n".join(lines)
+
+
+def _kernels(results: list[Measurement]) -> list[str]:
+    """The kernel lines: each case's core batch (on the process's
+    instruction set) over the same batch forced onto the scalar path,
+    measured in the same run."""
+    case = {(m.task, m.method): m for m in results if m.engine == "koudian"}
+    out: list[str] = []
+    for m in results:
+        if m.engine != "koudian" or m.method != SCALAR_PATH:
+            continue
+        core = case.get((m.task, "Rust core batch, timed in Rust"))
+        if core is None:
+            continue
+        isa = _kernel_isa(m.task.split(" ")[0])
+        out.append(
+            f"{m.task:<16} {isa} kernel / scalar path: {core.rate / m.rate:5.2f}x"
+            f" best, {paired_ratio(core, m):5.2f}x by round"
+        )
+    if out:
+        out.insert(0, "")
+        out.insert(1, "SIMD kernels (same run): the core batch over the same on the scalar path")
+    return out
 
 
 def paired_ratio(a: Measurement, b: Measurement) -> float:

@@ -1454,12 +1454,26 @@ class _Bench(ModuleType):
         wildcards: WildLike = (),
         rules: RulesLike = "shanxi",
         copies: int = 1,
+        isa: str | None = None,
     ) -> float:
         """Seconds the core's ``{task}_batch`` (``"is_win"``, ``"waits"`` or
         ``"shanten"``) takes on one thread over ``counts`` (no melds), timed
         inside Rust: the "Rust core" line of ``koudian bench``. With
         ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
-        host's ceiling for ``threads=k``), timed until the last ends."""
+        host's ceiling for ``threads=k``), timed until the last ends.
+        ``isa`` (``"scalar"``, ``"avx2"``, ``"avx512"``) forces the
+        kernels' instruction set; one this CPU lacks is a ``KoudianError``."""
+
+    @staticmethod
+    def kernels() -> list[tuple[str, str]]:
+        """``(task, instruction set)`` of each batch question in this
+        process (``KOUDIAN_SIMD``, else the best this CPU has, where the
+        task has kernels for it); an unusable ``KOUDIAN_SIMD`` is a
+        ``KoudianError``."""
+
+    @staticmethod
+    def available() -> list[str]:
+        """The instruction sets this CPU can run, slowest first."""
 
 _bench: _Bench
 

@@ -218,9 +218,14 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from koudian._bench import host_summary, report, run_bench
+    from koudian._bench import host_summary, kernel_summary, report, run_bench
 
     host = host_summary()  # before the run: the load average is the host's own
+    try:
+        host += "\n" + kernel_summary()
+    except koudian.KoudianError as e:  # an unusable KOUDIAN_SIMD
+        print(f"koudian: error: {e}", file=sys.stderr)
+        return 2
     if args.env:
         from koudian._bench_env import env_report, run_env_bench
 

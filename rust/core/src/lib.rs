@@ -25,6 +25,7 @@ pub mod ruleset;
 pub mod score;
 pub mod shanten;
 pub mod shape;
+pub mod simd;
 pub mod simulate;
 #[cfg(test)]
 mod testing;

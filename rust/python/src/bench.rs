@@ -9,6 +9,7 @@ use crate::errors::to_py;
 use crate::ruleset::resolve;
 use crate::wildcards::extract_wilds;
 use koudian_core::shape::ShapeRules;
+use koudian_core::simd::{self, Isa};
 use koudian_core::{shanten, shape, waits};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -19,12 +20,17 @@ use std::time::Instant;
 /// `"shanten"`) takes on one thread over `counts` (an `(N, 34)` `uint8`
 /// array, no melds), timed in Rust with the GIL released.
 ///
+/// `isa` forces the kernels' instruction set for the call (`"scalar"`,
+/// `"avx2"`, `"avx512"`; `None`: the process's choice); a path this CPU
+/// lacks is a `KoudianError`.
+///
 /// With `copies = k > 1`, `k` such one-thread calls run at once on `k`
 /// threads, each into its own output, and the time is until the last ends:
 /// independent work with nothing shared but the input, the ceiling of
 /// what `threads=k` can reach on this machine at that moment.
 #[pyfunction]
-#[pyo3(signature = (task, counts, *, wildcards=None, rules=None, copies=1))]
+#[pyo3(signature = (task, counts, *, wildcards=None, rules=None, copies=1, isa=None))]
+#[allow(clippy::too_many_arguments)]
 fn time_batch(
     py: Python<'_>,
     task: &str,
@@ -32,7 +38,16 @@ fn time_batch(
     wildcards: Option<&Bound<'_, PyAny>>,
     rules: Option<&Bound<'_, PyAny>>,
     #[pyo3(from_py_with = crate::ints::copies)] copies: usize,
+    isa: Option<&str>,
 ) -> PyResult<f64> {
+    let isa = match isa {
+        None => simd::isa().map_err(to_py)?,
+        Some(name) => Isa::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "isa must be 'scalar', 'avx2' or 'avx512', got {name:?}"
+            ))
+        })?,
+    };
     if !(1..=64).contains(&copies) {
         return Err(PyValueError::new_err(format!(
             "copies must be 1 to 64, got {copies}"
@@ -43,15 +58,19 @@ fn time_batch(
     let wilds = extract_wilds(wildcards)?;
     let shape = ShapeRules::from(&resolve(py, rules)?);
     let n = rows.len();
+    // Every timed call (the copies' threads too) runs on `isa`.
+    let on = |f: &mut dyn FnMut() -> Result<(), koudian_core::Error>| {
+        simd::with_isa(isa, f).and_then(|r| r)
+    };
     let r = match task {
         "is_win" => time_into(py, n, copies, false, |o| {
-            shape::is_win_batch(rows, &[0], &wilds, &shape, o, 1)
+            on(&mut || shape::is_win_batch(rows, &[0], &wilds, &shape, o, 1))
         }),
         "waits" => time_into(py, n, copies, 0u64, |o| {
-            waits::waits_batch(rows, &[0], &[], &wilds, &shape, o, 1)
+            on(&mut || waits::waits_batch(rows, &[0], &[], &wilds, &shape, o, 1))
         }),
         "shanten" => time_into(py, n, copies, 0i8, |o| {
-            shanten::shanten_batch(rows, &[0], &wilds, &shape, o, 1)
+            on(&mut || shanten::shanten_batch(rows, &[0], &wilds, &shape, o, 1))
         }),
         _ => {
             return Err(PyValueError::new_err(format!(
@@ -91,7 +110,35 @@ fn time_into<T: Clone + Send>(
     })
 }
 
+/// The instruction set each batch question runs on in this process
+/// (`{"is_win": "avx512", "waits": "scalar", ...}`: the process's choice,
+/// `KOUDIAN_SIMD` or the best the CPU has, where the task has kernels for
+/// it), for `koudian bench` to name. An unusable `KOUDIAN_SIMD` is a
+/// `KoudianError`.
+#[pyfunction]
+fn kernels() -> PyResult<Vec<(&'static str, &'static str)>> {
+    simd::KERNELS
+        .iter()
+        .map(|&(task, _)| {
+            let isa = simd::kernel_isa(task).map_err(to_py)?;
+            Ok((task, isa.map_or("scalar", Isa::name)))
+        })
+        .collect()
+}
+
+/// The instruction sets this CPU can run, slowest first.
+#[pyfunction]
+fn available() -> Vec<&'static str> {
+    Isa::ALL
+        .into_iter()
+        .filter(|i| i.available())
+        .map(Isa::name)
+        .collect()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(time_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels, m)?)?;
+    m.add_function(wrap_pyfunction!(available, m)?)?;
     Ok(())
 }

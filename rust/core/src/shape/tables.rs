@@ -72,9 +72,10 @@ const fn digit_sum(mut x: u32) -> u32 {
 /// `LOW_RANK[lo]`: rank of the four low digits `lo` among all 625, ordered
 /// by (digit sum, value).
 /// Padded to 1024 entries so that a look-up masks its index instead of
-/// checking it.
-static LOW_RANK: [u16; 1024] = {
-    let mut t = [0u16; 1024];
+/// checking it, and by one more so that a 4-byte gather of entry 1023
+/// stays inside (the AVX kernels, [`crate::simd`]).
+pub(crate) static LOW_RANK: [u16; 1025] = {
+    let mut t = [0u16; 1025];
     let mut rank = 0u16;
     let mut sum = 0;
     while sum <= 16 {
@@ -94,7 +95,7 @@ static LOW_RANK: [u16; 1024] = {
 /// `HIGH_BASE[hi]`: first slot of the block of the five high digits `hi`
 /// (0 when their digit sum exceeds 14: no hand reaches such keys), padded
 /// to 4096 entries like [`LOW_RANK`].
-static HIGH_BASE: [u32; 4096] = {
+pub(crate) static HIGH_BASE: [u32; 4096] = {
     // `at_most[b]`: low parts with digit sum at most `b`.
     let mut at_most = [0u32; MAX_TILES as usize + 1];
     let mut lo = 0;

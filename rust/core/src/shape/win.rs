@@ -22,13 +22,16 @@
 //! is looked at only when every natural tile is an orphan), then four
 //! table loads; a batch prepares 32 hands before loading their entries so
 //! that the loads overlap. About 280 instructions per hand in a batch
-//! (callgrind; throughput in `benches/win.rs`). The tables take 0.77 MB
+//! (callgrind; throughput in `benches/win.rs`). On CPUs with AVX2 or
+//! AVX-512 a batch runs the same arithmetic 8 or 16 hands per vector
+//! instead (`crate::simd`, 68 instructions per hand with AVX2). The tables take 0.77 MB
 //! and are built on the first call (see [`super::tables`]).
 
 use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SUIT_LEN};
 use super::ShapeRules;
 use crate::error::Error;
 use crate::parallel::run_checked_chunks;
+use crate::simd::Isa;
 use crate::tile::{Counts, KindSet, KINDS};
 use crate::wildcard::Wildcards;
 
@@ -107,6 +110,14 @@ impl Checker {
     #[inline]
     pub(crate) fn is_win(&self, c: &Counts, n_melds: usize) -> bool {
         self.finish(&self.prepare(c, n_melds))
+    }
+
+    /// Whether `c` with `n_melds` melds wins, and whether it is a valid
+    /// complete hand (the SIMD kernels' tail rows, [`crate::simd`]).
+    #[inline]
+    pub(crate) fn check_row(&self, c: &Counts, n_melds: usize) -> (bool, bool) {
+        let p = self.prepare(c, n_melds);
+        (self.finish(&p), p.valid)
     }
 
     /// Everything about one hand but the table loads, without branches on
@@ -254,10 +265,33 @@ impl Checker {
         (p.valid & (standard_need(&e) <= p.w)) | p.other
     }
 
+    /// Checks rows `c` into `out` on the instruction set `isa`: its
+    /// kernel ([`crate::simd`]), or the scalar path
+    /// ([`Checker::check_rows`]); returns whether every row was a valid
+    /// hand.
+    #[inline]
+    pub(crate) fn check_rows_on(
+        &self,
+        isa: Isa,
+        c: &[Counts],
+        n_melds: &[u8],
+        out: &mut [bool],
+    ) -> bool {
+        match isa {
+            // SAFETY: `isa` came from `simd::isa`, which gives a path only
+            // when the CPU has its instructions.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { crate::simd::win::avx512::check_rows(self, c, n_melds, out) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { crate::simd::win::avx2::check_rows(self, c, n_melds, out) },
+            _ => self.check_rows(c, n_melds, out),
+        }
+    }
+
     /// Checks rows `c` into `out` in chunks (see [`Checker::prepare`]);
     /// returns whether every row was a valid hand.
     #[inline]
-    fn check_rows(&self, c: &[Counts], n_melds: &[u8], out: &mut [bool]) -> bool {
+    pub(crate) fn check_rows(&self, c: &[Counts], n_melds: &[u8], out: &mut [bool]) -> bool {
         const CHUNK: usize = 32;
         let mut all_valid = true;
         let mut pre = [Prepared::default(); CHUNK];
@@ -504,6 +538,7 @@ pub fn is_win_batch_checked(
     threads: usize,
 ) -> Result<bool, Error> {
     check_batch(counts.len(), n_melds, out.len(), "is_win_batch")?;
+    let isa = crate::simd::isa()?;
     let checker = Checker::new(wilds, rules);
     run_checked_chunks(counts, out, threads, |start, c, o| {
         let m = if n_melds.len() == 1 {
@@ -511,7 +546,7 @@ pub fn is_win_batch_checked(
         } else {
             &n_melds[start..start + c.len()]
         };
-        checker.check_rows(c, m, o)
+        checker.check_rows_on(isa, c, m, o)
     })
 }
 

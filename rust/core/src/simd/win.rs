@@ -1,0 +1,716 @@
+//! The AVX2 and AVX-512 kernels of `is_win_batch`: [`Checker`]'s scan and
+//! table look-ups with one hand per 32-bit lane, 8 (AVX2) or 16 (AVX-512)
+//! hands per vector.
+//!
+//! The rows of a block are read by gathers of 4-byte words at fixed
+//! offsets of each 34-byte row (eleven offsets: the four base-5 digits of
+//! each suit's low part, of its high part, its ninth digit, the honors),
+//! so that every lane holds its hand's words and everything after is the
+//! scalar path's arithmetic lane by lane: validity, tile count, wild
+//! tiles, odd kinds, the thirteen-orphans fit, the group keys (two
+//! multiply-adds per four digits), then the suit slots ([`SuitIndex`]'s two
+//! small tables) and the need entries, each one gather. A block's answers
+//! equal [`Checker::check_row`]'s, lane for lane (tested on every path
+//! against it and against the brute-force search).
+//!
+//! Every gather reads inside its table or its block: word offsets are at
+//! most 30 of a 34-byte row; table indices are masked like the scalar
+//! look-ups' and clamped 3 bytes below the end of a byte table (which no
+//! valid hand's index reaches: an invalid hand's answer ignores what it
+//! reads), and the 16-bit [`LOW_RANK`](super::super::shape::tables) table
+//! is padded by one word.
+
+use crate::shape::tables::{HONOR_LEN, SUIT_LEN};
+use crate::shape::win::{Checker, ORPHAN_MASK};
+use crate::tile::{Counts, KINDS};
+
+/// The word offsets gathered from each row, and how far each word is
+/// shifted right so that the shifted words cover the 34 kinds once each
+/// (for the sums): the ninth digit of a suit sits in the top byte of the
+/// word at `9s + 5`, and kinds 31-33 in the word at 30 above kind 30,
+/// which the word at 27 holds.
+const PIECES: [(usize, u32); 11] = [
+    (0, 0),
+    (4, 0),
+    (5, 24),
+    (9, 0),
+    (13, 0),
+    (14, 24),
+    (18, 0),
+    (22, 0),
+    (23, 24),
+    (27, 0),
+    (30, 8),
+];
+
+/// The bytes of a piece's shifted word whose kind `keep` keeps, as 0xff.
+const fn piece_mask(p: (usize, u32), keep: u64) -> u32 {
+    let (off, shift) = p;
+    let first = off + (shift / 8) as usize;
+    let mut m = 0u32;
+    let mut j = 0;
+    while j < 4 - (shift / 8) as usize {
+        if keep >> (first + j) & 1 == 1 {
+            m |= 0xff << (8 * j);
+        }
+        j += 1;
+    }
+    m
+}
+
+/// What a block needs of a [`Checker`], as 32-bit lane constants.
+#[derive(Clone, Copy)]
+pub(crate) struct Consts {
+    /// Per piece, the natural kinds' bytes of its (unshifted) word.
+    keep: [u32; 11],
+    /// Per piece, the shifted word's natural non-orphan bytes.
+    outside: [u32; 11],
+    seven_pairs: bool,
+    thirteen_orphans: bool,
+}
+
+impl Consts {
+    pub(crate) fn new(ch: &Checker) -> Consts {
+        let mut natural = (1u64 << KINDS) - 1;
+        for &t in &ch.wild[..ch.n_wild] {
+            natural &= !(1 << t);
+        }
+        let keep = PIECES.map(|(off, _)| piece_mask((off, 0), natural));
+        let outside = PIECES.map(|p| piece_mask(p, natural & !ORPHAN_MASK));
+        Consts {
+            keep,
+            outside,
+            seven_pairs: ch.rules.seven_pairs,
+            thirteen_orphans: ch.rules.thirteen_orphans,
+        }
+    }
+}
+
+/// The kernel body, written once over each instruction set's lane
+/// operations (`$m`: a module of `V`, `M`, `L` and the operations below,
+/// compiled with its target features).
+macro_rules! kernel {
+    ($features:literal) => {
+        /// The rows of `rows` in blocks of [`L`] into `out`, the last
+        /// `rows.len() % L` by the scalar path; whether every row was a
+        /// valid hand. `n_melds` holds one entry, or one per row.
+        #[target_feature(enable = $features)]
+        pub(crate) fn check_rows(
+            ch: &Checker,
+            rows: &[Counts],
+            n_melds: &[u8],
+            out: &mut [bool],
+        ) -> bool {
+            let k = super::Consts::new(ch);
+            let blocks = rows.len() / L;
+            let mut all_valid = true;
+            let one_meld = n_melds.len() == 1;
+            for b in 0..blocks {
+                let at = b * L;
+                let melds = if one_meld {
+                    splat(i32::from(n_melds[0]))
+                } else {
+                    melds_of(&n_melds[at..at + L])
+                };
+                let (win, valid) = block(ch, &k, &rows[at..at + L], melds);
+                all_valid &= bits(valid) == FULL;
+                store_bools(bits(win), &mut out[at..at + L]);
+            }
+            for i in blocks * L..rows.len() {
+                let m = if one_meld { n_melds[0] } else { n_melds[i] };
+                let (win, valid) = ch.check_row(&rows[i], usize::from(m));
+                out[i] = win;
+                all_valid &= valid;
+            }
+            all_valid
+        }
+
+        /// One block of [`L`] rows: whether each wins, and whether each is
+        /// a valid hand.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn block(ch: &Checker, k: &super::Consts, rows: &[Counts], melds: V) -> (M, M) {
+            assert!(rows.len() == L);
+            let base = rows.as_ptr().cast::<u8>();
+            let row_at = row_offsets();
+            // SAFETY: lane `h` reads bytes `34h + off .. 34h + off + 4` with
+            // `off ≤ 30` (PIECES), inside row `h` of the `L` rows checked
+            // above.
+            let words: [V; 11] = std::array::from_fn(|i| unsafe {
+                gather::<1>(base.add(super::PIECES[i].0), row_at)
+            });
+            // Every count ≤ 4: the bytes' maximum over all words (which
+            // cover every kind) is.
+            let mut top = words[0];
+            for &w in &words[1..] {
+                top = max_u8(top, w);
+            }
+            let counts_ok = bytes_at_most_4(top);
+            let mut tiles_v = splat(0);
+            let mut natural_v = splat(0);
+            let mut odd_v = splat(0);
+            let mut twos_v = splat(0);
+            let mut outside = splat(0);
+            let mut three = splat(0);
+            let mut nat = [splat(0); 11];
+            let ones = splat(0x0101_0101);
+            // Unrolled by hand, so that each shift is an immediate and no
+            // word goes through the stack.
+            macro_rules! piece {
+                ($i:literal, $shift:literal) => {{
+                    const _: () = assert!(super::PIECES[$i].1 == $shift);
+                    nat[$i] = and(words[$i], splat(k.keep[$i] as i32));
+                    tiles_v = add(tiles_v, srli::<$shift>(words[$i]));
+                    let x = srli::<$shift>(nat[$i]);
+                    natural_v = add(natural_v, x);
+                    odd_v = add(odd_v, and(x, ones));
+                    outside = or(outside, and(x, splat(k.outside[$i] as i32)));
+                    // Counts 3 and 4 (≤ 4) reach bit 7 with 0x7d added; 2
+                    // and 3 have bit 1 set.
+                    three = or(three, add(x, splat(0x7d7d_7d7d)));
+                    twos_v = add(twos_v, and(srli::<1>(x), ones));
+                }};
+            }
+            piece!(0, 0);
+            piece!(1, 0);
+            piece!(2, 24);
+            piece!(3, 0);
+            piece!(4, 0);
+            piece!(5, 24);
+            piece!(6, 0);
+            piece!(7, 0);
+            piece!(8, 24);
+            piece!(9, 0);
+            piece!(10, 8);
+            let tiles = byte_sum(tiles_v);
+            let w = sub(tiles, byte_sum(natural_v));
+            let odd = byte_sum(odd_v);
+            let orphans_fit = mand(
+                mand(
+                    eq(outside, splat(0)),
+                    eq(and(three, splat(0x8080_8080u32 as i32)), splat(0)),
+                ),
+                gt(splat(2), byte_sum(twos_v)),
+            );
+            // The natural keys: four base-5 digits by two multiply-adds.
+            let key4 = |x: V| madd(maddubs(x, splat(0x0501_0501)), splat(0x0019_0001));
+            let pow5_4 = splat(625);
+            let mut need0 = splat(0);
+            let mut best = splat(i32::MAX);
+            for s in 0..3 {
+                let lo = key4(nat[3 * s]);
+                let hi = add(
+                    key4(nat[3 * s + 1]),
+                    mullo(srli::<24>(nat[3 * s + 2]), pow5_4),
+                );
+                // SAFETY: indices masked into the padded tables as the
+                // scalar SuitIndex masks them (LOW_RANK has a spare word
+                // past its 1024 masked entries).
+                let slot = unsafe {
+                    add(
+                        gather::<4>(
+                            crate::shape::tables::HIGH_BASE.as_ptr().cast(),
+                            and(hi, splat(4095)),
+                        ),
+                        and(
+                            gather::<2>(
+                                crate::shape::tables::LOW_RANK.as_ptr().cast(),
+                                and(lo, splat(1023)),
+                            ),
+                            splat(0xffff),
+                        ),
+                    )
+                };
+                let slot = min_u32(
+                    and(slot, splat(SUIT_LEN as i32 - 1)),
+                    splat(SUIT_LEN as i32 - 4),
+                );
+                // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
+                // the table.
+                let e = and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff));
+                let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
+                need0 = add(need0, n0);
+                best = min_i32(best, sub(n1, n0));
+            }
+            let honor = add(key4(nat[9]), mullo(key4(srli::<8>(nat[10])), pow5_4));
+            let honor = min_u32(
+                and(honor, splat(HONOR_LEN as i32 - 1)),
+                splat(HONOR_LEN as i32 - 4),
+            );
+            // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
+            let e = and(
+                unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
+                splat(0xff),
+            );
+            let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
+            let need = add(add(need0, n0), min_i32(best, sub(n1, n0)));
+            let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
+            let valid = mand(mand(counts_ok, gt(splat(5), melds)), eq(size, splat(14)));
+            let mut other = mnone();
+            if k.seven_pairs {
+                other = mor(other, mnot(gt(odd, w)));
+            }
+            if k.thirteen_orphans {
+                other = mor(other, orphans_fit);
+            }
+            let other = mand(other, mand(valid, eq(melds, splat(0))));
+            let win = mor(mand(valid, mnot(gt(need, w))), other);
+            (win, valid)
+        }
+    };
+}
+
+/// AVX2: 8 hands per 256-bit vector, booleans as lanes of all ones.
+pub(crate) mod avx2 {
+    use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
+    use std::arch::x86_64::*;
+
+    type V = __m256i;
+    type M = __m256i;
+    /// Hands per vector.
+    pub(crate) const L: usize = 8;
+    const FULL: u32 = 0xff;
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn splat(x: i32) -> V {
+        _mm256_set1_epi32(x)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn row_offsets() -> V {
+        _mm256_setr_epi32(0, 34, 68, 102, 136, 170, 204, 238)
+    }
+    /// # Safety
+    /// Every lane's `base + SCALE × index` must start 4 readable bytes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn gather<const SCALE: i32>(base: *const u8, idx: V) -> V {
+        // SAFETY: the caller's.
+        unsafe { _mm256_i32gather_epi32::<SCALE>(base.cast(), idx) }
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn melds_of(m: &[u8]) -> V {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&m[..L]);
+        _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(i64::from_le_bytes(b)))
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn add(a: V, b: V) -> V {
+        _mm256_add_epi32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn sub(a: V, b: V) -> V {
+        _mm256_sub_epi32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn and(a: V, b: V) -> V {
+        _mm256_and_si256(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn or(a: V, b: V) -> V {
+        _mm256_or_si256(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mullo(a: V, b: V) -> V {
+        _mm256_mullo_epi32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn srli<const N: i32>(a: V) -> V {
+        _mm256_srli_epi32::<N>(a)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn min_i32(a: V, b: V) -> V {
+        _mm256_min_epi32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn min_u32(a: V, b: V) -> V {
+        _mm256_min_epu32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn max_u8(a: V, b: V) -> V {
+        _mm256_max_epu8(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn maddubs(a: V, b: V) -> V {
+        _mm256_maddubs_epi16(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn madd(a: V, b: V) -> V {
+        _mm256_madd_epi16(a, b)
+    }
+    /// The sum of each lane's four bytes (each sum below 256).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn byte_sum(a: V) -> V {
+        _mm256_srli_epi32::<24>(_mm256_mullo_epi32(a, _mm256_set1_epi32(0x0101_0101)))
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn bytes_at_most_4(a: V) -> M {
+        // A lane is unchanged by a byte minimum with 4 iff every byte ≤ 4.
+        _mm256_cmpeq_epi32(_mm256_min_epu8(a, _mm256_set1_epi8(4)), a)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn gt(a: V, b: V) -> M {
+        _mm256_cmpgt_epi32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn eq(a: V, b: V) -> M {
+        _mm256_cmpeq_epi32(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mand(a: M, b: M) -> M {
+        _mm256_and_si256(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mor(a: M, b: M) -> M {
+        _mm256_or_si256(a, b)
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mnot(a: M) -> M {
+        _mm256_xor_si256(a, _mm256_set1_epi32(-1))
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mnone() -> M {
+        _mm256_setzero_si256()
+    }
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn bits(a: M) -> u32 {
+        _mm256_movemask_ps(_mm256_castsi256_ps(a)) as u32
+    }
+    /// Bit `i` of `b` as `out[i]`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn store_bools(b: u32, out: &mut [bool]) {
+        for (i, o) in out.iter_mut().enumerate().take(L) {
+            *o = b >> i & 1 == 1;
+        }
+    }
+
+    kernel!("avx2");
+}
+
+/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, booleans as mask
+/// registers.
+pub(crate) mod avx512 {
+    use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
+    use std::arch::x86_64::*;
+
+    type V = __m512i;
+    type M = __mmask16;
+    /// Hands per vector.
+    pub(crate) const L: usize = 16;
+    const FULL: u32 = 0xffff;
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn splat(x: i32) -> V {
+        _mm512_set1_epi32(x)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn row_offsets() -> V {
+        _mm512_mullo_epi32(
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm512_set1_epi32(34),
+        )
+    }
+    /// # Safety
+    /// Every lane's `base + SCALE × index` must start 4 readable bytes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    unsafe fn gather<const SCALE: i32>(base: *const u8, idx: V) -> V {
+        // SAFETY: the caller's.
+        unsafe { _mm512_i32gather_epi32::<SCALE>(idx, base.cast()) }
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn melds_of(m: &[u8]) -> V {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&m[..L]);
+        let (lo, hi) = b.split_at(8);
+        let word = |x: &[u8]| i64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
+        _mm512_cvtepu8_epi32(_mm_set_epi64x(word(hi), word(lo)))
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn add(a: V, b: V) -> V {
+        _mm512_add_epi32(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn sub(a: V, b: V) -> V {
+        _mm512_sub_epi32(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn and(a: V, b: V) -> V {
+        _mm512_and_si512(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn or(a: V, b: V) -> V {
+        _mm512_or_si512(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn mullo(a: V, b: V) -> V {
+        _mm512_mullo_epi32(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn srli<const N: u32>(a: V) -> V {
+        _mm512_srli_epi32::<N>(a)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn min_i32(a: V, b: V) -> V {
+        _mm512_min_epi32(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn min_u32(a: V, b: V) -> V {
+        _mm512_min_epu32(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn max_u8(a: V, b: V) -> V {
+        _mm512_max_epu8(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn maddubs(a: V, b: V) -> V {
+        _mm512_maddubs_epi16(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn madd(a: V, b: V) -> V {
+        _mm512_madd_epi16(a, b)
+    }
+    /// The sum of each lane's four bytes (each sum below 256).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn byte_sum(a: V) -> V {
+        _mm512_srli_epi32::<24>(_mm512_mullo_epi32(a, _mm512_set1_epi32(0x0101_0101)))
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn bytes_at_most_4(a: V) -> M {
+        // A lane is unchanged by a byte minimum with 4 iff every byte ≤ 4.
+        _mm512_cmpeq_epi32_mask(_mm512_min_epu8(a, _mm512_set1_epi8(4)), a)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn gt(a: V, b: V) -> M {
+        _mm512_cmpgt_epi32_mask(a, b)
+    }
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn eq(a: V, b: V) -> M {
+        _mm512_cmpeq_epi32_mask(a, b)
+    }
+    #[inline]
+    fn mand(a: M, b: M) -> M {
+        a & b
+    }
+    #[inline]
+    fn mor(a: M, b: M) -> M {
+        a | b
+    }
+    #[inline]
+    fn mnot(a: M) -> M {
+        !a
+    }
+    #[inline]
+    fn mnone() -> M {
+        0
+    }
+    #[inline]
+    fn bits(a: M) -> u32 {
+        u32::from(a)
+    }
+    /// Bit `i` of `b` as `out[i]`: one masked byte store of 1s.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn store_bools(b: u32, out: &mut [bool]) {
+        let ones = _mm_maskz_set1_epi8(b as u16, 1);
+        assert!(out.len() >= L);
+        // SAFETY: 16 bytes of 0 or 1 (the two valid `bool`s) stored into
+        // the first 16 of `out`, which has at least 16.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), ones) };
+    }
+
+    kernel!("avx512f,avx512bw,avx512vl,avx2");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::ShapeRules;
+    use crate::simd::Isa;
+    use crate::tile::Tile;
+    use crate::wildcard::Wildcards;
+
+    /// A random row: a complete hand (4 sets and a pair, some tiles then
+    /// swapped), random tiles, or (rarely) any bytes, with 0-4 melds.
+    pub(crate) fn random_row(next: &mut impl FnMut() -> u64) -> (Counts, u8) {
+        let mut c = [0u8; KINDS];
+        let melds = (next() % 5) as u8;
+        let size = 14 - 3 * melds as usize;
+        match next() % 8 {
+            0 => {
+                for x in c.iter_mut() {
+                    *x = if next().is_multiple_of(4) {
+                        next() as u8
+                    } else {
+                        (next() % 6) as u8
+                    };
+                }
+            }
+            1..=3 => {
+                let mut n = 0;
+                while n < size {
+                    let k = (next() % KINDS as u64) as usize;
+                    if c[k] < 4 {
+                        c[k] += 1;
+                        n += 1;
+                    }
+                }
+            }
+            _ => {
+                let p = (next() % KINDS as u64) as usize;
+                c[p] += 2;
+                for _ in 0..(size - 2) / 3 {
+                    if next().is_multiple_of(2) {
+                        let s = (next() % 3) as usize;
+                        let r = (next() % 7) as usize;
+                        for j in 0..3 {
+                            c[9 * s + r + j] += 1;
+                        }
+                    } else {
+                        c[(next() % KINDS as u64) as usize] += 3;
+                    }
+                }
+                for _ in 0..next() % 3 {
+                    let from = (next() % KINDS as u64) as usize;
+                    if c[from] > 0 {
+                        c[from] -= 1;
+                        c[(next() % KINDS as u64) as usize] += 1;
+                    }
+                }
+                if next().is_multiple_of(16) {
+                    c[(next() % KINDS as u64) as usize] += 1;
+                }
+            }
+        }
+        (
+            c,
+            if next().is_multiple_of(64) {
+                5 + (next() % 250) as u8
+            } else {
+                melds
+            },
+        )
+    }
+
+    /// Wild kind sets that reach every kind of place in a row: none, the
+    /// ninth digit of a suit, an honor in each word, a low digit, two.
+    pub(crate) fn wild_sets() -> Vec<Wildcards> {
+        let w = |k: &[u8]| {
+            Wildcards::new(
+                &k.iter()
+                    .map(|&i| Tile::from_index_unchecked(i))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap()
+        };
+        vec![
+            Wildcards::NONE,
+            w(&[31]),
+            w(&[8]),
+            w(&[26]),
+            w(&[30]),
+            w(&[33]),
+            w(&[0]),
+            w(&[13, 27]),
+            w(&[31, 33]),
+            w(&[17, 4]),
+            w(&[22, 32]),
+        ]
+    }
+
+    /// Each kernel equals the scalar path row for row (and on the
+    /// all-valid flag), with per-row and shared meld counts, on every
+    /// shape option set and wild set, with blocks cut short.
+    #[test]
+    fn kernels_equal_the_scalar_path() {
+        let mut next = crate::testing::xorshift(0x51D0_0000_0000_0001);
+        let rows: Vec<(Counts, u8)> = (0..4099).map(|_| random_row(&mut next)).collect();
+        let counts: Vec<Counts> = rows.iter().map(|r| r.0).collect();
+        let melds: Vec<u8> = rows.iter().map(|r| r.1).collect();
+        let all = ShapeRules::ALL;
+        let rule_sets = [
+            all,
+            ShapeRules::STANDARD_ONLY,
+            ShapeRules {
+                seven_pairs: false,
+                ..all
+            },
+            ShapeRules {
+                thirteen_orphans: false,
+                ..all
+            },
+            ShapeRules {
+                wind_sets: false,
+                ..all
+            },
+        ];
+        let mut wins = 0;
+        for rules in rule_sets {
+            for wilds in wild_sets() {
+                let ch = Checker::new(&wilds, &rules);
+                for (lo, hi) in [(0, counts.len()), (3, 40), (1, 17), (5, 5)] {
+                    for ms in [&melds[lo..hi], &[0u8][..], &[1u8][..]] {
+                        let c = &counts[lo..hi];
+                        let mut want = vec![false; c.len()];
+                        let want_ok = ch.check_rows(c, ms, &mut want);
+                        for isa in [Isa::Avx2, Isa::Avx512] {
+                            if !isa.available() {
+                                continue;
+                            }
+                            let mut got = vec![true; c.len()];
+                            let ok = ch.check_rows_on(isa, c, ms, &mut got);
+                            assert_eq!(
+                                (&got, ok),
+                                (&want, want_ok),
+                                "{isa} {rules:?} {wilds:?} {lo}..{hi}"
+                            );
+                        }
+                        wins += want.iter().filter(|&&x| x).count();
+                    }
+                }
+            }
+        }
+        assert!(wins > 10_000, "{wins}");
+    }
+}

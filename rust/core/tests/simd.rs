@@ -1,0 +1,174 @@
+//! Every instruction-set path of the batch kernels (`koudian_core::simd`)
+//! against the scalar path and the brute-force search of
+//! `shape_reference`, each path forced explicitly with `simd::with_isa`
+//! (a path this CPU lacks is reported and skipped: the Python test
+//! `tests/test_simd.py` checks that forcing it is refused).
+
+mod common;
+
+mod shape_reference;
+
+use koudian_core::shape::{is_win_batch_checked, ShapeRules};
+use koudian_core::simd::{with_isa, Isa};
+use koudian_core::tile::Counts;
+use shape_reference as r;
+
+/// The paths this CPU runs, each named once on stderr.
+fn paths() -> Vec<Isa> {
+    let v: Vec<Isa> = Isa::ALL.into_iter().filter(|i| i.available()).collect();
+    for i in Isa::ALL {
+        if !i.available() {
+            eprintln!("this CPU lacks {i}: its kernels are not run here");
+        }
+    }
+    v
+}
+
+/// `is_win_batch_checked` on `isa`, one thread: answers and validity.
+fn batch_on(
+    isa: Isa,
+    rows: &[Counts],
+    melds: &[u8],
+    wilds: &[usize],
+    rules: &ShapeRules,
+) -> (Vec<bool>, bool) {
+    let mut out = vec![false; rows.len()];
+    let w = r::wildcards(wilds);
+    let ok = with_isa(isa, || {
+        is_win_batch_checked(rows, melds, &w, rules, &mut out, 1)
+    })
+    .expect("a path this CPU has")
+    .expect("a batch of matching lengths");
+    (out, ok)
+}
+
+/// Blocks of 4,099 seeded hands (not a multiple of 8 or 16: the kernels'
+/// tails run too), each block with the wild kinds of its first sample,
+/// for every shape option set: every path against the brute-force search.
+fn against_reference(n_wild: usize, blocks: usize) {
+    let isas = paths();
+    let mut wins = 0;
+    for (o, rules) in r::all_rules().into_iter().enumerate() {
+        let mut rng = r::Rng(0x51D ^ (n_wild as u64) << 12 ^ o as u64);
+        for _ in 0..blocks {
+            let first = r::sample(&mut rng, 14, n_wild, rules.wind_sets);
+            let wilds = first.wilds.clone();
+            let mut rows = vec![first.concealed];
+            let mut melds = vec![first.n_melds as u8];
+            while rows.len() < 4099 {
+                let s = r::sample(&mut rng, 14, 0, rules.wind_sets);
+                rows.push(s.concealed);
+                melds.push(s.n_melds as u8);
+            }
+            let want: Vec<bool> = rows
+                .iter()
+                .zip(&melds)
+                .map(|(c, &m)| r::win(c, usize::from(m), &wilds, &rules))
+                .collect();
+            wins += want.iter().filter(|&&x| x).count();
+            for &isa in &isas {
+                let (got, ok) = batch_on(isa, &rows, &melds, &wilds, &rules);
+                assert!(ok, "{isa}: every sample is a valid hand");
+                for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g,
+                        w,
+                        "{isa}: {} melds {} wilds {wilds:?} {rules:?}",
+                        koudian_core::tile::format_counts(&rows[i]),
+                        melds[i]
+                    );
+                }
+            }
+        }
+    }
+    assert!(wins > blocks * 8 * 600, "{wins} wins: too few to test");
+}
+
+#[test]
+fn is_win_kernels_match_brute_force_without_wildcards() {
+    against_reference(0, 4);
+}
+
+#[test]
+fn is_win_kernels_match_brute_force_with_one_wild_kind() {
+    against_reference(1, 4);
+}
+
+#[test]
+fn is_win_kernels_match_brute_force_with_two_wild_kinds() {
+    against_reference(2, 4);
+}
+
+/// A seeded row of any kind: a sample hand, its counts disturbed (a tile
+/// more or less, a count above 4, any byte), with 0-4 melds or a bad
+/// meld count.
+fn any_row(rng: &mut r::Rng) -> (Counts, u8) {
+    let wind_sets = rng.below(2) == 0;
+    let s = r::sample(rng, 14, 0, wind_sets);
+    let mut c = s.concealed;
+    let mut m = s.n_melds as u8;
+    match rng.below(16) {
+        0 => c[rng.below(34)] += 1,
+        1 => {
+            let k = rng.below(34);
+            c[k] = c[k].saturating_sub(1);
+        }
+        2 => c[rng.below(34)] = 5 + rng.below(251) as u8,
+        3 => m = 5 + rng.below(251) as u8,
+        _ => {}
+    }
+    (c, m)
+}
+
+/// Two million rows per wild count (valid and invalid, every shape
+/// option set, per-row and shared meld counts): every path equals the
+/// scalar path row for row and on the all-valid flag.
+#[test]
+fn is_win_kernels_match_the_scalar_path_on_millions_of_rows() {
+    let isas = paths();
+    let mut rng = r::Rng(0xA11_5EED);
+    let wild_sets: [&[usize]; 7] = [&[], &[31], &[8], &[30, 33], &[26, 27], &[0, 17], &[13, 22]];
+    let rules = r::all_rules();
+    let mut rows_checked = 0usize;
+    for round in 0..(2_000_000 * 3 / 20_000) {
+        let wilds = wild_sets[round % wild_sets.len()];
+        let rule = rules[round % rules.len()];
+        let (rows, melds): (Vec<Counts>, Vec<u8>) = (0..20_000).map(|_| any_row(&mut rng)).unzip();
+        let shared = [melds[0]];
+        let ms: &[u8] = if round.is_multiple_of(3) {
+            &shared
+        } else {
+            &melds
+        };
+        let want = batch_on(Isa::Scalar, &rows, ms, wilds, &rule);
+        for &isa in &isas {
+            assert_eq!(
+                batch_on(isa, &rows, ms, wilds, &rule),
+                want,
+                "{isa} {wilds:?} {rule:?}"
+            );
+        }
+        rows_checked += rows.len();
+    }
+    assert_eq!(rows_checked, 6_000_000);
+}
+
+/// Threads hand the caller's path to their helpers: the same answers
+/// with 1 and 2 threads on every path.
+#[test]
+fn paths_are_kept_across_threads() {
+    let mut rng = r::Rng(7);
+    let (rows, melds): (Vec<Counts>, Vec<u8>) = (0..100_003).map(|_| any_row(&mut rng)).unzip();
+    let w = r::wildcards(&[31]);
+    for isa in paths() {
+        let mut one = vec![false; rows.len()];
+        let mut two = vec![true; rows.len()];
+        with_isa(isa, || {
+            let a = is_win_batch_checked(&rows, &melds, &w, &ShapeRules::ALL, &mut one, 1).unwrap();
+            let b = is_win_batch_checked(&rows, &melds, &w, &ShapeRules::ALL, &mut two, 2).unwrap();
+            assert_eq!(a, b);
+        })
+        .unwrap();
+        assert_eq!(one, two, "{isa}");
+    }
+}

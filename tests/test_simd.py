@@ -1,0 +1,111 @@
+"""The batch questions under each instruction-set path, forced by
+``KOUDIAN_SIMD`` in a fresh interpreter (the variable is read once per
+process): every path this CPU has gives the scalar path's answers, the
+scalar path (the x86-64-v2 code, what a CPU without AVX2 runs) names
+itself, and a path the CPU lacks or an unknown name is refused with a
+clear error rather than an illegal instruction or a silent fallback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from koudian import _core
+
+#: Runs every batch on seeded hands (valid and invalid rows, 0-2 wild
+#: kinds, per-row melds, 1 and 2 threads) and prints the instruction sets
+#: and a digest of every answer.
+SCRIPT = """
+import hashlib, sys
+import numpy as np
+import koudian
+from koudian import _core
+from koudian._bench import make_counts
+
+h = hashlib.sha256()
+rng = np.random.default_rng(40)
+for size, fn in ((14, koudian.is_win_batch), (13, koudian.waits_batch),
+                 (13, koudian.shanten_batch)):
+    counts = make_counts(30_011, size=size, seed=size)
+    for wilds in ((), (31,), (8, 33), (0, 27)):
+        for threads in (1, 2):
+            out = fn(counts, wildcards=wilds, threads=threads)
+            h.update(np.ascontiguousarray(out).tobytes())
+    if size == 14:
+        # Invalid rows: an error naming the first, the same on every path.
+        bad = counts.copy()
+        bad[rng.integers(0, len(bad), 50), rng.integers(0, 34, 50)] = 5
+        try:
+            fn(bad)
+        except koudian.KoudianError as e:
+            h.update(str(e).encode())
+        melds = rng.integers(0, 2, len(counts)).astype(np.uint8)
+        try:
+            h.update(fn(counts, n_melds=melds).tobytes())
+        except koudian.KoudianError as e:
+            h.update(str(e).encode())
+print(dict(_core._bench.kernels())["is_win"], h.hexdigest())
+"""
+
+
+def _run(simd: str | None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("KOUDIAN_SIMD", None)
+    if simd is not None:
+        env["KOUDIAN_SIMD"] = simd
+    src = str(Path(__file__).resolve().parent.parent / "python")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def scalar_digest() -> str:
+    r = _run("scalar")
+    assert r.returncode == 0, r.stderr
+    isa, digest = r.stdout.split()
+    # The fallback path: what a CPU without AVX2 (x86-64-v2) runs.
+    assert isa == "scalar"
+    return digest
+
+
+@pytest.mark.parametrize("path", ["avx2", "avx512", "auto", None])
+def test_every_path_this_cpu_has_answers_as_the_scalar_path(
+    path: str | None, scalar_digest: str
+) -> None:
+    if path in ("avx2", "avx512") and path not in _core._bench.available():
+        r = _run(path)
+        assert r.returncode != 0
+        assert f"KOUDIAN_SIMD={path}: this CPU lacks" in r.stderr, r.stderr
+        return
+    r = _run(path)
+    assert r.returncode == 0, r.stderr
+    isa, digest = r.stdout.split()
+    want = path if path in ("avx2", "avx512") else _core._bench.available()[-1]
+    assert isa == want
+    assert digest == scalar_digest
+
+
+def test_an_unknown_path_is_refused_naming_the_variable() -> None:
+    r = _run("sse9")
+    assert r.returncode != 0
+    assert "KoudianError" in r.stderr and "KOUDIAN_SIMD" in r.stderr, r.stderr
+    assert "expected one of scalar, avx2, avx512, auto" in r.stderr
+
+
+def test_forced_paths_time_the_same_answers_in_process() -> None:
+    from koudian._bench import make_counts
+
+    counts = make_counts(5000, size=14)
+    for isa in _core._bench.available():
+        assert _core._bench.time_batch("is_win", counts, isa=isa) > 0.0
+    with pytest.raises(ValueError, match="isa must be"):
+        _core._bench.time_batch("is_win", counts, isa="sse9")
+    missing = [i for i in ("avx2", "avx512") if i not in _core._bench.available()]
+    for isa in missing:  # pragma: no cover - this CPU has them all
+        with pytest.raises(_core.KoudianError, match="lacks"):
+            _core._bench.time_batch("is_win", counts, isa=isa)
