@@ -1,0 +1,269 @@
+"""The SQLite room store: one file, nothing to install.
+
+WAL journal and ``synchronous=FULL``: an appended event is on the disk
+when ``append`` returns (it survives a crash of the process and of the
+machine). One connection per thread (``sqlite3`` connections are not
+shared between threads); a busy database is waited for up to
+``BUSY_TIMEOUT`` seconds. One server process per file: ``listen`` never
+calls back (there is no other writer to hear from).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from koudian.rooms.schema import META, SCHEMA_VERSION, SQLITE, migration
+from koudian.rooms.store import EventRow, HandRow, RoomRow, RoomStoreError
+
+__all__ = ["SQLiteStore"]
+
+BUSY_TIMEOUT = 30.0
+"""Seconds a statement waits for another connection's write lock."""
+
+
+class SQLiteStore:
+    """Rooms in the SQLite file ``path`` (``:memory:`` for a throwaway
+    store, shared by the threads of this process)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = str(path)
+        self.url = self.path
+        self._memory = self.path == ":memory:"
+        if self._memory:
+            # One shared connection, serialized: a memory database is per connection.
+            self._shared: sqlite3.Connection | None = None
+        elif Path(self.path).is_dir():
+            raise RoomStoreError(f"--db {self.path}: a directory, not a database file")
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._all: list[sqlite3.Connection] = []
+        self._closed = False
+        try:
+            self._migrate()
+        except sqlite3.Error as e:
+            self.close()
+            raise RoomStoreError(f"--db {self.path}: {e}") from None
+        except RoomStoreError:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------ connections
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._closed:
+            raise RoomStoreError(f"--db {self.path}: the store is closed")
+        if self._memory:
+            if self._shared is None:
+                self._shared = self._open()
+            return self._shared
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path,
+            timeout=BUSY_TIMEOUT,
+            isolation_level=None,  # explicit BEGIN/COMMIT below
+            check_same_thread=False,  # closed by close() from any thread
+        )
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not self._memory:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                conn.close()
+                raise RoomStoreError(f"--db {self.path}: cannot use the WAL journal ({mode})")
+        conn.execute("PRAGMA synchronous = FULL")
+        with self._lock:
+            self._all.append(conn)
+        return conn
+
+    def _run(self, fn: Callable[[sqlite3.Connection], object]) -> object:
+        """Runs ``fn`` in one transaction (``BEGIN IMMEDIATE``: the write
+        lock is taken first, so two writers never deadlock on upgrade)."""
+        with self._lock if self._memory else _NoLock():
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(conn)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+                return out
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.Error as e:
+                raise RoomStoreError(f"--db {self.path}: {e}") from None
+
+    def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        with self._lock if self._memory else _NoLock():
+            try:
+                return list(self._connect().execute(sql, tuple(args)).fetchall())
+            except sqlite3.Error as e:
+                raise RoomStoreError(f"--db {self.path}: {e}") from None
+
+    def _migrate(self) -> None:
+        def step(conn: sqlite3.Connection) -> None:
+            conn.execute(META)
+            row = conn.execute(
+                "SELECT value FROM koudian_meta WHERE key = 'schema_version'"
+            ).fetchone()
+            version = int(row[0]) if row is not None else 0
+            if version > SCHEMA_VERSION:
+                raise RoomStoreError(
+                    f"--db {self.path}: schema version {version} was written by a newer "
+                    f"koudian (this one reads up to {SCHEMA_VERSION})"
+                )
+            for sql in migration(SQLITE, version):
+                conn.execute(sql)
+            conn.execute(
+                "INSERT INTO koudian_meta (key, value) VALUES ('schema_version', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(SCHEMA_VERSION),),
+            )
+
+        self._run(step)
+
+    # ------------------------------------------------------------ the protocol
+
+    def create_room(self, room: RoomRow) -> None:
+        def insert(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO rooms (id, code, secret, config, created, updated, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    room.id,
+                    room.code,
+                    room.secret,
+                    room.config_json,
+                    room.created,
+                    room.updated or room.created,
+                    room.status,
+                ),
+            )
+
+        try:
+            self._run(insert)
+        except sqlite3.IntegrityError as e:
+            raise RoomStoreError(f"--db {self.path}: room {room.code} exists ({e})") from None
+
+    _ROOM = "SELECT id, code, secret, config, created, status, updated FROM rooms"
+
+    @staticmethod
+    def _room(row: tuple[Any, ...]) -> RoomRow:
+        id_, code, secret, config, created, status, updated = row
+        return RoomRow(
+            id=str(id_),
+            code=str(code),
+            secret=bytes(secret),
+            config_json=str(config),
+            created=float(created),
+            status=str(status),
+            updated=float(updated),
+        )
+
+    def room(self, room_id: str) -> RoomRow | None:
+        rows = self._read(self._ROOM + " WHERE id = ?", (room_id,))
+        return self._room(rows[0]) if rows else None
+
+    def room_by_code(self, code: str) -> RoomRow | None:
+        rows = self._read(self._ROOM + " WHERE code = ?", (code,))
+        return self._room(rows[0]) if rows else None
+
+    def open_rooms(self) -> list[RoomRow]:
+        rows = self._read(self._ROOM + " WHERE status <> 'closed' ORDER BY created, id")
+        return [self._room(r) for r in rows]
+
+    def events(self, room_id: str, after: int = -1) -> list[EventRow]:
+        rows = self._read(
+            "SELECT seq, kind, body, at FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
+            (room_id, after),
+        )
+        return [EventRow(room_id, int(s), str(k), str(b), float(a)) for s, k, b, a in rows]
+
+    def append(self, room_id: str, events: Sequence[EventRow]) -> bool:
+        if not events:
+            return True
+
+        def insert(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT INTO events (room_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
+                [(room_id, e.seq, e.kind, e.body, e.at) for e in events],
+            )
+
+        for e in events:
+            if e.room_id != room_id:
+                raise RoomStoreError(f"an event of room {e.room_id} appended to {room_id}")
+        try:
+            self._run(insert)
+        except sqlite3.IntegrityError as e:
+            if "FOREIGN KEY" in str(e).upper():
+                raise RoomStoreError(f"--db {self.path}: no room {room_id}") from None
+            return False  # a seq is taken: nothing was written
+        return True
+
+    def set_status(self, room_id: str, status: str, updated: float) -> None:
+        def update(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "UPDATE rooms SET status = ?, updated = ? WHERE id = ?",
+                (status, updated, room_id),
+            )
+
+        self._run(update)
+
+    def save_hand(self, room_id: str, hand: int, log: str, replay_key: str) -> None:
+        def insert(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO hands (room_id, hand, log, replay_key) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (room_id, hand) DO NOTHING",
+                (room_id, hand, log, replay_key),
+            )
+
+        try:
+            self._run(insert)
+        except sqlite3.IntegrityError as e:
+            raise RoomStoreError(f"--db {self.path}: hand {hand} of {room_id}: {e}") from None
+
+    def hand_by_key(self, replay_key: str) -> HandRow | None:
+        rows = self._read(
+            "SELECT room_id, hand, log, replay_key FROM hands WHERE replay_key = ?",
+            (replay_key,),
+        )
+        return HandRow(*(rows[0])) if rows else None
+
+    def hands(self, room_id: str) -> list[HandRow]:
+        rows = self._read(
+            "SELECT room_id, hand, log, replay_key FROM hands WHERE room_id = ? ORDER BY hand",
+            (room_id,),
+        )
+        return [HandRow(*r) for r in rows]
+
+    def listen(self, on_event: Callable[[str, int], None]) -> None:
+        """Nothing to hear: one process per SQLite file."""
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            conns, self._all = self._all, []
+        for c in conns:
+            try:
+                c.close()
+            except sqlite3.Error:
+                pass
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
