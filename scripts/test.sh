@@ -18,7 +18,7 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # mypy needs the optional dependencies the package type-checks against.
 "$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy \
     "pettingzoo>=1.24" "gymnasium>=0.29" "tqdm>=4.60" "pytest>=8" "hypothesis>=6" \
-    "starlette>=0.37" "uvicorn>=0.29" "websockets>=12" "playwright>=1.40" "psycopg[binary]>=3.1"
+    "starlette>=0.37" "uvicorn>=0.29" "websockets>=12" "playwright>=1.40" "psycopg[binary]>=3.2"
 export PATH="$WORK/tools/bin:$PATH"
 
 # Lint gates run to the end and fail the run afterwards, so one report shows

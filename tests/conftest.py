@@ -20,13 +20,8 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def postgres_url(postgres_server: PostgresServer) -> str:
-    """The libpq URL of the session's database (over a Unix socket)."""
-    return postgres_server.url
-
-
 @pytest.fixture
-def fresh_postgres_url(postgres_server: PostgresServer) -> str:
-    """The URL of a new, empty database of the session's server (one per test)."""
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The libpq URL (over a Unix socket) of a new, empty database of the
+    session's server: one per test, so every test starts from nothing."""
     return postgres_server.create_database()
