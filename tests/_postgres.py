@@ -86,9 +86,10 @@ class PostgresServer:
     """One PostgreSQL server in a temporary directory; ``url`` names its
     database ``koudian``; ``create_database`` makes more."""
 
-    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
+    def __init__(self, bindir: Path, *, durable: bool = False, max_connections: int = 200) -> None:
         self.bindir = bindir
         self.durable = durable
+        self.max_connections = max_connections
         self._names = itertools.count()
         self._proc: subprocess.Popen[bytes] | None = None
         self._prefix: list[str] = []
@@ -157,11 +158,15 @@ class PostgresServer:
             ],
             timeout=120,
         )
+        self._launch()
+        self.create_database(DATABASE)
+
+    def _launch(self) -> None:
         settings = [
             # A Unix socket in our private directory only: no TCP listener.
             "listen_addresses=",
             f"unix_socket_directories={self.socket_dir}",
-            "max_connections=200",
+            f"max_connections={self.max_connections}",
             "shared_buffers=32MB",
         ]
         if not self.durable:
@@ -195,10 +200,19 @@ class PostgresServer:
                 self.stop()
                 raise RuntimeError(f"postgres not ready in {START_TIMEOUT:.0f} s")
             time.sleep(0.05)
-        self.create_database(DATABASE)
+
+    def restart(self) -> None:
+        """Stops the server (fast shutdown: every client is cut off) and
+        starts it again on the same data."""
+        self._halt()
+        self._launch()
 
     def stop(self) -> None:
         """Shut the server down and remove its directory (bounded waits)."""
+        self._halt()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _halt(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
             # Fast shutdown (SIGINT) ends sessions; immediate (SIGQUIT) and
@@ -213,7 +227,6 @@ class PostgresServer:
             else:
                 proc.kill()
                 proc.wait(timeout=10)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> PostgresServer:
         try:
@@ -260,7 +273,7 @@ class PostgresServer:
         return self.url_for(name)
 
 
-def start_server(*, durable: bool = False) -> PostgresServer:
+def start_server(*, durable: bool = False, max_connections: int = 200) -> PostgresServer:
     """A started server, or ``unavailable`` (skip, or fail where required)."""
     bindir = find_bindir()
     if bindir is None:
@@ -269,5 +282,5 @@ def start_server(*, durable: bool = False) -> PostgresServer:
             "to the directory of initdb and postgres)"
         )
         raise AssertionError  # unreachable: skip and fail raise
-    server = PostgresServer(bindir, durable=durable)
+    server = PostgresServer(bindir, durable=durable, max_connections=max_connections)
     return server.__enter__()

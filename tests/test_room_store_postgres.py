@@ -240,3 +240,64 @@ def test_a_lost_server_fails_calls_in_bounded_time_and_close_still_returns() -> 
         s.close()
         assert time.monotonic() - t0 < 15
         assert len(_listeners()) == before
+
+
+def test_many_threads_share_a_bounded_pool(postgres_url: str) -> None:
+    """A server calls the store from a worker thread per room: the store
+    opens at most ``pool`` connections whatever the number of threads."""
+    s = PostgresStore(postgres_url, pool=3)
+    errors: list[BaseException] = []
+
+    def worker(n: int) -> None:
+        try:
+            s.create_room(room(n))
+            for seq in range(10):
+                assert s.append(f"room{n}", [ev(f"room{n}", seq)])
+                assert s.events(f"room{n}", seq - 1)[0].seq == seq
+        except BaseException as e:
+            errors.append(e)
+
+    try:
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors, errors[:3]
+        with psycopg.connect(postgres_url) as admin:
+            n = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'koudian' "
+                "AND datname = current_database()"
+            ).fetchone()
+        assert n is not None and 1 <= n[0] <= 3
+        assert len(s.open_rooms()) == 16
+    finally:
+        s.close()
+
+
+def test_a_restarted_server_is_reconnected_to() -> None:
+    """The database restarts under a running store (its idle connections
+    and its listener's are cut): the next calls work on new connections,
+    and what was committed meanwhile by another process is heard."""
+    bindir = find_bindir()
+    if bindir is None:
+        unavailable("PostgreSQL is not installed (apt-get install postgresql)")
+        return
+    with PostgresServer(bindir) as server:
+        a, b = PostgresStore(server.url), PostgresStore(server.url)
+        try:
+            a.create_room(room(0))
+            heard = Heard()
+            b.listen(heard)
+            assert a.append("room0", [ev("room0", 0)])
+            assert heard.wait_for(lambda c: ("room0", 0) in c)
+            assert b.room("room0") == room(0)  # b's pool holds an idle connection now
+            server.restart()
+            assert b.room("room0") == room(0)
+            assert a.append("room0", [ev("room0", 1)])  # a's idle connection was cut too
+            assert b.append("room0", [ev("room0", 2)])
+            assert [e.seq for e in b.events("room0")] == [0, 1, 2]
+            assert heard.wait_for(lambda c: ("room0", 1) in c, timeout=20)
+        finally:
+            a.close()
+            b.close()

@@ -9,8 +9,9 @@ own connection that ``LISTEN``\\s, waits at most ``POLL`` seconds at a time
 capped backoff), and each time it starts listening reports every open
 room's last seq once, since notifications sent before are not heard.
 
-The other methods use one connection per calling thread (psycopg serializes
-a shared connection), reconnected when broken. Every wait is bounded:
+The other methods borrow a connection from a small pool (``POOL_SIZE``,
+whatever the number of calling threads: a server has a worker thread per
+room) and drop one that broke. Every wait is bounded:
 connecting (``CONNECT_TIMEOUT``), each statement (``STATEMENT_TIMEOUT``),
 and on TCP a dead peer (keepalives). ``append`` commits with
 ``synchronous_commit = on`` whatever the server's default: True means the
@@ -22,7 +23,9 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -46,6 +49,14 @@ CONNECT_TIMEOUT = 10
 STATEMENT_TIMEOUT_MS = 30_000
 """The longest any statement may run (or wait for a lock)."""
 
+POOL_SIZE = 8
+"""Connections a store opens at most for its calls (each call holds one
+for a statement or a transaction: milliseconds), whatever the number of
+threads calling; PostgreSQL's ``max_connections`` bounds them all."""
+
+POOL_WAIT = 60.0
+"""Seconds a call waits for a free connection before it fails."""
+
 POLL = 0.5
 """Seconds the listener waits for notifications before checking for close."""
 
@@ -58,9 +69,14 @@ _ORIGIN_LEN = 16
 
 class PostgresStore:
     """Rooms in the PostgreSQL database at ``url`` (a libpq URL,
-    ``postgresql://user:password@host:port/dbname?...``)."""
+    ``postgresql://user:password@host:port/dbname?...``), through at most
+    ``pool`` connections (plus the listener's)."""
 
-    def __init__(self, url: str) -> None:
+    shared = True
+    """Other processes may write the same rooms (the service then never
+    takes a room's people for gone when it loads the room)."""
+
+    def __init__(self, url: str, *, pool: int = POOL_SIZE) -> None:
         self.url = redact(url)
         try:
             params = conninfo_to_dict(url)
@@ -76,9 +92,11 @@ class PostgresStore:
         params.setdefault("application_name", "koudian")
         self._params: dict[str, Any] = params
         self._origin = secrets.token_hex(_ORIGIN_LEN // 2)
-        self._local = threading.local()
+        self._size = max(1, pool)
         self._lock = threading.Lock()
-        self._all: list[psycopg.Connection[Any]] = []
+        self._cond = threading.Condition(self._lock)
+        self._idle: list[psycopg.Connection[Any]] = []
+        self._count = 0  # connections open or being opened, idle or lent
         self._closed = threading.Event()
         self._listeners: list[Callable[[str, int], None]] = []
         self._listener: threading.Thread | None = None
@@ -102,60 +120,97 @@ class PostgresStore:
             raise self._error(e) from None
         return conn
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        if self._closed.is_set():
-            raise RoomStoreError(f"--db {self.url}: the store is closed")
-        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
-        if conn is not None and not (conn.closed or conn.broken):
-            return conn
-        if conn is not None:
-            self._drop(conn)
-        conn = self._open()
-        with self._lock:
-            if self._closed.is_set():
-                conn.close()
-                raise RoomStoreError(f"--db {self.url}: the store is closed")
-            self._all.append(conn)
-        self._local.conn = conn
-        return conn
-
-    def _drop(self, conn: psycopg.Connection[Any]) -> None:
-        with self._lock:
-            if conn in self._all:
-                self._all.remove(conn)
-        if getattr(self._local, "conn", None) is conn:
-            self._local.conn = None
+    @contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of the pool for one operation: an idle one, a new
+        one while fewer than ``pool`` exist, else the next one given back
+        (waiting at most ``POOL_WAIT`` seconds). A connection that broke is
+        not given back."""
+        deadline = time.monotonic() + POOL_WAIT
+        conn: psycopg.Connection[Any] | None = None
+        with self._cond:
+            while conn is None:
+                if self._closed.is_set():
+                    raise RoomStoreError(f"--db {self.url}: the store is closed")
+                if self._idle:
+                    conn = self._idle.pop()
+                    if conn.closed or conn.broken:
+                        self._count -= 1
+                        conn = None
+                    continue
+                if self._count < self._size:
+                    self._count += 1
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RoomStoreError(
+                        f"--db {self.url}: all {self._size} connections stayed busy "
+                        f"for {POOL_WAIT:g} s"
+                    )
+                self._cond.wait(left)
+        if conn is None:
+            try:
+                conn = self._open()
+            except BaseException:
+                with self._cond:
+                    self._count -= 1
+                    self._cond.notify()
+                raise
         try:
-            conn.close()
-        except psycopg.Error:
-            pass
+            yield conn
+        finally:
+            stale: list[psycopg.Connection[Any]] = []
+            with self._cond:
+                keep = not (self._closed.is_set() or conn.closed or conn.broken)
+                if keep:
+                    self._idle.append(conn)
+                else:
+                    self._count -= 1
+                    if conn.broken:
+                        # The server went away (a restart, a failover): the
+                        # idle connections are as dead, only not found out.
+                        stale, self._idle = self._idle, []
+                        self._count -= len(stale)
+                self._cond.notify_all()
+            for c in stale if keep else [*stale, conn]:
+                try:
+                    c.close()
+                except psycopg.Error:
+                    pass
 
     def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         """One query; retried once on a fresh connection if the connection
         was lost (a read has no effect to double)."""
         for attempt in (0, 1):
-            conn = self._connect()
-            try:
-                return list(conn.execute(POSTGRES.sql(sql), tuple(args)).fetchall())
-            except psycopg.OperationalError as e:
-                self._drop(conn)
-                if attempt == 1 or self._closed.is_set():
+            with self._conn() as conn:
+                try:
+                    return list(conn.execute(POSTGRES.sql(sql), tuple(args)).fetchall())
+                except psycopg.OperationalError as e:
+                    if attempt == 1 or self._closed.is_set() or not conn.broken:
+                        raise self._error(e) from None
+                except psycopg.Error as e:
                     raise self._error(e) from None
-            except psycopg.Error as e:
-                raise self._error(e) from None
         raise AssertionError("unreachable")
 
     def _write(self, fn: Callable[[psycopg.Connection[Any]], object]) -> object:
-        """Runs ``fn`` in one transaction. A lost connection is an error,
-        not retried here: whether the commit happened is unknown, and the
+        """Runs ``fn`` in one transaction. On a lost connection it is run
+        again on a fresh one, unless the loss came at the commit: whether
+        that commit happened is unknown, so it is an error, and the
         caller's reload tells."""
-        conn = self._connect()
-        try:
-            with conn.transaction():
-                return fn(conn)
-        except psycopg.OperationalError as e:
-            self._drop(conn)
-            raise self._error(e) from None
+        for attempt in (0, 1):
+            with self._conn() as conn:
+                phase = "begin"
+                try:
+                    with conn.transaction():
+                        phase = "run"
+                        out = fn(conn)
+                        phase = "commit"
+                    return out
+                except psycopg.OperationalError as e:
+                    retry = attempt == 0 and conn.broken and phase != "commit"
+                    if not retry or self._closed.is_set():
+                        raise self._error(e) from None
+        raise AssertionError("unreachable")
 
     def _migrate(self) -> None:
         def step(conn: psycopg.Connection[Any]) -> None:
@@ -414,10 +469,12 @@ class PostgresStore:
     def close(self) -> None:
         """Stops the listener (within about ``POLL`` seconds) and closes
         every connection."""
-        with self._lock:
+        with self._cond:
             self._closed.set()
-            conns, self._all = self._all, []
+            conns, self._idle = self._idle, []
+            self._count -= len(conns)
             listener, self._listener = self._listener, None
+            self._cond.notify_all()  # waiters for a connection: the store is closed
         for c in conns:
             try:
                 c.close()
