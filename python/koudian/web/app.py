@@ -24,20 +24,22 @@ import secrets
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from koudian._cli_rules import DEFAULT_PRESET
 from koudian._core import KoudianError
 from koudian._presets import names as preset_names
+from koudian.rooms.service import RoomService
 from koudian.web.assets import page_css
 from koudian.web.guard import ClientShare, HostOriginGuard, MessageBucket, SeedKey
 from koudian.web.tables import (
@@ -75,6 +77,8 @@ class Server:
         message_burst: int = 100,
         allow_hosts: Sequence[str] = (),
         allow_origins: Sequence[str] = (),
+        rooms: RoomService | None = None,
+        client_connections: int = 16,
     ) -> None:
         for name, v in (("message_rate", message_rate), ("idle", idle)):
             if not (math.isfinite(v) and v > 0):
@@ -91,6 +95,8 @@ class Server:
         self.allow_hosts = list(allow_hosts)
         self.allow_origins = list(allow_origins)
         self.clients = ClientShare(client_tables, client_bots)
+        self.rooms = rooms  # the rooms (koudian.rooms), if this server has a database
+        self.room_clients = ClientShare(client_connections, 0)
         self.tables = 0
         self.hands = 0
         self.log_failures = 0
@@ -148,6 +154,19 @@ class Server:
         decision in flight ends now instead of at its timeout."""
         for table in list(self.open_tables):
             table.abort()
+        if self.rooms is not None:
+            self.rooms.abort()
+
+    async def replay_log(self, key: str) -> str | None:
+        """The log of the finished hand whose replay key is ``key``: a
+        table's (kept in memory) or a room's (in the store)."""
+        log = self.replays.get(key)
+        if log is None and self.rooms is not None and 8 <= len(key) <= 64:
+            row = await asyncio.get_running_loop().run_in_executor(
+                self.rooms.db, self.rooms.store.hand_by_key, key
+            )
+            log = row.log if row is not None else None
+        return log
 
 
 def check_log(path: Path) -> None:
@@ -233,6 +252,7 @@ def create_app(server: Server) -> Starlette:
                 "actions": action_table(),
                 "max_message": MAX_MESSAGE,
                 "hints": True,  # every build ranks (koudian.rank_actions)
+                "rooms": server.rooms is not None,
             }
         )
 
@@ -240,7 +260,7 @@ def create_app(server: Server) -> Starlette:
         from koudian.web.snapshot import hand_frames
         from koudian.web.viewer import build_html
 
-        log = server.replays.get(request.path_params["key"])
+        log = await server.replay_log(request.path_params["key"])
         if log is None:
             return Response("no such hand (only recent hands are kept)", status_code=404)
         html = await asyncio.to_thread(
@@ -249,7 +269,7 @@ def create_app(server: Server) -> Starlette:
         return HTMLResponse(html)
 
     async def replay_log(request: Request) -> Response:
-        log = server.replays.get(request.path_params["key"])
+        log = await server.replay_log(request.path_params["key"])
         if log is None:
             return Response("no such hand", status_code=404)
         return Response(log, media_type="application/x-ndjson")
@@ -272,16 +292,32 @@ def create_app(server: Server) -> Starlette:
         finally:
             server.clients.close_table(client)
 
-    app = Starlette(
-        routes=[
-            Route("/", index),
-            Route("/favicon.ico", icon),
-            Route("/favicon.svg", icon),
-            Route("/api/info", info),
-            Route("/replay/{key}", replay),
-            Route("/replay/{key}/log", replay_log),
-            WebSocketRoute("/ws", ws_endpoint),
-        ]
-    )
+    routes: list[BaseRoute] = [
+        Route("/", index),
+        Route("/favicon.ico", icon),
+        Route("/favicon.svg", icon),
+        Route("/api/info", info),
+        Route("/replay/{key}", replay),
+        Route("/replay/{key}/log", replay_log),
+        WebSocketRoute("/ws", ws_endpoint),
+    ]
+    rooms = server.rooms
+    if rooms is not None:
+        from koudian.web.room_routes import room_routes
+
+        routes += room_routes(server)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # Every open room of the database is resumed before anything is served.
+        if rooms is not None:
+            await rooms.start()
+        try:
+            yield
+        finally:
+            if rooms is not None:
+                await rooms.stop()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(HostOriginGuard, hosts=server.allow_hosts, origins=server.allow_origins)
     return app

@@ -9,6 +9,12 @@ the server. Remote bots play the same seat protocol over ``/ws`` (see
 out) and the ``cmd:`` bots given with ``--bot NAME=COMMAND``. Each finished
 hand is appended to ``--log`` and linked to its replay viewer.
 
+Rooms (``docs/rooms.md``): with ``--db`` (default ``koudian-rooms.db``, a
+SQLite file; ``postgresql://...`` for PostgreSQL; ``--db ''`` none) people
+create rooms, share their link, play together, and every action is
+written to the database before anyone is told of it: a restarted server
+resumes every open room where it stood.
+
 Every number is checked before anything is served, and the port is bound
 before the address is printed (``--port 0``: the port the system chose; a
 port in use is an error, not a "serving" line). SIGINT or SIGTERM stops
@@ -54,6 +60,21 @@ def _number(flag: str, hi: float, kind: Callable[[str], float] = float) -> Calla
             raise argparse.ArgumentTypeError(
                 f"{flag} {text!r}: must be a finite number above 0 and at most {hi:g}"
             )
+        return v
+
+    return parse
+
+
+def _seconds(flag: str, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of seconds from 0 to ``hi``."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: not an integer") from None
+        if not 0 <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: from 0 to {hi}")
         return v
 
     return parse
@@ -109,6 +130,29 @@ def run(args: argparse.Namespace) -> int:
     hosts = list(args.allow_host)
     if args.host not in ("0.0.0.0", "::", ""):
         hosts.append(args.host)
+    rooms = None
+    if args.db:
+        from koudian.rooms.config import RoomError
+        from koudian.rooms.service import Limits, RoomService
+        from koudian.rooms.store import open_store
+
+        try:
+            store = open_store(args.db)
+            rooms = RoomService(
+                store,
+                opponents,
+                limits=Limits(
+                    max_rooms=args.max_rooms,
+                    client_rooms=args.client_rooms,
+                    idle=args.room_idle,
+                    between=args.between,
+                    bot_timeout=args.bot_timeout,
+                ),
+                timer=args.timer,
+            )
+        except (KoudianError, RoomError) as e:
+            print(f"koudian: error: {e}", file=sys.stderr)
+            return 2
     try:
         server = Server(
             opponents,
@@ -122,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             message_rate=args.message_rate,
             allow_hosts=hosts,
             allow_origins=args.allow_origin,
+            rooms=rooms,
         )
     except KoudianError as e:
         print(f"koudian: error: {e}", file=sys.stderr)
@@ -139,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     print(
         f"koudian serve: http://{shown}:{port}/  opponents: {', '.join(opponents)}"
-        + (f"  log: {args.log}" if args.log else ""),
+        + (f"  log: {args.log}" if args.log else "")
+        + (f"  db: {rooms.store.url}" if rooms is not None else ""),
         flush=True,
     )
 
@@ -242,5 +288,42 @@ def add_subparser(sub: Any) -> None:
         default=[],
         metavar="ORIGIN",
         help="another page origin whose WebSockets are accepted, e.g. https://play.example",
+    )
+    p.add_argument(
+        "--db",
+        default="koudian-rooms.db",
+        metavar="PATH|URL",
+        help="the rooms' database: a SQLite file (koudian-rooms.db) or postgresql://...; "
+        "'' serves no rooms",
+    )
+    p.add_argument(
+        "--timer",
+        type=_seconds("--timer", 600),
+        default=0,
+        help="a room's decision timer when its creator names none, s (0: none; at most 600)",
+    )
+    p.add_argument(
+        "--between",
+        type=_number("--between", MAX_IDLE),
+        default=30.0,
+        help="seconds between hands before the next is dealt without the unready (30)",
+    )
+    p.add_argument(
+        "--room-idle",
+        type=_number("--room-idle", MAX_IDLE),
+        default=3 * 3600.0,
+        help="a room with no event for this long is closed, s (10800)",
+    )
+    p.add_argument(
+        "--max-rooms",
+        type=_number("--max-rooms", MAX_TABLES, int),
+        default=1000,
+        help="most open rooms at once (1000)",
+    )
+    p.add_argument(
+        "--client-rooms",
+        type=_number("--client-rooms", MAX_TABLES, int),
+        default=8,
+        help="most open rooms one client (remote address) creates (8)",
     )
     p.set_defaults(func=run)
