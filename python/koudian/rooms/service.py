@@ -337,7 +337,8 @@ class RoomService:
             self._save_hands(room)
             for c in list(room.conns):
                 c.send(self._end_msg(room))
-        elif kind in ("act", "start", "next"):
+        elif kind in ("act", "start", "next", "away", "back"):
+            # (away / back: the seat's decision request appears or goes.)
             for c in list(room.conns):
                 c.send(self._table_msg(room, c.seat))
         if kind == "close":

@@ -1,0 +1,180 @@
+"""Rooms on a real ``koudian serve --db`` process: people and bots play a
+match together, a dropped seat is played for its person (托管) and given
+back with its whole state, the decision timer, the dismissal vote, the
+room's record and replay links, and bad requests refused."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import koudian
+import pytest
+from room_support import Player, ServerProcess, create, http
+
+pytest.importorskip("websockets")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    db = tmp_path_factory.mktemp("rooms") / "rooms.db"
+    s = ServerProcess(str(db), "--between", "2", "--client-rooms", "50")
+    try:
+        yield s
+    finally:
+        s.stop()
+        assert not s.tracebacks(), s.tracebacks()
+
+
+async def until(pred: Any, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not pred():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def test_people_and_bots_play_a_match_and_every_hand_replays(server: ServerProcess) -> None:
+    code = create(server.base, hands=2, bots=[None, "greedy", None, "random"])
+    ann, bo = Player(code, "Ann"), Player(code, "Bo")
+
+    async def run() -> None:
+        await asyncio.wait_for(asyncio.gather(ann.play(server.ws), bo.play(server.ws)), 120)
+
+    asyncio.run(run())
+    assert ann.closed and bo.closed and (ann.seat, bo.seat) == (0, 2)
+    assert len(ann.ends) == len(bo.ends) == 2
+    status, record = http(server.base, f"/api/rooms/{code}")
+    assert status == 200 and record["status"] == "closed" and record["closed"] == "finished"
+    assert [s["name"] for s in record["seats"]] == ["Ann", "greedy", "Bo", "random"]
+    totals = [0, 0, 0, 0]
+    for n, end in ann.ends.items():
+        assert end == bo.ends[n]
+        status, log = http(server.base, end["replay"] + "/log")
+        assert status == 200
+        game = koudian.replay(log)
+        assert game.result is not None and list(game.result.deltas) == end["result"]["deltas"]
+        totals = [t + d for t, d in zip(totals, end["result"]["deltas"], strict=True)]
+    assert record["match"]["totals"] == totals
+    status, page = http(server.base, f"/r/{code}")
+    assert status == 200 and code in page
+    assert http(server.base, f"/r/{code}/history")[0] == 200
+    assert http(server.base, ann.ends[0]["replay"])[0] == 200
+
+
+def test_a_dropped_seat_is_played_for_its_person_and_given_back(server: ServerProcess) -> None:
+    code = create(server.base, hands=1, bots=[None, "greedy", "greedy", None])
+    ann, bo = Player(code, "Ann"), Player(code, "Bo")
+
+    async def run() -> None:
+        a = asyncio.create_task(ann.play(server.ws))
+        b = asyncio.create_task(bo.play(server.ws))
+        await until(lambda: len(bo.acked) >= 2)
+        b.cancel()  # Bo's page is closed mid-hand
+        seat = bo.seat
+        assert seat is not None
+
+        def bo_away() -> bool:
+            rooms = [m for m in ann.messages if m["type"] == "room"]
+            return bool(rooms) and rooms[-1]["seats"][seat]["away"]
+
+        await until(bo_away)
+        before = len(ann.acked)
+        await until(lambda: len(ann.acked) >= before + 2 or ann.closed)  # the hand goes on
+        again = Player(code, None)
+        again.token = bo.token
+        b2 = asyncio.create_task(again.play(server.ws))
+        await until(lambda: len(again.messages) >= 3)
+        welcome, room, table = again.messages[:3]
+        assert welcome == {"type": "welcome", "room": code, "seat": seat}  # no token again
+        assert room["type"] == "room" and room["you"] == seat
+        assert table["type"] in ("act", "table", "end")
+        assert table["table"]["seats"][seat]["hand"] is not None  # its own hand, whole
+        await until(
+            lambda: any(
+                m["type"] == "room" and not m["seats"][seat]["away"] for m in again.messages[1:]
+            )
+        )
+        await asyncio.wait_for(asyncio.gather(a, b2), 120)
+
+    asyncio.run(run())
+    assert ann.closed
+
+
+def test_a_silent_seat_is_played_when_its_timer_runs_out(server: ServerProcess) -> None:
+    code = create(
+        server.base, hands=1, timer=1, bots=[None, "greedy", "greedy", "greedy"], autostart=True
+    )
+    ann = Player(code, "Ann")
+
+    async def run() -> None:
+        await asyncio.wait_for(ann.play(server.ws, answer=False), 120)
+
+    asyncio.run(run())
+    asks = [m for m in ann.messages if m["type"] == "act"]
+    assert asks and 0 < asks[0]["deadline_ms"] <= 1000
+    rooms = [m for m in ann.messages if m["type"] == "room"]
+    assert any(r["seats"][0]["away"] for r in rooms)  # 托管, and the page is told
+    assert ann.closed and len(ann.ends) == 1
+
+
+def test_a_room_is_dismissed_by_its_peoples_vote(server: ServerProcess) -> None:
+    code = create(server.base, hands=4, bots=[None, "greedy", "greedy", None])
+
+    async def run() -> list[dict[str, Any]]:
+        import json
+
+        import websockets
+
+        async def connect(name: str) -> Any:
+            ws = await websockets.connect(f"{server.ws}/ws/room/{code}", origin=server.base)
+            await ws.send(json.dumps({"type": "hello", "name": name}))
+            return ws
+
+        a, b = await connect("Ann"), await connect("Bo")
+        await a.send(json.dumps({"type": "vote", "dismiss": True}))
+        await b.send(json.dumps({"type": "vote", "dismiss": True}))
+        seen: list[dict[str, Any]] = []
+        async for raw in a:
+            seen.append(json.loads(raw))
+            if seen[-1]["type"] == "room" and seen[-1]["status"] == "closed":
+                break
+        await a.close()
+        await b.close()
+        return seen
+
+    seen = asyncio.run(asyncio.wait_for(run(), 60))
+    assert seen[-1]["closed"] == "dismissed"
+    assert http(server.base, f"/api/rooms/{code}")[1]["status"] == "closed"
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"hands": 0}, "hands"),
+        ({"preset": "riichi"}, "preset"),
+        ({"bots": ["greedy"] * 4}, "person"),
+        ({"bots": [None, "cmd:rm -rf /", None, None]}, "not offered"),
+        ({"options": {"nope": 1}}, "options"),
+        ({"timer": 10**9}, "timer"),
+        ([], "object"),
+        ({"hands": 2, "x": 1}, "unknown"),
+    ],
+)
+def test_bad_rooms_are_refused(server: ServerProcess, body: Any, error: str) -> None:
+    status, out = http(server.base, "/api/rooms", body)
+    assert status == 400 and error in out["error"]
+
+
+def test_unknown_rooms(server: ServerProcess) -> None:
+    assert http(server.base, "/api/rooms/ZZZZZZ")[0] == 404
+    assert http(server.base, "/r/ZZZZZZ")[0] == 404
+    assert http(server.base, "/r/not-a-code")[0] == 404
+    assert http(server.base, "/replay/" + "A" * 22)[0] == 404
+
+
+def test_serve_refuses_a_bad_database(tmp_path: Path) -> None:
+    (tmp_path / "junk.db").write_bytes(b"junk" * 1000)
+    with pytest.raises(RuntimeError, match=r"junk\.db"):
+        ServerProcess(str(tmp_path / "junk.db"))
