@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("psycopg")
 pytest.importorskip("websockets")
 
-from koudian import replay  # noqa: E402
-from room_support import Player, ServerProcess, create, http  # noqa: E402
+from koudian import replay
+from room_support import Player, ServerProcess, create, http
 
 MATCH_TIMEOUT = 180.0
 HANDS = 2
