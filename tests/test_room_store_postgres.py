@@ -301,3 +301,32 @@ def test_a_restarted_server_is_reconnected_to() -> None:
         finally:
             a.close()
             b.close()
+
+
+def test_processes_finishing_the_same_hand_at_once_both_succeed(postgres_url: str) -> None:
+    """Two processes finish one hand together and both save it (the same
+    log under the same derived replay key): neither fails."""
+    stores = [PostgresStore(postgres_url) for _ in range(4)]
+    try:
+        stores[0].create_room(room(0))
+        errors: list[BaseException] = []
+        for hand in range(30):
+            gate = threading.Barrier(len(stores))
+
+            def save(s: PostgresStore, hand: int = hand, gate: threading.Barrier = gate) -> None:
+                try:
+                    gate.wait(10)
+                    s.save_hand("room0", hand, f"log {hand}\n", f"key{hand}")
+                except BaseException as e:
+                    errors.append(e)
+
+            threads = [threading.Thread(target=save, args=(s,)) for s in stores]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+        assert not errors, errors[:3]
+        assert [h.hand for h in stores[1].hands("room0")] == list(range(30))
+    finally:
+        for s in stores:
+            s.close()
