@@ -6,6 +6,10 @@ room's record and replay links, and bad requests refused."""
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -178,3 +182,36 @@ def test_serve_refuses_a_bad_database(tmp_path: Path) -> None:
     (tmp_path / "junk.db").write_bytes(b"junk" * 1000)
     with pytest.raises(RuntimeError, match=r"junk\.db"):
         ServerProcess(str(tmp_path / "junk.db"))
+
+
+def test_an_empty_room_waits_for_its_people_and_an_idle_one_closes(tmp_path: Path) -> None:
+    s = ServerProcess(str(tmp_path / "r.db"), "--room-idle", "1.5")
+    try:
+        empty = create(s.base, hands=1)  # no event yet: idle from its creation
+        time.sleep(0.6)
+        assert http(s.base, f"/api/rooms/{empty}")[1]["status"] == "waiting"
+        time.sleep(2.0)
+        record = http(s.base, f"/api/rooms/{empty}")[1]
+        assert record["status"] == "closed" and record["closed"] == "idle"
+    finally:
+        s.stop()
+    assert not s.tracebacks(), s.tracebacks()
+
+
+def test_the_docs_remote_bot_plays_a_seat(server: ServerProcess, tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "rooms.md").read_text(encoding="utf-8")
+    section = doc.split("### A remote bot in a room")[1]
+    code_block = section.split("```python\n")[1].split("```")[0]
+    bot = tmp_path / "room_bot.py"
+    bot.write_text(code_block, encoding="utf-8")
+    code = create(server.base, hands=1, bots=[None, "greedy", "greedy", "greedy"], autostart=True)
+    out = subprocess.run(
+        [sys.executable, str(bot), f"{server.ws}/ws/room/{code}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    totals = json.loads(out.stdout)
+    assert totals == http(server.base, f"/api/rooms/{code}")[1]["match"]["totals"]
+    assert http(server.base, f"/api/rooms/{code}")[1]["seats"][0]["bot"] is True

@@ -642,7 +642,7 @@ class RoomService:
         st = room.state
         times: list[float] = []
         if st.status != "closed":
-            times.append(st.last_at + self.limits.idle)
+            times.append(self._active(room) + self.limits.idle)
         if st.vote is not None:
             times.append(st.vote_at + self.limits.vote)
         seat = st.to_act
@@ -651,6 +651,11 @@ class RoomService:
         if st.status == "between" and st.live():
             times.append(st.ended_at + self.limits.between)
         room.deadline = min(times) if times else None
+
+    @staticmethod
+    def _active(room: LiveRoom) -> float:
+        """When the room last changed (its creation, for a room without events)."""
+        return max(room.state.last_at, room.row.created)
 
     def _tick(self, room: LiveRoom) -> None:
         """The timed events now due (worker thread)."""
@@ -665,7 +670,7 @@ class RoomService:
         now = self.clock()
         st = room.state
         try:
-            if st.status != "closed" and now >= st.last_at + self.limits.idle:
+            if st.status != "closed" and now >= self._active(room) + self.limits.idle:
                 self._propose(room, lambda _: ("close", {"why": "idle"}))
             elif st.vote is not None and now >= st.vote_at + self.limits.vote:
                 # Whoever did not answer the vote in time counts as a yes.

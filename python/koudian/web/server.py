@@ -167,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             allow_hosts=hosts,
             allow_origins=args.allow_origin,
             rooms=rooms,
+            client_connections=args.client_connections,
         )
     except KoudianError as e:
         print(f"koudian: error: {e}", file=sys.stderr)
@@ -325,5 +326,11 @@ def add_subparser(sub: Any) -> None:
         type=_number("--client-rooms", MAX_TABLES, int),
         default=8,
         help="most open rooms one client (remote address) creates (8)",
+    )
+    p.add_argument(
+        "--client-connections",
+        type=_number("--client-connections", MAX_TABLES, int),
+        default=16,
+        help="most room connections one client (remote address) holds at once (16)",
     )
     p.set_defaults(func=run)
