@@ -304,8 +304,8 @@ def test_a_restarted_server_is_reconnected_to() -> None:
 
 
 def test_processes_finishing_the_same_hand_at_once_both_succeed(postgres_url: str) -> None:
-    """Two processes finish one hand together and both save it (the same
-    log under the same derived replay key): neither fails."""
+    """Processes finishing one hand together all save it (the same log
+    under the same derived replay key): none fails, one row is kept."""
     stores = [PostgresStore(postgres_url) for _ in range(4)]
     try:
         stores[0].create_room(room(0))

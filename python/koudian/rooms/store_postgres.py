@@ -360,11 +360,7 @@ class PostgresStore:
             conn.execute(
                 POSTGRES.sql(
                     "INSERT INTO hands (room_id, hand, log, replay_key) VALUES (?, ?, ?, ?) "
-                    # No conflict target: two processes saving the same hand
-                    # at once collide on the replay key's index too (its key
-                    # is derived from the hand), which a targeted ON CONFLICT
-                    # would raise.
-                    "ON CONFLICT DO NOTHING"
+                    "ON CONFLICT (room_id, hand) DO NOTHING"
                 ),
                 (room_id, hand, log, replay_key),
             )
