@@ -16,6 +16,8 @@ hold), and plays for SECONDS after a warm-up:
   and the errors (refused messages, lost connections, stalls): zero expected.
 - ``burst-1``: the same with people answering at once: the saturation point
   (actions per second the server sustains) and the latency there.
+- ``paced-1pg`` / ``burst-1pg``: one process on PostgreSQL (started here
+  from Debian's package, as the tests do, durable: fsync on).
 - ``paced-2pg`` / ``burst-2pg``: two processes on one PostgreSQL server
   (started here from Debian's package, as the tests do, durable: fsync on);
   seats 0-1 of every room on one process and 2-3 on the other, so every
@@ -323,11 +325,12 @@ def run_scenario(name: str, rooms: int, seconds: float, warmup: float) -> dict[s
     paced = name.startswith("paced")
     think = (0.5, 2.0) if paced else (0.0, 0.0)
     two = name.endswith("2pg")
+    on_pg = name.endswith("pg")
     pg: PostgresServer | None = None
     servers: list[ServerProcess] = []
     tmp = tempfile.TemporaryDirectory()
     try:
-        if two:
+        if on_pg:
             bindir = find_bindir()
             if bindir is None:
                 raise SystemExit("PostgreSQL is not installed (apt-get install postgresql)")
@@ -366,7 +369,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--scenario",
         action="append",
-        choices=["paced-1", "burst-1", "paced-2pg", "burst-2pg"],
+        choices=["paced-1", "burst-1", "paced-1pg", "burst-1pg", "paced-2pg", "burst-2pg"],
         help="(repeatable; default: all four)",
     )
     args = p.parse_args(argv)
