@@ -52,6 +52,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from _postgres import PostgresServer, find_bindir  # noqa: E402
 from room_support import ServerProcess, http  # noqa: E402
 
+SCENARIOS = ["paced-1", "burst-1", "paced-1pg", "burst-1pg", "paced-2pg", "burst-2pg"]
 UPDATE_PREFIXES = ('{"type": "table"', '{"type": "act"', '{"type": "end"')
 STALL = 60.0
 """Seconds without any message to a person, in play, that count as a stall."""
@@ -80,8 +81,14 @@ class Seat:
     think time with a seeded random legal action, counts its updates."""
 
     def __init__(
-        self, room: Room, stats: Stats, think: tuple[float, float], rng: random.Random
+        self,
+        room: Room,
+        stats: Stats,
+        think: tuple[float, float],
+        rng: random.Random,
+        go: asyncio.Event,
     ) -> None:
+        self.go = go  # set once every room is seated: then the people ready up
         self.room = room
         self.stats = stats
         self.think = think
@@ -91,6 +98,12 @@ class Seat:
         self.joined = asyncio.Event()
         self.started = asyncio.Event()
         self.stop = asyncio.Event()
+        self.tasks: set[asyncio.Future[None]] = set()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)  # held until done: the loop keeps weak references only
+        task.add_done_callback(self.tasks.discard)
 
     async def run(self, ws_base: str, name: str, source: str) -> None:
         import websockets
@@ -108,7 +121,9 @@ class Seat:
                 recv = asyncio.ensure_future(ws.recv())
                 halt = asyncio.ensure_future(self.stop.wait())
                 while True:
-                    done, _ = await asyncio.wait({recv, halt}, timeout=STALL, return_when="FIRST_COMPLETED")
+                    done, _ = await asyncio.wait(
+                        {recv, halt}, timeout=STALL, return_when="FIRST_COMPLETED"
+                    )
                     if halt in done:
                         recv.cancel()
                         return
@@ -159,10 +174,10 @@ class Seat:
             n = self.updates + 1
             if delay > 0:
                 asyncio.get_running_loop().call_later(
-                    delay, lambda: asyncio.ensure_future(self._send(ws, reply, n))
+                    delay, lambda: self._spawn(self._send(ws, reply, n))
                 )
             else:
-                asyncio.ensure_future(self._send(ws, reply, n))
+                self._spawn(self._send(ws, reply, n))
         elif kind == "error":
             if self.stats.measuring:
                 self.stats.errors.append(str(msg.get("error"))[:120])
@@ -175,8 +190,13 @@ class Seat:
                 phase = (msg["status"], msg["match"]["hands_played"])
                 if not msg["seats"][you]["ready"] and self.ready_for != phase:
                     self.ready_for = phase
-                    asyncio.ensure_future(ws.send('{"type": "ready"}'))
+                    self._spawn(self._ready(ws))
         return False
+
+    async def _ready(self, ws: Any) -> None:
+        await self.go.wait()
+        if not self.stop.is_set():
+            await ws.send('{"type": "ready"}')
 
     async def _send(self, ws: Any, reply: str, n: int) -> None:
         if self.stop.is_set():
@@ -260,20 +280,32 @@ async def _scenario(
     stats = Stats()
     rng = random.Random(38)
     codes = await asyncio.gather(
-        *(asyncio.to_thread(_create, servers[i % len(servers)].base, _source(i), 32) for i in range(rooms))
+        *(
+            asyncio.to_thread(_create, servers[i % len(servers)].base, _source(i), 32)
+            for i in range(rooms)
+        )
     )
     seats: list[Seat] = []
     tasks: list[asyncio.Task[None]] = []
-    for i, code in enumerate(codes):
+    go = asyncio.Event()
+    gate = asyncio.Semaphore(16)
+
+    async def seat_room(i: int, code: str) -> None:
         room = Room(code)
-        for s in range(4):
-            seat = Seat(room, stats, think, random.Random(rng.random()))
-            # Seats 0-1 on the first process, 2-3 on the last (the same one
-            # when there is one): with two, every update crosses over.
-            server = servers[0] if s < 2 else servers[-1]
-            tasks.append(asyncio.create_task(seat.run(server.ws, f"r{i}s{s}", _source(i))))
-            await asyncio.wait_for(seat.joined.wait(), 60)
-            seats.append(seat)
+        async with gate:
+            for s in range(4):
+                seat = Seat(room, stats, think, random.Random(rng.random()), go)
+                # Seats 0-1 on the first process, 2-3 on the last (the same
+                # one when there is one): with two, every update crosses over.
+                server = servers[0] if s < 2 else servers[-1]
+                tasks.append(asyncio.create_task(seat.run(server.ws, f"r{i}s{s}", _source(i))))
+                await asyncio.wait_for(seat.joined.wait(), 120)
+                seats.append(seat)
+
+    # Every room is seated first, then all start together: the figures are
+    # of rooms in play, not of joins competing with play.
+    await asyncio.gather(*(seat_room(i, code) for i, code in enumerate(codes)))
+    go.set()
     await asyncio.wait_for(asyncio.gather(*(s.started.wait() for s in seats)), 120)
     await asyncio.sleep(warmup)
     pids = [s.proc.pid for s in servers if s.proc is not None]
@@ -290,8 +322,8 @@ async def _scenario(
     pg_cpu = _cpu_seconds(_postgres_pids(pg.pid if pg is not None else None)) - pg_cpu0
     me1 = resource.getrusage(resource.RUSAGE_SELF)
     mem = [_rss_mb(p) for p in pids]
-    for s in seats:
-        s.stop.set()
+    for seat in seats:
+        seat.stop.set()
     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 60)
     lat = sorted(stats.latencies)
 
@@ -369,13 +401,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--scenario",
         action="append",
-        choices=["paced-1", "burst-1", "paced-1pg", "burst-1pg", "paced-2pg", "burst-2pg"],
-        help="(repeatable; default: all four)",
+        choices=SCENARIOS,
+        help="(repeatable; default: all six)",
     )
     args = p.parse_args(argv)
-    scenarios = args.scenario or ["paced-1", "burst-1", "paced-2pg", "burst-2pg"]
+    scenarios = args.scenario or SCENARIOS
     load0 = os.getloadavg()
-    print(f"load average before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} on {os.cpu_count()} cores")
+    loads = " ".join(f"{x:.2f}" for x in load0)
+    print(f"load average before: {loads} on {os.cpu_count()} cores")
     for name in scenarios:
         out = run_scenario(name, args.rooms, args.seconds, args.warmup)
         load = os.getloadavg()
@@ -394,7 +427,12 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"  errors {out['errors']} {out['error_kinds']}, lost connections "
             f"{out['lost_connections']}, stalls {out['stalls']}, rooms finished "
-            f"{out['rooms_finished']}" + (f", server tracebacks {out['server_tracebacks']}" if "server_tracebacks" in out else ""),
+            f"{out['rooms_finished']}"
+            + (
+                f", server tracebacks {out['server_tracebacks']}"
+                if "server_tracebacks" in out
+                else ""
+            ),
             flush=True,
         )
 
