@@ -10,7 +10,8 @@ The characters: every non-ASCII character of the static pages
 (python/koudian/web/static: *.html, *.js, *.css), the strings the server
 sends (the tile names of koudian.web.snapshot.tile_table; the pattern names
 and payment reasons, read from the string literals of the engine's scoring
-code, rust/core/src/score), the glyphs the tile faces draw (gen_tiles.py's
+code, rust/core/src/score; the presets' titles and the options' names and
+documentation of koudian.web.room_options), the glyphs the tile faces draw (gen_tiles.py's
 GLYPHS), and printable ASCII (so Latin text is drawn by the same font).
 
 The source font is not installed (the pages must not depend on one):
@@ -65,6 +66,15 @@ def page_chars() -> set[str]:
     chars |= set(GLYPHS)
     for t in tile_table():
         chars |= set(t["zh"])
+    # The home page's option controls: the presets' titles and the options'
+    # Chinese names and documentation (koudian.web.room_options, read from
+    # the engine and the preset files).
+    from koudian.web.room_options import options_info
+
+    for preset in options_info().values():
+        chars |= set(preset["title"])
+        for c in preset["controls"]:
+            chars |= set(c["zh"] or "") | set(c["doc"])
     # Layout characters are no glyphs; emoji-range tile glyphs only go to
     # title attributes (tooltips, drawn by the system).
     return {c for c in chars if c.isprintable() and ord(c) < 0x1F000}

@@ -18,17 +18,17 @@ from typing import Any
 
 import koudian
 import pytest
-from koudian.rooms import open_store
 from koudian.rooms.config import RoomConfig
 from koudian.rooms.events import parse
 from koudian.rooms.room import RoomState, hand_seed
+from koudian.rooms.store import open_store
 from room_stores import STORE_KINDS, store_url
 from room_support import Player, ServerProcess, create, http
 
 pytest.importorskip("websockets")
 
 KILLS = 20
-HANDS = 6
+HANDS = 4
 
 
 async def _scenario(

@@ -345,3 +345,43 @@ def test_random_commands_never_break_the_fold(
     event("status: " + log.state.status)
     again = fold(log.cfg, SECRET, log.rows)
     assert summary(again) == summary(log.state)
+
+
+def test_the_spectator_view_is_the_full_view_with_every_secret_hidden() -> None:
+    """Over whole greedy hands (ting discards face down, concealed kongs),
+    at every decision: the spectator's table is the referee's with every
+    concealed hand, drawn tile, face-down discard and hidden kong tile
+    taken out, and nothing else changed."""
+    import re
+
+    from koudian import Game, GreedyAgent
+    from koudian.rooms.views import public_table
+    from koudian.web.snapshot import table_state
+
+    face_down = hidden_melds = 0
+    # Linxian hides a concealed kong's kind from the other seats; Shanxi
+    # plays its ting discards face down.
+    for preset, seed in [("shanxi", n) for n in range(8)] + [("linxian", n) for n in range(12)]:
+        g = Game(preset, seed=seed)
+        agent = GreedyAgent()
+        while not g.done:
+            full, pub = table_state(g), public_table(g)
+            for s in range(4):
+                f, p = full["seats"][s], pub["seats"][s]
+                assert p["hand"] is None and p["drawn"] is None
+                assert p["count"] == f["count"] and p["ting"] == f["ting"]
+                assert p["pond"] == re.sub(r"~\d[mpsz]", "~?", f["pond"])
+                face_down += f["pond"].count("~")
+                for fm, pm in zip(f["melds"], p["melds"], strict=True):
+                    assert pm["kind"] == fm["kind"] and pm["from"] == fm["from"]
+                    assert pm["tile"] == (None if fm["hidden"] else fm["tile"])
+                    hidden_melds += fm["hidden"]
+            assert "legal" not in pub
+            for key in ("dealer", "to_act", "scores", "wilds", "indicators", "wall", "live"):
+                assert pub[key] == full[key]
+            seat = g.to_act
+            assert seat is not None
+            legal = g.legal_actions(seat)
+            kongs = [a for a in legal if a.to_json()["action"] == "concealed_kong"]
+            g.step(kongs[0] if kongs else agent.act(g.observe(seat), legal))
+    assert face_down > 0 and hidden_melds > 0, (face_down, hidden_melds)

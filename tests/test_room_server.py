@@ -16,7 +16,7 @@ from typing import Any
 
 import koudian
 import pytest
-from room_support import Player, ServerProcess, create, http
+from room_support import BOTS, Player, ServerProcess, create, http
 
 pytest.importorskip("websockets")
 
@@ -24,7 +24,8 @@ pytest.importorskip("websockets")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db = tmp_path_factory.mktemp("rooms") / "rooms.db"
-    s = ServerProcess(str(db), "--between", "2", "--client-rooms", "50")
+    bot = f"first={sys.executable} {BOTS / 'first_legal_bot.py'}"
+    s = ServerProcess(str(db), "--between", "2", "--client-rooms", "50", "--bot", bot)
     try:
         yield s
     finally:
@@ -65,6 +66,18 @@ def test_people_and_bots_play_a_match_and_every_hand_replays(server: ServerProce
     assert status == 200 and code in page
     assert http(server.base, f"/r/{code}/history")[0] == 200
     assert http(server.base, ann.ends[0]["replay"])[0] == 200
+
+
+def test_an_operators_program_bot_plays_a_seat(server: ServerProcess) -> None:
+    code = create(server.base, hands=1, bots=[None, "first", "greedy", "first"], autostart=True)
+    ann = Player(code, "Ann")
+    asyncio.run(asyncio.wait_for(ann.play(server.ws), 120))
+    assert ann.closed and len(ann.ends) == 1
+    log = http(server.base, ann.ends[0]["replay"] + "/log")[1]
+    game = koudian.replay(log)
+    assert game.done
+    record = http(server.base, f"/api/rooms/{code}")[1]
+    assert [s["name"] for s in record["seats"]] == ["Ann", "first", "greedy", "first"]
 
 
 def test_a_dropped_seat_is_played_for_its_person_and_given_back(server: ServerProcess) -> None:
@@ -185,14 +198,20 @@ def test_serve_refuses_a_bad_database(tmp_path: Path) -> None:
 
 
 def test_an_empty_room_waits_for_its_people_and_an_idle_one_closes(tmp_path: Path) -> None:
-    s = ServerProcess(str(tmp_path / "r.db"), "--room-idle", "1.5")
+    s = ServerProcess(str(tmp_path / "r.db"), "--room-idle", "3")
     try:
         empty = create(s.base, hands=1)  # no event yet: idle from its creation
-        time.sleep(0.6)
-        assert http(s.base, f"/api/rooms/{empty}")[1]["status"] == "waiting"
-        time.sleep(2.0)
+        created = time.monotonic()
+        time.sleep(1.0)
         record = http(s.base, f"/api/rooms/{empty}")[1]
+        assert record["status"] == "waiting" or time.monotonic() - created > 3
+        for _ in range(150):  # closed about 3 s after its creation
+            record = http(s.base, f"/api/rooms/{empty}")[1]
+            if record["status"] == "closed":
+                break
+            time.sleep(0.1)
         assert record["status"] == "closed" and record["closed"] == "idle"
+        assert time.monotonic() - created >= 2.5
     finally:
         s.stop()
     assert not s.tracebacks(), s.tracebacks()
@@ -215,3 +234,45 @@ def test_the_docs_remote_bot_plays_a_seat(server: ServerProcess, tmp_path: Path)
     totals = json.loads(out.stdout)
     assert totals == http(server.base, f"/api/rooms/{code}")[1]["match"]["totals"]
     assert http(server.base, f"/api/rooms/{code}")[1]["seats"][0]["bot"] is True
+
+
+def test_a_restart_does_not_eat_a_persons_decision_time(tmp_path: Path) -> None:
+    s = ServerProcess(str(tmp_path / "r.db"))
+    try:
+        code = create(
+            s.base, hands=1, timer=4, bots=[None, "greedy", "greedy", "greedy"], autostart=True
+        )
+        ann = Player(code, "Ann")
+
+        async def first() -> None:
+            task = asyncio.create_task(ann.play(s.ws, answer=False))
+            await until(lambda: any(m["type"] == "act" for m in ann.messages))
+            task.cancel()
+
+        asyncio.run(first())
+        s.kill()
+        time.sleep(4.5)  # longer than the timer, with the server down
+        s.restart()
+        again = Player(code, None)
+        again.token = ann.token
+
+        async def second() -> None:
+            task = asyncio.create_task(again.play(s.ws, answer=False))
+            await until(lambda: any(m["type"] == "act" for m in again.messages))
+            task.cancel()
+
+        asyncio.run(second())
+        ask = next(m for m in again.messages if m["type"] == "act")
+        assert ask["deadline_ms"] >= 2500  # counted from the return, not from the first asking
+    finally:
+        s.stop()
+    assert not s.tracebacks(), s.tracebacks()
+
+
+def test_serve_without_a_database_serves_no_rooms() -> None:
+    s = ServerProcess("")
+    try:
+        assert http(s.base, "/api/info")[1]["rooms"] is False
+        assert http(s.base, "/api/rooms", {"hands": 1})[0] in (404, 405)
+    finally:
+        s.stop()

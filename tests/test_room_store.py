@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from koudian import KoudianError
-from koudian.rooms import EventRow, RoomRow, RoomStoreError, Store, open_store
 from koudian.rooms.schema import SCHEMA_VERSION
+from koudian.rooms.store import EventRow, RoomRow, RoomStoreError, Store, open_store
 from room_stores import STORE_KINDS, store_url
 
 
@@ -196,3 +196,20 @@ def test_sqlite_refuses_what_is_not_a_database(tmp_path: Path) -> None:
         open_store(tmp_path)
     with pytest.raises(RoomStoreError):
         open_store(tmp_path / "missing" / "dir" / "r.db")
+
+
+def test_sqlite_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for url, path in (
+        ("sqlite:///rel.db", tmp_path / "rel.db"),
+        (f"sqlite:///{tmp_path / 'abs.db'}", tmp_path / "abs.db"),
+        ("plain.db", tmp_path / "plain.db"),
+    ):
+        s = open_store(url)
+        s.create_room(room(0))
+        s.close()
+        assert path.is_file(), url
+    s = open_store("sqlite://")  # a throwaway store in memory
+    s.create_room(room(0))
+    assert s.room("room0") == room(0)
+    s.close()

@@ -21,7 +21,7 @@ from typing import Any
 
 import koudian
 import pytest
-from web_support import artifacts, browser_page, live_server
+from web_support import artifacts, browser_page, live_server, rooms_server
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "python" / "koudian" / "web" / "static"
@@ -390,6 +390,39 @@ def test_the_play_page_draws_every_character_from_its_own_font(size: str) -> Non
         page.wait_for_function(
             "(b) => document.querySelector('#table').innerHTML !== b", arg=before
         )
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_room_pages_draw_every_character_from_their_own_font(tmp_path: Path, size: str) -> None:
+    """Issue 38's pages: the home page (its option controls, folded ones
+    too) and a room's table, in both languages, at both sizes: every
+    character from the pages' font, nothing sideways, every tile in view."""
+    no_cjk_font_installed()
+    cmap = _font_cmap()
+    w, h = SIZES[size]
+    with rooms_server(tmp_path) as base, browser_page(w, h) as page:
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        page.click("details summary")  # the options folded away too
+        for lang in ("zh", "en"):
+            if lang == "en":
+                page.click("#lang")
+            where = f"home {lang} {size}"
+            assert _check_text(page, cmap, where) > 100
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= w, where
+            page.screenshot(path=str(artifacts() / f"rooms-home-{lang}-{size}.jpg"), type="jpeg")
+        # The language chosen is kept: the room opens in English.
+        page.click("#alone")
+        page.wait_for_selector("body[data-phase='playing'][data-act='1']")
+        assert page.evaluate("document.documentElement.lang") == "en"
+        for lang in ("en", "zh"):
+            if lang == "zh":
+                page.click("#lang")
+                page.wait_for_selector("body[data-act='1']")
+            where = f"room {lang} {size}"
+            _check_text(page, cmap, where)
+            _layout_ok(page, where)
+            page.screenshot(path=str(artifacts() / f"rooms-table-{lang}-{size}.jpg"), type="jpeg")
 
 
 # ---------------------------------------------------------------- the table

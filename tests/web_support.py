@@ -98,3 +98,41 @@ def live_server(**kw: Any) -> Iterator[tuple[str, Any]]:
             shutdown()
         srv.should_exit = True
         t.join(timeout=10)
+
+
+@contextmanager
+def rooms_server(tmp: Path, *argv: str) -> Iterator[str]:
+    """``koudian serve`` with rooms, as people run it: its own process, a
+    SQLite file in ``tmp``, a free loopback port; its base URL."""
+    import re
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root / "python"), PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "koudian", "serve", "--port", "0", "--db", str(tmp / "rooms.db")]
+    cmd += ["--log", str(tmp / "served.jsonl"), *argv]
+    # Its stderr goes to a file: a pipe nobody reads could fill and stop it.
+    log = tmp / "serve.stderr"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=tmp
+        )
+    try:
+        assert proc.stdout is not None
+        # The first line names the address once the port is bound (or the
+        # process ends with its error): readline returns either way.
+        line = proc.stdout.readline()
+        m = re.search(r"koudian serve: (http://127\.0\.0\.1:\d+)/", line)
+        if m is None:
+            proc.kill()
+            proc.wait(timeout=10)
+            raise RuntimeError(f"the server did not start: {line}{log.read_text()}")
+        yield m.group(1)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)

@@ -67,6 +67,7 @@ class Seat:
     agent: str | None = None
     ready: bool = False
     away: str | None = None  # why the seat is played by a bot (托管), else None
+    back_at: float = 0.0  # when its person last came back (a decision's timer starts no sooner)
 
 
 @dataclass
@@ -171,6 +172,7 @@ class RoomState:
 
     def _on_back(self, b: dict[str, Any], seq: int, at: float) -> None:
         self.seats[b["seat"]].away = None
+        self.seats[b["seat"]].back_at = at
 
     def _on_vote(self, b: dict[str, Any], seq: int, at: float) -> None:
         if self.vote is None:

@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -66,6 +67,7 @@ class Limits:
         *,
         max_rooms: int = 1000,
         client_rooms: int = 8,
+        client_bots: int = 12,
         between: float = 30.0,
         vote: float = 120.0,
         idle: float = 3 * 3600.0,
@@ -73,6 +75,7 @@ class Limits:
     ) -> None:
         self.max_rooms = max_rooms
         self.client_rooms = client_rooms
+        self.client_bots = client_bots  # program (cmd:) bot seats in one client's open rooms
         self.between = between
         self.vote = vote
         self.idle = idle
@@ -81,31 +84,49 @@ class Limits:
 
 class Conn:
     """One connection to a room: its seat (None: watching) and its outbox.
-    ``send`` may be called from any thread; messages arrive in order."""
+    ``send`` may be called from any thread; messages arrive in order. A
+    ``table`` message still waiting behind another ``table`` replaces it
+    (each is the whole table: a slow reader gets the newest, not every
+    step); at most ``MAX_OUTBOX`` messages wait, a client that lets more
+    pile up gets no more and is closed."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, client: str) -> None:
         self.loop = loop
         self.client = client
         self.seat: int | None = None
         self.watching = False
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self._box: deque[tuple[str, str | None]] = deque()
+        self._ready = asyncio.Event()
         self.dropped = False
+        self.ended = False
 
     def send(self, msg: dict[str, Any]) -> None:
         text = json.dumps(msg, ensure_ascii=False, allow_nan=False)
-        self.loop.call_soon_threadsafe(self._put, text)
+        self.loop.call_soon_threadsafe(self._put, str(msg.get("type")), text)
 
-    def _put(self, text: str | None) -> None:
-        if self.dropped:
+    def _put(self, kind: str, text: str | None) -> None:
+        if self.dropped or self.ended:
             return
-        if self.outbox.qsize() >= MAX_OUTBOX:
-            self.dropped = True  # the reader closes the socket
-            self.outbox.put_nowait(None)
+        if text is None:
+            self.ended = True
+        elif kind == "table" and self._box and self._box[-1][0] == "table":
+            self._box[-1] = (kind, text)
             return
-        self.outbox.put_nowait(text)
+        elif len(self._box) >= MAX_OUTBOX:
+            self.dropped = True  # the sender closes the socket
+            text = None
+        self._box.append((kind, text))
+        self._ready.set()
+
+    async def next(self) -> str | None:
+        """The next message to send (event loop), None: close."""
+        while not self._box:
+            self._ready.clear()
+            await self._ready.wait()
+        return self._box.popleft()[1]
 
     def end(self) -> None:
-        self.loop.call_soon_threadsafe(self._put, None)
+        self.loop.call_soon_threadsafe(self._put, "", None)
 
 
 class LiveRoom:
@@ -122,6 +143,7 @@ class LiveRoom:
         self.deadline: float | None = None  # when the next timed event is due
         self.ticking = False
         self.saved_hands = 0
+        self.loaded_at = time.time()  # a decision's timer starts no sooner than this
 
     def connected(self) -> list[bool]:
         return [any(c.seat == s for c in self.conns) for s in range(4)]
@@ -210,9 +232,19 @@ class RoomService:
             data = {**data, "timer": self.timer}
         config = RoomConfig.from_json(data, self.agents)
         mine = self.created_by.setdefault(client, set())
-        mine &= set(self.rooms)
+        mine &= {c for c, r in self.rooms.items() if r.state.status != "closed"}
         if len(mine) >= self.limits.client_rooms:
-            raise RoomError(f"this client has {len(mine)} open rooms (at most {len(mine)})")
+            raise RoomError(
+                f"this client has {len(mine)} open rooms (at most {self.limits.client_rooms})"
+            )
+        programs = self._programs(config) + sum(
+            self._programs(self.rooms[c].state.config) for c in mine
+        )
+        if programs > self.limits.client_bots:
+            raise RoomError(
+                f"too many program bots for this client's rooms ({programs}; at most "
+                f"{self.limits.client_bots})"
+            )
         if sum(1 for r in self.rooms.values() if r.state.status != "closed") >= (
             self.limits.max_rooms
         ):
@@ -223,6 +255,10 @@ class RoomService:
         mine.add(row.code)
         await self.run(room, self._drive, room)
         return row.code
+
+    def _programs(self, config: RoomConfig) -> int:
+        """The program (``cmd:``) bots a room's configuration starts."""
+        return sum(1 for b in config.bots if b and self.agents.get(b, "").startswith("cmd:"))
 
     def _create_row(self, config: RoomConfig) -> RoomRow:
         now = self.clock()
@@ -284,6 +320,7 @@ class RoomService:
         if row.code in self.rooms:
             return self.rooms[row.code]
         room = LiveRoom(row, state)
+        room.loaded_at = self.clock()
         self.rooms[row.code] = room
         self.by_id[row.id] = room
         return room
@@ -305,6 +342,13 @@ class RoomService:
         return out
 
     # ------------------------------------------------------------ the worker: events
+
+    def _catch_up(self, room: LiveRoom) -> None:
+        """With other writers (a shared store), the events they appended
+        that no notification has brought yet: a person's command is checked
+        against the newest state."""
+        if self.shared:
+            self._sync(room)
 
     def _sync(self, room: LiveRoom) -> None:
         """Folds the events other writers appended since ours."""
@@ -333,6 +377,12 @@ class RoomService:
 
     def _applied(self, room: LiveRoom, kind: str, body: dict[str, Any]) -> None:
         st = room.state
+        if kind == "leave":
+            # The seat's connections watch from now on: the next person to
+            # take the seat is not seen through them.
+            for c in room.conns:
+                if c.seat == body["seat"]:
+                    c.seat, c.watching = None, True
         if kind == "act" and st.game is not None and st.game.done:
             self._save_hands(room)
             for c in list(room.conns):
@@ -371,7 +421,7 @@ class RoomService:
         seat = st.to_act
         if seat is None or room.state.config.timer <= 0 or st.bot_plays(seat):
             return None
-        left = st.decision_at + st.config.timer - self.clock()
+        left = self._asked_at(room, seat) + st.config.timer - self.clock()
         return max(0, int(left * 1000))
 
     def _table_msg(self, room: LiveRoom, seat: int | None) -> dict[str, Any]:
@@ -408,6 +458,7 @@ class RoomService:
     def hello(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> bool:
         """A connection's first message (worker thread); False when it is
         refused (the connection is then closed)."""
+        self._catch_up(room)
         st = room.state
         token: str | None = None
         if "token" in msg:
@@ -472,6 +523,7 @@ class RoomService:
     def message(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> None:
         """One checked message of a connection after its hello (worker thread)."""
         try:
+            self._catch_up(room)
             self._message(room, conn, msg)
         except RoomError as e:
             conn.send(error(str(e), msg.get("id")))
@@ -504,8 +556,11 @@ class RoomService:
                 raise RoomError("the person at seat 0 (the first to enter) fills seats and starts")
             if kind == "fill":
                 agent = msg["agent"]
-                if agent not in self.agents:
-                    raise RoomError(f"no agent {agent[:40]!r}; one of {', '.join(self.agents)}")
+                native = [n for n, spec in self.agents.items() if not spec.startswith("cmd:")]
+                if agent not in native:
+                    # A program bot is a process: it is named when the room is
+                    # created, counted against its creator's share.
+                    raise RoomError(f"no agent {agent[:40]!r}; one of {', '.join(native)}")
                 self._try(room, conn, lambda _: ("fill", {"seat": msg["seat"], "agent": agent}))
             else:
                 while (free := room.state.first_free()) is not None:
@@ -580,6 +635,15 @@ class RoomService:
                     room.row.id, h.hand, h.log, replay_key(room.row.secret, h.hand)
                 )
         room.saved_hands = len(st.hands)
+        if st.seq == -1:
+            # A crash between the room's row and its first events: the bots
+            # named at creation take their seats now.
+            for s, b in enumerate(st.config.bots):
+                if b is not None:
+                    try:
+                        self._propose(room, _const(("fill", {"seat": s, "agent": b})))
+                    except RoomError:
+                        self._sync(room)
         if not self.shared and st.status in ("playing", "between"):
             for i in st.person_seats():
                 if room.connected()[i] or st.seats[i].away == "disconnect":
@@ -647,10 +711,18 @@ class RoomService:
             times.append(st.vote_at + self.limits.vote)
         seat = st.to_act
         if seat is not None and st.config.timer > 0 and not st.bot_plays(seat) and st.live():
-            times.append(st.decision_at + st.config.timer)
+            times.append(self._asked_at(room, seat) + st.config.timer)
         if st.status == "between" and st.live():
             times.append(st.ended_at + self.limits.between)
         room.deadline = min(times) if times else None
+
+    @staticmethod
+    def _asked_at(room: LiveRoom, seat: int) -> float:
+        """When ``seat``'s open decision's timer started: when it was asked,
+        or later when its person came back or this process loaded the room
+        (a restart does not eat a person's time)."""
+        st = room.state
+        return max(st.decision_at, st.seats[seat].back_at, room.loaded_at)
 
     @staticmethod
     def _active(room: LiveRoom) -> float:
@@ -667,6 +739,7 @@ class RoomService:
             room.ticking = False
 
     def _tick_now(self, room: LiveRoom) -> None:
+        self._catch_up(room)
         now = self.clock()
         st = room.state
         try:
@@ -679,7 +752,7 @@ class RoomService:
                 (seat := st.to_act) is not None
                 and st.config.timer > 0
                 and not st.bot_plays(seat)
-                and now >= st.decision_at + st.config.timer
+                and now >= self._asked_at(room, seat) + st.config.timer
             ):
                 s = seat
                 self._propose(room, lambda _: ("away", {"seat": s, "why": "timeout"}))

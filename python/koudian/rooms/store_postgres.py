@@ -33,7 +33,7 @@ from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
 from koudian.rooms.schema import META, POSTGRES, SCHEMA_VERSION, migration
-from koudian.rooms.store import EventRow, HandRow, RoomRow, RoomStoreError, redact
+from koudian.rooms.rows import EventRow, HandRow, RoomRow, RoomStoreError, redact
 
 __all__ = ["CHANNEL", "PostgresStore"]
 

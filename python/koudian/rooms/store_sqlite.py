@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from koudian.rooms.rows import EventRow, HandRow, RoomRow, RoomStoreError
 from koudian.rooms.schema import META, SCHEMA_VERSION, SQLITE, migration
-from koudian.rooms.store import EventRow, HandRow, RoomRow, RoomStoreError
 
 __all__ = ["SQLiteStore"]
 

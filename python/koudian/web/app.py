@@ -239,8 +239,12 @@ def create_app(server: Server) -> Starlette:
         )
 
     async def info(request: Request) -> Response:
+        from koudian.web.room_options import options_info
         from koudian.web.snapshot import action_table, tile_table
 
+        # Worked out once (about half a second of the engine's validation),
+        # off the event loop.
+        options = await asyncio.to_thread(options_info)
         return JSONResponse(
             {
                 "presets": preset_names(),
@@ -252,6 +256,8 @@ def create_app(server: Server) -> Starlette:
                 "actions": action_table(),
                 "max_message": MAX_MESSAGE,
                 "hints": True,  # every build ranks (koudian.rank_actions)
+                # Each preset's options as labelled controls (koudian.web.room_options).
+                "options": options,
                 "rooms": server.rooms is not None,
             }
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -23,11 +23,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from koudian.rooms.config import RoomError
 from koudian.rooms.protocol import MAX_MESSAGE, ProtocolError, error, parse
-from koudian.rooms.service import Conn, LiveRoom
-from koudian.web.guard import MessageBucket
-
-if TYPE_CHECKING:
-    from koudian.web.app import Server
+from koudian.rooms.service import Conn, LiveRoom, RoomService
+from koudian.web.guard import ClientShare, MessageBucket
 
 __all__ = ["HELLO_TIMEOUT", "room_routes"]
 
@@ -35,6 +32,16 @@ HELLO_TIMEOUT = 30.0
 """Seconds a new connection has to say hello."""
 MAX_BODY = 4096
 """Longest ``POST /api/rooms`` body, bytes."""
+
+
+class Server(Protocol):
+    """What the routes need of the play server (``koudian.web.app.Server``)."""
+
+    rooms: RoomService | None
+    room_clients: ClientShare
+    message_rate: float
+    message_burst: int
+    idle: float
 
 
 def _client(scope_client: Any) -> str:
@@ -137,7 +144,7 @@ async def _sender(ws: WebSocket, conn: Conn) -> None:
     that does not read (its outbox full) is closed."""
     try:
         while True:
-            text = await conn.outbox.get()
+            text = await conn.next()
             if text is None:
                 break
             await ws.send_text(text)

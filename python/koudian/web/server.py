@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
                 limits=Limits(
                     max_rooms=args.max_rooms,
                     client_rooms=args.client_rooms,
+                    client_bots=args.client_bots,
                     idle=args.room_idle,
                     between=args.between,
                     bot_timeout=args.bot_timeout,

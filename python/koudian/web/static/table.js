@@ -173,7 +173,8 @@ const KD = (() => {
   // opts.bottom: seat at the bottom; opts.lastSeat: who discarded last
   // (else worked out from the previous drawing); opts.scores and
   // opts.scoreLabel: the scores shown (else st.scores); opts.note: a line
-  // under the bottom hand (the play page's "click a tile").
+  // under the bottom hand (the play page's "click a tile"); opts.names and
+  // opts.badges: per seat, a player's name and marks (HTML) by the seat's.
   function drawTable(st, opts) {
     opts = opts || {};
     const view = opts.view == null ? null : opts.view;
@@ -220,8 +221,11 @@ const KD = (() => {
       const ting = seat.ting ? `<em class="tingb">${t("ting")}</em>` : "";
       const count = seat.hand != null && mine ? "" : `<span class="count">${seat.count} ${t("tiles")}</span>`;
       const note = k === 0 && opts.note ? `<div class="hintline">${opts.note}</div>` : "";
+      // A room's page names its players and marks their seats (托管, offline).
+      const player = (opts.names && opts.names[s] != null ? ` <span class="pname">${esc(opts.names[s])}</span>` : "") +
+        (opts.badges && opts.badges[s] ? ` ${opts.badges[s]}` : "");
       html += `<div class="seat ${pos[k]}${act}" data-seat="${s}">
-        <div class="name">${seatName(s, st)} ${ting}${won}<span class="score" title="${esc(scoreLabel)}">${esc(scoreLabel)} ${scores[s]}</span>${count}</div>
+        <div class="name">${seatName(s, st)}${player} ${ting}${won}<span class="score" title="${esc(scoreLabel)}">${esc(scoreLabel)} ${scores[s]}</span>${count}</div>
         ${note}<div class="hand">${hand}</div><div class="melds">${melds}</div></div>`;
       const n = pondTokens(seat.pond).length;
       const marks = [];

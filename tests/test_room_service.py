@@ -1,0 +1,175 @@
+"""The room service with two writers on one database (as two processes
+on PostgreSQL are): an append that finds its seq taken folds the other
+writer's events in and checks its command again; nothing is lost or
+applied twice. In-process, on the service's own (synchronous) methods."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from koudian.rooms.config import RoomConfig, RoomError
+from koudian.rooms.room import RoomState, token_hash
+from koudian.rooms.service import LiveRoom, RoomService, _const, _unless_moved
+from koudian.rooms.store import open_store
+
+AGENTS = {"greedy": "greedy", "random": "random"}
+
+
+def service(db: Path) -> RoomService:
+    return RoomService(open_store(db), AGENTS)
+
+
+def join(name: str) -> Any:
+    def build(s: RoomState) -> tuple[str, dict[str, Any]]:
+        free = s.first_free()
+        if free is None:
+            raise RoomError("full")
+        return "join", {"seat": free, "name": name, "token_hash": token_hash(name), "bot": False}
+
+    return build
+
+
+def test_a_second_writer_is_folded_in_and_the_command_checked_again(tmp_path: Path) -> None:
+    a, b = service(tmp_path / "r.db"), service(tmp_path / "r.db")
+    config = RoomConfig.from_json({"hands": 1, "bots": [None, None, "greedy", "greedy"]})
+    row = a._create_row(config)
+    ra, rb = LiveRoom(row, a._fold(row)), LiveRoom(row, b._fold(row))
+    assert ra.state.seq == rb.state.seq == 1  # the two bots' fill events
+    b._propose(rb, join("Bo"))  # process B seats Bo at seat 0
+    # Process A has not heard of it: its join at seq 2 finds the seq
+    # taken, folds B's event in, and seats Ann at the next free seat.
+    a._propose(ra, join("Ann"))
+    assert [s.name for s in ra.state.seats[:2]] == ["Bo", "Ann"]
+    b._sync(rb)
+    assert [s.name for s in rb.state.seats[:2]] == ["Bo", "Ann"]
+    for svc, room in ((a, ra), (b, rb)):
+        for seat in (0, 1):
+            try:
+                svc._propose(room, _const(("ready", {"seat": seat})))
+            except RoomError:
+                svc._sync(room)  # already ready: the other wrote it first
+    a._sync(ra)
+    a._drive(ra)  # the start is due
+    b._sync(rb)
+    assert ra.state.status == rb.state.status == "playing"
+    # Both see the same decision; a bot's decision made for it by A is
+    # refused once B has answered it.
+    seat = ra.state.to_act
+    assert seat is not None and ra.state.game is not None
+    asked = ra.state.decision_seq
+    legal = ra.state.game.legal_actions(seat)
+    body = {"hand": 0, "seat": seat, "index": legal[0].index, "by": "person"}
+    b._propose(rb, _const(("act", body)))
+    with pytest.raises(RoomError, match="taken meanwhile"):
+        a._propose(ra, _unless_moved(asked, ("act", {**body, "by": "auto"})))
+    assert ra.state.seq == rb.state.seq  # A folded B's act in, once
+    events = a.store.events(row.id)
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert sum(e.kind == "act" for e in events) == 1
+    for s in (a, b):
+        s.store.close()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def seated_room(tmp_path: Path, **config: Any) -> tuple[RoomService, LiveRoom, Clock]:
+    clock = Clock()
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS, clock=clock)
+    cfg = RoomConfig.from_json({"hands": 1, "bots": [None, None, "greedy", "greedy"], **config})
+    row = svc._create_row(cfg)
+    room = LiveRoom(row, svc._fold(row))
+    room.loaded_at = clock.now
+    svc._propose(room, join("Ann"))
+    svc._propose(room, join("Bo"))
+    return svc, room, clock
+
+
+def test_an_unanswered_vote_dismisses_the_room_after_120_s(tmp_path: Path) -> None:
+    svc, room, clock = seated_room(tmp_path)
+    svc._propose(room, _const(("vote", {"seat": 0, "dismiss": True})))
+    clock.now += 119
+    svc._tick(room)
+    assert room.state.status == "waiting" and room.deadline == room.state.vote_at + 120
+    clock.now += 2
+    svc._tick(room)  # Bo said nothing: a yes
+    assert room.state.status == "closed" and room.state.close_why == "dismissed"
+    row = svc.store.room(room.row.id)
+    assert row is not None and row.status == "closed"
+
+
+def test_the_decision_timer_hands_the_seat_to_a_bot(tmp_path: Path) -> None:
+    svc, room, clock = seated_room(tmp_path, timer=12)
+    for seat in (0, 1):
+        svc._propose(room, _const(("ready", {"seat": seat})))
+    svc._drive(room)
+    st = room.state
+    assert st.status == "playing" and st.to_act == 0  # Ann deals
+    assert room.deadline == st.decision_at + 12
+    clock.now += 11.9
+    svc._tick(room)
+    assert st.seats[0].away is None and st.to_act == 0
+    clock.now += 0.2
+    before = st.seq
+    svc._tick(room)
+    assert st.seats[0].away == "timeout"
+    events = svc.store.events(room.row.id, before)
+    assert events[0].kind == "away" and '"by":"auto"' in events[1].body
+    # The room plays on with Ann away (Bo is still there) until Bo is asked.
+    assert st.to_act == 1 or st.status != "playing"
+
+
+def test_a_room_cut_off_before_its_bots_sat_gets_them_on_resume(tmp_path: Path) -> None:
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS)
+    cfg = RoomConfig.from_json({"hands": 1, "bots": [None, "greedy", None, "random"]})
+    row = svc._create_row(cfg)
+    # As if the process died between the room's row and its events:
+    svc.store.close()
+    import sqlite3
+
+    conn = sqlite3.connect(tmp_path / "r.db")
+    conn.execute("DELETE FROM events")
+    conn.commit()
+    conn.close()
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS)
+    room = LiveRoom(row, svc._fold(row))
+    assert room.state.seq == -1
+    svc._resume(room)
+    assert [s.kind for s in room.state.seats] == ["free", "bot", "free", "bot"]
+
+
+def test_a_connections_outbox_is_bounded_and_keeps_the_newest_table() -> None:
+    import asyncio
+
+    from koudian.rooms.service import MAX_OUTBOX, Conn
+
+    async def run() -> None:
+        conn = Conn(asyncio.get_running_loop(), "127.0.0.1")
+        conn.send({"type": "room", "n": 0})
+        for n in range(1000):  # a whole hand played while the client reads nothing
+            conn.send({"type": "table", "n": n})
+        conn.send({"type": "act", "id": 5})
+        await asyncio.sleep(0)
+        got = [await conn.next() for _ in range(3)]
+        assert got == [
+            '{"type": "room", "n": 0}',
+            '{"type": "table", "n": 999}',
+            '{"type": "act", "id": 5}',
+        ]
+        for n in range(MAX_OUTBOX + 10):
+            conn.send({"type": "room", "n": n})
+        await asyncio.sleep(0)
+        texts = [await conn.next() for _ in range(MAX_OUTBOX + 1)]
+        assert texts[-1] is None and conn.dropped  # then closed: nothing more is kept
+        conn.send({"type": "room"})
+        await asyncio.sleep(0)
+        assert not conn._box
+
+    asyncio.run(run())
