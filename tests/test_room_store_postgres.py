@@ -16,8 +16,8 @@ psycopg = pytest.importorskip("psycopg")
 
 from _postgres import PostgresServer, find_bindir, unavailable  # noqa: E402
 from koudian import KoudianError  # noqa: E402
-from koudian.rooms import EventRow, RoomRow, RoomStoreError, open_store  # noqa: E402
 from koudian.rooms.schema import SCHEMA_VERSION  # noqa: E402
+from koudian.rooms.store import EventRow, RoomRow, RoomStoreError, open_store  # noqa: E402
 from koudian.rooms.store_postgres import PostgresStore  # noqa: E402
 
 LISTENER = "koudian-pg-listen"

@@ -32,8 +32,8 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
-from koudian.rooms.schema import META, POSTGRES, SCHEMA_VERSION, migration
 from koudian.rooms.rows import EventRow, HandRow, RoomRow, RoomStoreError, redact
+from koudian.rooms.schema import META, POSTGRES, SCHEMA_VERSION, migration
 
 __all__ = ["CHANNEL", "PostgresStore"]
 
