@@ -21,6 +21,7 @@ from koudian.rooms.store import EventRow, RoomRow, RoomStoreError, open_store  #
 from koudian.rooms.store_postgres import PostgresStore  # noqa: E402
 
 LISTENER = "koudian-pg-listen"
+HANDS_AT_ONCE = 100
 
 
 def room(n: int) -> RoomRow:
@@ -306,11 +307,11 @@ def test_a_restarted_server_is_reconnected_to() -> None:
 def test_processes_finishing_the_same_hand_at_once_both_succeed(postgres_url: str) -> None:
     """Processes finishing one hand together all save it (the same log
     under the same derived replay key): none fails, one row is kept."""
-    stores = [PostgresStore(postgres_url) for _ in range(4)]
+    stores = [PostgresStore(postgres_url) for _ in range(6)]
     try:
         stores[0].create_room(room(0))
         errors: list[BaseException] = []
-        for hand in range(30):
+        for hand in range(HANDS_AT_ONCE):
             gate = threading.Barrier(len(stores))
 
             def save(s: PostgresStore, hand: int = hand, gate: threading.Barrier = gate) -> None:
@@ -326,7 +327,10 @@ def test_processes_finishing_the_same_hand_at_once_both_succeed(postgres_url: st
             for t in threads:
                 t.join(30)
         assert not errors, errors[:3]
-        assert [h.hand for h in stores[1].hands("room0")] == list(range(30))
+        assert [h.hand for h in stores[1].hands("room0")] == list(range(HANDS_AT_ONCE))
+        # A replay key that is another hand's is still refused.
+        with pytest.raises(RoomStoreError, match="another hand"):
+            stores[2].save_hand("room0", HANDS_AT_ONCE, "log\n", "key0")
     finally:
         for s in stores:
             s.close()

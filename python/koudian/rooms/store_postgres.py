@@ -357,13 +357,27 @@ class PostgresStore:
 
     def save_hand(self, room_id: str, hand: int, log: str, replay_key: str) -> None:
         def insert(conn: psycopg.Connection[Any]) -> None:
-            conn.execute(
+            # No conflict target: two processes saving one hand at once can
+            # collide on the replay key's unique index first (the key is
+            # derived from the hand), which ON CONFLICT (room_id, hand)
+            # would raise. A row skipped must then be that very hand.
+            cur = conn.execute(
                 POSTGRES.sql(
                     "INSERT INTO hands (room_id, hand, log, replay_key) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (room_id, hand) DO NOTHING"
+                    "ON CONFLICT DO NOTHING"
                 ),
                 (room_id, hand, log, replay_key),
             )
+            if cur.rowcount == 0:
+                row = conn.execute(
+                    POSTGRES.sql("SELECT 1 FROM hands WHERE room_id = ? AND hand = ?"),
+                    (room_id, hand),
+                ).fetchone()
+                if row is None:
+                    raise RoomStoreError(
+                        f"--db {self.url}: hand {hand} of {room_id}: its replay key is "
+                        "another hand's"
+                    )
 
         try:
             self._write(insert)
