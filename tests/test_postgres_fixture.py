@@ -79,6 +79,8 @@ def test_stop_ends_the_server_and_removes_its_directory() -> None:
 def test_a_killed_test_run_takes_its_server_with_it() -> None:
     if find_bindir() is None:
         unavailable("PostgreSQL is not installed (apt-get install postgresql)")
+    if shutil.which("setpriv") is None:
+        pytest.skip("no setpriv (util-linux) to give the server a parent-death signal")
     # A child process starts a server, prints its pid, and is SIGKILLed: it
     # can run no cleanup, so only the parent-death signal can end the server.
     code = (
