@@ -24,7 +24,8 @@ BOTS = Path(__file__).parent / "bots"
 class ServerProcess:
     """``koudian serve --port 0 --db DB ARGV`` (the installed koudian of
     this test run: the worktree's ``python/`` on ``PYTHONPATH``);
-    ``restart()`` starts it again on the same database (a new port)."""
+    ``restart()`` starts it again on the same database (a new port). Its
+    bots move at once (``--bot-pace 0``) unless ``ARGV`` says otherwise."""
 
     def __init__(self, db: str, *argv: str) -> None:
         self.db = db
@@ -49,6 +50,8 @@ class ServerProcess:
                 self.db,
                 "--log",
                 "",
+                "--bot-pace",
+                "0",
                 *self.argv,
             ],
             stdout=subprocess.PIPE,
@@ -86,7 +89,7 @@ class ServerProcess:
         self._keep_stderr()
 
     def _keep_stderr(self) -> None:
-        if self.proc is not None and self.proc.stderr is not None:
+        if self.proc is not None and self.proc.stderr is not None and not self.proc.stderr.closed:
             self.stderr.append(self.proc.stderr.read())
             self.proc.stderr.close()
             if self.proc.stdout is not None:

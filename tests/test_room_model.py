@@ -105,6 +105,17 @@ def test_config_round_trips_and_refuses() -> None:
         RoomConfig.from_json({"bots": [None, "mystery", None, None]}, {"greedy": "greedy"})
 
 
+def test_an_option_may_be_a_pair_of_integers() -> None:
+    c = RoomConfig.from_json({"options": {"wall_reserve": [60, 8]}})
+    assert c.options == {"wall_reserve": [60, 8]}
+    assert RoomConfig.loads(c.dumps()) == c
+    assert c.rules().wall_reserve == (60, 8)
+    # Lists the core refuses ([14], [], out of range) name the option too.
+    for bad in ([True, 8], [60, 8, 1], ["60", 8], [60.0, 8], [], [14], [-1, 8], [1, 2**70]):
+        with pytest.raises(RoomError, match="wall_reserve"):
+            RoomConfig.from_json({"options": {"wall_reserve": bad}})
+
+
 def test_events_are_strict() -> None:
     assert parse("ready", '{"seat": 2}') == {"seat": 2}
     for kind, text in (

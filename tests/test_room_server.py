@@ -6,6 +6,7 @@ room's record and replay links, and bad requests refused."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
@@ -62,8 +63,7 @@ def test_people_and_bots_play_a_match_and_every_hand_replays(server: ServerProce
         assert game.result is not None and list(game.result.deltas) == end["result"]["deltas"]
         totals = [t + d for t, d in zip(totals, end["result"]["deltas"], strict=True)]
     assert record["match"]["totals"] == totals
-    status, page = http(server.base, f"/r/{code}")
-    assert status == 200 and code in page
+    assert http(server.base, f"/r/{code}")[0] == 200
     assert http(server.base, f"/r/{code}/history")[0] == 200
     assert http(server.base, ann.ends[0]["replay"])[0] == 200
 
@@ -276,3 +276,93 @@ def test_serve_without_a_database_serves_no_rooms() -> None:
         assert http(s.base, "/api/rooms", {"hands": 1})[0] in (404, 405)
     finally:
         s.stop()
+
+
+def test_the_pages_are_the_rooms_pages(server: ServerProcess) -> None:
+    from koudian.web.room_pages import home_page, room_page
+
+    code = create(server.base, hands=1)
+    assert http(server.base, "/") == (200, home_page())  # create a room, or play alone
+    assert http(server.base, f"/r/{code}") == (200, room_page())
+    assert http(server.base, f"/r/{code.lower()}/history") == (200, room_page())
+    status, play = http(server.base, "/play")  # the one-person table of before stays
+    assert status == 200 and play != home_page() and "<html" in play.lower()
+
+
+def test_without_rooms_the_home_page_is_the_play_page() -> None:
+    s = ServerProcess("")
+    try:
+        status, page = http(s.base, "/")
+        assert status == 200 and page == http(s.base, "/play")[1]
+        assert "/api/rooms" not in page
+    finally:
+        s.stop()
+
+
+def test_a_killed_server_can_be_stopped_too(tmp_path: Path) -> None:
+    s = ServerProcess(str(tmp_path / "r.db"))
+    s.kill()
+    s.stop()  # nothing to stop, nothing raised (a test's finally after a kill)
+    assert not s.tracebacks()
+
+
+def test_bots_are_paced_for_people_and_a_person_takes_their_seat_back_at_once(
+    tmp_path: Path,
+) -> None:
+    from koudian.rooms.store import open_store
+
+    pace = 0.25
+    s = ServerProcess(str(tmp_path / "r.db"), "--bot-pace", str(pace), "--between", "1")
+    try:
+        code = create(
+            s.base,
+            hands=2,
+            timer=2,
+            bots=[None, "greedy", "greedy", "greedy"],
+            autostart=True,
+            options={"wall_reserve": [60, 8]},  # short hands
+        )
+        seen: list[dict[str, Any]] = []
+
+        async def run() -> None:
+            import websockets
+
+            async with websockets.connect(f"{s.ws}/ws/room/{code}", origin=s.base) as ws:
+                await ws.send(json.dumps({"type": "hello", "name": "Ann"}))
+                silent, sent_back = True, False
+                async for raw in ws:
+                    msg = json.loads(raw)
+                    seen.append(msg)
+                    kind = msg["type"]
+                    if kind == "room" and msg["status"] == "closed":
+                        return
+                    if kind == "room" and msg["seats"][0]["away"] and not sent_back:
+                        # Ann let her first decision time out: she is back at once.
+                        sent_back, silent = True, False
+                        await ws.send(json.dumps({"type": "back"}))
+                    elif kind == "act" and not silent:
+                        index = msg["legal_actions"][0]["index"]
+                        await ws.send(json.dumps({"type": "act", "id": msg["id"], "index": index}))
+                    elif kind == "room" and msg["status"] == "between" and not silent:
+                        if not msg["seats"][0]["ready"]:
+                            await ws.send(json.dumps({"type": "ready"}))
+
+        asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        s.stop()
+    assert not s.tracebacks(), s.tracebacks()
+    assert not [m for m in seen if m["type"] == "error"]
+    store = open_store(tmp_path / "r.db")
+    events = store.events(store.room_by_code(code).id)  # type: ignore[union-attr]
+    store.close()
+    kinds = [e.kind for e in events]
+    assert kinds.count("away") == 1 and kinds[-1] == "close"
+    # The person was heard between two bot moves, long before the first
+    # hand was over (the bots did not play the match out first).
+    assert kinds.index("away") < kinds.index("back") < kinds.index("next")
+    acts = kinds.index("back") - kinds.index("away") - 1
+    assert acts <= 2, kinds
+    # Every bot's move came at least ``pace`` after the event before it.
+    for prev, ev in itertools.pairwise(events):
+        if ev.kind == "act" and '"by":"person"' not in ev.body:
+            assert ev.at - prev.at >= pace - 1e-3, (prev, ev)

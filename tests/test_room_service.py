@@ -80,9 +80,20 @@ class Clock:
         return self.now
 
 
+def settle(svc: RoomService, room: LiveRoom) -> None:
+    """Lets the room do by itself all it would (the bots' moves, the
+    events due), one drive step at a time, as the running service does."""
+    for _ in range(10_000):
+        before = room.state.seq
+        svc._drive(room)
+        if room.state.seq == before:
+            return
+    raise AssertionError("the room never settles")
+
+
 def seated_room(tmp_path: Path, **config: Any) -> tuple[RoomService, LiveRoom, Clock]:
     clock = Clock()
-    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS, clock=clock)
+    svc = RoomService(open_store(tmp_path / "r.db"), AGENTS, clock=clock, bot_pace=0)
     cfg = RoomConfig.from_json({"hands": 1, "bots": [None, None, "greedy", "greedy"], **config})
     row = svc._create_row(cfg)
     room = LiveRoom(row, svc._fold(row))
@@ -123,6 +134,7 @@ def test_the_decision_timer_hands_the_seat_to_a_bot(tmp_path: Path) -> None:
     events = svc.store.events(room.row.id, before)
     assert events[0].kind == "away" and '"by":"auto"' in events[1].body
     # The room plays on with Ann away (Bo is still there) until Bo is asked.
+    settle(svc, room)
     assert st.to_act == 1 or st.status != "playing"
 
 
@@ -173,3 +185,98 @@ def test_a_connections_outbox_is_bounded_and_keeps_the_newest_table() -> None:
         assert not conn._box
 
     asyncio.run(run())
+
+
+def test_between_hands_an_away_person_is_waited_for(tmp_path: Path) -> None:
+    svc, room, clock = seated_room(tmp_path, hands=2)
+    for seat in (0, 1):
+        svc._propose(room, _const(("ready", {"seat": seat})))
+    settle(svc, room)
+    st = room.state
+    svc._propose(room, _const(("away", {"seat": 0, "why": "timeout"})))  # Ann's timer ran out
+    for _ in range(1000):  # Bo plays the hand through
+        settle(svc, room)
+        if st.status != "playing":
+            break
+        assert st.to_act == 1 and st.game is not None
+        index = st.game.legal_actions(1)[0].index
+        svc._propose(room, _const(("act", {"hand": 0, "seat": 1, "index": index, "by": "person"})))
+    assert st.status == "between"
+    svc._propose(room, _const(("ready", {"seat": 1})))
+    settle(svc, room)
+    # Ann, away, is given the time between hands to come back: the next
+    # hand is not dealt at once because Bo is ready.
+    assert st.status == "between" and len(st.hands) == 1
+    clock.now += svc.limits.between
+    svc._tick(room)
+    assert st.status == "playing" and st.seats[0].away == "timeout"
+
+
+def _served(tmp_path: Path, body: Any) -> Any:
+    """Runs ``body(service)`` on a started service (its own event loop),
+    then stops it; the loop's unhandled errors, which must be none."""
+    import asyncio
+
+    async def run() -> list[dict[str, Any]]:
+        errors: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, ctx: errors.append(ctx))
+        svc = RoomService(open_store(tmp_path / "r.db"), AGENTS, bot_pace=0)
+        await svc.start()
+        try:
+            await body(svc)
+        finally:
+            await svc.stop()
+            svc.store.close()
+        await asyncio.sleep(0.2)
+        return errors
+
+    return asyncio.run(asyncio.wait_for(run(), 120))
+
+
+def test_a_message_is_handled_between_the_bots_moves(tmp_path: Path) -> None:
+    """A person whose seat a bot plays (托管) takes it back at once: the
+    room's worker takes one step of the bots, then the waiting message."""
+    import asyncio
+    import threading
+
+    from koudian.rooms.service import Conn
+
+    async def body(svc: RoomService) -> None:
+        config = {"hands": 2, "bots": [None, "greedy", "greedy", "greedy"], "autostart": True}
+        code = await svc.create(config, "127.0.0.1")
+        room = await svc.room(code)
+        assert room is not None
+        conn = Conn(asyncio.get_running_loop(), "127.0.0.1")
+        assert await svc.run(room, svc.hello, room, conn, {"type": "hello", "name": "Ann"})
+        for _ in range(100):  # the start, dealt; Ann deals, so she is asked first
+            await svc.run(room, lambda: None)
+        assert room.state.to_act == 0 and room.state.status == "playing"
+        away = await svc.run(
+            room, svc._propose, room, _const(("away", {"seat": 0, "why": "timeout"}))
+        )
+        gate = threading.Event()
+        held = asyncio.ensure_future(svc.run(room, gate.wait, 30))
+        drive = asyncio.ensure_future(svc.run(room, svc._drive, room))
+        back = asyncio.ensure_future(svc.run(room, svc.message, room, conn, {"type": "back"}))
+        await asyncio.sleep(0.1)  # both queued behind the gate, the drive first
+        gate.set()
+        await asyncio.gather(held, drive, back)
+        kinds = [e.kind for e in svc.store.events(room.row.id, away)]
+        assert kinds[:2] == ["act", "back"], kinds  # one bot move, then Ann is back
+        assert room.state.status == "playing" and room.state.seats[0].away is None
+
+    assert not _served(tmp_path, body)
+
+
+def test_news_of_another_writer_after_stop_is_ignored(tmp_path: Path) -> None:
+    import asyncio
+
+    async def body(svc: RoomService) -> None:
+        code = await svc.create({"hands": 1}, "127.0.0.1")
+        room = await svc.room(code)
+        assert room is not None
+        await svc.stop()
+        svc._heard(room.row.id, 99)  # a notification the listener had in hand
+        await asyncio.sleep(0.1)
+
+    assert not _served(tmp_path, body)

@@ -20,9 +20,11 @@ from koudian._core import KoudianError, MatchState, Ruleset
 from koudian._presets import names as preset_names
 
 __all__ = [
+    "BOT_PACE",
     "MAX_HANDS",
     "MAX_ROUNDS",
     "MAX_TIMER",
+    "OptionValue",
     "RoomConfig",
     "RoomError",
 ]
@@ -33,8 +35,17 @@ MAX_ROUNDS = 4
 """Most rounds (圈) in a room's match."""
 MAX_TIMER = 600
 """Longest decision timer, seconds."""
+BOT_PACE = 0.6
+"""Seconds between two bots' moves while a person is at a room's table
+(people follow the table), unless the server says otherwise
+(``koudian serve --bot-pace``)."""
 MAX_OPTIONS = 40
 """Most ruleset options named at creation."""
+MAX_OPTION_LIST = 2
+"""Longest list an option's value may be (``wall_reserve``: [base, per kong])."""
+
+OptionValue = bool | int | str | list[int]
+"""A ruleset option's value in a room's configuration (JSON: a list, not a tuple)."""
 
 KEYS = {"preset", "options", "hands", "rounds", "timer", "bots", "autostart"}
 
@@ -57,7 +68,7 @@ class RoomConfig:
     ``s`` at creation, or None (a free seat for a person)."""
 
     preset: str = "shanxi"
-    options: dict[str, bool | int | str] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)
     hands: int | None = 4
     rounds: int | None = None
     timer: int = 0
@@ -66,8 +77,10 @@ class RoomConfig:
 
     def rules(self) -> Ruleset:
         """The ruleset (``RoomError`` for options the core refuses)."""
+        # The core takes a pair as a tuple; it checks every value's range.
+        options = {k: tuple(v) if isinstance(v, list) else v for k, v in self.options.items()}
         try:
-            return Ruleset.preset(self.preset, **self.options)
+            return Ruleset.preset(self.preset, **options)  # type: ignore[arg-type]
         except (KoudianError, ValueError, TypeError, OverflowError) as e:
             raise RoomError(f"options: {e}") from None
 
@@ -111,13 +124,20 @@ class RoomConfig:
             raw = {}
         if not isinstance(raw, dict) or len(raw) > MAX_OPTIONS:
             raise RoomError(f'"options": an object of at most {MAX_OPTIONS} ruleset options')
-        options: dict[str, bool | int | str] = {}
+        options: dict[str, OptionValue] = {}
         for k, v in raw.items():
-            if len(k) > 40 or not isinstance(v, (bool, int, str)):
-                raise RoomError(f"option {k[:40]!r}: a bool, an integer or a short string")
+            if isinstance(v, list) and (
+                len(v) > MAX_OPTION_LIST
+                or not all(isinstance(i, int) and not isinstance(i, bool) for i in v)
+            ):
+                raise RoomError(f"option {k[:40]!r}: a list of at most {MAX_OPTION_LIST} integers")
+            if len(k) > 40 or not isinstance(v, (bool, int, str, list)):
+                raise RoomError(
+                    f"option {k[:40]!r}: a bool, an integer, a short string or a pair of integers"
+                )
             if isinstance(v, str) and len(v) > 40:
                 raise RoomError(f"option {k!r}: a short string")
-            options[k] = v
+            options[k] = list(v) if isinstance(v, list) else v
         if "hands" in data and "rounds" in data:
             raise RoomError('a match is "hands" or "rounds" long, not both')
         hands: int | None

@@ -298,8 +298,10 @@ class RoomState:
             if self.config.autostart or all(s.ready for s in persons):
                 return ("start", {})
         if self.status == "between" and self.live():
-            present = [s for s in persons if s.away is None]
-            if all(s.ready for s in present):
+            # An away person is not ready: the next hand waits for them
+            # (the service deals it without them when the time between
+            # hands is up), so that they can come back to it.
+            if all(s.ready for s in persons):
                 return ("next", {})
         return None
 
@@ -308,6 +310,14 @@ class RoomState:
         process): a room whose people are all gone waits for them, its bots
         do not play on alone."""
         return any(s.kind == "person" and s.away != "disconnect" for s in self.seats)
+
+    def watched(self) -> bool:
+        """Whether a person (not a bot program) is at the table, connected
+        to some server process (away for a timeout included: they watch
+        the bots play their seat): the bots' moves are then paced."""
+        return any(
+            s.kind == "person" and not s.remote_bot and s.away != "disconnect" for s in self.seats
+        )
 
     # ------------------------------------------------------------ questions
 

@@ -7,9 +7,14 @@ room what it may see, plays the bot seats and the seats whose person is
 away (托管), and keeps the deadlines (the decision timer, the time
 between hands, the dismissal vote, the idle time).
 
-Threads. Each room has a worker thread of its own: every change of a
-room (the fold, the store's writes, the bots' decisions) runs there, one
-at a time, so a room needs no lock and no room's bots hold up another's.
+Threads. Each room has a worker (a ``Strand`` on a pool of
+``ROOM_THREADS`` threads shared by every room): every change of a room
+(the fold, the store's writes, the bots' decisions) runs there, one task
+at a time, so a room needs no lock, and a room takes turns with the
+others. The bots play one move per task: a person's message waiting
+behind them is handled between two moves (a person who comes back takes
+the seat at once), and while a person is at the table the bots' moves
+are paced (``bot_pace`` seconds apart) so that people can follow them.
 The event loop only parses messages and moves text to sockets; a
 connection is a ``Conn`` whose outgoing messages the worker posts to the
 event loop in order.
@@ -39,11 +44,12 @@ from typing import Any
 
 from koudian._core import Action, KoudianError, fallback_action
 from koudian.agents import Agent, make_agent
-from koudian.rooms.config import RoomConfig, RoomError
+from koudian.rooms.config import BOT_PACE, RoomConfig, RoomError
 from koudian.rooms.events import dumps, parse
 from koudian.rooms.protocol import error
 from koudian.rooms.room import RoomState, replay_key, token_hash
 from koudian.rooms.store import EventRow, RoomRow, Store
+from koudian.rooms.strand import Strand
 
 __all__ = ["Conn", "Limits", "LiveRoom", "RoomService"]
 
@@ -55,8 +61,9 @@ MAX_RETRIES = 16
 MAX_OUTBOX = 256
 """Messages waiting to be sent to one connection before it is closed (a
 client that does not read is dropped, not buffered without end)."""
-MAX_DRIVE = 10_000
-"""Events one drive of a room appends at most (a hand is far shorter)."""
+ROOM_THREADS = 32
+"""Threads the rooms' workers share (a room's tasks run one at a time on
+them; a program bot's decision may hold one for up to --bot-timeout)."""
 
 
 class Limits:
@@ -134,10 +141,15 @@ class LiveRoom:
     connections and its bots. Everything but ``deadline`` and ``row`` is
     touched on the worker thread only."""
 
-    def __init__(self, row: RoomRow, state: RoomState) -> None:
+    def __init__(
+        self, row: RoomRow, state: RoomState, pool: ThreadPoolExecutor | None = None
+    ) -> None:
         self.row = row
         self.state = state
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"koudian-room-{row.code}")
+        # The room's worker; without a pool (a test driving the room by
+        # hand) nothing can be queued on it.
+        self.strand = Strand(pool, row.code)
+        self.drive_at: float | None = None  # when the queued drive step runs (monotonic)
         self.conns: set[Conn] = set()
         self.agents: dict[tuple[int, str], Agent] = {}
         self.deadline: float | None = None  # when the next timed event is due
@@ -163,6 +175,7 @@ class RoomService:
         default_bot: str | None = None,
         timer: int = 0,
         clock: Callable[[], float] = time.time,
+        bot_pace: float = BOT_PACE,
     ) -> None:
         self.store = store
         self.agents = dict(agents)
@@ -175,11 +188,14 @@ class RoomService:
         self.limits = limits or Limits()
         self.timer = timer  # a room's decision timer when its creator names none
         self.clock = clock
+        self.bot_pace = bot_pace
         self.shared = bool(getattr(store, "shared", False))
         self.rooms: dict[str, LiveRoom] = {}  # by code; the event loop's
         self.by_id: dict[str, LiveRoom] = {}
         self.created_by: dict[str, set[str]] = {}  # client → codes of its open rooms
         self.db = ThreadPoolExecutor(max_workers=4, thread_name_prefix="koudian-rooms-db")
+        self.pool = ThreadPoolExecutor(max_workers=ROOM_THREADS, thread_name_prefix="koudian-room")
+        self.stopping = False  # set first by stop(): nothing is queued on a room after it
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
         self._ticker: asyncio.Task[None] | None = None
@@ -202,13 +218,20 @@ class RoomService:
         self._ticker = asyncio.create_task(self._tick_loop())
 
     async def stop(self) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
         if self._ticker is not None:
             self._ticker.cancel()
         for room in list(self.rooms.values()):
             for c in list(room.conns):
                 c.end()
-            await self.run(room, self._close_agents, room)
-            room.pool.shutdown(wait=False)
+            try:
+                await self.run(room, self._close_agents, room)
+            except RuntimeError:
+                pass  # put away meanwhile (its agents were closed then)
+            room.strand.close()
+        self.pool.shutdown(wait=False)
         self.db.shutdown(wait=False)
 
     def abort(self) -> None:
@@ -220,9 +243,18 @@ class RoomService:
                     ab()
 
     async def run(self, room: LiveRoom, fn: Callable[..., Any], *args: Any) -> Any:
-        """Runs ``fn(*args)`` on ``room``'s worker thread."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(room.pool, fn, *args)
+        """Runs ``fn(*args)`` on ``room``'s worker (``RuntimeError`` when
+        the room was put away or the service stopped)."""
+        return await asyncio.wrap_future(room.strand.submit(fn, *args))
+
+    def _submit(self, room: LiveRoom, fn: Callable[..., Any], *args: Any) -> None:
+        """Queues ``fn(*args)`` on ``room``'s worker, if it still has one."""
+        if self.stopping:
+            return
+        try:
+            room.strand.submit(fn, *args)
+        except RuntimeError:
+            pass  # the room was put away (closed) or the service stopped
 
     # ------------------------------------------------------------ rooms
 
@@ -319,7 +351,7 @@ class RoomService:
         state = await loop.run_in_executor(self.db, self._fold, row)
         if row.code in self.rooms:
             return self.rooms[row.code]
-        room = LiveRoom(row, state)
+        room = LiveRoom(row, state, self.pool)
         room.loaded_at = self.clock()
         self.rooms[row.code] = room
         self.by_id[row.id] = room
@@ -657,28 +689,67 @@ class RoomService:
         self._drive(room)
 
     def _drive(self, room: LiveRoom) -> None:
-        """Appends what the room calls for by itself: the events ``due``
-        and the bots' decisions, while one of its people is connected."""
-        for _ in range(MAX_DRIVE):
-            st = room.state
-            before = st.seq
-            due = st.due()
-            try:
-                if due is not None:
-                    self._propose(room, _const(due))
-                    continue
-                seat = st.to_act
-                if seat is None or not st.bot_plays(seat) or not st.live():
-                    break
-                by = "bot" if st.seats[seat].kind == "bot" else "auto"
-                body = {"hand": len(st.hands), "seat": seat, "index": 0, "by": by}
-                body["index"] = self._decide(room, seat)
-                self._propose(room, _unless_moved(st.decision_seq, ("act", body)))
-            except RoomError:
-                self._sync(room)  # another writer moved the room on: look again
-                if room.state.seq == before:
-                    break
+        """Takes the room's next step by itself (an event due, or one
+        bot's move, while one of its people is connected), and queues the
+        step after it behind the messages waiting (or times it: the bots'
+        pace), so that the room's people are heard between two moves."""
+        wait = self._step(room)
         self._plan(room)
+        if wait is not None:
+            self._again(room, wait)
+
+    def _step(self, room: LiveRoom) -> float | None:
+        """One step: 0 when it appended an event (another may follow),
+        the seconds until a bot may move (paced), None: nothing to do."""
+        st = room.state
+        before = st.seq
+        due = st.due()
+        try:
+            if due is not None:
+                self._propose(room, _const(due))
+                return 0.0
+            seat = st.to_act
+            if seat is None or not st.bot_plays(seat) or not st.live():
+                return None
+            if self.bot_pace > 0 and st.watched():
+                left = st.last_at + self.bot_pace - self.clock()
+                if left > 0:
+                    return left
+            by = "bot" if st.seats[seat].kind == "bot" else "auto"
+            body = {"hand": len(st.hands), "seat": seat, "index": 0, "by": by}
+            body["index"] = self._decide(room, seat)
+            self._propose(room, _unless_moved(st.decision_seq, ("act", body)))
+            return 0.0
+        except RoomError:
+            self._sync(room)  # another writer moved the room on: look again
+            return 0.0 if room.state.seq != before else None
+
+    def _again(self, room: LiveRoom, wait: float) -> None:
+        """Queues a drive step on the room's worker in ``wait`` seconds
+        (none while an earlier one is queued)."""
+        loop = self.loop
+        if loop is None or self.stopping:
+            return  # not serving: whoever drives the room steps it by hand
+        at = time.monotonic() + wait
+        if room.drive_at is not None and room.drive_at <= at:
+            return
+        room.drive_at = at
+        if wait <= 0:
+            self._submit(room, self._drive_queued, room)
+        else:
+            loop.call_soon_threadsafe(self._drive_later, room, wait)
+
+    def _drive_later(self, room: LiveRoom, wait: float) -> None:
+        """(event loop) Queues a drive step in ``wait`` seconds."""
+        asyncio.get_running_loop().call_later(wait, self._submit, room, self._drive_queued, room)
+
+    def _drive_queued(self, room: LiveRoom) -> None:
+        if room.drive_at is not None and room.drive_at <= time.monotonic():
+            room.drive_at = None
+        try:
+            self._drive(room)
+        except Exception:  # a store failure: told to the operator; the clock tries again
+            traceback.print_exc(file=sys.stderr)
 
     def _decide(self, room: LiveRoom, seat: int) -> int:
         st = room.state
@@ -769,7 +840,10 @@ class RoomService:
             for room in list(self.rooms.values()):
                 if room.deadline is not None and now >= room.deadline and not room.ticking:
                     room.ticking = True
-                    asyncio.get_running_loop().run_in_executor(room.pool, self._tick, room)
+                    try:
+                        room.strand.submit(self._tick, room)
+                    except RuntimeError:
+                        room.ticking = False
                 if room.state.status == "closed" and not room.conns and not room.ticking:
                     self._drop(room)
 
@@ -777,8 +851,8 @@ class RoomService:
         """Forgets a closed room nobody watches (its record stays in the store)."""
         self.rooms.pop(room.row.code, None)
         self.by_id.pop(room.row.id, None)
-        room.pool.submit(self._close_agents, room)
-        room.pool.shutdown(wait=False)
+        self._submit(room, self._close_agents, room)
+        room.strand.close()
 
     def _close_agents(self, room: LiveRoom) -> None:
         agents, room.agents = list(room.agents.values()), {}
@@ -799,9 +873,12 @@ class RoomService:
         def wake() -> None:
             room = self.by_id.get(room_id)
             if room is not None and room.state.seq < seq:
-                loop.run_in_executor(room.pool, self._woken, room)
+                self._submit(room, self._woken, room)  # nothing once stopping
 
-        loop.call_soon_threadsafe(wake)
+        try:
+            loop.call_soon_threadsafe(wake)
+        except RuntimeError:
+            pass  # the loop is closed: the server has stopped
 
     def _woken(self, room: LiveRoom) -> None:
         try:

@@ -227,6 +227,15 @@ def create_app(server: Server) -> Starlette:
     favicon = _static("favicon.svg").encode()
 
     async def index(request: Request) -> Response:
+        if server.rooms is not None:
+            # A server with rooms opens on their home page (create a room,
+            # join one, or play alone: a room with one person).
+            from koudian.web.room_pages import home_page
+
+            return HTMLResponse(home_page())
+        return HTMLResponse(page)
+
+    async def play(request: Request) -> Response:
         return HTMLResponse(page)
 
     async def icon(request: Request) -> Response:
@@ -300,6 +309,7 @@ def create_app(server: Server) -> Starlette:
 
     routes: list[BaseRoute] = [
         Route("/", index),
+        Route("/play", play),
         Route("/favicon.ico", icon),
         Route("/favicon.svg", icon),
         Route("/api/info", info),

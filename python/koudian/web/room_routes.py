@@ -12,7 +12,6 @@ per connection), frames by the ASGI server's ``ws_max_size``.
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 from typing import Any, Protocol
 
@@ -25,6 +24,7 @@ from koudian.rooms.config import RoomError
 from koudian.rooms.protocol import MAX_MESSAGE, ProtocolError, error, parse
 from koudian.rooms.service import Conn, LiveRoom, RoomService
 from koudian.web.guard import ClientShare, MessageBucket
+from koudian.web.room_pages import room_page
 
 __all__ = ["HELLO_TIMEOUT", "room_routes"]
 
@@ -46,13 +46,6 @@ class Server(Protocol):
 
 def _client(scope_client: Any) -> str:
     return scope_client.host if scope_client is not None else "?"
-
-
-def _page(name: str) -> str | None:
-    from importlib import resources
-
-    f = resources.files("koudian.web").joinpath("static", name)
-    return f.read_text(encoding="utf-8") if f.is_file() else None
 
 
 def room_routes(server: Server) -> list[BaseRoute]:
@@ -83,34 +76,11 @@ def room_routes(server: Server) -> list[BaseRoute]:
         return JSONResponse(info)
 
     async def page(request: Request) -> Response:
-        code = request.path_params["code"].upper()
-        if await service.room(code) is None:
+        # The room page draws the lobby, the table and (at /history) the
+        # room's record: it reads its code from its own address.
+        if await service.room(request.path_params["code"]) is None:
             return HTMLResponse("no such room", 404)
-        text = _page("room.html")
-        if text is None:  # the pages' own room page replaces this one
-            text = (
-                "<!doctype html><meta charset=utf-8><title>koudian · room __CODE__</title>"
-                "<p>Room <b>__CODE__</b>: join it over <code>/ws/room/__CODE__</code> "
-                "(docs/rooms.md).</p>"
-            )
-        return HTMLResponse(text.replace("__CODE__", html.escape(code)))
-
-    async def history(request: Request) -> Response:
-        info = await service.info(request.path_params["code"])
-        if info is None:
-            return HTMLResponse("no such room", 404)
-        text = _page("history.html")
-        if text is not None:
-            return HTMLResponse(text.replace("__CODE__", html.escape(info["code"])))
-        rows = "".join(
-            f'<li>hand {h["hand"] + 1}: {h["deltas"]} <a href="{html.escape(h["replay"])}">'
-            "replay</a></li>"
-            for h in info["match"]["hands"]
-        )
-        return HTMLResponse(
-            f"<!doctype html><meta charset=utf-8><title>koudian · room {info['code']}</title>"
-            f"<p>Room {info['code']}: totals {info['match']['totals']}</p><ol>{rows}</ol>"
-        )
+        return HTMLResponse(room_page())
 
     async def ws_room(ws: WebSocket) -> None:
         client = _client(ws.client)
@@ -134,7 +104,7 @@ def room_routes(server: Server) -> list[BaseRoute]:
         Route("/api/rooms", create, methods=["POST"]),
         Route("/api/rooms/{code}", record),
         Route("/r/{code}", page),
-        Route("/r/{code}/history", history),
+        Route("/r/{code}/history", page),
         WebSocketRoute("/ws/room/{code}", ws_room),
     ]
 

@@ -80,6 +80,17 @@ def _seconds(flag: str, hi: int) -> Callable[[str], int]:
     return parse
 
 
+def _pace(text: str) -> float:
+    """``--bot-pace``: seconds from 0 to 10."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--bot-pace {text!r}: not a number") from None
+    if not (math.isfinite(v) and 0 <= v <= 10):
+        raise argparse.ArgumentTypeError(f"--bot-pace {text!r}: seconds from 0 to 10")
+    return v
+
+
 def _port(text: str) -> int:
     try:
         v = int(text)
@@ -150,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
                     bot_timeout=args.bot_timeout,
                 ),
                 timer=args.timer,
+                bot_pace=args.bot_pace,
             )
         except (KoudianError, RoomError) as e:
             print(f"koudian: error: {e}", file=sys.stderr)
@@ -218,6 +230,7 @@ def add_subparser(sub: Any) -> None:
     """Registers ``koudian serve``."""
     from koudian.agents import BUILTIN_AGENTS
     from koudian.protocol import MAX_TIMEOUT
+    from koudian.rooms.config import BOT_PACE
 
     p = sub.add_parser("serve", help="play in the browser (needs koudian[web])")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
@@ -309,6 +322,13 @@ def add_subparser(sub: Any) -> None:
         type=_number("--between", MAX_IDLE),
         default=30.0,
         help="seconds between hands before the next is dealt without the unready (30)",
+    )
+    p.add_argument(
+        "--bot-pace",
+        type=_pace,
+        default=BOT_PACE,
+        help=f"seconds between bots' moves while a person is at the table ({BOT_PACE:g}; "
+        "0: at once)",
     )
     p.add_argument(
         "--room-idle",
