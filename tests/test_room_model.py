@@ -396,3 +396,26 @@ def test_the_spectator_view_is_the_full_view_with_every_secret_hidden() -> None:
             kongs = [a for a in legal if a.to_json()["action"] == "concealed_kong"]
             g.step(kongs[0] if kongs else agent.act(g.observe(seat), legal))
     assert face_down > 0 and hidden_melds > 0, (face_down, hidden_melds)
+
+
+def test_views_made_from_one_set_of_observations_are_the_same() -> None:
+    """The service makes one set of the four seats' observations per
+    event and every connection's view from it: the same views as alone."""
+    from koudian import Game, GreedyAgent
+    from koudian.rooms.views import public_table, seat_table
+    from koudian.web.snapshot import observations, table_state
+
+    for preset, seed in (("shanxi", 3), ("linxian", 5)):
+        g = Game(preset, seed=seed)
+        agent = GreedyAgent()
+        while True:
+            views = observations(g)
+            assert table_state(g, None, views) == table_state(g)
+            assert public_table(g, views) == public_table(g)
+            for s in range(4):
+                assert seat_table(g, s, views) == seat_table(g, s)
+            if g.done:
+                break
+            seat = g.to_act
+            assert seat is not None
+            g.step(agent.act(g.observe(seat), g.legal_actions(seat)))

@@ -66,6 +66,24 @@ def test_people_and_bots_play_a_match_and_every_hand_replays(server: ServerProce
     assert http(server.base, f"/r/{code}")[0] == 200
     assert http(server.base, f"/r/{code}/history")[0] == 200
     assert http(server.base, ann.ends[0]["replay"])[0] == 200
+    # Each table, decision and end names the event it reflects ("seq"), in order.
+    from koudian.rooms.store import open_store
+
+    store = open_store(server.db)
+    row = store.room_by_code(code)
+    assert row is not None
+    events = store.events(row.id)
+    store.close()
+    for p in (ann, bo):
+        told = [m for m in p.messages if m["type"] in ("table", "act", "end")]
+        seqs = [m["seq"] for m in told]
+        assert told and seqs == sorted(seqs) and all(isinstance(q, int) for q in seqs)
+        for m in told:
+            if m["type"] == "act":
+                assert m["seq"] >= m["id"]
+            elif m["type"] == "end":  # the last act up to its seq ended its hand
+                last = [e for e in events[: m["seq"] + 1] if e.kind == "act"][-1]
+                assert json.loads(last.body)["hand"] == m["hand"]
 
 
 def test_an_operators_program_bot_plays_a_seat(server: ServerProcess) -> None:

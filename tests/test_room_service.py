@@ -5,6 +5,7 @@ applied twice. In-process, on the service's own (synchronous) methods."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -278,5 +279,58 @@ def test_news_of_another_writer_after_stop_is_ignored(tmp_path: Path) -> None:
         await svc.stop()
         svc._heard(room.row.id, 99)  # a notification the listener had in hand
         await asyncio.sleep(0.1)
+
+    assert not _served(tmp_path, body)
+
+
+def test_the_seats_views_are_made_once_per_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many connections a room has, one event's tables are made
+    from one set of the four seats' observations."""
+    import asyncio
+
+    import koudian.rooms.service as service_module
+    import koudian.web.snapshot as snapshot
+    from koudian.rooms.service import Conn
+
+    calls = [0]
+    made = snapshot.observations
+
+    def counted(game: Any) -> Any:
+        calls[0] += 1
+        return made(game)
+
+    monkeypatch.setattr(snapshot, "observations", counted)
+    monkeypatch.setattr(service_module, "observations", counted, raising=False)
+
+    async def body(svc: RoomService) -> None:
+        config = {"hands": 1, "bots": [None, "greedy", "greedy", "greedy"], "autostart": True}
+        code = await svc.create(config, "127.0.0.1")
+        room = await svc.room(code)
+        assert room is not None
+        loop = asyncio.get_running_loop()
+        ann = Conn(loop, "127.0.0.1")
+        assert await svc.run(room, svc.hello, room, ann, {"type": "hello", "name": "Ann"})
+        token = json.loads(ann._box[0][1] or "{}")["token"]
+        for hello in ({"token": token}, {"watch": True}, {"watch": True}):
+            conn = Conn(loop, "127.0.0.1")
+            assert await svc.run(room, svc.hello, room, conn, {"type": "hello", **hello})
+        for _ in range(100):
+            await svc.run(room, lambda: None)
+        assert room.state.to_act == 0
+        calls[0] = 0
+        before = await svc.run(
+            room, svc._propose, room, _const(("away", {"seat": 0, "why": "timeout"}))
+        )
+        await svc.run(room, svc._drive, room)
+        for _ in range(2000):
+            if room.state.status != "playing":
+                break
+            await asyncio.sleep(0.01)
+        events = svc.store.events(room.row.id, before - 1)
+        hand = [e for e in events if e.kind in ("away", "act")]
+        # One set per event told (the hand's last act: one for its end table).
+        assert calls[0] == len(hand), (calls[0], len(hand))
 
     assert not _served(tmp_path, body)

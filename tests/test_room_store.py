@@ -120,6 +120,92 @@ def test_one_writer_wins_each_seq(store: Store, db_url: str) -> None:
     assert len(events) >= 40
 
 
+def test_many_threads_append_to_many_rooms_and_each_lands_exactly(store: Store) -> None:
+    """One store shared by many threads (as the service's room workers
+    share it), racing for the seqs of several rooms, some in batches: an
+    append told True is there exactly, one told False left nothing."""
+    rooms = [f"room{n}" for n in range(6)]
+    for n in range(len(rooms)):
+        store.create_room(room(n))
+    told: list[tuple[bool, str, list[EventRow]]] = []
+    lock = threading.Lock()
+
+    def writer(w: int) -> None:
+        for i in range(25):
+            rid = rooms[(w + i) % len(rooms)]
+            last = store.events(rid)
+            seq = last[-1].seq + 1 if last else 0
+            rows = [
+                EventRow(rid, seq + k, "w", f'{{"w": {w}, "i": {i}, "k": {k}}}', float(i))
+                for k in range(1 + (w + i) % 2)
+            ]
+            ok = store.append(rid, rows)
+            with lock:
+                told.append((ok, rid, rows))
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert len(told) == 24 * 25
+    stored = {rid: store.events(rid) for rid in rooms}
+    for events in stored.values():
+        assert [e.seq for e in events] == list(range(len(events)))  # each seq once
+    kept = {(e.room_id, e.seq): e for events in stored.values() for e in events}
+    won = [e for ok, _, rows in told if ok for e in rows]
+    assert sorted(won, key=lambda e: (e.room_id, e.seq)) == sorted(
+        kept.values(), key=lambda e: (e.room_id, e.seq)
+    )
+    bodies = {e.body for e in kept.values()}
+    for ok, _, rows in told:
+        if not ok:
+            assert not any(e.body in bodies for e in rows)  # nothing of a refused batch
+
+
+def test_sqlite_commits_the_appends_waiting_together(tmp_path: Path) -> None:
+    """Appends that wait while another write holds the database are
+    committed together, one transaction (one sync to the disk) for all:
+    a taken seq refuses its own append alone, a missing room its own."""
+    from koudian.rooms.store_sqlite import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "r.db")
+    try:
+        for n in range(2):
+            store.create_room(room(n))
+        out: dict[str, object] = {}
+
+        def append(name: str, rid: str, body: str) -> None:
+            try:
+                out[name] = store.append(rid, [EventRow(rid, 0, "w", body, 1.0)])
+            except RoomStoreError as e:
+                out[name] = e
+
+        jobs = [("x", "room0", '{"x": 1}'), ("y", "room0", '{"y": 1}'), ("z", "room1", "{}")]
+        jobs.append(("ghost", "ghost", "{}"))
+        before = store.commits
+        with store._writing:  # another write holds the database meanwhile
+            threads = [threading.Thread(target=append, args=job) for job in jobs]
+            for t in threads:
+                t.start()
+            for _ in range(500):
+                if store.waiting() == len(jobs):
+                    break
+                threading.Event().wait(0.01)
+            assert store.waiting() == len(jobs)
+        for t in threads:
+            t.join(30)
+        assert store.commits == before + 1  # one transaction for the four
+        assert sorted([out["x"], out["y"]]) == [False, True]  # (x, y) one of the two won seq 0
+        assert out["z"] is True and isinstance(out["ghost"], RoomStoreError)
+        body = store.events("room0")[0].body
+        assert body == ('{"x": 1}' if out["x"] else '{"y": 1}')
+        assert [e.body for e in store.events("room1")] == ["{}"]
+    finally:
+        store.close()
+
+
 def test_hands(store: Store) -> None:
     store.create_room(room(0))
     store.save_hand("room0", 0, '{"a": 1}\n', "key0")

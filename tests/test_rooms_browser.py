@@ -419,6 +419,14 @@ def test_the_home_page_sets_the_options_by_their_chinese_names(tmp_path: Path) -
         other.wait_for_selector("body[data-you='0']")
         assert "#t=" not in other.url
         other.wait_for_selector("#table .seat.bottom .hand .t[class*='k-']")  # its own tiles
+        # A token the room does not know: the page watches, saying why, and
+        # does not try again and again.
+        stranger = browser.new_context().new_page()
+        stranger.goto(f"{base}/r/{code}#t={'x' * 32}")
+        stranger.wait_for_selector("body[data-you=''][data-phase='playing']")
+        assert "token" in stranger.inner_text("#error")
+        stranger.wait_for_selector("#table .seat .hand .t.back")
+        assert stranger.get_attribute("body", "data-errors") == "1"
         # A bad value is refused with the engine's reason, shown on the page.
         page.goto(base + "/")
         page.wait_for_selector("body[data-ready='1']")

@@ -104,7 +104,7 @@ class RoomConfig:
         return out
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
+        return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True, allow_nan=False)
 
     @staticmethod
     def from_json(data: object, agents: Mapping[str, str] | None = None) -> RoomConfig:

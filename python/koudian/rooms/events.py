@@ -78,4 +78,6 @@ def check(kind: str, body: object) -> None:
 
 def dumps(body: dict[str, Any]) -> str:
     """An event body as stored (compact, keys sorted)."""
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return json.dumps(
+        body, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+    )

@@ -27,7 +27,7 @@ from koudian._core import Action, Game, KoudianError, MatchState
 from koudian.protocol import request
 from koudian.rooms.config import RoomConfig, RoomError
 from koudian.rooms.events import MAX_NAME, Event, check
-from koudian.rooms.views import public_table, seat_table
+from koudian.rooms.views import Views, public_table, seat_table
 from koudian.web.snapshot import result_json, table_state
 
 __all__ = ["FinishedHand", "RoomState", "Seat", "fold", "hand_seed", "replay_key", "token_hash"]
@@ -392,15 +392,16 @@ class RoomState:
             "closed": self.close_why,
         }
 
-    def table_json(self, seat: int | None) -> dict[str, Any] | None:
+    def table_json(self, seat: int | None, views: Views = None) -> dict[str, Any] | None:
         """The table of the hand in play (or the last one) as ``seat``
-        sees it; a spectator's (``None``) shows public information only."""
+        sees it; a spectator's (``None``) shows public information only.
+        ``views``: the hand's observations, if the caller has them."""
         game = self.game
         if game is None:
             return None
         if game.done:
             return self.hands[-1].table
-        return public_table(game) if seat is None else seat_table(game, seat)
+        return public_table(game, views) if seat is None else seat_table(game, seat, views)
 
     def request_json(self, seat: int) -> dict[str, Any] | None:
         """The open decision of ``seat`` (the stdin protocol's request,

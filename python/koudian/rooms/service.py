@@ -50,6 +50,7 @@ from koudian.rooms.protocol import error
 from koudian.rooms.room import RoomState, replay_key, token_hash
 from koudian.rooms.store import EventRow, RoomRow, Store
 from koudian.rooms.strand import Strand
+from koudian.web.snapshot import observations
 
 __all__ = ["Conn", "Limits", "LiveRoom", "RoomService"]
 
@@ -108,8 +109,11 @@ class Conn:
         self.ended = False
 
     def send(self, msg: dict[str, Any]) -> None:
-        text = json.dumps(msg, ensure_ascii=False, allow_nan=False)
-        self.loop.call_soon_threadsafe(self._put, str(msg.get("type")), text)
+        self.send_text(str(msg.get("type")), _text(msg))
+
+    def send_text(self, kind: str, text: str) -> None:
+        """Sends a message already serialized (``kind``: its type)."""
+        self.loop.call_soon_threadsafe(self._put, kind, text)
 
     def _put(self, kind: str, text: str | None) -> None:
         if self.dropped or self.ended:
@@ -336,7 +340,10 @@ class RoomService:
             row = await loop.run_in_executor(self.db, self.store.room_by_code, code)
             result = None if row is None else await self._load_row(row)
             if result is not None:
-                await self.run(result, self._resume, result)
+                try:
+                    await self.run(result, self._resume, result)
+                except RuntimeError:
+                    pass  # a closed room, put away again meanwhile: its record stands
             fut.set_result(result)
             return result
         except BaseException as e:
@@ -368,7 +375,10 @@ class RoomService:
         room = await self.room(code)
         if room is None:
             return None
-        out: dict[str, Any] = await self.run(room, room.state.room_json, None, [False] * 4)
+        try:
+            out: dict[str, Any] = await self.run(room, room.state.room_json, None, [False] * 4)
+        except RuntimeError:  # closed and put away meanwhile: its state changes no more
+            out = room.state.room_json(None, [False] * 4)
         out["code"] = room.row.code
         out["created"] = room.row.created
         return out
@@ -417,12 +427,20 @@ class RoomService:
                     c.seat, c.watching = None, True
         if kind == "act" and st.game is not None and st.game.done:
             self._save_hands(room)
+            end = _text(self._end_msg(room))
             for c in list(room.conns):
-                c.send(self._end_msg(room))
+                c.send_text("end", end)
         elif kind in ("act", "start", "next", "away", "back"):
             # (away / back: the seat's decision request appears or goes.)
+            # Each seat's message is made once, from one set of the four
+            # seats' observations, whatever the number of connections.
+            views = observations(st.game) if st.game is not None else None
+            made: dict[int | None, tuple[str, str]] = {}
             for c in list(room.conns):
-                c.send(self._table_msg(room, c.seat))
+                if c.seat not in made:
+                    msg = self._table_msg(room, c.seat, views)
+                    made[c.seat] = (str(msg["type"]), _text(msg))
+                c.send_text(*made[c.seat])
         if kind == "close":
             self.store.set_status(room.row.id, "closed", self.clock())
             self._close_agents(room)
@@ -442,11 +460,14 @@ class RoomService:
 
     def _room_msg_all(self, room: LiveRoom) -> None:
         connected = room.connected()
+        made: dict[int | None, str] = {}
         for c in list(room.conns):
-            msg = room.state.room_json(c.seat, connected)
-            msg["type"] = "room"
-            msg["room"] = room.row.code
-            c.send(msg)
+            if c.seat not in made:
+                msg = room.state.room_json(c.seat, connected)
+                msg["type"] = "room"
+                msg["room"] = room.row.code
+                made[c.seat] = _text(msg)
+            c.send_text("room", made[c.seat])
 
     def _deadline_ms(self, room: LiveRoom) -> int | None:
         st = room.state
@@ -456,7 +477,12 @@ class RoomService:
         left = self._asked_at(room, seat) + st.config.timer - self.clock()
         return max(0, int(left * 1000))
 
-    def _table_msg(self, room: LiveRoom, seat: int | None) -> dict[str, Any]:
+    def _table_msg(
+        self, room: LiveRoom, seat: int | None, views: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        """``seat``'s message of the table now: its decision (``act``),
+        the table (``table``) or the hand's end (``end``); ``seq``: the
+        event it reflects. ``views``: the hand's observations, if made."""
         st = room.state
         if st.game is not None and st.game.done and st.hands:
             return self._end_msg(room)
@@ -464,16 +490,18 @@ class RoomService:
         if seat is not None and st.to_act == seat and not st.bot_plays(seat):
             msg = st.request_json(seat)
             assert msg is not None
-            msg["table"] = st.table_json(seat)
+            msg["table"] = st.table_json(seat, views)
             msg["match"] = st.match_json()
             msg["deadline_ms"] = deadline
+            msg["seq"] = st.seq
             return msg
         return {
             "type": "table",
-            "table": st.table_json(seat),
+            "table": st.table_json(seat, views),
             "to_act": st.to_act,
             "deadline_ms": deadline,
             "match": st.match_json(),
+            "seq": st.seq,
         }
 
     def _end_msg(self, room: LiveRoom) -> dict[str, Any]:
@@ -485,6 +513,7 @@ class RoomService:
             "table": h.table,
             "match": room.state.match_json(),
             "replay": h.replay,
+            "seq": room.state.seq,
         }
 
     def hello(self, room: LiveRoom, conn: Conn, msg: dict[str, Any]) -> bool:
@@ -889,6 +918,11 @@ class RoomService:
 
 
 Build = Callable[[RoomState], tuple[str, dict[str, Any]]]
+
+
+def _text(msg: dict[str, Any]) -> str:
+    """A message as sent (strict JSON: no NaN)."""
+    return json.dumps(msg, ensure_ascii=False, allow_nan=False)
 
 
 def _const(event: tuple[str, dict[str, Any]]) -> Build:

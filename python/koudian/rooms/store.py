@@ -94,11 +94,13 @@ def open_store(url: str | Path) -> Store:
     newer than this koudian's."""
     text = str(url)
     if text.startswith(("postgresql://", "postgres://")):
+        from koudian._extras import install_hint
+
         try:
             from koudian.rooms.store_postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
         except ImportError as e:
             raise RoomStoreError(
-                f"--db {redact(text)}: PostgreSQL needs psycopg (pip install 'koudian[web]'): {e}"
+                f"--db {redact(text)}: PostgreSQL needs psycopg ({install_hint('web')}): {e}"
             ) from None
         store: Store = PostgresStore(text)
         return store

@@ -91,7 +91,7 @@ def room_routes(server: Server) -> list[BaseRoute]:
             await ws.accept()
             room = await service.room(ws.path_params["code"])
             if room is None:
-                await ws.send_text(json.dumps(error("no such room")))
+                await ws.send_text(json.dumps(error("no such room"), allow_nan=False))
                 await ws.close(code=1008, reason="no such room")
                 return
             await _serve(ws, server, room, client)

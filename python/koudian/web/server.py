@@ -1,13 +1,14 @@
 """``koudian serve``: play at a table in the browser (the ``web`` extra).
 
 ``koudian serve [--host 127.0.0.1] [--port 8000]`` serves the play page at
-``http://HOST:PORT/``: pick a preset, a seat and three opponents, play a
-hand or a match by clicking; each browser tab is its own table held on
-the server. Remote bots play the same seat protocol over ``/ws`` (see
-``docs/web.md``). Opponents are the native agent specs given with
-``--agents`` (default ``random,greedy,mc``; specs this build lacks are left
-out) and the ``cmd:`` bots given with ``--bot NAME=COMMAND``. Each finished
-hand is appended to ``--log`` and linked to its replay viewer.
+``http://HOST:PORT/play`` (and at ``/`` when it serves no rooms): pick a
+preset, a seat and three opponents, play a hand or a match by clicking;
+each browser tab is its own table held on the server. Remote bots play the
+same seat protocol over ``/ws`` (see ``docs/web.md``). Opponents are the
+native agent specs given with ``--agents`` (default ``random,greedy,mc``;
+specs this build lacks are left out) and the ``cmd:`` bots given with
+``--bot NAME=COMMAND``. Each finished hand is appended to ``--log`` and
+linked to its replay viewer.
 
 Rooms (``docs/rooms.md``): with ``--db`` (default ``koudian-rooms.db``, a
 SQLite file; ``postgresql://...`` for PostgreSQL; ``--db ''`` none) people

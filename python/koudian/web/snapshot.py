@@ -27,6 +27,7 @@ from koudian.tiles import Tile
 __all__ = [
     "action_table",
     "hand_frames",
+    "observations",
     "result_json",
     "table_state",
     "tile_table",
@@ -52,12 +53,23 @@ def _pond_token(d: dict[str, Any], tile: str | None) -> str:
     return text
 
 
-def table_state(game: Game, seat: int | None = None) -> dict[str, Any]:
+def observations(game: Game) -> list[dict[str, Any]]:
+    """The four seats' observations of ``game`` as JSON (what
+    ``table_state`` reads; worked out once, they serve every seat's view)."""
+    return [game.observe(s).to_json() for s in range(4)]
+
+
+def table_state(
+    game: Game, seat: int | None = None, views: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The table as plain JSON: with ``seat`` None the referee's view
     (every hidden tile, the ``hidden`` flags saying what the other seats do
     not see); with a seat, only what that seat may see (other hands are
-    ``null`` with their ``count``; unseen tiles are ``null`` / ``"~?"``)."""
-    views = [game.observe(s).to_json() for s in range(4)]
+    ``null`` with their ``count``; unseen tiles are ``null`` / ``"~?"``).
+    ``views``: ``observations(game)``, when the caller has them already
+    (one event's table told to many connections)."""
+    if views is None:
+        views = observations(game)
     mine = views[seat] if seat is not None else None
     seats: list[dict[str, Any]] = []
     for s in range(4):

@@ -55,6 +55,7 @@
   const watchOnly = new URLSearchParams(location.search).get("watch") === "1";
 
   const shown = { banners: null, controls: null };
+  let refused = null; // why a seat was refused: shown until the next try
   let fresh = false, ws = null, room = null, you = null, last = null, lastEnd = null, wasAway = false, backNote = false;
   let deadline = null, deadlineSeat = null, tick = null, retries = 0, joining = null, closedByUs = false;
 
@@ -99,11 +100,17 @@
       document.body.dataset.errors = String(Number(document.body.dataset.errors || 0) + 1);
       // A refused answer: the decision is still open, ask again.
       if (last && last.type === "act" && document.body.dataset.act === "sent") drawGame();
-      // A token the room does not know (a room's old link): watch instead.
-      if (!you && store.get(KEY) && !room) { store.set(KEY, null); reconnect(); }
+      // A refused hello (a seat taken meanwhile, a token the room does not
+      // know: a room's old link): watch instead, the reason shown.
+      if (you == null && (joining || (store.get(KEY) && !room))) {
+        if (!joining) store.set(KEY, null);
+        joining = null;
+        refused = m.error;
+        reconnect();
+      }
       return;
     }
-    $("error").textContent = "";
+    $("error").textContent = refused || "";
     if (m.type === "welcome") {
       you = m.seat;
       joining = null;
@@ -358,6 +365,7 @@
     if (!name) { $("name").focus(); return; }
     store.set("koudian.name", name);
     joining = name;
+    refused = null;
     reconnect();
   };
   $("lang").onclick = () => { KD.setLang(KD.lang === "zh" ? "en" : "zh"); labels(); };
