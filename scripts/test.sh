@@ -18,7 +18,7 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # mypy needs the optional dependencies the package type-checks against.
 "$WORK/tools/bin/pip" install -q "maturin>=1.7,<2" "ruff>=0.6" "mypy>=1.10" numpy \
     "pettingzoo>=1.24" "gymnasium>=0.29" "tqdm>=4.60" "pytest>=8" "hypothesis>=6" \
-    "starlette>=0.37" "uvicorn>=0.29" "websockets>=12" "playwright>=1.40"
+    "starlette>=0.37" "uvicorn>=0.29" "websockets>=12" "playwright>=1.40" "psycopg[binary]>=3.2"
 export PATH="$WORK/tools/bin:$PATH"
 
 # Lint gates run to the end and fail the run afterwards, so one report shows
@@ -54,9 +54,9 @@ WHEEL=$(ls "$WORK"/dist/koudian-*.whl)
 ls -l "$SDIST" "$WHEEL"
 
 echo "== python tests against the installed wheel"
-# The web tests drive Debian's Chromium (never a downloaded browser). As
-# root (CI) it is installed when missing and the tests must run; otherwise
-# they skip, saying why. Screenshots go to $KOUDIAN_ARTIFACTS.
+# The web tests drive Debian's Chromium (never a downloaded browser), the
+# rooms tests Debian's PostgreSQL. As root (CI) they are installed when
+# missing and the tests must run; otherwise they skip, saying why. Screenshots go to $KOUDIAN_ARTIFACTS.
 if [ "$(id -u)" = 0 ]; then
     if [ ! -x /usr/bin/chromium ]; then
         # A failed install fails the browser tests below, saying why.
@@ -64,6 +64,15 @@ if [ "$(id -u)" = 0 ]; then
             || echo "apt-get install chromium failed"
     fi
     export KOUDIAN_REQUIRE_BROWSER=1
+    # The rooms' PostgreSQL tests start Debian's server themselves (a temp
+    # data directory, a Unix socket; tests/_postgres.py): required here too.
+    if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+        # Only the binaries are used: the package's own cluster is not started
+        # (and a container's policy-rc.d refuses to start it anyway).
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } \
+            || echo "apt-get install postgresql failed"
+    fi
+    export KOUDIAN_REQUIRE_POSTGRES=1
 fi
 export KOUDIAN_ARTIFACTS=${KOUDIAN_ARTIFACTS:-$ROOT/target/test-artifacts}
 "$PY" -m venv "$WORK/venv"
