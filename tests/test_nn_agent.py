@@ -13,11 +13,10 @@ import struct
 from pathlib import Path
 from typing import Any
 
+import koudian
 import numpy as np
 import numpy.typing as npt
 import pytest
-
-import koudian
 from koudian import KoudianError, ModelError, NativeAgent, NnModel
 from koudian._core import nn_default_models
 from koudian._presets import names as preset_names
@@ -28,16 +27,15 @@ FAMILIES = ("shanxi", "linxian", "sichuan")
 
 def model_tensors(hidden: tuple[int, ...], seed: int) -> dict[str, npt.NDArray[np.float32]]:
     rng = np.random.default_rng(seed)
-    t: dict[str, npt.NDArray[np.float32]] = {
-        "input_scale": np.full(INPUTS, 0.125, np.float32)
-    }
+    t: dict[str, npt.NDArray[np.float32]] = {"input_scale": np.full(INPUTS, 0.125, np.float32)}
     width = INPUTS
-    layers = [*(f"hidden.{i}" for i in range(len(hidden))), "policy", "value"]
-    for name, out in zip(layers, [*hidden, 141, 1], strict=True):
+    layers = [(f"hidden.{i}", h) for i, h in enumerate(hidden)]
+    for name, out in [*layers, ("policy", 141), ("value", 1)]:
         b = 1 / math.sqrt(width)
         t[f"{name}.weight"] = rng.uniform(-b, b, (out, width)).astype(np.float32)
         t[f"{name}.bias"] = rng.uniform(-b, b, out).astype(np.float32)
-        width = out
+        if name.startswith("hidden"):
+            width = out
     return t
 
 
@@ -105,7 +103,7 @@ def reference(t: dict[str, npt.NDArray[np.float32]], x: npt.NDArray[np.float32])
 
 def observation_rows(n: int) -> npt.NDArray[np.float32]:
     """Real observations (encoding 2) with the family one-hot."""
-    rows = []
+    rows: list[npt.NDArray[np.float32]] = []
     g = koudian.Game("shanxi", seed=3)
     agent = NativeAgent("greedy")
     while len(rows) < n and not g.done:
@@ -183,13 +181,11 @@ def _edited(edit: str) -> bytes:
         ("nan", "non_finite"),
     ],
 )
-def test_bad_model_files_are_refused_naming_the_file(
-    tmp_path: Path, edit: str, kind: str
-) -> None:
+def test_bad_model_files_are_refused_naming_the_file(tmp_path: Path, edit: str, kind: str) -> None:
     good = model_bytes((8,), 1)
     data = {
         "truncated": good[: len(good) // 2],
-        "corrupted": good[:8] + b"{" + good[9:],
+        "corrupted": good[:9] + b"X" + good[10:],
     }.get(edit) or _edited(edit)
     path = tmp_path / f"bad-{edit}.safetensors"
     path.write_bytes(data)
@@ -204,7 +200,7 @@ def test_bad_model_files_are_refused_naming_the_file(
 
 
 def test_a_missing_file_and_bad_specs(tmp_path: Path, model_path: Path) -> None:
-    with pytest.raises(ModelError, match="nope.safetensors") as e:
+    with pytest.raises(ModelError, match=r"nope\.safetensors") as e:
         NativeAgent(f"nn:{tmp_path / 'nope.safetensors'}")
     assert e.value.kind == "unreadable"
     for spec in (f"nn:{model_path}:temp=hot", f"nn:{model_path}:depth=2", "nn:temp=-1"):
@@ -234,7 +230,9 @@ def test_a_family_the_model_was_not_trained_for_is_refused(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("preset", preset_names())
-def test_decisions_are_legal_and_reproducible_on_every_preset(preset: str, model_path: Path) -> None:
+def test_decisions_are_legal_and_reproducible_on_every_preset(
+    preset: str, model_path: Path
+) -> None:
     specs = [f"nn:{model_path}", f"nn:{model_path}:temp=1.5"]
     for spec in specs:
         runs = [koudian.simulate(preset, [spec] * 4, 48, seed=2, threads=t) for t in (1, 2)]
@@ -244,7 +242,9 @@ def test_decisions_are_legal_and_reproducible_on_every_preset(preset: str, model
     # observations, the ranking led by the action it plays).
     agent = NativeAgent(specs[0])
     checked = 0
-    for seed in range(40):
+    for seed in range(600):
+        if checked >= 4000:
+            break
         g = koudian.Game(preset, seed=seed)
         while not g.done and checked < 4000:
             seat = g.to_act
@@ -257,7 +257,7 @@ def test_decisions_are_legal_and_reproducible_on_every_preset(preset: str, model
                 assert abs(sum(r.numbers["probability"] for r in ranked) - 1) < 1e-9
             g.step(a)
             checked += 1
-    assert checked >= 1000
+    assert checked >= 2000
 
 
 def test_nn_plays_in_the_arena_match_vec_env_and_review(model_path: Path) -> None:
@@ -274,11 +274,11 @@ def test_nn_plays_in_the_arena_match_vec_env_and_review(model_path: Path) -> Non
     env.reset()
     for _ in range(200):
         masks = env.action_masks()
-        env.step(masks.argmax(axis=1))
-    assert not env.info["fault"].any()
+        *_, info = env.step(masks.argmax(axis=1))
+        assert not np.asarray(info["fault"]).any()
     from koudian.web.review import review_hand
 
     g = koudian.Game("shanxi", seed=5)
     koudian.play(g, ["greedy"] * 4)
-    out = review_hand(g.log(), 0, spec)
+    out = review_hand(g.log, 0, spec)
     assert out["summary"]["decisions"] > 0

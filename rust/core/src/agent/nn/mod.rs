@@ -116,13 +116,14 @@ impl NnConfig {
     /// assert!(NnConfig::parse("rollouts=3").is_err());
     /// ```
     pub fn parse(options: &str) -> Result<NnConfig, Error> {
-        let bad = |m: String| Error::InvalidRuleset(m);
+        let bad = Error::InvalidRuleset;
         let mut parts: Vec<&str> = if options.is_empty() {
             vec![]
         } else {
             options.split(':').collect()
         };
         let mut cfg = NnConfig::default();
+        let mut temp_given = false;
         while let Some(last) = parts.last() {
             let Some((key, value)) = last.split_once('=') else {
                 break;
@@ -130,29 +131,23 @@ impl NnConfig {
             if key.is_empty() || !key.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
                 break;
             }
-            match key {
-                "temp" => {
-                    let t: f32 = value
-                        .parse()
-                        .map_err(|_| bad(format!("nn option temp={value:?}: not a number")))?;
-                    if !(0.0..=MAX_TEMP).contains(&t) || cfg.temp.is_some() {
-                        return Err(bad(format!(
-                            "nn option temp={value}: a temperature is given once, 0 to {MAX_TEMP}"
-                        )));
-                    }
-                    cfg.temp = Some(t).filter(|&t| t > 0.0);
-                    if t == 0.0 {
-                        // temp=0 is greedy decoding, given once all the same.
-                        cfg.temp = None;
-                    }
-                }
-                _ => {
-                    return Err(bad(format!(
-                        "unknown nn option {key:?} in {options:?} (available: \"temp=T\"; a model \
-                         file is \"nn:PATH\")"
-                    )))
-                }
+            if key != "temp" {
+                return Err(bad(format!(
+                    "unknown nn option {key:?} in {options:?} (available: \"temp=T\"; a model \
+                     file is \"nn:PATH\")"
+                )));
             }
+            let t: f32 = value
+                .parse()
+                .map_err(|_| bad(format!("nn option temp={value:?}: not a number")))?;
+            if !(0.0..=MAX_TEMP).contains(&t) || temp_given {
+                return Err(bad(format!(
+                    "nn option temp={value}: a temperature is given once, 0 to {MAX_TEMP}"
+                )));
+            }
+            temp_given = true;
+            // temp=0 is greedy decoding.
+            cfg.temp = Some(t).filter(|&t| t > 0.0);
             parts.pop();
         }
         let path = parts.join(":");

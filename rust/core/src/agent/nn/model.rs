@@ -304,9 +304,9 @@ impl Model {
 fn fold_first(first: &Dense, scale: &[f32]) -> (Vec<f32>, Vec<f32>) {
     let (h, n) = (first.out, first.inp);
     let mut t = vec![0f32; n * h];
-    for o in 0..h {
-        for i in 0..n {
-            t[i * h + o] = first.weight[o * n + i] * scale[i];
+    for (o, w_row) in first.weight.chunks_exact(n).enumerate() {
+        for (i, (w, s)) in w_row.iter().zip(scale).enumerate() {
+            t[i * h + o] = w * s;
         }
     }
     let planes = Encoding::V2.n_planes();
