@@ -282,3 +282,24 @@ def test_nn_plays_in_the_arena_match_vec_env_and_review(model_path: Path) -> Non
     koudian.play(g, ["greedy"] * 4)
     out = review_hand(g.log, 0, spec)
     assert out["summary"]["decisions"] > 0
+
+
+def test_nn_opponents_and_hints_at_a_web_table(model_path: Path) -> None:
+    from koudian.web.tables import Table, TableConfig, offered_opponents
+
+    spec = f"nn:{model_path}"
+    offered = offered_opponents(["greedy", spec], {})
+    assert offered == {"greedy": "greedy", spec: spec}
+    table = Table(TableConfig(offered, client_seeds=True))
+    replies = table.handle(json.dumps({"type": "new", "opponents": [spec] * 3, "seed": 3}))
+    assert all(r["type"] != "error" for r in replies), replies
+    for _ in range(40):
+        if table.game is None or table.game.done:
+            break
+        hint = table.handle(json.dumps({"type": "hint", "agent": spec}))[0]
+        assert hint["type"] == "hint", hint
+        best = hint["ranked"][0]
+        assert set(best) >= {"action", "value"}
+        replies = table.handle(json.dumps({"type": "act", **best["action"]}))
+        assert all(r["type"] != "error" for r in replies), replies
+    table.close()

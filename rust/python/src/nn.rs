@@ -15,6 +15,9 @@ use std::sync::Arc;
 /// allocates: about 0.6 GB of activations at the widest model).
 const MAX_ROWS: usize = 1 << 16;
 
+/// What `forward` returns: the logits and the values.
+type Forward<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>);
+
 /// A model file of the agent `nn`, read and checked (the reader refuses
 /// what the agent would, with `ModelError`).
 #[pyclass(name = "NnModel", module = "koudian", frozen)]
@@ -79,11 +82,7 @@ impl PyNnModel {
     /// The forward pass of a batch: `planes` a float32 C-contiguous array
     /// of shape `(N, inputs)`; returns `(logits (N, 141), value (N,))`
     /// (the raw value: expected points / `value_scale`).
-    fn forward<'py>(
-        &self,
-        py: Python<'py>,
-        planes: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+    fn forward<'py>(&self, py: Python<'py>, planes: &Bound<'py, PyAny>) -> PyResult<Forward<'py>> {
         let inputs = self.inner.inputs();
         let want = || format!("a float32 C-contiguous array of shape (N, {inputs})");
         let arr = planes
