@@ -122,6 +122,22 @@ pub trait Agent: Send {
     fn reset(&mut self, seed: u64) {
         let _ = seed;
     }
+
+    /// For an agent that estimates the values of its candidates (`mc`):
+    /// plays exactly as [`Agent::act`] would (same action, same seeds
+    /// consumed) and, where it estimated two or more candidates, writes
+    /// their values into `values` (indexed by [`Action::index`]; the
+    /// caller fills it with NaN first). `None` (the default) from an
+    /// agent that does not estimate: the caller then asks `act`. The
+    /// dataset recorder keeps the values as soft targets for learners.
+    fn act_valued(
+        &mut self,
+        view: &SeatView<'_>,
+        values: &mut [f32; crate::game::N_ACTIONS],
+    ) -> Option<Action> {
+        let _ = (view, values);
+        None
+    }
 }
 
 /// Plays a uniformly random legal action (never [`Action::Leave`]).
