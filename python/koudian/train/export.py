@@ -14,12 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from koudian._core import N_ACTIONS, KoudianError, __version__
+from koudian._core import N_ACTIONS, OBS_ENCODING_VERSION, KoudianError, __version__
 from koudian.train.model import EXTRA_INPUTS, FAMILIES, PLANES, VALUE_SCALE, Params, hidden_sizes
 
 FORMAT = "koudian-nn"
 FORMAT_VERSION = 1
-ENCODING_VERSION = 2
 DTYPES = {"f32": np.float32, "f16": np.float16}
 
 
@@ -31,7 +30,7 @@ def metadata(
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "arch": "mlp",
-        "encoding_version": ENCODING_VERSION,
+        "encoding_version": OBS_ENCODING_VERSION,
         "planes": PLANES,
         "extra_inputs": list(EXTRA_INPUTS),
         "hidden": hidden_sizes(params),
