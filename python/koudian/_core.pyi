@@ -80,6 +80,15 @@ class InvalidLogError(KoudianError):
 class InvalidPositionError(KoudianError):
     """A position (an observation and its completion) no table can reach."""
 
+class ModelError(KoudianError):
+    """A model file the nn agent cannot use: the message names the file and
+    what is wrong; ``file`` and ``kind`` (``"not_safetensors"``,
+    ``"metadata"``, ``"format"``, ``"encoding"``, ``"tensor"``, ``"dtype"``,
+    ``"non_finite"``, ``"family"``, ``"unreadable"``) say it for programs."""
+
+    file: str
+    kind: str
+
 # -- tiles -------------------------------------------------------------
 
 def _tile_table() -> list[tuple[str, str, str, int, str, int]]:
@@ -965,7 +974,8 @@ def rank_actions(game: Game, seat: int, agent: str = "greedy", seed: int = 0) ->
 
 class NativeAgent:
     """A built-in agent of the Rust core (``"random"``, ``"greedy"``,
-    ``"mc"``, ``"mc:rollouts=200"``, ``"mc:budget=fast|strong"``)."""
+    ``"mc"``, ``"mc:rollouts=200"``, ``"mc:budget=fast|strong"``, ``"nn"``,
+    ``"nn:PATH"``, ``"nn:PATH:temp=0.5"``)."""
 
     def __init__(self, name: str, seed: int = 0) -> None: ...
     @property
@@ -977,6 +987,37 @@ class NativeAgent:
         """The core agent's action for an observation taken from a ``Game``
         that has not moved since; ``legal_actions`` (ignored: the core
         reads them from the game) makes a ``NativeAgent`` an ``Agent``."""
+
+class NnModel:
+    """A model file of the agent ``nn`` (safetensors with a ``koudian``
+    header; docs/models.md), read and checked: ``ModelError`` names the
+    file and what is wrong."""
+
+    def __init__(self, source: str | PathLike[str] | bytes) -> None: ...
+    @property
+    def header(self) -> dict[str, Any]:
+        """The file's ``koudian`` metadata."""
+    @property
+    def file(self) -> str:
+        """Where the model was read from (a path, or ``"<bytes>"``)."""
+    @property
+    def inputs(self) -> int:
+        """Values per input row: the planes, then the extra inputs (2247)."""
+    @property
+    def parameters(self) -> int:
+        """Number of parameters."""
+    def forward(
+        self, planes: npt.NDArray[np.float32]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The forward pass of a float32 C-contiguous ``(N, inputs)`` batch:
+        ``(logits (N, 141), value (N,))``, the value raw (expected points
+        divided by the header's ``value_scale``); a row's results do not
+        depend on the rest of the batch."""
+
+def nn_default_models() -> list[str]:
+    """The default models embedded in this build, which the agent ``"nn"``
+    plays (empty when none is: ``"nn"`` is then refused, ``"nn:PATH"``
+    still plays a model file)."""
 
 class Hidden:
     """A completion of what one seat cannot see: the other hands, the wall

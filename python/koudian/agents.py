@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
-from koudian._core import Action, NativeAgent, Observation, RulesetError
+from koudian._core import Action, NativeAgent, Observation, RulesetError, nn_default_models
 from koudian.faults import Fault, fallback_action
 
 __all__ = [
@@ -41,16 +41,21 @@ __all__ = [
     "native_name",
 ]
 
-BUILTIN_AGENTS = ("random", "greedy", "mc")
+BUILTIN_AGENTS: tuple[str, ...] = ("random", "greedy", "mc") + (
+    ("nn",) if nn_default_models() else ()
+)
 """The names of the Rust core's agents, the one list every help text and
 error names (``mc`` also takes ``mc:rollouts=N`` and
-``mc:budget=fast|default|strong``); tests check the core knows each."""
+``mc:budget=fast|default|strong``; the learned agent ``nn`` is listed when
+the build embeds a default model, and ``nn:PATH`` plays any model file);
+tests check the core knows each."""
 
 
 def agents_help(extra: str = 'cmd:"python my_bot.py"') -> str:
     """The agents a command takes, for its help text: every built-in
     name, then ``extra`` (the other specs that command accepts)."""
-    return ", ".join([*BUILTIN_AGENTS, "mc:rollouts=200", *([extra] if extra else [])])
+    specs = [*BUILTIN_AGENTS, "mc:rollouts=200", "nn:PATH[:temp=T]"]
+    return ", ".join([*specs, *([extra] if extra else [])])
 
 
 class AgentError(RulesetError):

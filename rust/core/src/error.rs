@@ -32,6 +32,74 @@ pub enum Error {
     /// Only sizes that may be large are reserved fallibly; the rest of
     /// the core's allocations are small.
     OutOfMemory(String),
+    /// A model file the `nn` agent cannot use (see
+    /// [`crate::agent::nn`]): which file, and what is wrong with it.
+    InvalidModel(Box<ModelError>),
+}
+
+/// What is wrong with a model file ([`Error::InvalidModel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModelFault {
+    /// The file could not be read (missing, unreadable, too large).
+    Unreadable,
+    /// Not a safetensors file, or one cut short.
+    NotSafetensors,
+    /// The `koudian` metadata is missing, not JSON, or lacks a field.
+    Metadata,
+    /// A `format`, `format_version` or `arch` this build does not know.
+    Format,
+    /// An observation encoding (version, planes, extra inputs) or action
+    /// count other than this build's.
+    Encoding,
+    /// A tensor missing, unexpected, or of the wrong shape.
+    Tensor,
+    /// A tensor of a dtype other than F32, F16 and BF16.
+    Dtype,
+    /// A weight that is NaN or infinite.
+    NonFinite,
+    /// The ruleset's family is not among the model's `families`.
+    Family,
+}
+
+impl ModelFault {
+    /// The fault's name, as the Python binding reports it (`kind`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ModelFault::Unreadable => "unreadable",
+            ModelFault::NotSafetensors => "not_safetensors",
+            ModelFault::Metadata => "metadata",
+            ModelFault::Format => "format",
+            ModelFault::Encoding => "encoding",
+            ModelFault::Tensor => "tensor",
+            ModelFault::Dtype => "dtype",
+            ModelFault::NonFinite => "non_finite",
+            ModelFault::Family => "family",
+        }
+    }
+}
+
+/// A refused model file: the file (its path, or a name such as
+/// `"<bytes>"` or `"embedded:NAME"`), the kind of fault, and a sentence
+/// saying what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelError {
+    /// The file.
+    pub file: String,
+    /// The kind of fault.
+    pub fault: ModelFault,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+impl Error {
+    /// An [`Error::InvalidModel`].
+    pub fn model(file: &str, fault: ModelFault, detail: impl Into<String>) -> Error {
+        Error::InvalidModel(Box::new(ModelError {
+            file: file.to_string(),
+            fault,
+            detail: detail.into(),
+        }))
+    }
 }
 
 impl fmt::Display for Error {
@@ -46,6 +114,7 @@ impl fmt::Display for Error {
             Error::InvalidArgument(m) => f.write_str(m),
             Error::InvalidPosition(m) => f.write_str(m),
             Error::OutOfMemory(m) => f.write_str(m),
+            Error::InvalidModel(e) => write!(f, "model file {}: {}", e.file, e.detail),
         }
     }
 }

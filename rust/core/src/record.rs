@@ -340,6 +340,11 @@ impl Agent for Valued {
     fn reset(&mut self, seed: u64) {
         self.inner.reset(seed);
     }
+
+    // A learned agent has no estimates: its decisions stay batched.
+    fn as_nn(&mut self) -> Option<&mut crate::agent::NnAgent> {
+        self.inner.as_nn()
+    }
 }
 
 impl<S> Drop for DatasetRecorder<'_, S> {

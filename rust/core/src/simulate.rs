@@ -27,6 +27,9 @@ use crate::score::HandValue;
 use rayon::prelude::*;
 use std::ops::Range;
 
+mod lockstep;
+pub use lockstep::LOCKSTEP_TABLES;
+
 /// One worker's agents, table and recorder.
 type Worker<R> = (Result<[Box<dyn Agent>; 4], Error>, Option<Game>, R);
 
@@ -360,49 +363,105 @@ pub fn play_out<R: Recorder, S: Seats + ?Sized>(
     seats: &mut S,
     rec: &mut R,
 ) -> Result<(u32, bool), Error> {
-    let mut decisions = 0;
-    let mut fault = false;
-    let decides: [bool; 4] =
-        std::array::from_fn(|s| seats.agent(s as u8).is_some_and(|a| a.decides()));
+    let mut t = Tally::of(seats);
+    play_until::<false, R, S>(g, seats, rec, &mut t, [false; 4])?;
+    t.settle(g)
+}
+
+/// Where the game loop stands in a hand: the decisions played, whether
+/// any answer was not legal, and which seats answer through
+/// [`Agent::decide`] (asked once a hand).
+pub(crate) struct Tally {
+    decisions: u32,
+    fault: bool,
+    decides: [bool; 4],
+}
+
+impl Tally {
+    /// The tally of a hand about to be played by `seats`.
+    pub(crate) fn of<S: Seats + ?Sized>(seats: &mut S) -> Tally {
+        Tally {
+            decisions: 0,
+            fault: false,
+            decides: std::array::from_fn(|s| seats.agent(s as u8).is_some_and(|a| a.decides())),
+        }
+    }
+
+    /// The hand's decisions and fault once the loop stopped; an error
+    /// for a hand the scorer refused (never a silent zero).
+    pub(crate) fn settle(&self, g: &Game) -> Result<(u32, bool), Error> {
+        if let Some(e) = g.settlement_error() {
+            return Err(e.clone());
+        }
+        Ok((self.decisions, self.fault))
+    }
+}
+
+/// The one game loop ([`play_out`]'s): plays `g` with `seats` until the
+/// hand is over or the seat to act has no agent (`None`), or, when
+/// `BATCHED`, until a seat marked in `batched` is to act: its seat is
+/// returned, for the caller to decide (with other tables' decisions in
+/// one batch) and hand the answer to [`answered`].
+#[inline]
+pub(crate) fn play_until<const BATCHED: bool, R: Recorder, S: Seats + ?Sized>(
+    g: &mut Game,
+    seats: &mut S,
+    rec: &mut R,
+    t: &mut Tally,
+    batched: [bool; 4],
+) -> Result<Option<u8>, Error> {
     while let Some(seat) = g.to_act() {
+        // Seats are 0-3: the mask spares the index check.
+        let s = usize::from(seat & 3);
+        if BATCHED && batched[s] {
+            return Ok(Some(seat));
+        }
         let Some(agent) = seats.agent(seat) else {
             break;
         };
-        // Seats are 0-3: the mask spares the index check.
-        if !decides[usize::from(seat & 3)] {
+        if !t.decides[s] {
             // A native agent: one call, its action stepped at once (the
             // hot path of self-play; a refused action is the cold path).
             let a = agent.act(&SeatView::new(g, seat));
-            decisions += 1;
+            t.decisions += 1;
             rec.before(g, seat);
             if g.step_inline(a).is_ok() {
                 rec.played(a);
             } else {
-                fault = true;
+                t.fault = true;
                 play_fallback(g, seat, &Answer::Action(a), rec)?;
             }
             continue;
         }
         let answer = agent.decide(&SeatView::new(g, seat))?;
-        decisions += 1;
-        rec.before(g, seat);
-        match answer {
-            Answer::Action(a) if g.step_inline(a).is_ok() => rec.played(a),
-            Answer::Faulted(a) if g.step_inline(a).is_ok() => {
-                fault = true;
-                rec.played(a);
-            }
-            other => {
-                fault = true;
-                play_fallback(g, seat, &other, rec)?;
-            }
+        answered(g, seat, answer, rec, t)?;
+    }
+    Ok(None)
+}
+
+/// Plays the answer of `seat`'s agent (the fallback for one that is not
+/// a legal action) and tells `rec`.
+pub(crate) fn answered<R: Recorder>(
+    g: &mut Game,
+    seat: u8,
+    answer: Answer,
+    rec: &mut R,
+    t: &mut Tally,
+) -> Result<(), Error> {
+    t.decisions += 1;
+    rec.before(g, seat);
+    match answer {
+        Answer::Action(a) if g.step_inline(a).is_ok() => rec.played(a),
+        Answer::Faulted(a) if g.step_inline(a).is_ok() => {
+            t.fault = true;
+            rec.played(a);
+        }
+        other => {
+            t.fault = true;
+            play_fallback(g, seat, &other, rec)?;
         }
     }
-    // A hand the scorer refused is an error, never a silent zero.
-    if let Some(e) = g.settlement_error() {
-        return Err(e.clone());
-    }
-    Ok((decisions, fault))
+    Ok(())
 }
 
 /// Plays the fallback ([`ActionMask::fallback`](crate::game::ActionMask::fallback)) for `seat`, whose
@@ -561,6 +620,9 @@ where
         let summary = HandSummary::of(g, decisions, agent_fault)?;
         Ok(rec.finish(g, summary))
     };
+    if lockstep::wanted(&make) {
+        return lockstep::run(rules, games, seed, &workers, &make, &recorder);
+    }
     match workers {
         Workers::Caller => {
             let mut w = init();

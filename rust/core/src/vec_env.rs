@@ -35,7 +35,7 @@
 //! * **No allocation per step**: tables are redealt in place, their
 //!   opponents reset, the event record keeps its capacity.
 
-use crate::agent::{builtin, Agent, SeatView};
+use crate::agent::{builtin, Agent, Answer, SeatView};
 use crate::error::Error;
 use crate::game::encode::ponds::Ponds;
 use crate::game::encode::{self, Cell, Encoding};
@@ -667,7 +667,18 @@ impl Table {
             let Some(agent) = self.agents[(seat & 3) as usize].as_mut() else {
                 break;
             };
-            let a = agent.act(&SeatView::new(&self.game, seat));
+            let view = SeatView::new(&self.game, seat);
+            // An agent that may fail (the nn agent: a model without the
+            // ruleset's family) answers through `decide`; its error
+            // stops the step.
+            let a = if agent.decides() {
+                match agent.decide(&view)? {
+                    Answer::Action(a) | Answer::Faulted(a) => a,
+                    Answer::NotAnAction(_) => Action::Pass,
+                }
+            } else {
+                agent.act(&view)
+            };
             if self.game.step_inline(a).is_err() {
                 let fb = fallback(&self.game)?;
                 self.game.step(fb)?;

@@ -57,6 +57,16 @@ create_exception!(
     "A position (an observation and its completion) no table can reach."
 );
 
+create_exception!(
+    koudian,
+    ModelError,
+    KoudianError,
+    "A model file the nn agent cannot use: its message names the file and \
+     what is wrong; the attributes `file` and `kind` (\"not_safetensors\", \
+     \"metadata\", \"format\", \"encoding\", \"tensor\", \"dtype\", \
+     \"non_finite\", \"family\", \"unreadable\") say it for programs."
+);
+
 /// Maps a core error to its Python exception.
 pub fn to_py(e: Error) -> PyErr {
     match e {
@@ -70,6 +80,17 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidPosition(m) => InvalidPositionError::new_err(m),
         // Python's own exception for it, which callers already catch.
         Error::OutOfMemory(m) => PyMemoryError::new_err(m),
+        Error::InvalidModel(e) => {
+            let err = ModelError::new_err(Error::InvalidModel(e.clone()).to_string());
+            Python::attach(|py| {
+                let v = err.value(py);
+                // Setting attributes on a fresh exception cannot fail
+                // short of memory; the message says it all anyway.
+                let _ = v.setattr("file", &e.file);
+                let _ = v.setattr("kind", e.fault.name());
+            });
+            err
+        }
     }
 }
 
@@ -89,5 +110,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "InvalidPositionError",
         py.get_type::<InvalidPositionError>(),
     )?;
+    m.add("ModelError", py.get_type::<ModelError>())?;
     Ok(())
 }

@@ -18,6 +18,7 @@ mod hand;
 mod ints;
 mod match_state;
 mod native_agent;
+mod nn;
 mod observation;
 mod position;
 mod rank;
@@ -118,7 +119,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     submodule(
         m,
         "agents",
-        &[native_agent::register, rank::register, agent::register],
+        &[
+            native_agent::register,
+            nn::register,
+            rank::register,
+            agent::register,
+        ],
         true,
     )?;
     submodule(m, "arena", &[arena::register], true)?;

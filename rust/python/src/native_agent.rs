@@ -4,7 +4,7 @@
 use crate::action::{action_obj, PyAction};
 use crate::errors::{to_py, IllegalActionError};
 use crate::observation::PyObservation;
-use koudian_core::agent::{builtin, Agent, SeatView};
+use koudian_core::agent::{builtin, Agent, Answer, SeatView};
 use pyo3::prelude::*;
 
 /// A built-in agent of the Rust core (`"random"`, `"greedy"`, …), usable
@@ -83,7 +83,18 @@ impl PyNativeAgent {
                 o.inner.seat
             )));
         }
-        let a = self.agent().act(&SeatView::new(&g.inner, o.inner.seat));
+        let view = SeatView::new(&g.inner, o.inner.seat);
+        let agent = self.agent();
+        // An agent that may fail (nn: a model without the ruleset's
+        // family) answers through `decide`, its error raised.
+        let a = if agent.decides() {
+            match agent.decide(&view).map_err(to_py)? {
+                Answer::Action(a) | Answer::Faulted(a) => a,
+                Answer::NotAnAction(s) => return Err(IllegalActionError::new_err(s)),
+            }
+        } else {
+            agent.act(&view)
+        };
         action_obj(py, a)
     }
 

@@ -10,10 +10,12 @@
 mod decisions;
 pub mod greedy;
 pub mod mc;
+pub mod nn;
 mod ranked;
 
 pub use greedy::GreedyAgent;
 pub use mc::MonteCarloAgent;
+pub use nn::NnAgent;
 pub use ranked::{rank_actions, RankedAction};
 
 use crate::error::Error;
@@ -136,6 +138,13 @@ pub trait Agent: Send {
         values: &mut [f32; crate::game::N_ACTIONS],
     ) -> Option<Action> {
         let _ = (view, values);
+        None
+    }
+
+    /// The learned agent behind this one, if it is one: the self-play
+    /// runner then evaluates its decisions in batches with other tables'
+    /// (the same decisions as [`Agent::decide`]'s, batched or not).
+    fn as_nn(&mut self) -> Option<&mut NnAgent> {
         None
     }
 }
@@ -274,9 +283,11 @@ fn select(x: u64, r: u32) -> u32 {
 /// The dense index of [`Action::Leave`].
 const N_LEAVE: usize = Action::Leave.index();
 
-/// A built-in agent by spec: `"random"`, `"greedy"`, or `"mc"` with
+/// A built-in agent by spec: `"random"`, `"greedy"`, `"mc"` with
 /// optional `":"`-separated options (`"mc:rollouts=200"`,
-/// `"mc:budget=fast"`, see [`mc::McConfig::parse`]).
+/// `"mc:budget=fast"`, see [`mc::McConfig::parse`]), or the learned agent
+/// `"nn"` (the default model embedded in the build), `"nn:PATH"` (a model
+/// file) with the option `temp=T` (see [`nn::NnConfig::parse`]).
 ///
 /// ```
 /// assert!(koudian_core::agent::builtin("random", 1).is_ok());
@@ -293,11 +304,12 @@ pub fn builtin(name: &str, seed: u64) -> Result<Box<dyn Agent>, Error> {
             mc::McConfig::parse(options)?,
             seed,
         ))),
+        ("nn", _) => Ok(Box::new(NnAgent::new(&nn::NnConfig::parse(options)?, seed)?)),
         ("random" | "greedy", false) => Err(Error::InvalidRuleset(format!(
             "the built-in agent {base:?} takes no options (got {name:?})"
         ))),
         _ => Err(Error::InvalidRuleset(format!(
-            "unknown built-in agent {name:?} (available: \"random\", \"greedy\", \"mc\", \"mc:rollouts=N\", \"mc:budget=fast|default|strong\")"
+            "unknown built-in agent {name:?} (available: \"random\", \"greedy\", \"mc\", \"mc:rollouts=N\", \"mc:budget=fast|default|strong\", \"nn\", \"nn:PATH\", \"nn:temp=T\")"
         ))),
     }
 }

@@ -3,6 +3,7 @@
 //! web pages show them; the first is exactly what the agent plays.
 
 use crate::agent::mc::{McConfig, MonteCarloAgent};
+use crate::agent::nn::{NnAgent, NnConfig};
 use crate::agent::{GreedyAgent, SeatView};
 use crate::error::Error;
 use crate::game::{Action, Game};
@@ -39,7 +40,8 @@ impl RankedAction {
 /// `"mc:rollouts=200"`, seeded with `seed` as [`MonteCarloAgent::new`]);
 /// empty when the seat is not to act, an error naming the spec when it is
 /// not known. The mc values are estimated mean settlement points (see
-/// [`MonteCarloAgent::rank`]).
+/// [`MonteCarloAgent::rank`]); the nn values are the policy's logits (see
+/// [`NnAgent::rank`]).
 ///
 /// ```
 /// use koudian_core::agent::{rank_actions, Agent, GreedyAgent, SeatView};
@@ -65,8 +67,9 @@ pub fn rank_actions(
     match base {
         "greedy" if options.is_empty() => Ok(GreedyAgent::new(seed).rank(&view)),
         "mc" => Ok(MonteCarloAgent::new(McConfig::parse(options)?, seed).rank(&view)),
+        "nn" => NnAgent::new(&NnConfig::parse(options)?, seed)?.rank(&view),
         _ => Err(Error::InvalidRuleset(format!(
-            "unknown agent {agent:?} for ranking (available: \"greedy\", \"mc\", \"mc:rollouts=N\")"
+            "unknown agent {agent:?} for ranking (available: \"greedy\", \"mc\", \"mc:rollouts=N\", \"nn\", \"nn:PATH\")"
         ))),
     }
 }

@@ -246,7 +246,7 @@ mod tests {
             c[k] = ((x >> 8) % 5) as u8;
             assert_eq!(
                 u32::from(tile_count(&c)),
-                c.iter().map(|&n| u32::from(n)).sum()
+                c.iter().map(|&n| u32::from(n)).sum::<u32>()
             );
         }
         assert_eq!(tile_count(&[4; KINDS]), 136);
