@@ -519,7 +519,7 @@ where
                 agent
             })
         };
-        let hands = simulate_recorded(rules, r, seed, 1, &make_valued, || {
+        let hands = simulate_recorded(rules, r, seed, 1, make_valued, || {
             DatasetRecorder::new(options, hand_rules, &home, &summarize).with_expert(slot.clone())
         })?;
         let hands = hands.into_iter().collect::<Result<Vec<T>, Error>>()?;
