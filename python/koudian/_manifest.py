@@ -15,9 +15,10 @@ from typing import Any
 from koudian._core import MASK_BYTES, N_ACTIONS, OBS_BYTES, OBS_BYTES_V1, KoudianError
 
 FORMAT = "koudian-dataset"
-FORMAT_VERSIONS = (1, 2)
+FORMAT_VERSIONS = (1, 2, 3)
 """The manifest format versions this koudian reads: 1 (no checksums, no
-``complete``), 2 (per-shard ``bytes`` and ``sha256``, ``complete``)."""
+``complete``), 2 (per-shard ``bytes`` and ``sha256``, ``complete``), 3
+(the shards have the ``expert_values`` column)."""
 
 MAX_MANIFEST_BYTES = 64 << 20
 """The largest ``_manifest.json`` read (about 300,000 shards' entries)."""

@@ -359,11 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from koudian.arena.cli import add_subparser as add_arena
     from koudian.simulation_cli import add_subparser as add_simulate
+    from koudian.train.cli import add_subparser as add_train
     from koudian.web import register
 
     add_simulate(sub)
     register(sub)  # view, review, serve (koudian/web)
     add_arena(sub)
+    add_train(sub)
     return p
 
 

@@ -30,7 +30,18 @@ delta       int64                 the seat's settlement delta of the hand
 won         bool                  the seat won the hand
 shanten     int8                  the seat's shanten at the end (-1 for a winner)
 end         uint8                 the hand's end kind, an index into ``END_KINDS``
+expert_     list<float32>         the agent's estimated values where it searched
+values                            (``mc``): 141 a row (see below), else empty
 ==========  ====================  ==============================================
+
+``expert_values`` (manifest format 3 on) holds the soft targets of a
+learner: where the recorded seat's agent estimated its candidates
+(``mc`` at a decision it searched, two candidates or more played out),
+141 float32 indexed by action index: the estimated mean settlement
+(points) of each candidate played out, as ``koudian.rank_actions(...,
+agent="mc")`` reports it, ``-inf`` for a legal action not played out,
+NaN for an illegal one; an empty list at every other decision
+(``expert_values_dense`` gives the ``(n, 141)`` array, NaN rows there).
 
 The observation is the core's newest encoding, version 2 (66 planes of
 small integers, ``koudian.env``'s ``encoding=2``, the vectorized
@@ -99,6 +110,7 @@ __all__ = [
     "PartialDatasetWarning",
     "Recording",
     "ShardWriter",
+    "expert_values_dense",
     "iter_batches",
     "open",
     "prepare",
@@ -114,9 +126,10 @@ _PLANES = PLANES
 MANIFEST = "_manifest.json"
 """The manifest's file name in a dataset directory."""
 
-FORMAT_VERSION = 2
-"""The manifest format written: 2 (per-shard ``bytes`` and ``sha256``,
-``complete``); ``FORMAT_VERSIONS`` are those read."""
+FORMAT_VERSION = 3
+"""The manifest format written: 3 (per-shard ``bytes`` and ``sha256``,
+``complete``, the ``expert_values`` column); ``FORMAT_VERSIONS`` are
+those read."""
 
 METADATA = "_metadata"
 
@@ -140,11 +153,13 @@ def require_pyarrow() -> Any:
     return pyarrow
 
 
-def schema(obs_bytes: int = OBS_BYTES) -> pyarrow.Schema:
+def schema(obs_bytes: int = OBS_BYTES, format_version: int = FORMAT_VERSION) -> pyarrow.Schema:
     """The Arrow schema of a dataset's rows (``obs_bytes``: the packed
     observation's width, ``OBS_BYTES_V1`` for an encoding version 1
-    dataset)."""
+    dataset; ``format_version`` the manifest's: before 3, no
+    ``expert_values``)."""
     pa = require_pyarrow()
+    expert = [("expert_values", pa.list_(pa.float32()))] if format_version >= 3 else []
     return pa.schema(
         [
             ("hand", pa.uint64()),
@@ -161,6 +176,7 @@ def schema(obs_bytes: int = OBS_BYTES) -> pyarrow.Schema:
             ("won", pa.bool_()),
             ("shanten", pa.int8()),
             ("end", pa.uint8()),
+            *expert,
         ]
     )
 
@@ -199,8 +215,25 @@ def record_batch(decisions: dict[str, Any], agents: Sequence[str]) -> pyarrow.Re
         pa.array(decisions["won"]),
         pa.array(decisions["shanten"]),
         pa.array(decisions["end"]),
+        _expert_array(pa, decisions, len(seat)),
     ]
     return pa.RecordBatch.from_arrays(cols, schema=schema())
+
+
+def _expert_array(pa: Any, decisions: dict[str, Any], rows: int) -> Any:
+    """The ``expert_values`` list column of the core's compact columns
+    (``expert_len``: 0 or 141 a row; ``expert``: the values of the rows
+    that have them, one after another), checked: a length other than 0
+    or 141, or values that do not add up, stop the recording."""
+    lengths = np.asarray(decisions.get("expert_len", np.zeros(rows, np.uint8)))
+    values = np.asarray(decisions.get("expert", np.zeros(0, np.float32)), np.float32)
+    if lengths.shape != (rows,) or not np.isin(lengths, (0, N_ACTIONS)).all():
+        raise KoudianError(f"expert_len must be 0 or {N_ACTIONS} for each of the {rows} rows")
+    offsets = np.zeros(rows + 1, np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    if int(offsets[-1]) != values.shape[0]:
+        raise KoudianError(f"{values.shape[0]} expert values for rows that hold {int(offsets[-1])}")
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, pa.float32()))
 
 
 _SMALL_COLUMNS = ["hand", "seed", "seat", "step", "agent", "action", "points"]
@@ -591,7 +624,7 @@ def expected_schema(manifest: dict[str, Any]) -> pyarrow.Schema:
     """The schema a dataset's shards must have: ``schema()`` for its
     encoding, plus an arena dataset's ``deal`` and ``table``."""
     pa = require_pyarrow()
-    s = schema(OBS_WIDTH[int(manifest["encoding"]["version"])])
+    s = schema(OBS_WIDTH[int(manifest["encoding"]["version"])], int(manifest["format_version"]))
     if "arena" in manifest:
         s = s.append(pa.field("deal", pa.uint64())).append(pa.field("table", pa.uint8()))
     return s
@@ -739,7 +772,7 @@ _BATCH_COLUMNS += ["delta", "won", "shanten", "end"]
 
 
 def iter_batches(
-    source: Any, batch_size: int = 65536, filter: Any = None
+    source: Any, batch_size: int = 65536, filter: Any = None, packed: bool = False
 ) -> Iterator[dict[str, npt.NDArray[Any]]]:
     """Training batches of a dataset (a directory, opened and checked by
     ``open``, or a ``pyarrow.dataset.Dataset``): dicts of numpy arrays
@@ -748,22 +781,30 @@ def iter_batches(
     ``action`` int64, and the targets ``delta`` int64, ``won`` bool,
     ``shanten`` int8, ``end`` uint8, with ``hand``, ``seat``, ``step`` to
     join on. ``filter`` is a pyarrow expression (e.g.
-    ``pc.field("seat") == 0``). Shard by shard, in the manifest's order; a
-    page whose checksum fails, a null value or any other damage is a
-    ``KoudianError`` naming the shard."""
+    ``pc.field("seat") == 0``). ``packed=True`` gives the observations as
+    stored, ``obs_packed`` ``(n, OBS_BYTES)`` uint8, instead of ``obs``
+    (``unpack_obs`` them a minibatch at a time: 258 bytes a row against
+    2,244 for the planes, for a learner that keeps many rows). A dataset
+    with the ``expert_values`` column (manifest format 3) also gives
+    ``expert_values`` ``(n, 141)`` float32 (``expert_values_dense``).
+    Shard by shard, in the manifest's order; a page whose checksum fails,
+    a null value or any other damage is a ``KoudianError`` naming the
+    shard."""
     pa = require_pyarrow()
     import pyarrow.dataset as pads
 
     ds = source if hasattr(source, "to_batches") else open(source)
     parts = list(ds.get_fragments()) if isinstance(ds, pads.FileSystemDataset) else [ds]
+    columns = list(_BATCH_COLUMNS)
+    has_expert = "expert_values" in ds.schema.names
+    if has_expert:
+        columns.append("expert_values")
     for part in parts:
         name = getattr(part, "path", "the dataset")
         batches = (
-            part.to_batches(
-                schema=ds.schema, columns=_BATCH_COLUMNS, batch_size=batch_size, filter=filter
-            )
+            part.to_batches(schema=ds.schema, columns=columns, batch_size=batch_size, filter=filter)
             if part is not ds
-            else ds.to_batches(columns=_BATCH_COLUMNS, batch_size=batch_size, filter=filter)
+            else ds.to_batches(columns=columns, batch_size=batch_size, filter=filter)
         )
         while True:
             try:
@@ -774,14 +815,13 @@ def iter_batches(
                 break
             if b.num_rows == 0:
                 continue
-            for c in _BATCH_COLUMNS:
+            for c in columns:
                 if b.column(c).null_count:
                     raise KoudianError(f"{name}: null {c} values (a dataset has none)")
-            yield {
+            out = {
                 "hand": b.column("hand").to_numpy(),
                 "seat": b.column("seat").to_numpy(),
                 "step": b.column("step").to_numpy(),
-                "obs": unpack_obs(b.column("obs")),
                 "mask": unpack_mask(b.column("mask")),
                 "action": b.column("action").to_numpy().astype(np.int64),
                 "delta": b.column("delta").to_numpy(),
@@ -789,3 +829,33 @@ def iter_batches(
                 "shanten": b.column("shanten").to_numpy(),
                 "end": b.column("end").to_numpy(),
             }
+            if packed:
+                out["obs_packed"] = _fixed_bytes(b.column("obs"), _width(b.column("obs")))
+            else:
+                out["obs"] = unpack_obs(b.column("obs"))
+            if has_expert:
+                try:
+                    out["expert_values"] = expert_values_dense(b.column("expert_values"))
+                except KoudianError as e:
+                    raise KoudianError(f"{name}: {e}") from None
+            yield out
+
+
+def expert_values_dense(column: Any) -> npt.NDArray[np.float32]:
+    """The ``(n, 141)`` float32 of an ``expert_values`` column (an Arrow
+    list array): a row's 141 values, or NaN where the row has none. A
+    row of another length is a ``KoudianError``."""
+    chunks = getattr(column, "chunks", [column])
+    parts = []
+    for c in chunks:
+        offsets = c.offsets.to_numpy()
+        lengths = np.diff(offsets)
+        if not np.isin(lengths, (0, N_ACTIONS)).all():
+            raise KoudianError(f"expert_values rows hold 0 or {N_ACTIONS} values")
+        flat = c.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+        dense = np.full((len(c), N_ACTIONS), np.nan, np.float32)
+        dense[lengths > 0] = flat.reshape(-1, N_ACTIONS)
+        parts.append(dense)
+    if not parts:
+        return np.zeros((0, N_ACTIONS), np.float32)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)

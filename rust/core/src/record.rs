@@ -12,7 +12,9 @@
 //! fields (own concealed counts, running points), the legal mask packed
 //! to bits ([`MASK_BYTES`] bytes, bit `i % 8` of byte `i / 8` for action
 //! index `i`), the action index played, and the hand's targets for that
-//! seat: settlement delta, won, final shanten, end kind.
+//! seat: settlement delta, won, final shanten, end kind; and, where the
+//! seat's agent estimated its candidates' values ([`Agent::act_valued`]:
+//! `mc` where it searched), those values (soft targets for a learner).
 //!
 //! The observation's packed layout is the private `pack` module's
 //! ([`pack_planes`], [`unpack_planes`]).
@@ -31,7 +33,7 @@ use crate::agent::Agent;
 use crate::error::Error;
 use crate::game::encode::ponds::Ponds;
 use crate::game::view::GameView;
-use crate::game::{Action, EndKind, Game, LogWriter};
+use crate::game::{Action, EndKind, Game, LogWriter, N_ACTIONS};
 use crate::legal::{shanten, HandRules};
 use crate::log_compress::LogCompression;
 use crate::parallel::Workers;
@@ -55,7 +57,8 @@ pub const fn end_code(k: EndKind) -> u8 {
 
 /// Decision rows, one entry per row in each column (`obs`, `mask` and
 /// `counts` hold [`OBS_BYTES`], [`MASK_BYTES`] and 34 bytes per row).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Equal rows are equal bit for bit (a NaN estimate equals itself).
+#[derive(Clone, Debug, Default)]
 pub struct Decisions {
     /// Game index in the run.
     pub hand: Vec<u64>,
@@ -83,7 +86,38 @@ pub struct Decisions {
     pub shanten: Vec<i8>,
     /// The hand's [`end_code`].
     pub end: Vec<u8>,
+    /// Values per row of the agent's estimates ([`Agent::act_valued`]):
+    /// 0, or [`N_ACTIONS`] when the agent estimated its candidates.
+    pub expert_len: Vec<u8>,
+    /// The estimates of the rows with values, [`N_ACTIONS`] a row one
+    /// after another: per action index, the estimated mean settlement
+    /// (points) of a candidate played out, `-inf` for a legal action not
+    /// played out, NaN for an illegal one.
+    pub expert: Vec<f32>,
 }
+
+impl PartialEq for Decisions {
+    fn eq(&self, o: &Decisions) -> bool {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        self.hand == o.hand
+            && self.seed == o.seed
+            && self.seat == o.seat
+            && self.step == o.step
+            && self.obs == o.obs
+            && self.mask == o.mask
+            && self.action == o.action
+            && self.counts == o.counts
+            && self.points == o.points
+            && self.delta == o.delta
+            && self.won == o.won
+            && self.shanten == o.shanten
+            && self.end == o.end
+            && self.expert_len == o.expert_len
+            && bits(&self.expert) == bits(&o.expert)
+    }
+}
+
+impl Eq for Decisions {}
 
 impl Decisions {
     /// Number of rows.
@@ -111,6 +145,8 @@ impl Decisions {
         self.won.append(&mut other.won);
         self.shanten.append(&mut other.shanten);
         self.end.append(&mut other.end);
+        self.expert_len.append(&mut other.expert_len);
+        self.expert.append(&mut other.expert);
     }
 
     /// The rows of `parts` one after another.
@@ -138,6 +174,7 @@ impl Decisions {
         self.points.reserve(rows);
         self.delta.reserve(rows);
         self.won.reserve(rows);
+        self.expert_len.reserve(rows);
         self.shanten.reserve(rows);
         self.end.reserve(rows);
     }
@@ -221,6 +258,9 @@ pub(crate) struct DatasetRecorder<'a, S> {
     /// A row did not pack (never for an encoded observation).
     error: Option<Error>,
     summarize: &'a S,
+    /// Where the recorded seats' agents leave their estimates
+    /// ([`Valued`]), when the run records them.
+    expert: Option<ExpertSlot>,
 }
 
 impl<'a, S> DatasetRecorder<'a, S> {
@@ -245,7 +285,65 @@ impl<'a, S> DatasetRecorder<'a, S> {
             open: false,
             error: None,
             summarize,
+            expert: None,
         }
+    }
+
+    /// The recorder, also writing the estimates the seats' [`Valued`]
+    /// agents leave in `slot`.
+    pub(crate) fn with_expert(mut self, slot: ExpertSlot) -> Self {
+        self.expert = Some(slot);
+        self
+    }
+}
+
+/// The estimates of the decision being played, handed from the deciding
+/// seat's [`Valued`] agent to the recorder (the agent decides, then the
+/// recorder's `before` takes them, on the same thread).
+pub(crate) type ExpertSlot = std::sync::Arc<Mutex<Option<Box<[f32; N_ACTIONS]>>>>;
+
+/// A recorded seat's agent: plays as the agent it wraps and leaves its
+/// estimates ([`Agent::act_valued`]) in the slot for the recorder.
+pub(crate) struct Valued {
+    inner: Box<dyn Agent>,
+    slot: ExpertSlot,
+}
+
+impl Valued {
+    /// `inner`, wrapped unless it answers through [`Agent::decide`] (an
+    /// external agent: nothing to estimate).
+    pub(crate) fn wrap(inner: Box<dyn Agent>, slot: &ExpertSlot) -> Box<dyn Agent> {
+        if inner.decides() {
+            return inner;
+        }
+        Box::new(Valued {
+            inner,
+            slot: slot.clone(),
+        })
+    }
+}
+
+impl Agent for Valued {
+    fn act(&mut self, view: &crate::agent::SeatView<'_>) -> Action {
+        let mut values = Box::new([f32::NAN; N_ACTIONS]);
+        match self.inner.act_valued(view, &mut values) {
+            Some(a) => {
+                if values.iter().any(|v| !v.is_nan()) {
+                    *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(values);
+                }
+                a
+            }
+            None => self.inner.act(view),
+        }
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.inner.reset(seed);
+    }
+
+    // A learned agent has no estimates: its decisions stay batched.
+    fn as_nn(&mut self) -> Option<&mut crate::agent::NnAgent> {
+        self.inner.as_nn()
     }
 }
 
@@ -275,8 +373,20 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
         self.step = self.step.saturating_add(1);
         let s = (seat & 3) as usize;
         self.open = self.options.seats[s];
+        // Taken at every decision, so no estimate outlives its decision.
+        let values = self
+            .expert
+            .as_ref()
+            .and_then(|e| e.lock().unwrap_or_else(|e| e.into_inner()).take());
         if !self.open {
             return;
+        }
+        match values {
+            Some(v) => {
+                self.block.rows.expert_len.push(N_ACTIONS as u8);
+                self.block.rows.expert.extend_from_slice(&v[..]);
+            }
+            None => self.block.rows.expert_len.push(0),
         }
         // Packed straight from the table for the seat (the view the
         // vectorized environment encodes), not a built observation or an
@@ -398,8 +508,19 @@ where
             first.log.reserve(((r.end - r.start) as usize * 12) << 10);
         }
         let home = Mutex::new(first);
-        let hands = simulate_recorded(rules, r, seed, 1, &make, || {
-            DatasetRecorder::new(options, hand_rules, &home, &summarize)
+        // The recorded seats' agents leave their estimates for the
+        // recorder (one slot: a block plays one decision at a time).
+        let slot = ExpertSlot::default();
+        let make_valued = |s: usize| -> Result<Box<dyn Agent>, Error> {
+            let agent = make(s)?;
+            Ok(if options.seats[s & 3] {
+                Valued::wrap(agent, &slot)
+            } else {
+                agent
+            })
+        };
+        let hands = simulate_recorded(rules, r, seed, 1, make_valued, || {
+            DatasetRecorder::new(options, hand_rules, &home, &summarize).with_expert(slot.clone())
         })?;
         let hands = hands.into_iter().collect::<Result<Vec<T>, Error>>()?;
         let b = home.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -530,6 +651,76 @@ mod tests {
             some.len(),
             rows.seat.iter().filter(|&&s| s % 2 == 1).count()
         );
+    }
+
+    /// An mc seat's rows carry its estimates where it searched (finite
+    /// for two or more legal actions, the played one among them, `-inf`
+    /// for the other legal actions, NaN for the illegal ones), a greedy
+    /// seat's none; recording them changes no play (the same logs as a
+    /// run that records no seat) and is the same on 1 and 2 threads.
+    #[test]
+    fn mc_rows_carry_its_estimates_and_play_is_unchanged() {
+        let rules = Ruleset::shanxi();
+        let specs = ["mc:budget=fast", "greedy", "greedy", "greedy"];
+        let run = |threads, seats| {
+            simulate_dataset(
+                &rules,
+                0..12,
+                5,
+                threads,
+                |s| builtin(specs[s], 0),
+                RecordOptions {
+                    seats,
+                    logs: true,
+                    ..RecordOptions::default()
+                },
+                |_, s| s.decisions,
+            )
+            .unwrap()
+        };
+        let r = run(1, [true; 4]);
+        let plain = run(1, [false; 4]);
+        assert_eq!(r.log, plain.log, "recording the estimates changed the play");
+        let log = r.log.clone();
+        let rows = r.into_rows();
+        assert_eq!(run(2, [true; 4]).into_rows(), rows);
+        assert_eq!(rows.expert_len.len(), rows.len());
+        let mut at = 0;
+        let mut valued = 0;
+        for i in 0..rows.len() {
+            let n = usize::from(rows.expert_len[i]);
+            if rows.seat[i] != 0 {
+                assert_eq!(n, 0, "a greedy seat's row has estimates");
+                continue;
+            }
+            if n == 0 {
+                continue;
+            }
+            assert_eq!(n, N_ACTIONS);
+            valued += 1;
+            let v = &rows.expert[at..at + n];
+            at += n;
+            let mask = &rows.mask[i * MASK_BYTES..(i + 1) * MASK_BYTES];
+            let legal = |a: usize| mask[a / 8] >> (a % 8) & 1 == 1;
+            let mut finite = 0;
+            for (a, x) in v.iter().enumerate() {
+                if !legal(a) {
+                    assert!(x.is_nan(), "row {i}: illegal action {a} valued {x}");
+                } else if x.is_finite() {
+                    finite += 1;
+                } else {
+                    assert_eq!(*x, f32::NEG_INFINITY, "row {i}: action {a}");
+                }
+            }
+            assert!(finite >= 2, "row {i}: {finite} candidates valued");
+            assert!(
+                v[usize::from(rows.action[i])].is_finite(),
+                "row {i}: the played action"
+            );
+        }
+        assert_eq!(at, rows.expert.len());
+        assert!(valued > 0, "mc searched no decision in 12 hands");
+        assert!(!log.is_empty());
     }
 
     /// Each row's observation, mask, counts and points are the deciding

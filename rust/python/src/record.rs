@@ -38,6 +38,10 @@ pub(crate) fn decisions_dict<'py>(py: Python<'py>, d: Decisions) -> PyResult<Bou
     out.set_item("won", PyArray1::from_vec(py, d.won))?;
     out.set_item("shanten", PyArray1::from_vec(py, d.shanten))?;
     out.set_item("end", PyArray1::from_vec(py, d.end))?;
+    // The expert's estimates, compact: a length per row (0 or 141) and
+    // the values of the rows that have them (the dataset's list column).
+    out.set_item("expert_len", PyArray1::from_vec(py, d.expert_len))?;
+    out.set_item("expert", PyArray1::from_vec(py, d.expert))?;
     Ok(out)
 }
 

@@ -125,6 +125,22 @@ pub trait Agent: Send {
         let _ = seed;
     }
 
+    /// For an agent that estimates the values of its candidates (`mc`):
+    /// plays exactly as [`Agent::act`] would (same action, same seeds
+    /// consumed) and, where it estimated two or more candidates, writes
+    /// their values into `values` (indexed by [`Action::index`]; the
+    /// caller fills it with NaN first). `None` (the default) from an
+    /// agent that does not estimate: the caller then asks `act`. The
+    /// dataset recorder keeps the values as soft targets for learners.
+    fn act_valued(
+        &mut self,
+        view: &SeatView<'_>,
+        values: &mut [f32; crate::game::N_ACTIONS],
+    ) -> Option<Action> {
+        let _ = (view, values);
+        None
+    }
+
     /// The learned agent behind this one, if it is one: the self-play
     /// runner then evaluates its decisions in batches with other tables'
     /// (the same decisions as [`Agent::decide`]'s, batched or not).

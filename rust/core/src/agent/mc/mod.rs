@@ -583,6 +583,31 @@ impl Agent for MonteCarloAgent {
         self.evaluate(view).0
     }
 
+    /// The values are the estimated mean settlements (points) of the
+    /// candidates played out, as [`MonteCarloAgent::rank`] reports them,
+    /// `-inf` for the other legal actions; untouched where no search ran
+    /// (a forced move, greedy's choice kept without playing out two
+    /// candidates).
+    fn act_valued(
+        &mut self,
+        view: &SeatView<'_>,
+        values: &mut [f32; crate::game::N_ACTIONS],
+    ) -> Option<Action> {
+        if view.legal().len() < 2 {
+            return Some(self.greedy.act(view));
+        }
+        let (choice, tallies) = self.evaluate(view);
+        if tallies.iter().filter(|t| t.n > 0).count() >= 2 {
+            for a in view.legal().iter() {
+                values[a.index()] = f32::NEG_INFINITY;
+            }
+            for t in tallies.iter().filter(|t| t.n > 0) {
+                values[t.action.index()] = t.interval().0 as f32;
+            }
+        }
+        Some(choice)
+    }
+
     fn reset(&mut self, seed: u64) {
         self.seed = seed;
         self.decisions = 0;
