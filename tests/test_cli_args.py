@@ -16,6 +16,7 @@ NO_RULES = {
     "review": "reviews a log's decisions: the rules are the log's",
     "serve": "each table's ruleset is chosen on the page",
     "bench": "measures the core's throughput on seeded hands, not a ruleset's play",
+    "train": "imitate reads datasets (their manifests carry the rules); improve names its presets",
 }
 """The subcommands without ``--rules``, each with why."""
 

@@ -13,15 +13,22 @@ from typing import Any
 
 from koudian._cli_args import positive_int
 from koudian._core import KoudianError
+from koudian._strictjson import finite
 
 __all__ = ["add_subparser"]
+
+
+def _plain(v: Any) -> Any:
+    """A curve entry's value as JSON takes it (a numpy or JAX scalar as a float)."""
+    return v if isinstance(v, (str, int, float, list, dict)) else float(v)
 
 
 def _logger(curve: str | None, quiet: bool) -> Any:
     fh = open(curve, "a", encoding="utf-8") if curve else None
 
     def log(entry: dict[str, Any]) -> None:
-        line = json.dumps({k: v for k, v in entry.items() if v is not None}, default=float)
+        plain = {k: _plain(v) for k, v in entry.items() if v is not None}
+        line = json.dumps(finite(plain), allow_nan=False)  # a diverged loss is null
         if not quiet:
             print(line, flush=True)
         if fh is not None:
@@ -85,7 +92,7 @@ def _improve(args: argparse.Namespace) -> int:
     prev = meta.get("provenance", {})
     prov = {
         "recipe": f"{prev.get('recipe', '?')}; then improve "
-        + json.dumps(cfg.__dict__, sort_keys=True)
+        + json.dumps(cfg.__dict__, sort_keys=True, allow_nan=False)
         + f" on {','.join(rules)}",
         "data": prev.get("data", ""),
         "seed": args.seed,

@@ -61,7 +61,7 @@ def save(
             raise KoudianError(f"tensor {k} has non-finite values in {dtype} (cannot save)")
     prov = {"created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
     prov.update(provenance or {})
-    meta = {"koudian": json.dumps(metadata(params, prov), sort_keys=True)}
+    meta = {"koudian": json.dumps(metadata(params, prov), sort_keys=True, allow_nan=False)}
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     save_file(tensors, str(tmp), metadata=meta)

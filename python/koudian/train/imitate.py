@@ -216,7 +216,7 @@ def imitate(
 
 def recipe(cfg: ImitateConfig) -> str:
     """The config as the provenance's JSON text."""
-    return json.dumps(asdict(cfg), sort_keys=True)
+    return json.dumps(asdict(cfg), sort_keys=True, allow_nan=False)
 
 
 def tuple_ints(text: str | Sequence[int]) -> tuple[int, ...]:
