@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import koudian
 import pytest
 from koudian import _core
 
@@ -21,6 +22,7 @@ from koudian import _core
 SCRIPT = """
 import hashlib, sys
 import numpy as np
+import koudian
 import koudian
 from koudian import _core
 from koudian._bench import make_counts
@@ -56,7 +58,8 @@ def _run(simd: str | None) -> subprocess.CompletedProcess[str]:
     env.pop("KOUDIAN_SIMD", None)
     if simd is not None:
         env["KOUDIAN_SIMD"] = simd
-    src = str(Path(__file__).resolve().parent.parent / "python")
+    # The koudian under test (the installed wheel in CI), never the checkout's.
+    src = str(Path(koudian.__file__).resolve().parents[1])
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300

@@ -108,8 +108,11 @@ def rooms_server(tmp: Path, *argv: str) -> Iterator[str]:
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=str(root / "python"), PYTHONUNBUFFERED="1")
+    import koudian
+
+    # The koudian under test (the installed wheel in CI), never the checkout's.
+    here = str(Path(koudian.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=here, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "koudian", "serve", "--port", "0", "--db", str(tmp / "rooms.db")]
     cmd += ["--log", str(tmp / "served.jsonl"), *argv]
     # Its stderr goes to a file: a pipe nobody reads could fill and stop it.
