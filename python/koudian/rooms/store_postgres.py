@@ -32,7 +32,8 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
-from koudian.rooms.rows import EventRow, HandRow, RoomRow, RoomStoreError, redact
+from koudian.rooms.reads import StoreReads
+from koudian.rooms.rows import EventRow, RoomRow, RoomStoreError, redact
 from koudian.rooms.schema import META, POSTGRES, SCHEMA_VERSION, migration
 
 __all__ = ["CHANNEL", "PostgresStore"]
@@ -67,7 +68,7 @@ _MIGRATION_LOCK = 0x6B6F7564  # "koud": one migration at a time across processes
 _ORIGIN_LEN = 16
 
 
-class PostgresStore:
+class PostgresStore(StoreReads):
     """Rooms in the PostgreSQL database at ``url`` (a libpq URL,
     ``postgresql://user:password@host:port/dbname?...``), through at most
     ``pool`` connections (plus the listener's)."""
@@ -271,40 +272,6 @@ class PostgresStore:
         except psycopg.Error as e:
             raise self._error(e) from None
 
-    _ROOM = "SELECT id, code, secret, config, created, status, updated FROM rooms"
-
-    @staticmethod
-    def _room(row: tuple[Any, ...]) -> RoomRow:
-        id_, code, secret, config, created, status, updated = row
-        return RoomRow(
-            id=str(id_),
-            code=str(code),
-            secret=bytes(secret),
-            config_json=str(config),
-            created=float(created),
-            status=str(status),
-            updated=float(updated),
-        )
-
-    def room(self, room_id: str) -> RoomRow | None:
-        rows = self._read(self._ROOM + " WHERE id = ?", (room_id,))
-        return self._room(rows[0]) if rows else None
-
-    def room_by_code(self, code: str) -> RoomRow | None:
-        rows = self._read(self._ROOM + " WHERE code = ?", (code,))
-        return self._room(rows[0]) if rows else None
-
-    def open_rooms(self) -> list[RoomRow]:
-        rows = self._read(self._ROOM + " WHERE status <> 'closed' ORDER BY created, id")
-        return [self._room(r) for r in rows]
-
-    def events(self, room_id: str, after: int = -1) -> list[EventRow]:
-        rows = self._read(
-            "SELECT seq, kind, body, at FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
-            (room_id, after),
-        )
-        return [EventRow(room_id, int(s), str(k), str(b), float(a)) for s, k, b, a in rows]
-
     def append(self, room_id: str, events: Sequence[EventRow]) -> bool:
         if not events:
             return True
@@ -383,22 +350,6 @@ class PostgresStore:
             self._write(insert)
         except psycopg.Error as e:
             raise RoomStoreError(f"--db {self.url}: hand {hand} of {room_id}: {e}") from None
-
-    def hand_by_key(self, replay_key: str) -> HandRow | None:
-        rows = self._read(
-            "SELECT room_id, hand, log, replay_key FROM hands WHERE replay_key = ?",
-            (replay_key,),
-        )
-        return HandRow(*(rows[0])) if rows else None
-
-    def hands(self, room_id: str) -> list[HandRow]:
-        rows = self._read(
-            "SELECT room_id, hand, log, replay_key FROM hands WHERE room_id = ? ORDER BY hand",
-            (room_id,),
-        )
-        return [HandRow(*r) for r in rows]
-
-    # ------------------------------------------------------------ other processes
 
     def listen(self, on_event: Callable[[str, int], None]) -> None:
         """Calls ``on_event(room_id, seq)`` on the listener thread when

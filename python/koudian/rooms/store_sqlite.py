@@ -29,7 +29,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
-from koudian.rooms.rows import EventRow, HandRow, RoomRow, RoomStoreError
+from koudian.rooms.reads import StoreReads
+from koudian.rooms.rows import EventRow, RoomRow, RoomStoreError
 from koudian.rooms.schema import META, SCHEMA_VERSION, SQLITE, migration
 
 __all__ = ["SQLiteStore"]
@@ -43,7 +44,7 @@ APPEND_TIMEOUT = 2 * BUSY_TIMEOUT + 30.0
 (``RoomStoreError``: the database does not answer)."""
 
 
-class SQLiteStore:
+class SQLiteStore(StoreReads):
     """Rooms in the SQLite file ``path`` (``:memory:`` for a throwaway
     store, shared by the threads of this process)."""
 
@@ -181,49 +182,9 @@ class SQLiteStore:
         except sqlite3.IntegrityError as e:
             raise RoomStoreError(f"--db {self.path}: room {room.code} exists ({e})") from None
 
-    _ROOM = "SELECT id, code, secret, config, created, status, updated FROM rooms"
-
-    @staticmethod
-    def _room(row: tuple[Any, ...]) -> RoomRow:
-        id_, code, secret, config, created, status, updated = row
-        return RoomRow(
-            id=str(id_),
-            code=str(code),
-            secret=bytes(secret),
-            config_json=str(config),
-            created=float(created),
-            status=str(status),
-            updated=float(updated),
-        )
-
-    def room(self, room_id: str) -> RoomRow | None:
-        rows = self._read(self._ROOM + " WHERE id = ?", (room_id,))
-        return self._room(rows[0]) if rows else None
-
-    def room_by_code(self, code: str) -> RoomRow | None:
-        rows = self._read(self._ROOM + " WHERE code = ?", (code,))
-        return self._room(rows[0]) if rows else None
-
-    def open_rooms(self) -> list[RoomRow]:
-        rows = self._read(self._ROOM + " WHERE status <> 'closed' ORDER BY created, id")
-        return [self._room(r) for r in rows]
-
-    def events(self, room_id: str, after: int = -1) -> list[EventRow]:
-        rows = self._read(
-            "SELECT seq, kind, body, at FROM events WHERE room_id = ? AND seq > ? ORDER BY seq",
-            (room_id, after),
-        )
-        return [EventRow(room_id, int(s), str(k), str(b), float(a)) for s, k, b, a in rows]
-
     def append(self, room_id: str, events: Sequence[EventRow]) -> bool:
         if not events:
             return True
-
-        def insert(conn: sqlite3.Connection) -> None:
-            conn.executemany(
-                "INSERT INTO events (room_id, seq, kind, body, at) VALUES (?, ?, ?, ?, ?)",
-                [(room_id, e.seq, e.kind, e.body, e.at) for e in events],
-            )
 
         for e in events:
             if e.room_id != room_id:
@@ -336,20 +297,6 @@ class SQLiteStore:
             self._run(insert)
         except sqlite3.IntegrityError as e:
             raise RoomStoreError(f"--db {self.path}: hand {hand} of {room_id}: {e}") from None
-
-    def hand_by_key(self, replay_key: str) -> HandRow | None:
-        rows = self._read(
-            "SELECT room_id, hand, log, replay_key FROM hands WHERE replay_key = ?",
-            (replay_key,),
-        )
-        return HandRow(*(rows[0])) if rows else None
-
-    def hands(self, room_id: str) -> list[HandRow]:
-        rows = self._read(
-            "SELECT room_id, hand, log, replay_key FROM hands WHERE room_id = ? ORDER BY hand",
-            (room_id,),
-        )
-        return [HandRow(*r) for r in rows]
 
     def listen(self, on_event: Callable[[str, int], None]) -> None:
         """Nothing to hear: one process per SQLite file."""
