@@ -42,8 +42,8 @@ def test_every_decision_is_a_row_with_its_manifest(recorded: tuple[Path, object]
     m = koudian.dataset.read_manifest(d)
     assert m["agents"] == AGENTS and m["seed"] == 5 and m["hands"] == 120
     assert m["rows"] == t.num_rows and m["encoding"]["obs_bytes"] == koudian._core.OBS_BYTES
-    assert m["encoding"]["version"] == 2 and m["encoding"]["planes"] == 66
-    assert m["encoding"]["version"] == koudian._core.ENCODING_VERSION
+    assert m["encoding"]["version"] == 3 and m["encoding"]["planes"] == 79
+    assert m["encoding"]["version"] == koudian._core.OBS_ENCODING_VERSION
     assert m["rules"] == koudian.Ruleset.preset("shanxi").to_toml()
     assert (d / "_metadata").exists()
     agents = t.column("agent").to_pylist()
@@ -57,7 +57,7 @@ def test_every_recorded_action_is_legal_under_its_recorded_mask(
     d, _ = recorded
     for b in koudian.dataset.iter_batches(d, batch_size=1000):
         assert b["mask"][np.arange(len(b["action"])), b["action"]].all()
-        assert b["obs"].shape == (len(b["action"]), 66, 34) and b["obs"].dtype == np.uint8
+        assert b["obs"].shape == (len(b["action"]), 79, 34) and b["obs"].dtype == np.uint8
 
 
 def test_a_hands_rows_replay_to_its_log_and_observations(recorded: tuple[Path, object]) -> None:
@@ -76,7 +76,7 @@ def test_a_hands_rows_replay_to_its_log_and_observations(recorded: tuple[Path, o
             seat = int(t.column("seat")[i].as_py())
             assert int(t.column("step")[i].as_py()) == step
             assert g.to_act == seat
-            np.testing.assert_array_equal(obs[i], g.observe(seat).planes(2, "uint8"))
+            np.testing.assert_array_equal(obs[i], g.observe(seat).planes(3, "uint8"))
             np.testing.assert_array_equal(mask[i], g.legal_mask(seat))
             np.testing.assert_array_equal(counts[i], g.observe(seat).counts)
             g.step(Action.from_index(int(t.column("action")[i].as_py())))

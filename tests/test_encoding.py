@@ -103,3 +103,50 @@ def test_pettingzoo_env_takes_the_encoding() -> None:
     seat = int(env.agent_selection[7:])
     assert np.array_equal(obs, env.game.observe(seat).planes(2))
     assert env.observation_space(env.agent_selection)["observation"].contains(obs)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_version_3_is_version_2_and_the_look_ahead_planes(preset: str) -> None:
+    """Version 3 (written from the table): version 2's planes, then the
+    look-ahead planes: the unseen copies of every kind (4 less what the
+    seat can see, 0 for kinds not in play), the decision flag, a level
+    (shanten + 1, never 0) on exactly the legal face-up discards held and
+    nothing else while answering; the vectorized environment writes the
+    same rows; a moved-on observation is refused version 3."""
+    rng = random.Random(preset)
+    seen_pong = False
+    for seed in range(4):
+        g = Game(preset, seed=seed)
+        while not g.done:
+            for seat in range(4):
+                o = g.observe(seat)
+                p3 = o.planes(3, "uint8")
+                assert p3.shape == (79, 34) and koudian.encoding_planes(3) == 79
+                assert np.array_equal(p3[:66], o.planes(2, "uint8"))
+                la = p3[66:]
+                legal = o.legal_actions
+                assert (la[10] == (1 if legal else 0)).all()
+                discards = {int(a.tile) for a in legal if a.kind == "discard" and a.tile is not None}
+                wild = {int(t) for t in o.wilds}
+                for k in range(34):
+                    if k not in discards:
+                        assert la[0, k] == 0, (seat, k)
+                    elif k not in wild:
+                        assert la[0, k] > 0, (seat, k)
+                if o.pending == "discard":
+                    assert (la[0] == 0).all()
+                    pong = any(a.kind == "pong" for a in legal)
+                    assert (la[7] > 0).all() if pong else (la[7] == 0).all()
+                    seen_pong |= pong
+                if not legal:
+                    assert (la[:9] == 0).all()
+                assert (la[9].astype(int) <= 4 - o.visible_counts.astype(int)).all()
+            g.step(eager_choice(g, rng))
+        stale = g.observe(0)
+        assert stale.planes(3).shape == (79, 34)
+    g = Game(preset, seed=9)
+    o = g.observe(g.to_act)
+    g.step(g.legal_actions()[0])
+    with pytest.raises(KoudianError, match="moved on"):
+        o.planes(3)
+    assert seen_pong or preset.endswith("haozi")

@@ -94,7 +94,7 @@ def test_model_file_round_trip(tmp_path: Path) -> None:
         np.testing.assert_array_equal(got[k], p[k])
         np.testing.assert_array_equal(stored[k], p[k])
     assert meta["format"] == "koudian-nn" and meta["format_version"] == 1
-    assert meta["encoding_version"] == 2 and meta["planes"] == 66 and meta["actions"] == 141
+    assert meta["encoding_version"] == 3 and meta["planes"] == 79 and meta["actions"] == 141
     assert meta["hidden"] == [16] and meta["families"] == ["shanxi", "linxian", "sichuan"]
     assert meta["extra_inputs"] == ["family_shanxi", "family_linxian", "family_sichuan"]
     assert meta["provenance"]["recipe"] == "test"
@@ -132,10 +132,13 @@ def test_rust_forward_equals_jax(dataset: Path, tmp_path: Path) -> None:
     if nn_model is None:
         pytest.skip("the core's nn agent (NnModel) is not in this build yet (branch nn-core)")
     params, _ = _train(dataset, seed=2, epochs=1)
-    for dtype in ("f32", "f16"):
-        path = tmp_path / f"m-{dtype}.safetensors"
-        stored = export.save(params, path, {"recipe": "parity"}, dtype=dtype)
+    assert np.abs(params["kinds.weight"]).max() > 0  # the per-kind head trained
+    plain = {k: v for k, v in params.items() if k != "kinds.weight"}
+    for dtype, p in (("f32", params), ("f16", params), ("f32", plain)):
+        path = tmp_path / f"m-{dtype}-{len(p)}.safetensors"
+        stored = export.save(p, path, {"recipe": "parity"}, dtype=dtype)
         core = nn_model(str(path))
+        assert core.header["kind_head"] == ("kinds.weight" in p)
         rng = np.random.default_rng(0)
         rows = data.load([dataset])
         real = rows.inputs(np.arange(min(256, len(rows)), dtype=np.int64))

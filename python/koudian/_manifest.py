@@ -12,7 +12,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from koudian._core import MASK_BYTES, N_ACTIONS, OBS_BYTES, OBS_BYTES_V1, KoudianError
+from koudian._core import (
+    MASK_BYTES,
+    N_ACTIONS,
+    OBS_BYTES,
+    OBS_BYTES_V1,
+    OBS_BYTES_V2,
+    KoudianError,
+)
 
 FORMAT = "koudian-dataset"
 FORMAT_VERSIONS = (1, 2, 3)
@@ -23,10 +30,10 @@ FORMAT_VERSIONS = (1, 2, 3)
 MAX_MANIFEST_BYTES = 64 << 20
 """The largest ``_manifest.json`` read (about 300,000 shards' entries)."""
 
-PLANES = {1: 29, 2: 66}
+PLANES = {1: 29, 2: 66, 3: 79}
 """Planes of each observation encoding version."""
 
-OBS_WIDTH = {1: OBS_BYTES_V1, 2: OBS_BYTES}
+OBS_WIDTH = {1: OBS_BYTES_V1, 2: OBS_BYTES_V2, 3: OBS_BYTES}
 """The packed ``obs`` width of each encoding version."""
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -21,7 +21,7 @@ seed        uint64                the hand's deal seed, ``mix_seed(s, i)``
 seat        uint8                 the deciding seat (0-3; seat ``i % 4`` deals)
 step        uint16                decision number within the hand (all seats)
 agent       dictionary<string>    the seat's agent
-obs         fixed_size_binary     the observation, packed (``OBS_BYTES`` = 258)
+obs         fixed_size_binary     the observation, packed (``OBS_BYTES`` = 426)
 mask        fixed_size_binary     the legal actions, 141 bits in 18 bytes
 action      uint8                 the action index played (``Action.from_index``)
 counts      fixed_size_binary     the seat's concealed tile counts (34 bytes)
@@ -43,19 +43,20 @@ agent="mc")`` reports it, ``-inf`` for a legal action not played out,
 NaN for an illegal one; an empty list at every other decision
 (``expert_values_dense`` gives the ``(n, 141)`` array, NaN rows there).
 
-The observation is the core's newest encoding, version 2 (66 planes of
-small integers, ``koudian.env``'s ``encoding=2``, the vectorized
-environment's; ``encoding.version`` in the manifest), packed
-losslessly: a 0/1 plane as 34 bits, a plane of counts (melds, discards,
-face-up wall tiles) as 34 nibbles, a plane constant across kinds as one
-byte, a recent-discard plane (one kind at most) as one byte.
-``unpack_obs`` gives the ``(N, 66, 34)`` uint8 planes back exactly
-(datasets recorded before version 2, ``obs`` of ``OBS_BYTES_V1`` = 201
-bytes, give their ``(N, 29, 34)`` float32 version 1 planes);
-``unpack_mask`` the ``(N, 141)`` bools. With zstd, greedy self-play
-takes about 48 bytes per decision on disk (zstd level ``ZSTD_LEVEL``;
-the packed planes repeat between decisions; ``benches/bench_dataset.py``
-measures it).
+The observation is encoding version 3 (79 planes of small integers:
+version 2's 66, ``koudian.env``'s ``encoding=2`` and the vectorized
+environment's, then the 13 look-ahead planes of docs/rl.md;
+``encoding.version`` in the manifest), packed losslessly: a 0/1 plane as
+34 bits, a plane of counts as 34 nibbles, a plane of larger numbers as 34
+bytes, a plane constant across kinds as one byte, a recent-discard plane
+(one kind at most) as one byte. ``unpack_obs`` gives the ``(N, 79, 34)``
+uint8 planes back exactly (datasets recorded before version 3, ``obs`` of
+``OBS_BYTES_V2`` = 258 bytes, give their ``(N, 66, 34)`` planes, and
+before version 2, ``OBS_BYTES_V1`` = 201 bytes, their ``(N, 29, 34)``
+float32 version 1 planes); ``unpack_mask`` the ``(N, 141)`` bools. With
+zstd, greedy self-play takes about 90 bytes per decision on disk (zstd
+level ``ZSTD_LEVEL``; the packed planes repeat between decisions;
+``benches/bench_dataset.py`` measures it).
 
 The files are plain Parquet: ``pyarrow``, polars (``pl.read_parquet``)
 and DuckDB (``SELECT ... FROM 'DIR/*.parquet'``) read them as they are
@@ -87,6 +88,7 @@ from koudian._core import (
     N_ACTIONS,
     OBS_BYTES,
     OBS_BYTES_V1,
+    OBS_BYTES_V2,
     OBS_ENCODING_VERSION,
     OBS_PACK_VERSION,
     KoudianError,
@@ -742,17 +744,20 @@ def _width(column: Any) -> int:
 
 def unpack_obs(column: Any, dtype: Any = None) -> npt.NDArray[Any]:
     """The planes of an ``obs`` column (an Arrow fixed_size_binary array,
-    or the uint8 array of its bytes), unpacked by the core: ``(N, 66, 34)``
-    uint8 for encoding version 2 (``OBS_BYTES`` wide), ``(N, 29, 34)``
-    float32 for version 1 (``OBS_BYTES_V1``, datasets recorded before
-    version 2 was). ``dtype`` (e.g. ``np.float32``) converts them."""
+    or the uint8 array of its bytes), unpacked by the core: ``(N, 79, 34)``
+    uint8 for encoding version 3 (``OBS_BYTES`` wide), ``(N, 66, 34)``
+    uint8 for version 2 (``OBS_BYTES_V2``, datasets recorded before
+    version 3 was), ``(N, 29, 34)`` float32 for version 1
+    (``OBS_BYTES_V1``, before version 2). ``dtype`` (e.g.
+    ``np.float32``) converts them."""
     if isinstance(column, np.ndarray):
         raw = column
     else:
         width = _width(column)
-        if width not in (OBS_BYTES, OBS_BYTES_V1):
+        if width not in OBS_WIDTH.values():
             raise KoudianError(
-                f"an obs column is {OBS_BYTES} or {OBS_BYTES_V1} bytes wide, not {width}"
+                f"an obs column is {OBS_BYTES}, {OBS_BYTES_V2} or {OBS_BYTES_V1} bytes wide, "
+                f"not {width}"
             )
         raw = _fixed_bytes(column, width)
     planes = _unpack_obs(np.ascontiguousarray(raw, dtype=np.uint8))

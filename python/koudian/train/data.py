@@ -1,5 +1,5 @@
 """Training rows from koudian datasets (``simulate --record``, ``arena
---record``), kept packed in memory (258 bytes of planes a row) and
+--record``), kept packed in memory (426 bytes of planes a row) and
 unpacked by the core a minibatch at a time."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import N_ACTIONS, OBS_BYTES, KoudianError
+from koudian._core import N_ACTIONS, OBS_BYTES, OBS_ENCODING_VERSION, KoudianError
 from koudian.train.model import family_index, features
 
 
@@ -95,6 +95,13 @@ def load(
     hand_base = 0
     for src in sources:
         m = read_manifest(src)
+        version = int(m["encoding"]["version"])
+        if version != OBS_ENCODING_VERSION:
+            raise KoudianError(
+                f"{src}: recorded in observation encoding version {version}; the net reads "
+                f"version {OBS_ENCODING_VERSION} (the look-ahead planes): record it again with "
+                "this koudian"
+            )
         fam = family_index(dataset_family(src))
         agents = [str(a).split(":", 1)[0] for a in m["agents"]]
         ds = open_dataset(src)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from koudian._core import Action, NativeAgent, Observation
+from koudian._core import Action, KoudianError, NativeAgent, Observation
 from koudian.train.export import load
 from koudian.train.model import Params, family_index, features, forward_numpy
 
@@ -22,11 +22,18 @@ class NetAgent:
     logits) for the rules of family ``family``."""
 
     def __init__(self, path: str | os.PathLike[str], family: str) -> None:
-        self.params: Params = load(path)[0]
+        self.params, meta = load(path)
+        if meta.get("encoding_version") != 2:
+            raise KoudianError(
+                f"{path}: NetAgent plays encoding version 2 models from observations; this "
+                f"one reads version {meta.get('encoding_version')!r} (play it as nn:PATH)"
+            )
         self.family = np.array([family_index(family)], np.int64)
         self.name = f"nn:{os.fspath(path)}"
 
     def act(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        # An observation has no look-ahead planes (version 3 is written
+        # from the table): only a version 2 model plays from it.
         planes = observation.planes(version=2, dtype="uint8")[None]
         logits, _ = forward_numpy(self.params, features(planes, self.family))
         mask = np.asarray(observation.action_mask, bool)
@@ -34,11 +41,12 @@ class NetAgent:
         return Action.from_index(best)
 
 
-def native_nn() -> bool:
-    """Whether this build's core has the ``nn`` agent."""
+def native_nn(path: str | os.PathLike[str] | None = None) -> bool:
+    """Whether this build's core plays the model file ``path`` (or, with
+    none, has a default ``nn`` model)."""
     try:
-        NativeAgent("nn", 0)
-    except Exception:  # an unknown agent, or no default model in the build
+        NativeAgent("nn" if path is None else f"nn:{os.fspath(path)}", 0)
+    except KoudianError:  # an unknown agent, or no such model
         return False
     return True
 
@@ -57,7 +65,7 @@ def arena_vs_greedy(
     them (``ArenaResult.to_json()``'s pair), and the run's settings."""
     import koudian
 
-    use_native = native_nn() if native is None else native
+    use_native = native_nn(path) if native is None else native
     agent: Any = f"nn:{os.fspath(path)}" if use_native else NetAgent(path, _family(rules))
     r = koudian.arena(
         [agent, "greedy", "greedy", "greedy"], rules, deals, seed=seed, threads=threads

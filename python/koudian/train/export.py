@@ -32,6 +32,7 @@ def metadata(
         "arch": "mlp",
         "encoding_version": OBS_ENCODING_VERSION,
         "planes": PLANES,
+        "kind_head": "kinds.weight" in params,
         "extra_inputs": list(EXTRA_INPUTS),
         "hidden": hidden_sizes(params),
         "actions": N_ACTIONS,

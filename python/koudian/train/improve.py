@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian.train.model import VALUE_SCALE, Params, family_index, features, forward
+from koudian.train.model import (
+    ENCODING,
+    INPUTS,
+    VALUE_SCALE,
+    Params,
+    family_index,
+    features,
+    forward,
+)
 
 NEG = -1e9
 
@@ -72,7 +80,15 @@ def improve(
 
     rulesets = [Ruleset.preset(r) if isinstance(r, str) else r for r in rules]
     envs = [
-        VecEnv(r, cfg.envs, learners=0, opponents=cfg.opponents, seed=cfg.seed + i, threads=1)
+        VecEnv(
+            r,
+            cfg.envs,
+            learners=0,
+            opponents=cfg.opponents,
+            seed=cfg.seed + i,
+            threads=1,
+            encoding=ENCODING,
+        )
         for i, r in enumerate(rulesets)
     ]
     fams = [family_index(str(r.family)) for r in rulesets]
@@ -119,7 +135,7 @@ def improve(
         k = (it - 1) % len(envs)
         env, fam = envs[k], fams[k]
         n, steps = cfg.envs, cfg.steps
-        xs = np.zeros((steps, n, 66 * 34 + 3), np.float32)
+        xs = np.zeros((steps, n, INPUTS), np.float32)
         masks = np.zeros((steps, n, 141), np.float32)
         acts = np.zeros((steps, n), np.int64)
         logps = np.zeros((steps, n), np.float32)

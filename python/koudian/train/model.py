@@ -1,12 +1,18 @@
 """The network of the ``nn`` agent in JAX, exactly as the model file
 defines it (docs/models.md, the ``koudian-nn`` format): the observation's
-encoding-version-2 planes (66 x 34 small integers) and the ruleset
+planes in the encoding datasets record (version 3: 79 x 34 small
+integers, version 2's planes and the look-ahead planes) and the ruleset
 family's one-hot, scaled elementwise by ``input_scale``, then ReLU layers,
 then the policy logits (141, the core's dense action index) and a scalar
 value (the hand's expected points for the observer / ``value_scale``).
 
 The parameters are a flat dict named as the file's tensors
 (``hidden.0.weight`` ``[out, in]``, ...), so export and load are a copy.
+The per-kind head (``kinds.weight`` ``[4, planes]``, the file's
+``"kind_head": true``) adds to the logit of each per-kind action (discard,
+ting, concealed kong, added kong of kind ``k``) a weighted sum of the
+planes' column ``k``: a small net compares the look-ahead planes' numbers
+kind by kind through it, which its dense layers learn poorly.
 ``input_scale`` is fixed from the data (one over each input's largest
 value), not trained.
 """
@@ -19,16 +25,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from koudian._core import N_ACTIONS
+from koudian._core import N_ACTIONS, OBS_ENCODING_VERSION
+from koudian._manifest import PLANES as _PLANES
 
 FAMILIES = ("shanxi", "linxian", "sichuan")
 """The ruleset families, in the order of the one-hot extra inputs."""
 
 EXTRA_INPUTS = tuple(f"family_{f}" for f in FAMILIES)
-PLANES = 66
+ENCODING = OBS_ENCODING_VERSION
+"""The observation encoding the net reads: the one datasets record."""
+PLANES = _PLANES[ENCODING]
 KINDS = 34
 INPUTS = PLANES * KINDS + len(FAMILIES)
-"""Inputs of the net: 2,244 plane values and the family one-hot."""
+"""Inputs of the net: 2,686 plane values and the family one-hot."""
+
+KIND_GROUPS = 4
+"""The per-kind action groups (discard, ting, concealed kong, added kong:
+the dense indices ``34 g + k``) the per-kind head feeds."""
 
 VALUE_SCALE = 10.0
 """Points per unit of the value head."""
@@ -38,7 +51,7 @@ Params = dict[str, Any]
 
 
 def features(planes: npt.NDArray[Any], family: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-    """The ``(n, INPUTS)`` float32 inputs of ``(n, 66, 34)`` planes and
+    """The ``(n, INPUTS)`` float32 inputs of ``(n, PLANES, 34)`` planes and
     the rows' family indices (into ``FAMILIES``), unscaled."""
     n = planes.shape[0]
     x = np.zeros((n, INPUTS), np.float32)
@@ -56,9 +69,15 @@ def family_index(family: str) -> int:
     return FAMILIES.index(family)
 
 
-def init(seed: int, hidden: Sequence[int], input_scale: npt.NDArray[np.float32]) -> Params:
+def init(
+    seed: int,
+    hidden: Sequence[int],
+    input_scale: npt.NDArray[np.float32],
+    kind_head: bool = True,
+) -> Params:
     """Fresh parameters from ``seed`` (He-normal hidden weights, zero
-    biases, small policy and value weights), as numpy float32."""
+    biases, small policy and value weights, a zero per-kind head when
+    ``kind_head``), as numpy float32."""
     rng = np.random.default_rng(seed)
     p: Params = {"input_scale": np.asarray(input_scale, np.float32).copy()}
     fan_in = INPUTS
@@ -72,6 +91,8 @@ def init(seed: int, hidden: Sequence[int], input_scale: npt.NDArray[np.float32])
     p["policy.bias"] = np.zeros(N_ACTIONS, np.float32)
     p["value.weight"] = (rng.standard_normal((1, fan_in)) * 0.01).astype(np.float32)
     p["value.bias"] = np.zeros(1, np.float32)
+    if kind_head:
+        p["kinds.weight"] = np.zeros((KIND_GROUPS, PLANES), np.float32)
     return p
 
 
@@ -95,6 +116,11 @@ def forward(params: Params, x: Any) -> tuple[Any, Any]:
         i += 1
     logits = h @ params["policy.weight"].T + params["policy.bias"]
     value = (h @ params["value.weight"].T + params["value.bias"])[:, 0]
+    if "kinds.weight" in params:
+        xs = (x * params["input_scale"])[:, : PLANES * KINDS].reshape(-1, PLANES, KINDS)
+        per_kind = jnp.einsum("gp,npk->ngk", params["kinds.weight"], xs)
+        per_kind = per_kind.reshape(-1, KIND_GROUPS * KINDS)
+        logits = logits.at[:, : KIND_GROUPS * KINDS].add(per_kind)
     return logits, value
 
 
@@ -111,6 +137,13 @@ def forward_numpy(
         i += 1
     logits = h @ np.asarray(params["policy.weight"], np.float32).T
     logits = logits + np.asarray(params["policy.bias"], np.float32)
+    if "kinds.weight" in params:
+        xs = (np.asarray(x, np.float32) * np.asarray(params["input_scale"], np.float32))[
+            :, : PLANES * KINDS
+        ].reshape(-1, PLANES, KINDS)
+        w = np.asarray(params["kinds.weight"], np.float32)
+        per_kind = np.einsum("gp,npk->ngk", w, xs).reshape(-1, KIND_GROUPS * KINDS)
+        logits[:, : KIND_GROUPS * KINDS] += per_kind
     value = h @ np.asarray(params["value.weight"], np.float32).T
     return logits, (value + np.asarray(params["value.bias"], np.float32))[:, 0]
 

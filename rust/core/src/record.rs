@@ -6,9 +6,10 @@
 //!
 //! A decision row holds the hand (game index and deal seed), the seat,
 //! the decision number within the hand (all seats counted), the observer's
-//! planes in the newest encoding
-//! ([`crate::game::encode::Encoding::V2`], 66 planes of small integers)
-//! packed by [`pack_planes`] ([`OBS_BYTES`] bytes), the compact
+//! planes in encoding version 3
+//! ([`crate::game::encode::Encoding::V3`]: version 2's 66 planes of small
+//! integers and the 13 look-ahead planes) packed by [`pack_encoded`]
+//! ([`OBS_BYTES`] bytes), the compact
 //! fields (own concealed counts, running points), the legal mask packed
 //! to bits ([`MASK_BYTES`] bytes, bit `i % 8` of byte `i / 8` for action
 //! index `i`), the action index played, and the hand's targets for that
@@ -22,11 +23,12 @@
 mod direct;
 mod pack;
 
-use direct::pack_view;
+use direct::pack_view_v3;
 
 pub use pack::{
-    encoding_of_width, obs_bytes, pack_obs, pack_planes, unpack_obs, unpack_planes, MASK_BYTES,
-    OBS_BYTES, OBS_BYTES_V1, OBS_ENCODING_VERSION, OBS_PACK_VERSION,
+    encoding_of_width, obs_bytes, pack_encoded, pack_obs, pack_planes, unpack_encoded, unpack_obs,
+    unpack_planes, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1, OBS_BYTES_V2, OBS_ENCODING_VERSION,
+    OBS_PACK_VERSION,
 };
 
 use crate::agent::Agent;
@@ -396,7 +398,7 @@ impl<T: Send, S: Fn(&Game, HandSummary) -> T> Recorder for DatasetRecorder<'_, S
         let at = r.obs.len();
         r.obs.resize(at + OBS_BYTES, 0);
         let out: &mut [u8; OBS_BYTES] = (&mut r.obs[at..]).try_into().expect("one row");
-        if let Err(e) = pack_view(&GameView::with_ponds(g, seat, &self.ponds), out) {
+        if let Err(e) = pack_view_v3(&GameView::with_ponds(g, seat, &self.ponds), out) {
             self.error.get_or_insert(e);
         }
         r.hand.push(self.index);
@@ -751,13 +753,11 @@ mod tests {
                 assert_eq!(rows.hand[i], h as u64);
                 assert_eq!(rows.seat[i], seat);
                 let o = g.observe(seat);
-                let mut p = [0u8; Encoding::V2.len()];
-                encode::encode_into(&o, Encoding::V2, &mut p).unwrap();
-                let mut back = [0u8; Encoding::V2.len()];
-                let packed: &[u8; OBS_BYTES] = rows.obs[i * OBS_BYTES..(i + 1) * OBS_BYTES]
-                    .try_into()
-                    .unwrap();
-                unpack_planes(packed, &mut back);
+                let mut p = [0u8; Encoding::V3.len()];
+                encode::write(&GameView::new(g, seat), Encoding::V3, &mut p);
+                let mut back = [0u8; Encoding::V3.len()];
+                let packed = &rows.obs[i * OBS_BYTES..(i + 1) * OBS_BYTES];
+                unpack_encoded(Encoding::V3, packed, &mut back).unwrap();
                 assert_eq!(back, p);
                 assert_eq!(&rows.counts[i * KINDS..(i + 1) * KINDS], &o.concealed[..]);
                 assert_eq!(rows.points[i], o.scores[seat as usize]);

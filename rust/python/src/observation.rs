@@ -7,6 +7,7 @@
 //! the core's `SeatView` (which shows only that seat's information)
 //! exactly as in native self-play. The link is not reachable from Python.
 
+use crate::errors::KoudianError;
 use crate::action::{action_list, mask_array};
 use crate::game::PyGame;
 use crate::hand::PyMeldKind;
@@ -278,7 +279,9 @@ impl PyObservation {
     }
     /// The observation as planes of shape `(P, 34)`: encoding `version`
     /// (1: the 29 float32 planes of `koudian.env`; 2: 66 planes, float32
-    /// or uint8), as `dtype`.
+    /// or uint8; 3: 79, version 2's and the look-ahead planes, written
+    /// from the table, so only for an observation of a game that has not
+    /// moved since), as `dtype`.
     #[pyo3(signature = (version = 1, dtype = "float32"))]
     fn planes<'py>(
         &self,
@@ -286,7 +289,19 @@ impl PyObservation {
         version: u32,
         dtype: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::vec_env::planes_array(py, &self.inner, version, dtype)
+        if version != 3 {
+            return crate::vec_env::planes_array(py, &self.inner, version, dtype);
+        }
+        let table = self.game.as_ref().map(|g| g.borrow(py));
+        match table {
+            Some(g) if g.inner.moves() == self.moves => {
+                crate::vec_env::seat_planes_array(py, &g.inner, self.inner.seat, version, dtype)
+            }
+            _ => Err(KoudianError::new_err(
+                "encoding version 3 (the look-ahead planes) is written from the table: this \
+                 observation's game is gone or has moved on since it was observed",
+            )),
+        }
     }
     /// The observation as plain JSON-ready data (the external-bot
     /// protocol's `observation`): the core's wire format

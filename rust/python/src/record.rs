@@ -8,8 +8,9 @@ use koudian_core::agent::builtin;
 use koudian_core::game::encode::{Encoding, N_PLANES};
 use koudian_core::log_compress::LogCompression;
 use koudian_core::record::{
-    encoding_of_width, simulate_dataset, unpack_obs as unpack_v1, unpack_planes, Decisions,
-    RecordOptions, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1,
+    encoding_of_width, obs_bytes, simulate_dataset, unpack_encoded, unpack_obs as unpack_v1,
+    Decisions,
+    RecordOptions, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1, OBS_BYTES_V2,
 };
 use koudian_core::simulate::HandRow;
 use koudian_core::tile::KINDS;
@@ -133,14 +134,15 @@ fn simulate_record<'py>(
 
 /// The planes of packed observations: an `(N, W)` `uint8` array (a
 /// dataset's `obs` column) to the planes they were packed from, exactly:
-/// `W = OBS_BYTES` (encoding version 2) gives `(N, 66, 34)` `uint8`,
-/// `W = OBS_BYTES_V1` (version 1) `(N, 29, 34)` `float32`.
+/// `W = OBS_BYTES` (encoding version 3) gives `(N, 79, 34)` `uint8`,
+/// `W = OBS_BYTES_V2` (version 2) `(N, 66, 34)` `uint8`, `W =
+/// OBS_BYTES_V1` (version 1) `(N, 29, 34)` `float32`.
 #[pyfunction]
 fn unpack_obs<'py>(py: Python<'py>, packed: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let bad = || {
         KoudianError::new_err(format!(
-            "packed must be a C-contiguous uint8 array of shape (N, {OBS_BYTES}) or \
-             (N, {OBS_BYTES_V1})"
+            "packed must be a C-contiguous uint8 array of shape (N, {OBS_BYTES}), \
+             (N, {OBS_BYTES_V2}) or (N, {OBS_BYTES_V1})"
         ))
     };
     let arr = packed
@@ -154,21 +156,16 @@ fn unpack_obs<'py>(py: Python<'py>, packed: &Bound<'py, PyAny>) -> PyResult<Boun
     let enc = encoding_of_width(width).map_err(|_| bad())?;
     let src = arr.as_slice().map_err(|_| bad())?;
     Ok(match enc {
-        Encoding::V2 => {
-            let mut out = vec![0u8; n * Encoding::V2.len()];
+        Encoding::V2 | Encoding::V3 => {
+            let (w, len) = (obs_bytes(enc), enc.len());
+            let mut out = vec![0u8; n * len];
             py.detach(|| {
-                for (row, dst) in src
-                    .chunks_exact(OBS_BYTES)
-                    .zip(out.chunks_exact_mut(Encoding::V2.len()))
-                {
-                    let row: &[u8; OBS_BYTES] = row.try_into().expect("chunks of OBS_BYTES");
-                    let dst: &mut [u8; Encoding::V2.len()] =
-                        dst.try_into().expect("chunks of a row");
-                    unpack_planes(row, dst);
+                for (row, dst) in src.chunks_exact(w).zip(out.chunks_exact_mut(len)) {
+                    unpack_encoded(enc, row, dst).expect("rows of the encoding's widths");
                 }
             });
             PyArray1::from_vec(py, out)
-                .reshape([n, Encoding::V2.n_planes(), KINDS])?
+                .reshape([n, enc.n_planes(), KINDS])?
                 .into_any()
         }
         Encoding::V1 => {
@@ -192,6 +189,7 @@ fn unpack_obs<'py>(py: Python<'py>, packed: &Bound<'py, PyAny>) -> PyResult<Boun
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OBS_BYTES", OBS_BYTES)?;
     m.add("OBS_BYTES_V1", OBS_BYTES_V1)?;
+    m.add("OBS_BYTES_V2", OBS_BYTES_V2)?;
     m.add("MASK_BYTES", MASK_BYTES)?;
     m.add("OBS_PACK_VERSION", koudian_core::record::OBS_PACK_VERSION)?;
     m.add(

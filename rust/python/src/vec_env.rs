@@ -5,8 +5,8 @@
 
 use crate::errors::{to_py, IllegalActionError, KoudianError, RulesetError};
 use crate::ruleset::resolve;
-use koudian_core::game::encode::{encode_into, Cell, Encoding, ENCODING_VERSION};
-use koudian_core::game::{Observation, N_ACTIONS};
+use koudian_core::game::encode::{encode_into, encode_seat, Cell, Encoding, ENCODING_VERSION};
+use koudian_core::game::{Game, Observation, N_ACTIONS};
 use koudian_core::tile::KINDS;
 use koudian_core::vec_env::{
     bad_num_envs, Buffers, Learners, OnIllegal, Shaping, VecEnv, MAX_ENVS,
@@ -62,7 +62,37 @@ pub fn planes_array<'py>(
     }
 }
 
-/// Number of planes of observation encoding `version` (1: 29, 2: 66).
+fn encoded_seat<'py, T: Cell + Element>(
+    py: Python<'py>,
+    g: &Game,
+    seat: u8,
+    enc: Encoding,
+) -> PyResult<Bound<'py, PyAny>> {
+    let a = PyArray2::<T>::zeros(py, [enc.n_planes(), KINDS], false);
+    {
+        let mut rw = a.readwrite();
+        encode_seat(g, seat, enc, rw.as_slice_mut()?).map_err(to_py)?;
+    }
+    Ok(a.into_any())
+}
+
+/// `seat`'s view of `g` in encoding `version` (3 included) as a `(P, 34)`
+/// array of `dtype`.
+pub fn seat_planes_array<'py>(
+    py: Python<'py>,
+    g: &Game,
+    seat: u8,
+    version: u32,
+    dtype: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let enc = Encoding::from_version(version).map_err(to_py)?;
+    match dtype_of(dtype)? {
+        Dtype::U8 => encoded_seat::<u8>(py, g, seat, enc),
+        Dtype::F32 => encoded_seat::<f32>(py, g, seat, enc),
+    }
+}
+
+/// Number of planes of observation encoding `version` (1: 29, 2: 66, 3: 79).
 #[pyfunction]
 fn encoding_planes(version: u32) -> PyResult<usize> {
     Ok(Encoding::from_version(version).map_err(to_py)?.n_planes())

@@ -3,7 +3,7 @@
 //! A plane is one row of 34 values, one per tile kind (1-9m, 1-9p, 1-9s,
 //! 东南西北白发中); "seat r" means r seats after the observer (0 is the
 //! observer). "All ones" fills the 34 columns. An encoding is chosen by
-//! its version ([`Encoding`]); [`ENCODING_VERSION`] is the newest. The
+//! its version ([`Encoding`]); [`ENCODING_VERSION`] is the default. The
 //! one encoder, [`encode_into`], writes a caller's row in place (no
 //! allocation), as `u8` or `f32`: the vectorized environment writes its
 //! batch rows with it and `Observation.planes()` its array.
@@ -44,9 +44,21 @@
 //! | 34-37 | concealed tiles held by seat r, as a count (all columns; a count short of 13/14 less the melds shows a hidden concealed kong) |
 //! | 38-41 | running score of seat r: `clamp(128 + score, 0, 255)` (all columns; one point per unit, 128 is zero) |
 //! | 42-65 | the 6 most recent discards of seat r, newest first: plane `42 + 6r + j` for its j-th latest, 1 at the kind if face up and still in the pond, 2 if claimed into a meld, 3 for the observer's own face-down ting discard; a row of zeros when seat r made fewer discards or the discard lies face down out of the observer's sight |
-
+//!
+//! # Version 3 (79 planes, uint8 or float32; from the table only)
+//!
+//! Version 2's 66 planes, then the 13 look-ahead planes of
+//! [`crate::agent::greedy::lookahead`] (66 + its plane number): what the
+//! greedy evaluator knows of each candidate action (the level after each
+//! discard, its improving tiles, the 包胡 danger, the ting discards' waits,
+//! the kongs' and the pong's levels, the unseen copies). They are computed
+//! from the table for the seat, from public information only, so an
+//! [`Observation`] alone is refused version 3 ([`encode_into`]); the table
+//! writes it ([`encode_seat`], the vectorized environment, datasets, the
+//! `nn` agent).
 use super::observation::{Observation, Pending, SeenDiscard, SeenMeld};
 use super::table::{Discard, Game};
+use crate::agent::greedy::lookahead::{Lookahead, LOOKAHEAD_PLANES};
 use crate::error::Error;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::wildcard::Wildcards;
@@ -81,6 +93,11 @@ pub(crate) trait View {
     fn locked_kinds(&self) -> u64;
     fn concealed_count(&self) -> [u8; 4];
     fn scores(&self) -> [i64; 4];
+    /// The look-ahead planes of version 3 (the greedy evaluator's answers:
+    /// [`crate::agent::greedy::lookahead`]). Only the table has them: an
+    /// [`Observation`] is refused version 3 by [`encode_into`] before it
+    /// gets here, so its implementation writes zeros.
+    fn lookahead(&self, out: &mut Lookahead);
 }
 
 /// A discard as some seat sees it: the game's [`Discard`], or an
@@ -104,7 +121,10 @@ impl SeenBy for Discard {
     }
 }
 
-/// The newest encoding's version.
+/// The default encoding's version (the vectorized environment's): the
+/// newest an observation alone can be written in. Version 3 adds the
+/// look-ahead planes, computed from the table (datasets record it, the
+/// `nn` agent reads it, the vectorized environment writes it on request).
 pub const ENCODING_VERSION: u32 = 2;
 
 /// Number of planes of version 1 ([`planes`]).
@@ -120,6 +140,9 @@ pub enum Encoding {
     V1,
     /// The 66 planes of small integers.
     V2,
+    /// Version 2's planes and the look-ahead planes (79 in all), written
+    /// from the table only.
+    V3,
 }
 
 impl Encoding {
@@ -134,8 +157,9 @@ impl Encoding {
         match version {
             1 => Ok(Encoding::V1),
             2 => Ok(Encoding::V2),
+            3 => Ok(Encoding::V3),
             v => Err(Error::InvalidRuleset(format!(
-                "unknown observation encoding version {v} (available: 1, 2)"
+                "unknown observation encoding version {v} (available: 1, 2, 3)"
             ))),
         }
     }
@@ -145,6 +169,7 @@ impl Encoding {
         match self {
             Encoding::V1 => 1,
             Encoding::V2 => 2,
+            Encoding::V3 => 3,
         }
     }
 
@@ -153,6 +178,7 @@ impl Encoding {
         match self {
             Encoding::V1 => N_PLANES,
             Encoding::V2 => 42 + 4 * RECENT_DISCARDS,
+            Encoding::V3 => 42 + 4 * RECENT_DISCARDS + LOOKAHEAD_PLANES,
         }
     }
 
@@ -226,12 +252,57 @@ impl Cell for f32 {
 /// assert!(encode_into(&g.observe(0), Encoding::V1, &mut row[..29 * 34]).is_err());
 /// ```
 pub fn encode_into<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) -> Result<(), Error> {
-    if out.len() != enc.len() {
+    check_row::<T>(enc, out.len())?;
+    if enc == Encoding::V3 {
+        return Err(Error::InvalidHand(
+            "encoding version 3 (the look-ahead planes) is written from the table, not from an \
+             observation: the vectorized environment, datasets and the nn agent write it"
+                .into(),
+        ));
+    }
+    write(o, enc, out);
+    Ok(())
+}
+
+/// Writes `seat`'s view of `game` in `enc` into `out`, as [`encode_into`]
+/// writes its observation, and version 3 too (the table has the
+/// look-ahead planes an observation lacks).
+///
+/// ```
+/// use koudian_core::game::encode::{encode_into, encode_seat, Encoding};
+/// use koudian_core::game::Game;
+/// use koudian_core::Ruleset;
+/// let g = Game::new(&Ruleset::shanxi(), 1, None).unwrap();
+/// let seat = g.to_act().unwrap();
+/// let mut row = vec![0u8; Encoding::V3.len()];
+/// encode_seat(&g, seat, Encoding::V3, &mut row).unwrap();
+/// let mut v2 = vec![0u8; Encoding::V2.len()];
+/// encode_into(&g.observe(seat), Encoding::V2, &mut v2).unwrap();
+/// assert_eq!(row[..v2.len()], v2[..]);
+/// assert_eq!(row[(Encoding::V3.n_planes() - 1) * 34], 1); // it has a decision
+/// ```
+pub fn encode_seat<T: Cell>(
+    game: &Game,
+    seat: u8,
+    enc: Encoding,
+    out: &mut [T],
+) -> Result<(), Error> {
+    if seat > 3 {
+        return Err(Error::InvalidArgument(format!("seat {seat} is not 0-3")));
+    }
+    check_row::<T>(enc, out.len())?;
+    write(&super::view::GameView::new(game, seat), enc, out);
+    Ok(())
+}
+
+/// Whether a row of `len` values of `T` can hold `enc`.
+fn check_row<T: Cell>(enc: Encoding, len: usize) -> Result<(), Error> {
+    if len != enc.len() {
         return Err(Error::InvalidHand(format!(
             "an encoding version {} row holds {} values, not {}",
             enc.version(),
             enc.len(),
-            out.len()
+            len
         )));
     }
     if enc == Encoding::V1 && !T::FRACTIONS {
@@ -239,7 +310,6 @@ pub fn encode_into<T: Cell>(o: &Observation, enc: Encoding, out: &mut [T]) -> Re
             "encoding version 1 is float32 only (plane 24 is a fraction)".into(),
         ));
     }
-    write(o, enc, out);
     Ok(())
 }
 
@@ -252,6 +322,17 @@ pub(crate) fn write<T: Cell>(o: &impl View, enc: Encoding, out: &mut [T]) {
     match enc {
         Encoding::V1 => write_planes::<T, N_PLANES>(o, planes.try_into().expect("29 planes")),
         Encoding::V2 => write_planes::<T, V2_PLANES>(o, planes.try_into().expect("66 planes")),
+        Encoding::V3 => {
+            let (v2, ahead) = planes.split_at_mut(V2_PLANES);
+            write_planes::<T, V2_PLANES>(o, v2.try_into().expect("66 planes"));
+            let mut la = [[0u8; KINDS]; LOOKAHEAD_PLANES];
+            o.lookahead(&mut la);
+            for (p, l) in ahead.iter_mut().zip(&la) {
+                for (v, &x) in p.iter_mut().zip(l) {
+                    *v = T::of(x);
+                }
+            }
+        }
     }
 }
 

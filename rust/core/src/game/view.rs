@@ -5,6 +5,7 @@
 
 use super::encode::ponds::{self, DiscardRows, Ponds};
 use super::encode::View;
+use crate::agent::greedy::lookahead::{Lookahead, LOOKAHEAD_PLANES};
 use super::observation::{Observation, Pending, SeenDiscard, SeenMeld};
 use super::table::{Discard, Game, Phase, TableMeld};
 use crate::hand::MeldKind;
@@ -159,6 +160,9 @@ impl View for GameView<'_> {
     fn scores(&self) -> [i64; 4] {
         self.game.scores
     }
+    fn lookahead(&self, out: &mut Lookahead) {
+        crate::agent::greedy::lookahead::lookahead(self.game, self.seat, out);
+    }
 }
 
 impl View for Observation {
@@ -210,6 +214,9 @@ impl View for Observation {
     }
     fn scores(&self) -> [i64; 4] {
         self.scores
+    }
+    fn lookahead(&self, out: &mut Lookahead) {
+        *out = [[0; KINDS]; LOOKAHEAD_PLANES];
     }
 }
 

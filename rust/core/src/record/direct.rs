@@ -9,7 +9,9 @@ use super::pack::{
     form_bytes, gather_bits, pack_nibbles, unfit, word, Form, BITS_BYTES, FORMS_V2, N_PLANES_V2,
     ONES,
 };
-use super::OBS_BYTES;
+use super::pack::{pack_row, FORMS_LOOKAHEAD, LOOKAHEAD_BYTES};
+use super::{OBS_BYTES, OBS_BYTES_V2};
+use crate::agent::greedy::lookahead::{Lookahead, LOOKAHEAD_PLANES};
 use crate::error::Error;
 use crate::game::encode::{View, RECENT_DISCARDS};
 use crate::game::observation::Pending;
@@ -55,27 +57,45 @@ const _: () = {
         assert!(matches!(FORMS_V2[p], Form::OneHot));
         p += 1;
     }
-    assert!(AT[N_PLANES_V2] == OBS_BYTES && N_PLANES_V2 == 42 + 4 * RECENT_DISCARDS);
+    assert!(AT[N_PLANES_V2] == OBS_BYTES_V2 && N_PLANES_V2 == 42 + 4 * RECENT_DISCARDS);
 };
 
 /// Stores the 0/1 plane `p` whose set kinds are the bits of `mask`.
 #[inline(always)]
-fn put_bits(out: &mut [u8; OBS_BYTES], p: usize, mask: u64) {
+fn put_bits(out: &mut [u8; OBS_BYTES_V2], p: usize, mask: u64) {
     out[AT[p]..AT[p] + BITS_BYTES].copy_from_slice(&mask.to_le_bytes()[..BITS_BYTES]);
 }
 
 /// Stores the count plane `p`, or the error if a count does not fit.
 #[inline(always)]
-fn put_nibbles(out: &mut [u8; OBS_BYTES], p: usize, row: &[u8; KINDS]) -> Result<(), Error> {
+fn put_nibbles(out: &mut [u8; OBS_BYTES_V2], p: usize, row: &[u8; KINDS]) -> Result<(), Error> {
     match pack_nibbles(row, &mut out[AT[p]..AT[p + 1]]) {
         true => Ok(()),
         false => Err(unfit(p, Form::Nibbles)),
     }
 }
 
+/// Writes the packed version 3 observation of `o` into `out` (every
+/// byte): the packed version 2 planes ([`pack_view`]), then the packed
+/// look-ahead planes.
+pub(crate) fn pack_view_v3(o: &impl View, out: &mut [u8; OBS_BYTES]) -> Result<(), Error> {
+    const _: () = assert!(OBS_BYTES == OBS_BYTES_V2 + LOOKAHEAD_BYTES);
+    let (v2, ahead) = out.split_at_mut(OBS_BYTES_V2);
+    pack_view(o, v2.try_into().expect("the version 2 bytes"))?;
+    let mut la: Lookahead = [[0; KINDS]; LOOKAHEAD_PLANES];
+    o.lookahead(&mut la);
+    pack_row(&FORMS_LOOKAHEAD, la.as_flattened(), ahead).map_err(|e| match e {
+        // The planes are numbered from the row's start.
+        Error::InvalidArgument(_) => Error::InvalidArgument(format!(
+            "a look-ahead plane (from plane {N_PLANES_V2}) does not fit its packed form"
+        )),
+        e => e,
+    })
+}
+
 /// Writes the packed version 2 observation of `o` into `out` (every byte):
 /// what packing the encoder's row gives, or the error packing it gives.
-pub(crate) fn pack_view(o: &impl View, out: &mut [u8; OBS_BYTES]) -> Result<(), Error> {
+pub(crate) fn pack_view(o: &impl View, out: &mut [u8; OBS_BYTES_V2]) -> Result<(), Error> {
     let me = o.seat();
     let rel = |s: u8| (s.wrapping_sub(me) & 3) as usize;
     // Planes 0-3: the kinds held more than j times, eight kinds a word.
@@ -221,17 +241,26 @@ mod tests {
                     for s in 0..4 {
                         let mut planes = [0u8; Encoding::V2.len()];
                         encode::write(&GameView::new(&g, s), Encoding::V2, &mut planes);
-                        let mut want = [0u8; OBS_BYTES];
+                        let mut want = [0u8; OBS_BYTES_V2];
                         pack_planes(&planes, &mut want).unwrap();
-                        let mut a = [0xA5; OBS_BYTES];
+                        let mut a = [0xA5; OBS_BYTES_V2];
                         pack_view(&GameView::new(&g, s), &mut a).unwrap();
-                        let mut b = [7; OBS_BYTES];
+                        let mut b = [7; OBS_BYTES_V2];
                         pack_view(&GameView::with_ponds(&g, s, &ponds), &mut b).unwrap();
-                        let mut c = [0xFF; OBS_BYTES];
+                        let mut c = [0xFF; OBS_BYTES_V2];
                         pack_view(&g.observe(s), &mut c).unwrap();
                         assert_eq!(a, want, "seed {seed} turn {turn} seat {s}");
                         assert_eq!(b, want, "kept ponds: seed {seed} turn {turn} seat {s}");
                         assert_eq!(c, want, "observation: seed {seed} turn {turn} seat {s}");
+                        if s == 0 || seed % 3 == 0 {
+                            let mut v3 = [0u8; Encoding::V3.len()];
+                            encode::write(&GameView::new(&g, s), Encoding::V3, &mut v3);
+                            let mut want3 = [0u8; OBS_BYTES];
+                            crate::record::pack_encoded(Encoding::V3, &v3, &mut want3).unwrap();
+                            let mut d = [0x5A; OBS_BYTES];
+                            pack_view_v3(&GameView::with_ponds(&g, s, &ponds), &mut d).unwrap();
+                            assert_eq!(d, want3, "v3: seed {seed} turn {turn} seat {s}");
+                        }
                         checked += 1;
                     }
                     let Some(seat) = g.to_act() else { break };
@@ -269,8 +298,8 @@ mod tests {
         o.n_discards = 16;
         let mut planes = [0u8; Encoding::V2.len()];
         encode::encode_into(&o, Encoding::V2, &mut planes).unwrap();
-        let want = pack_planes(&planes, &mut [0; OBS_BYTES]).unwrap_err();
-        let got = pack_view(&o, &mut [0; OBS_BYTES]).unwrap_err();
+        let want = pack_planes(&planes, &mut [0; OBS_BYTES_V2]).unwrap_err();
+        let got = pack_view(&o, &mut [0; OBS_BYTES_V2]).unwrap_err();
         assert_eq!(got.to_string(), want.to_string());
         assert!(got.to_string().contains("plane 10"), "{got}");
     }

@@ -7,29 +7,34 @@
 //! nibble of byte `k / 2` when `k` is even, else the high one), a plane
 //! constant across kinds as its one value (a byte), and a plane with one
 //! value 1-3 at one kind at most (version 2's recent discards) as one
-//! byte, `0` for none or `1 + 34 (v - 1) + k`. Version 2 packs its 2,244
-//! values into [`OBS_BYTES`] = 258 bytes; version 1 (29 planes, the
-//! datasets written before version 2 was recorded) into
+//! byte, `0` for none or `1 + 34 (v - 1) + k`, and a plane of whole
+//! numbers up to 255 per kind (version 3's improving-tile counts) as 34
+//! bytes. Version 3 packs its 2,686 values into [`OBS_BYTES`] = 426
+//! bytes (version 2's 258, then the look-ahead planes' 168); version 2
+//! (the datasets written before version 3 was recorded) its 2,244 into
+//! [`OBS_BYTES_V2`] = 258; version 1 (29 planes, before version 2) into
 //! [`OBS_BYTES_V1`] = 201 (its plane 24, live tiles / 136, as the count).
 //! Packing is lossless, and checked: a row that does not fit its layout
 //! is an error, never a silent loss. [`unpack_planes`] gives the planes
 //! back exactly.
 
 use crate::error::Error;
+use crate::agent::greedy::lookahead::LOOKAHEAD_PLANES;
 use crate::game::encode::{Encoding, N_PLANES, RECENT_DISCARDS};
 use crate::game::N_ACTIONS;
 use crate::tile::KINDS;
 
 /// Version of the packed observation layout of [`OBS_BYTES`] rows (1 is
-/// the layout of [`OBS_BYTES_V1`] rows).
-pub const OBS_PACK_VERSION: u32 = 2;
+/// the layout of [`OBS_BYTES_V1`] rows, 2 of [`OBS_BYTES_V2`] rows).
+pub const OBS_PACK_VERSION: u32 = 3;
 
-/// The observation encoding the rows pack: the newest,
-/// [`crate::game::encode::ENCODING_VERSION`].
+/// The observation encoding the rows pack: version 3, version 2's planes
+/// and the look-ahead planes (a learner needs them; the recorder has the
+/// table).
 pub const OBS_ENCODING_VERSION: u32 = RECORDED.version();
 
 /// The encoding recorded.
-const RECORDED: Encoding = Encoding::V2;
+const RECORDED: Encoding = Encoding::V3;
 
 /// How one plane is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +47,8 @@ pub(super) enum Form {
     Constant,
     /// A value 1-3 at one kind at most, zeros elsewhere: one byte.
     OneHot,
+    /// A whole number 0-255 per kind: 34 bytes.
+    Bytes,
 }
 
 pub(super) const BITS_BYTES: usize = KINDS.div_ceil(8);
@@ -91,11 +98,61 @@ pub(super) const FORMS_V2: [Form; N_PLANES_V2] = {
     f
 };
 
+/// The form of each look-ahead plane (`agent/greedy/lookahead.rs`'s
+/// table): levels and unseen copies as counts, tile counts and values as
+/// bytes, the danger and greedy's choice as bits, the hand's levels, the
+/// flag and greedy's choice's code as constant rows.
+pub(super) const FORMS_LOOKAHEAD: [Form; LOOKAHEAD_PLANES] = [
+    Form::Nibbles,
+    Form::Bytes,
+    Form::Bits,
+    Form::Bytes,
+    Form::Bytes,
+    Form::Nibbles,
+    Form::Constant,
+    Form::Constant,
+    Form::Constant,
+    Form::Nibbles,
+    Form::Constant,
+    Form::Bits,
+    Form::Constant,
+];
+
+/// Planes of version 3.
+pub(super) const N_PLANES_V3: usize = Encoding::V3.n_planes();
+
+/// The form of each plane of version 3: version 2's, then the look-ahead
+/// planes' (so a packed version 3 row is a packed version 2 row followed
+/// by the packed look-ahead planes).
+pub(super) const FORMS_V3: [Form; N_PLANES_V3] = {
+    let mut f = [Form::Bits; N_PLANES_V3];
+    let mut p = 0;
+    while p < N_PLANES_V2 {
+        f[p] = FORMS_V2[p];
+        p += 1;
+    }
+    while p < N_PLANES_V3 {
+        f[p] = FORMS_LOOKAHEAD[p - N_PLANES_V2];
+        p += 1;
+    }
+    f
+};
+
 pub(super) const fn form_bytes(f: Form) -> usize {
     match f {
         Form::Bits => BITS_BYTES,
         Form::Nibbles => NIBBLES_BYTES,
         Form::Constant | Form::OneHot => 1,
+        Form::Bytes => KINDS,
+    }
+}
+
+/// The forms of `enc`'s planes.
+const fn forms(enc: Encoding) -> &'static [Form] {
+    match enc {
+        Encoding::V1 => &FORMS_V1,
+        Encoding::V2 => &FORMS_V2,
+        Encoding::V3 => &FORMS_V3,
     }
 }
 
@@ -109,8 +166,15 @@ const fn packed_bytes(forms: &[Form]) -> usize {
     n
 }
 
-/// Bytes of one packed observation of the recorded encoding (version 2).
-pub const OBS_BYTES: usize = packed_bytes(&FORMS_V2);
+/// Bytes of one packed observation of the recorded encoding (version 3).
+pub const OBS_BYTES: usize = packed_bytes(&FORMS_V3);
+
+/// Bytes of one packed version 2 observation (pack version 2: datasets
+/// recorded before version 3 was).
+pub const OBS_BYTES_V2: usize = packed_bytes(&FORMS_V2);
+
+/// Bytes of the packed look-ahead planes that end a version 3 row.
+pub(super) const LOOKAHEAD_BYTES: usize = packed_bytes(&FORMS_LOOKAHEAD);
 
 /// Bytes of one packed version 1 observation (pack version 1).
 pub const OBS_BYTES_V1: usize = packed_bytes(&FORMS_V1);
@@ -122,18 +186,20 @@ pub const MASK_BYTES: usize = N_ACTIONS.div_ceil(8);
 pub const fn obs_bytes(enc: Encoding) -> usize {
     match enc {
         Encoding::V1 => OBS_BYTES_V1,
-        Encoding::V2 => OBS_BYTES,
+        Encoding::V2 => OBS_BYTES_V2,
+        Encoding::V3 => OBS_BYTES,
     }
 }
 
 /// The encoding whose packed rows are `width` bytes wide.
 pub fn encoding_of_width(width: usize) -> Result<Encoding, Error> {
     match width {
-        OBS_BYTES => Ok(Encoding::V2),
+        OBS_BYTES => Ok(Encoding::V3),
+        OBS_BYTES_V2 => Ok(Encoding::V2),
         OBS_BYTES_V1 => Ok(Encoding::V1),
         w => Err(Error::InvalidArgument(format!(
-            "a packed observation is {OBS_BYTES} bytes (encoding version 2) or \
-             {OBS_BYTES_V1} (version 1), not {w}"
+            "a packed observation is {OBS_BYTES} bytes (encoding version 3), {OBS_BYTES_V2} \
+             (version 2) or {OBS_BYTES_V1} (version 1), not {w}"
         ))),
     }
 }
@@ -184,6 +250,12 @@ pub(super) fn pack_row(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(),
             Form::OneHot => planes
                 .zip(outs)
                 .fold(true, |ok, (r, o)| pack_one_hot(r, o) & ok),
+            Form::Bytes => {
+                for (r, o) in planes.zip(outs) {
+                    o.copy_from_slice(r);
+                }
+                true
+            }
         };
         if !fits {
             // Name the first plane of the run that does not fit.
@@ -196,6 +268,7 @@ pub(super) fn pack_row(forms: &[Form], row: &[u8], out: &mut [u8]) -> Result<(),
                         Form::Nibbles => pack_nibbles(r, &mut o),
                         Form::Constant => pack_constant(r, &mut o),
                         Form::OneHot => pack_one_hot(r, &mut o),
+                        Form::Bytes => true,
                     }
                 })
                 .unwrap_or(p);
@@ -285,7 +358,7 @@ fn pack_one_hot(row: &[u8], out: &mut [u8]) -> bool {
 }
 
 /// The whole-number planes packed by [`pack_row`], into `out`.
-fn unpack_row(forms: &[Form], packed: &[u8], out: &mut [u8]) {
+pub(super) fn unpack_row(forms: &[Form], packed: &[u8], out: &mut [u8]) {
     let mut at = 0;
     for (row, &form) in out.chunks_exact_mut(KINDS).zip(forms) {
         match form {
@@ -300,6 +373,7 @@ fn unpack_row(forms: &[Form], packed: &[u8], out: &mut [u8]) {
                 }
             }
             Form::Constant => row.fill(packed[at]),
+            Form::Bytes => row.copy_from_slice(&packed[at..at + KINDS]),
             Form::OneHot => {
                 row.fill(0);
                 if let Some(c) = packed[at].checked_sub(1) {
@@ -318,18 +392,18 @@ const LIVE_PLANE: usize = 24;
 const LIVE_SCALE: f32 = 136.0;
 
 /// Packs version 2 planes (`u8`, as [`crate::game::encode::encode_into`] writes them)
-/// into `out` ([`OBS_BYTES`] bytes, overwritten). Errors if a plane does
+/// into `out` ([`OBS_BYTES_V2`] bytes, overwritten). Errors if a plane does
 /// not fit its form (never for an encoded observation).
 ///
 /// ```
 /// use koudian_core::game::encode::{encode_into, Encoding};
 /// use koudian_core::game::Game;
-/// use koudian_core::record::{pack_planes, unpack_planes, OBS_BYTES};
+/// use koudian_core::record::{pack_planes, unpack_planes, OBS_BYTES_V2};
 /// use koudian_core::Ruleset;
 /// let g = Game::new(&Ruleset::shanxi(), 3, None).unwrap();
 /// let mut planes = [0u8; 66 * 34];
 /// encode_into(&g.observe(0), Encoding::V2, &mut planes).unwrap();
-/// let mut packed = [0u8; OBS_BYTES];
+/// let mut packed = [0u8; OBS_BYTES_V2];
 /// pack_planes(&planes, &mut packed).unwrap();
 /// let mut back = [0u8; 66 * 34];
 /// unpack_planes(&packed, &mut back);
@@ -337,14 +411,56 @@ const LIVE_SCALE: f32 = 136.0;
 /// ```
 pub fn pack_planes(
     planes: &[u8; Encoding::V2.len()],
-    out: &mut [u8; OBS_BYTES],
+    out: &mut [u8; OBS_BYTES_V2],
 ) -> Result<(), Error> {
     pack_row(&FORMS_V2, planes, out)
 }
 
 /// The version 2 planes packed by [`pack_planes`], into `out`.
-pub fn unpack_planes(packed: &[u8; OBS_BYTES], out: &mut [u8; Encoding::V2.len()]) {
+pub fn unpack_planes(packed: &[u8; OBS_BYTES_V2], out: &mut [u8; Encoding::V2.len()]) {
     unpack_row(&FORMS_V2, packed, out);
+}
+
+/// Packs the whole-number planes `planes` of `enc` (version 2 or 3: `u8`
+/// rows of `enc.len()` values) into `out` ([`obs_bytes`]`(enc)` bytes,
+/// overwritten). Errors on other lengths or versions, or when a plane
+/// does not fit its form.
+///
+/// ```
+/// use koudian_core::game::encode::Encoding;
+/// use koudian_core::record::{pack_encoded, unpack_encoded, obs_bytes};
+/// let mut planes = vec![0u8; Encoding::V3.len()];
+/// planes[66 * 34 + 34 + 5] = 200; // improving tiles of a discard: a byte
+/// let mut packed = vec![0u8; obs_bytes(Encoding::V3)];
+/// pack_encoded(Encoding::V3, &planes, &mut packed).unwrap();
+/// let mut back = vec![9u8; Encoding::V3.len()];
+/// unpack_encoded(Encoding::V3, &packed, &mut back).unwrap();
+/// assert_eq!(back, planes);
+/// ```
+pub fn pack_encoded(enc: Encoding, planes: &[u8], out: &mut [u8]) -> Result<(), Error> {
+    check_lengths(enc, planes.len(), out.len())?;
+    pack_row(forms(enc), planes, out)
+}
+
+/// The planes of `enc` (version 2 or 3) packed by [`pack_encoded`], into
+/// `out`; errors on other lengths or versions.
+pub fn unpack_encoded(enc: Encoding, packed: &[u8], out: &mut [u8]) -> Result<(), Error> {
+    check_lengths(enc, out.len(), packed.len())?;
+    unpack_row(forms(enc), packed, out);
+    Ok(())
+}
+
+fn check_lengths(enc: Encoding, planes: usize, packed: usize) -> Result<(), Error> {
+    if enc == Encoding::V1 || planes != enc.len() || packed != obs_bytes(enc) {
+        return Err(Error::InvalidArgument(format!(
+            "packing encoding version {} takes rows of {} values into {} bytes, not {planes} \
+             into {packed} (version 1 packs with pack_obs)",
+            enc.version(),
+            enc.len(),
+            obs_bytes(enc)
+        )));
+    }
+    Ok(())
 }
 
 /// Packs the planes of [`crate::game::encode::planes`] (version 1) into `out`
@@ -439,11 +555,23 @@ mod tests {
                         assert_eq!(back, p, "v1 seed {seed} seat {s}");
                         let mut p2 = [0u8; Encoding::V2.len()];
                         encode::encode_into(&o, Encoding::V2, &mut p2).unwrap();
-                        let mut packed = [0u8; OBS_BYTES];
+                        let mut packed = [0u8; OBS_BYTES_V2];
                         pack_planes(&p2, &mut packed).unwrap();
                         let mut back = [0u8; Encoding::V2.len()];
                         unpack_planes(&packed, &mut back);
                         assert_eq!(back, p2, "v2 seed {seed} seat {s}");
+                        let mut p3 = vec![0u8; Encoding::V3.len()];
+                        encode::write(
+                            &crate::game::view::GameView::new(&g, s),
+                            Encoding::V3,
+                            &mut p3,
+                        );
+                        assert_eq!(p3[..p2.len()], p2[..], "v3 starts as v2");
+                        let mut packed = vec![0u8; OBS_BYTES];
+                        pack_encoded(Encoding::V3, &p3, &mut packed).unwrap();
+                        let mut back = vec![0u8; Encoding::V3.len()];
+                        unpack_encoded(Encoding::V3, &packed, &mut back).unwrap();
+                        assert_eq!(back, p3, "v3 seed {seed} seat {s}");
                     }
                     let a = agents[seat as usize].act(&crate::agent::SeatView::new(&g, seat));
                     if g.step(a).is_err() {
@@ -503,6 +631,7 @@ mod tests {
                     }
                     out[at] = code;
                 }
+                Form::Bytes => out[at..at + KINDS].copy_from_slice(row),
             }
             at += form_bytes(form);
         }
@@ -516,7 +645,7 @@ mod tests {
     fn packing_matches_the_reference_on_random_rows() {
         use rand_core::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let (mut fast, mut slow) = ([0u8; OBS_BYTES], [0u8; OBS_BYTES]);
+        let (mut fast, mut slow) = ([0u8; OBS_BYTES_V2], [0u8; OBS_BYTES_V2]);
         let mut refused = 0;
         for n in 0..20_000 {
             let mut row = [0u8; Encoding::V2.len()];
@@ -530,6 +659,7 @@ mod tests {
                         .iter_mut()
                         .for_each(|v| *v = (rng.next_u32() % 16) as u8),
                     Form::Constant => plane.fill(rng.next_u32() as u8),
+                    Form::Bytes => plane.iter_mut().for_each(|v| *v = rng.next_u32() as u8),
                     Form::OneHot => {
                         if rng.next_u32() % 2 == 0 {
                             plane[(rng.next_u32() % 34) as usize] = 1 + (rng.next_u32() % 3) as u8;
@@ -555,7 +685,7 @@ mod tests {
     /// A row that does not fit its layout is refused, not packed lossily.
     #[test]
     fn rows_that_do_not_fit_are_refused() {
-        let mut packed = [0u8; OBS_BYTES];
+        let mut packed = [0u8; OBS_BYTES_V2];
         for (plane, k, v) in [(0, 3, 2), (5, 0, 16), (16, 1, 1), (42, 0, 4)] {
             let mut row = [0u8; Encoding::V2.len()];
             row[plane * KINDS + k] = v;
@@ -573,7 +703,8 @@ mod tests {
         let mut v1 = [0f32; N_PLANES * KINDS];
         v1[7] = 0.5;
         assert!(pack_obs(&v1, &mut [0u8; OBS_BYTES_V1]).is_err());
-        assert_eq!(encoding_of_width(OBS_BYTES).unwrap(), Encoding::V2);
+        assert_eq!(encoding_of_width(OBS_BYTES_V2).unwrap(), Encoding::V2);
+        assert_eq!(encoding_of_width(OBS_BYTES).unwrap(), Encoding::V3);
         assert_eq!(encoding_of_width(OBS_BYTES_V1).unwrap(), Encoding::V1);
         assert!(encoding_of_width(7).is_err());
     }

@@ -129,6 +129,7 @@ mod eval;
 mod fast;
 mod groups;
 mod keys;
+pub mod lookahead;
 #[cfg(test)]
 mod plain;
 mod policy;

@@ -13,9 +13,8 @@
 //! same bits alone or in any batch: a test holds the kernel to it, and the
 //! runners' logs do not depend on how decisions were batched.
 
-use super::model::{Dense, Model};
+use super::model::{Dense, Model, KIND_GROUPS};
 use crate::error::Error;
-use crate::game::encode::Encoding;
 use crate::game::N_ACTIONS;
 use crate::tile::KINDS;
 
@@ -76,7 +75,7 @@ impl Model {
     fn first_layer(&self, x: &[f32], out: &mut [f32]) {
         let h = out.len();
         out.copy_from_slice(&self.hidden[0].bias);
-        let planes = Encoding::V2.n_planes();
+        let planes = self.header().encoding.n_planes();
         let (plane_values, extra) = x.split_at(planes * KINDS);
         for (p, row) in plane_values.chunks_exact(KINDS).enumerate() {
             let c = row[0];
@@ -173,6 +172,28 @@ impl Model {
         {
             l.copy_from_slice(&row[..N_ACTIONS]);
             *v = row[N_ACTIONS];
+        }
+        if let Some(kw) = &self.kinds {
+            let planes = self.header().encoding.n_planes() * KINDS;
+            for (row, l) in x
+                .chunks_exact(self.inputs())
+                .zip(logits.chunks_exact_mut(N_ACTIONS))
+            {
+                // By the nonzero inputs (most are zero), each feeding the
+                // four groups' logits of its kind.
+                for (i, (&v, w)) in row[..planes]
+                    .iter()
+                    .zip(kw.chunks_exact(KIND_GROUPS))
+                    .enumerate()
+                {
+                    if v != 0.0 {
+                        let k = i % KINDS;
+                        for (g, &wg) in w.iter().enumerate() {
+                            l[g * KINDS + k] += wg * v;
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The learned agent `nn`: a policy (and value) network read from a model
 //! file ([`model`]: safetensors with a `koudian` JSON header), evaluated
-//! here ([`forward`]) over the observation's encoding-version-2 planes and
-//! the action mask.
+//! here ([`forward`]) over the observation's planes (encoding version 2,
+//! or 3 with the look-ahead planes, as the model's header says) and the
+//! action mask.
 //!
 //! Specs ([`NnConfig::parse`]): `nn` (the default model embedded in the
 //! build, the first one trained for the ruleset's family), `nn:PATH` (a
@@ -20,11 +21,11 @@ mod write;
 
 pub use forward::Scratch;
 pub use model::{family_name, Header, Model};
-pub use write::random_model;
+pub use write::{random_model, random_model_for};
 
 use crate::agent::{Agent, Answer, RankedAction, SeatView, SplitMix};
 use crate::error::{Error, ModelFault};
-use crate::game::encode::{self, Encoding};
+use crate::game::encode;
 use crate::game::view::GameView;
 use crate::game::{Action, ActionMask, Game, N_ACTIONS};
 use crate::ruleset::Family;
@@ -299,8 +300,9 @@ impl NnAgent {
 /// Writes the model's input row for `seat` of `g` into `row` (of the
 /// model's [`Model::inputs`] values).
 pub(crate) fn encode_row(model: &Model, g: &Game, seat: u8, row: &mut [f32]) {
-    let planes = Encoding::V2.len();
-    encode::write(&GameView::new(g, seat), Encoding::V2, &mut row[..planes]);
+    let enc = model.header().encoding;
+    let planes = enc.len();
+    encode::write(&GameView::new(g, seat), enc, &mut row[..planes]);
     let family = g.rules().family;
     for (x, &f) in row[planes..].iter_mut().zip(&model.header().extra_inputs) {
         *x = if f == family { 1.0 } else { 0.0 };

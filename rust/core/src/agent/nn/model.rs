@@ -5,7 +5,7 @@
 //! is wrong ([`Error::InvalidModel`]), never half-used.
 
 use crate::error::{Error, ModelFault};
-use crate::game::encode::{Encoding, ENCODING_VERSION};
+use crate::game::encode::Encoding;
 use crate::game::N_ACTIONS;
 use crate::ruleset::Family;
 use crate::tile::KINDS;
@@ -47,6 +47,9 @@ pub fn family_name(f: Family) -> &'static str {
 pub struct Header {
     /// The metadata JSON as stored (for the binding's `header` dict).
     pub json: String,
+    /// The observation encoding of its input planes (version 2, or 3 with
+    /// the look-ahead planes).
+    pub encoding: Encoding,
     /// The extra inputs after the planes, each the family it is 1.0 for.
     pub extra_inputs: Vec<Family>,
     /// The hidden layers' widths.
@@ -55,12 +58,15 @@ pub struct Header {
     pub families: Vec<Family>,
     /// Expected points of a hand = value × `value_scale`.
     pub value_scale: f32,
+    /// Whether the model has the per-kind head (`"kind_head": true`, the
+    /// tensor `kinds.weight`): see [`Model`].
+    pub kind_head: bool,
 }
 
 impl Header {
     /// Values per input row: the planes then the extra inputs.
     pub fn inputs(&self) -> usize {
-        Encoding::V2.len() + self.extra_inputs.len()
+        self.encoding.len() + self.extra_inputs.len()
     }
 }
 
@@ -100,7 +106,20 @@ pub struct Model {
     /// The policy and value heads as one layer: rows 0-140 the policy,
     /// row 141 the value.
     pub(super) head: Dense,
+    /// The per-kind head, when the model has one: `kinds.weight`
+    /// `[4, planes]` read as a 1×1 convolution from the planes' column of
+    /// each kind to the logits of the four per-kind action groups
+    /// (discard, ting, concealed kong, added kong of that kind): logit
+    /// `34 g + k` gains `Σ_p W[g, p] · x[34 p + k]` (scaled inputs). It
+    /// lets a small net compare the look-ahead planes' numbers kind by
+    /// kind, which a dense layer learns poorly. Stored per input,
+    /// `[planes × 34][4]`, each scaled by its `input_scale`.
+    pub(super) kinds: Option<Vec<f32>>,
 }
+
+/// The per-kind action groups (discard, ting, concealed kong, added kong:
+/// dense indices `34 g + k`).
+pub const KIND_GROUPS: usize = 4;
 
 /// The error naming `file`.
 fn bad(file: &str, fault: ModelFault, detail: impl Into<String>) -> Error {
@@ -160,6 +179,10 @@ impl Model {
         expected.push(("policy.bias".into(), vec![N_ACTIONS]));
         expected.push(("value.weight".into(), vec![1, width]));
         expected.push(("value.bias".into(), vec![1]));
+        let planes = header.encoding.n_planes();
+        if header.kind_head {
+            expected.push(("kinds.weight".into(), vec![KIND_GROUPS, planes]));
+        }
         let mut extra: Vec<&str> = st
             .names()
             .into_iter()
@@ -235,7 +258,15 @@ impl Model {
             weight: head_w,
             bias: head_b,
         };
-        let (first_t, plane_sums) = fold_first(&hidden[0], &input_scale);
+        let (first_t, plane_sums) = fold_first(&hidden[0], &input_scale, planes);
+        let kinds = match header.kind_head {
+            true => Some(fold_kinds(
+                &read("kinds.weight", &[KIND_GROUPS, planes])?,
+                &input_scale,
+                planes,
+            )),
+            false => None,
+        };
         Ok(Model {
             file: file.to_string(),
             header,
@@ -244,6 +275,7 @@ impl Model {
             first_t,
             plane_sums,
             head,
+            kinds,
         })
     }
 
@@ -300,8 +332,20 @@ impl Model {
     }
 }
 
+/// The per-kind head `w` (`[4, planes]`) per input (`[planes × 34][4]`),
+/// scaled by each input's `input_scale`.
+fn fold_kinds(w: &[f32], scale: &[f32], planes: usize) -> Vec<f32> {
+    let mut out = vec![0f32; planes * KINDS * KIND_GROUPS];
+    for (i, o) in out.chunks_exact_mut(KIND_GROUPS).enumerate() {
+        for (g, v) in o.iter_mut().enumerate() {
+            *v = w[g * planes + i / KINDS] * scale[i];
+        }
+    }
+    out
+}
+
 /// The first layer transposed and scaled, and its plane sums.
-fn fold_first(first: &Dense, scale: &[f32]) -> (Vec<f32>, Vec<f32>) {
+fn fold_first(first: &Dense, scale: &[f32], planes: usize) -> (Vec<f32>, Vec<f32>) {
     let (h, n) = (first.out, first.inp);
     let mut t = vec![0f32; n * h];
     for (o, w_row) in first.weight.chunks_exact(n).enumerate() {
@@ -309,7 +353,6 @@ fn fold_first(first: &Dense, scale: &[f32]) -> (Vec<f32>, Vec<f32>) {
             t[i * h + o] = w * s;
         }
     }
-    let planes = Encoding::V2.n_planes();
     let mut sums = vec![0f32; planes * h];
     for p in 0..planes {
         let sum = &mut sums[p * h..(p + 1) * h];
@@ -388,16 +431,21 @@ fn parse_header(json: &str, file: &str) -> Result<Header, Error> {
     }
     let enc = |d: String| bad(file, ModelFault::Encoding, d);
     let ev = uint("encoding_version")?;
-    if ev != u64::from(ENCODING_VERSION) {
-        return Err(enc(format!(
-            "observation encoding version {ev}; this build encodes version {ENCODING_VERSION}"
-        )));
-    }
+    let encoding = match ev {
+        2 | 3 => Encoding::from_version(ev as u32).map_err(|e| enc(e.to_string()))?,
+        _ => {
+            return Err(enc(format!(
+                "observation encoding version {ev}; this build runs models on versions 2 and 3 \
+                 (it encodes up to version {})",
+                Encoding::V3.version()
+            )))
+        }
+    };
     let planes = uint("planes")?;
-    if planes != Encoding::V2.n_planes() as u64 {
+    if planes != encoding.n_planes() as u64 {
         return Err(enc(format!(
-            "{planes} planes; encoding version {ENCODING_VERSION} has {}",
-            Encoding::V2.n_planes()
+            "{planes} planes; encoding version {ev} has {}",
+            encoding.n_planes()
         )));
     }
     let actions = uint("actions")?;
@@ -456,8 +504,16 @@ fn parse_header(json: &str, file: &str) -> Result<Header, Error> {
         .map(|x| x as f32)
         .filter(|x| x.is_finite())
         .ok_or_else(|| meta("\"value_scale\" must be a finite number".into()))?;
+    let kind_head = match obj.get("kind_head") {
+        None => false,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| meta("\"kind_head\" must be true or false".into()))?,
+    };
     Ok(Header {
         json: json.to_string(),
+        kind_head,
+        encoding,
         extra_inputs,
         hidden,
         families,

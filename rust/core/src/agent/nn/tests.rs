@@ -1,4 +1,5 @@
 use super::*;
+use crate::game::encode::Encoding;
 use crate::error::ModelFault;
 use crate::ruleset::Ruleset;
 use crate::simulate::simulate_with;
@@ -74,6 +75,18 @@ fn reference(m: &Model, x: &[f32]) -> (Vec<f64>, f64) {
         a = y;
     }
     let value = a.pop().unwrap();
+    if let Some(kw) = &m.kinds {
+        // The per-kind head, kind by kind over every input (zeros too).
+        let planes = m.header.encoding.n_planes();
+        for (g, group) in a.chunks_exact_mut(34).take(4).enumerate() {
+            for (k, logit) in group.iter_mut().enumerate() {
+                for p in 0..planes {
+                    let i = p * 34 + k;
+                    *logit += f64::from(kw[i * 4 + g]) * f64::from(x[i]);
+                }
+            }
+        }
+    }
     (a, value)
 }
 
@@ -501,5 +514,64 @@ fn the_ranking_leads_with_the_greedy_choice() {
         let a = agent.act(&view);
         assert_eq!(ranked[0].action, a);
         g.step(a).unwrap();
+    }
+}
+
+/// A version 3 model (the look-ahead planes in its input) reads rows whose
+/// planes are version 2's followed by the seat's look-ahead planes, plays
+/// legal actions only on every preset, and the lockstep batched self-play
+/// gives the hands one-at-a-time play gives.
+#[test]
+fn a_version_3_model_reads_the_look_ahead_planes() {
+    use crate::agent::greedy::lookahead::{lookahead, LOOKAHEAD_PLANES};
+    let bytes = random_model_for(Encoding::V3, true, &[24], &ALL, 5);
+    let m = Arc::new(Model::from_bytes(&bytes, "v3").unwrap());
+    assert_eq!(m.header().encoding, Encoding::V3);
+    assert_eq!(m.inputs(), 79 * 34 + 3);
+    for seed in 0..20 {
+        let x = row_from(seed, m.inputs());
+        let (want, wv) = reference(&m, &x);
+        for dense in [false, true] {
+            let (got, v) = forward_one(&m, &x, dense);
+            close(v, wv, "value");
+            for (a, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                close(g, w, &format!("logit {a}"));
+            }
+        }
+    }
+    let mut g = Game::new(&Ruleset::linxian(), 11, None).unwrap();
+    let mut row = vec![0f32; m.inputs()];
+    let mut rows = 0;
+    while let Some(seat) = g.to_act() {
+        encode_row(&m, &g, seat, &mut row);
+        let mut la = [[0u8; crate::tile::KINDS]; LOOKAHEAD_PLANES];
+        lookahead(&g, seat, &mut la);
+        let at = Encoding::V2.len();
+        let want: Vec<f32> = la.as_flattened().iter().map(|&v| f32::from(v)).collect();
+        assert_eq!(&row[at..at + want.len()], &want[..]);
+        assert_eq!(row[Encoding::V3.len() + 1], 1.0, "the linxian one-hot");
+        rows += 1;
+        let a = NnAgent::with_model(Arc::clone(&m), None, 0).act(&SeatView::new(&g, seat));
+        g.step(a).unwrap();
+    }
+    assert!(rows > 20);
+    for name in Ruleset::preset_names() {
+        let rules = Ruleset::preset(name).unwrap();
+        let run = |threads: usize| {
+            simulate_with(
+                &rules,
+                0..24,
+                3,
+                threads,
+                |_| -> Result<Box<dyn Agent>, Error> {
+                    Ok(Box::new(NnAgent::with_model(Arc::clone(&m), None, 0)))
+                },
+                |_, s| s,
+            )
+            .unwrap()
+        };
+        let one = run(1);
+        assert!(one.iter().all(|s| !s.agent_fault), "{name}");
+        assert_eq!(one, run(2), "{name}");
     }
 }

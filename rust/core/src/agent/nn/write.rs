@@ -4,7 +4,7 @@
 //! (`koudian.train`), to the same format.
 
 use super::model::{family_name, FORMAT, FORMAT_VERSION};
-use crate::game::encode::{Encoding, ENCODING_VERSION};
+use crate::game::encode::Encoding;
 use crate::game::N_ACTIONS;
 use crate::rng::Prng;
 use crate::ruleset::Family;
@@ -25,7 +25,27 @@ use std::collections::HashMap;
 /// assert_eq!(m.inputs(), 66 * 34 + 3);
 /// ```
 pub fn random_model(hidden: &[usize], families: &[Family], seed: u64) -> Vec<u8> {
-    let inputs = Encoding::V2.len() + 3;
+    random_model_for(Encoding::V2, false, hidden, families, seed)
+}
+
+/// [`random_model`] over the planes of `encoding` (version 2 or 3), with
+/// the per-kind head when `kind_head`.
+///
+/// ```
+/// use koudian_core::agent::nn::{random_model_for, Model};
+/// use koudian_core::game::encode::Encoding;
+/// use koudian_core::ruleset::Family;
+/// let bytes = random_model_for(Encoding::V3, true, &[16], &[Family::Sichuan], 2);
+/// assert_eq!(Model::from_bytes(&bytes, "<random>").unwrap().inputs(), 79 * 34 + 3);
+/// ```
+pub fn random_model_for(
+    encoding: Encoding,
+    kind_head: bool,
+    hidden: &[usize],
+    families: &[Family],
+    seed: u64,
+) -> Vec<u8> {
+    let inputs = encoding.len() + 3;
     let mut rng = Prng::new(seed);
     let mut uniform = |n: usize, bound: f32| -> Vec<u8> {
         (0..n)
@@ -66,18 +86,27 @@ pub fn random_model(hidden: &[usize], families: &[Family], seed: u64) -> Vec<u8>
     ));
     tensors.push(("value.weight".into(), vec![1, width], uniform(width, bound)));
     tensors.push(("value.bias".into(), vec![1], uniform(1, bound)));
+    if kind_head {
+        let planes = encoding.n_planes();
+        tensors.push((
+            "kinds.weight".into(),
+            vec![4, planes],
+            uniform(4 * planes, 0.5),
+        ));
+    }
     let families: Vec<_> = families.iter().map(|&f| family_name(f)).collect();
     let header = serde_json::json!({
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "arch": "mlp",
-        "encoding_version": ENCODING_VERSION,
-        "planes": Encoding::V2.n_planes(),
+        "encoding_version": encoding.version(),
+        "planes": encoding.n_planes(),
         "extra_inputs": ["family_shanxi", "family_linxian", "family_sichuan"],
         "hidden": hidden,
         "actions": N_ACTIONS,
         "families": families,
         "value_scale": 10.0,
+        "kind_head": kind_head,
         "provenance": {"recipe": "random weights", "seed": seed},
     });
     let views: Vec<(String, TensorView<'_>)> = tensors
