@@ -17,10 +17,11 @@
 
 use super::table::{group_entries_kept, KEEP_ALL};
 use super::{seven_pairs_deficiency_of, size_check, thirteen_orphans_deficiency_of, Calculator};
+use crate::simd::Isa;
 use crate::tile::Counts;
 
 /// Hands per block: one byte lane each in a 128-bit vector.
-const B: usize = 16;
+pub(crate) const B: usize = 16;
 
 /// A group's `need[m][p]` (`m` sets, `p` pairs) for the hands of a block.
 struct Needs {
@@ -38,6 +39,7 @@ impl Calculator {
     /// then partly written).
     pub(super) fn batch_rows(
         &self,
+        isa: Isa,
         start: usize,
         rows: &[Counts],
         n_melds: &[u8],
@@ -49,32 +51,60 @@ impl Calculator {
             if n_melds.len() != 1 {
                 melds[..block.len()].copy_from_slice(&n_melds[first..first + block.len()]);
             }
-            let bad = if self.wilds.is_empty() {
-                self.block::<false>(block, &melds, o)
+            let mut p = PerHand {
+                entries: [[0; B]; 4],
+                other: [u8::MAX; B],
+                wild: [0u8; B],
+            };
+            let bad = if isa != Isa::Scalar && block.len() == B {
+                self.per_hand_on(isa, block, &melds, &mut p)
+            } else if self.wilds.is_empty() {
+                self.per_hand::<false>(block, &melds, &mut p)
             } else {
-                self.block::<true>(block, &melds, o)
+                self.per_hand::<true>(block, &melds, &mut p)
             };
             if let Some(j) = bad {
                 return Some(first + j);
             }
+            finish(&p, block.len(), &melds, o);
         }
         None
     }
 
-    /// One block of at most [`B`] rows. `WILD`: whether any kind is wild
-    /// (without, the rows are their own natural counts and need no copy).
+    /// [`Calculator::per_hand`] of a full block on the kernel of `isa`
+    /// ([`crate::simd`]).
+    #[inline]
+    fn per_hand_on(
+        &self,
+        isa: Isa,
+        rows: &[Counts],
+        melds: &[u8; B],
+        p: &mut PerHand,
+    ) -> Option<usize> {
+        match isa {
+            // SAFETY: `isa` came from `simd::isa`, which gives a path only
+            // when the CPU has its instructions.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => unsafe { crate::simd::shanten::avx512::per_hand(self, rows, melds, p) },
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe { crate::simd::shanten::avx2::per_hand(self, rows, melds, p) },
+            _ => self.per_hand::<true>(rows, melds, p),
+        }
+    }
+
+    /// What depends on each hand of a block of at most [`B`] rows alone:
+    /// its table entries, and what the other shapes and the wild tiles
+    /// give (the standard shape's part comes after, across the block);
+    /// the first row that is not a valid hand, if any. `WILD`: whether
+    /// any kind is wild (without, the rows are their own natural counts
+    /// and need no copy).
     #[inline(always)]
-    fn block<const WILD: bool>(
+    fn per_hand<const WILD: bool>(
         &self,
         rows: &[Counts],
         melds: &[u8; B],
-        out: &mut [i8],
+        p: &mut PerHand,
     ) -> Option<usize> {
-        // Per hand: the table entries, and what the other shapes and the
-        // wild tiles give (the standard shape's part comes after).
-        let mut entries: Entries = [[0; B]; 4];
-        let mut other = [u8::MAX; B];
-        let mut wild = [0u8; B];
         for (j, c) in rows.iter().enumerate() {
             let m = melds[j] as usize;
             let (ok, total) = size_check(c, m);
@@ -84,43 +114,61 @@ impl Calculator {
             // The natural counts are `c & keep`, applied to the words
             // as they are read rather than written out as a copy.
             if WILD {
-                wild[j] = self.wild_kinds.iter().map(|&(k, m)| c[k] & m).sum();
+                p.wild[j] = self.wild_kinds.iter().map(|&(k, m)| c[k] & m).sum();
             }
             let keep = if WILD { &self.keep } else { &KEEP_ALL };
             let e = group_entries_kept(c, keep, self.capped, self.honors);
             for (g, e) in e.into_iter().enumerate() {
-                entries[g][j] = e;
+                p.entries[g][j] = e;
             }
             if m == 0 {
                 let mut d = u8::MAX;
                 if self.rules.seven_pairs {
-                    d = d.min(seven_pairs_deficiency_of(c, keep, total - wild[j]));
+                    d = d.min(seven_pairs_deficiency_of(c, keep, total - p.wild[j]));
                 }
                 if self.rules.thirteen_orphans {
                     d = d.min(thirteen_orphans_deficiency_of(c, keep));
                 }
-                other[j] = d;
+                p.other[j] = d;
             }
-        }
-        let ab = product(&needs(&entries[0]), &needs(&entries[1]));
-        let cd = product(&needs(&entries[2]), &needs(&entries[3]));
-        // The standard shape for each number of sets the block's hands ask
-        // for (all five only when the meld counts differ within the block).
-        let mut standard = [[u8::MAX; B]; 5];
-        let mut wanted = 0u8;
-        for &m in &melds[..rows.len()] {
-            wanted |= 1 << (4 - m.min(4));
-        }
-        for (sets, s) in standard.iter_mut().enumerate() {
-            if wanted >> sets & 1 != 0 {
-                *s = with_one_pair(&ab, &cd, sets).to_bytes();
-            }
-        }
-        for (j, o) in out.iter_mut().enumerate().take(rows.len()) {
-            let d = standard[4 - melds[j].min(4) as usize][j].min(other[j]);
-            *o = d.saturating_sub(wild[j]) as i8 - 1;
         }
         None
+    }
+}
+
+/// What depends on each hand of a block alone (see
+/// [`Calculator::per_hand`]): the packed table entries, one row per group;
+/// the fewest tiles seven pairs or thirteen orphans miss (`u8::MAX`:
+/// neither counts, or the hand has melds); the wild tiles held.
+pub(crate) struct PerHand {
+    pub(crate) entries: Entries,
+    pub(crate) other: [u8; B],
+    pub(crate) wild: [u8; B],
+}
+
+/// The shanten of the first `n` hands of a block from their
+/// [`PerHand`]: the standard shape's min-plus products across the block,
+/// then each hand's answer.
+#[inline(always)]
+fn finish(p: &PerHand, n: usize, melds: &[u8; B], out: &mut [i8]) {
+    let entries = &p.entries;
+    let ab = product(&needs(&entries[0]), &needs(&entries[1]));
+    let cd = product(&needs(&entries[2]), &needs(&entries[3]));
+    // The standard shape for each number of sets the block's hands ask
+    // for (all five only when the meld counts differ within the block).
+    let mut standard = [[u8::MAX; B]; 5];
+    let mut wanted = 0u8;
+    for &m in &melds[..n] {
+        wanted |= 1 << (4 - m.min(4));
+    }
+    for (sets, s) in standard.iter_mut().enumerate() {
+        if wanted >> sets & 1 != 0 {
+            *s = with_one_pair(&ab, &cd, sets).to_bytes();
+        }
+    }
+    for (j, o) in out.iter_mut().enumerate().take(n) {
+        let d = standard[4 - melds[j].min(4) as usize][j].min(p.other[j]);
+        *o = d.saturating_sub(p.wild[j]) as i8 - 1;
     }
 }
 

@@ -66,10 +66,10 @@
 //! 3.2 MB suit table actually touched, plus 312 KB per honors variant in
 //! use. Throughput figures and their method: `benches/shanten.rs`.
 
-mod batch;
+pub(crate) mod batch;
 pub(crate) mod bound;
 pub(crate) mod lanes;
-mod table;
+pub(crate) mod table;
 
 use crate::error::Error;
 use crate::hand::Hand;
@@ -166,10 +166,11 @@ pub fn shanten_batch(
         // first entry.
         return Ok(());
     }
+    let isa = crate::simd::isa()?;
     let calc = Calculator::new(wilds, rules);
     let bad =
         crate::parallel::run_chunks(counts, out, threads, None, first_bad, |start, rows, out| {
-            calc.batch_rows(start, rows, n_melds, out)
+            calc.batch_rows(isa, start, rows, n_melds, out)
         })?;
     match bad {
         None => Ok(()),
@@ -246,12 +247,12 @@ fn size_check(c: &Counts, n_melds: usize) -> (bool, u8) {
 #[derive(Clone, Copy)]
 pub(crate) struct Calculator {
     wilds: Wildcards,
-    rules: ShapeRules,
-    capped: bool,
-    honors: &'static HonorTable,
+    pub(crate) rules: ShapeRules,
+    pub(crate) capped: bool,
+    pub(crate) honors: &'static HonorTable,
     /// 0 at the wild kinds, `0xff` elsewhere: the natural counts are
     /// `counts & keep`.
-    keep: Counts,
+    pub(crate) keep: Counts,
     /// The wild kinds as (kind, `0xff`), padded with (0, 0): the wild
     /// tiles held are `Σ counts[kind] & mask`.
     wild_kinds: [(usize, u8); 2],

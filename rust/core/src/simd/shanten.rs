@@ -1,0 +1,256 @@
+//! The AVX2 and AVX-512 kernels of `shanten_batch`: what depends on each
+//! hand alone ([`PerHand`]: the four table entries, the seven pairs and
+//! thirteen orphans deficiencies, the wild tiles), 8 (AVX2) or 16
+//! (AVX-512) hands per vector, one hand per 32-bit lane. The standard
+//! shape's min-plus products, already across the hands of a block of 16
+//! (`shanten/batch.rs`), follow unchanged.
+//!
+//! A block's rows are read by eleven word gathers per row ([`PIECES`]:
+//! per suit ranks 1-4, rank 5, ranks 6-9; the honors in two words), so
+//! that every lane holds its hand's words; then the scalar path's
+//! arithmetic lane by lane: the row check, tile and wild counts, the
+//! odd kinds and the orphans held (both by byte sums), the suits' table
+//! slots (two small-table gathers, the high part with rank 1 as its top
+//! digit, as `shanten/table.rs` ranks them) and entries, the honors'
+//! entry. A block's answers equal the scalar path's, lane for lane
+//! (tested on every path against it and against the search reference).
+//!
+//! Every gather reads inside its table or its block: word offsets are at
+//! most 30 of a 34-byte row, and every table index is clamped to the
+//! table as the scalar look-ups clamp or mask it (no valid hand's index
+//! reaches a clamp; an invalid row's block is an error, its entries
+//! unused).
+
+use super::win::piece_mask;
+use crate::shanten::batch::{PerHand, B};
+use crate::shanten::table::{HI, HONOR_KEYS, LO, N_KEYS, SUIT_TABLES};
+use crate::shanten::Calculator;
+use crate::tile::{Counts, KINDS, ORPHAN_KINDS};
+
+/// The word offsets gathered from each row, and how far each word is
+/// shifted right so that the shifted words cover the 34 kinds once each:
+/// per suit `s` ranks 1-4 (at `9s`), rank 5 (the top byte of the word at
+/// `9s + 1`), ranks 6-9 (at `9s + 5`); the honors at 27 and, above kind
+/// 30, at 30.
+const PIECES: [(usize, u32); 11] = [
+    (0, 0),
+    (1, 24),
+    (5, 0),
+    (9, 0),
+    (10, 24),
+    (14, 0),
+    (18, 0),
+    (19, 24),
+    (23, 0),
+    (27, 0),
+    (30, 8),
+];
+
+/// What a block needs of a [`Calculator`], as 32-bit lane constants.
+struct Consts {
+    /// Per piece, the natural kinds' bytes of its (unshifted) word.
+    keep: [u32; 11],
+    /// Per piece, 0x01 in the shifted word's orphan bytes.
+    orphans: [u32; 11],
+    seven_pairs: bool,
+    thirteen_orphans: bool,
+    /// The packed suit entries of the calculator's variant (capped or
+    /// not), as 4-byte words.
+    suit: *const u8,
+    honors: *const u8,
+}
+
+impl Consts {
+    fn new(calc: &Calculator) -> Consts {
+        let mut natural = 0u64;
+        for (k, &m) in calc.keep.iter().enumerate() {
+            natural |= u64::from(m != 0) << k;
+        }
+        let mut orphan = 0u64;
+        for k in ORPHAN_KINDS {
+            orphan |= 1 << k;
+        }
+        let base = if calc.capped { 0 } else { 4 * N_KEYS };
+        Consts {
+            keep: PIECES.map(|(off, _)| piece_mask((off, 0), natural)),
+            orphans: PIECES.map(|p| piece_mask(p, orphan) & 0x0101_0101),
+            seven_pairs: calc.rules.seven_pairs,
+            thirteen_orphans: calc.rules.thirteen_orphans,
+            suit: SUIT_TABLES[base..].as_ptr(),
+            honors: calc.honors.0.as_ptr().cast(),
+        }
+    }
+}
+
+const _: () = assert!(KINDS == 34 && B == 16);
+
+/// The kernel body, written once over each instruction set's lane
+/// operations (`crate::simd::ops`), compiled with its target features.
+macro_rules! kernel {
+    ($features:literal) => {
+        /// [`PerHand`] of a block of [`B`] rows into `p`; the first row
+        /// that is not a valid hand, if any (`p` is then partly written).
+        #[target_feature(enable = $features)]
+        pub(crate) fn per_hand(
+            calc: &Calculator,
+            rows: &[Counts],
+            melds: &[u8; B],
+            p: &mut PerHand,
+        ) -> Option<usize> {
+            assert!(rows.len() == B);
+            let k = Consts::new(calc);
+            for at in (0..B).step_by(L) {
+                let m = melds_of(&melds[at..at + L]);
+                if let Some(j) = part(&k, &rows[at..at + L], m, at, p) {
+                    return Some(at + j);
+                }
+            }
+            None
+        }
+
+        /// [`L`] rows of a block, from row `at`.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn part(
+            k: &Consts,
+            rows: &[Counts],
+            melds: V,
+            at: usize,
+            p: &mut PerHand,
+        ) -> Option<usize> {
+            assert!(rows.len() == L);
+            let base = rows.as_ptr().cast::<u8>();
+            let row_at = row_offsets();
+            // SAFETY: lane `h` reads bytes `34h + off .. 34h + off + 4` with
+            // `off ≤ 30` (PIECES), inside row `h` of the `L` rows checked
+            // above.
+            let words: [V; 11] =
+                std::array::from_fn(|i| unsafe { gather::<1>(base.add(PIECES[i].0), row_at) });
+            let mut top = words[0];
+            for &w in &words[1..] {
+                top = max_u8(top, w);
+            }
+            let counts_ok = bytes_at_most_4(top);
+            let ones = splat(0x0101_0101);
+            let mut tiles_v = splat(0);
+            let mut natural_v = splat(0);
+            let mut odd_v = splat(0);
+            let mut kinds_v = splat(0);
+            let mut pair = splat(0);
+            let mut nat = [splat(0); 11];
+            // Unrolled by hand, so that each shift is an immediate.
+            macro_rules! piece {
+                ($i:literal, $shift:literal) => {{
+                    const _: () = assert!(PIECES[$i].1 == $shift);
+                    nat[$i] = and(words[$i], splat(k.keep[$i] as i32));
+                    tiles_v = add(tiles_v, srli::<$shift>(words[$i]));
+                    let x = srli::<$shift>(nat[$i]);
+                    natural_v = add(natural_v, x);
+                    odd_v = add(odd_v, and(x, ones));
+                    // Counts ≤ 4 (3 bits): bit 0 of x | x>>1 | x>>2 per
+                    // byte says "held", of x>>1 | x>>2 "held twice".
+                    let twice = or(srli::<1>(x), srli::<2>(x));
+                    let orph = splat(k.orphans[$i] as i32);
+                    kinds_v = add(kinds_v, and(or(x, twice), orph));
+                    pair = or(pair, and(twice, orph));
+                }};
+            }
+            piece!(0, 0);
+            piece!(1, 24);
+            piece!(2, 0);
+            piece!(3, 0);
+            piece!(4, 24);
+            piece!(5, 0);
+            piece!(6, 0);
+            piece!(7, 24);
+            piece!(8, 0);
+            piece!(9, 0);
+            piece!(10, 8);
+            let tiles = byte_sum(tiles_v);
+            let natural = byte_sum(natural_v);
+            let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
+            let valid = mand(
+                mand(counts_ok, gt(splat(5), melds)),
+                mor(eq(size, splat(13)), eq(size, splat(14))),
+            );
+            let ok = bits(valid);
+            if ok != FULL {
+                return Some((!ok & FULL).trailing_zeros() as usize);
+            }
+            // Four base-5 digits, the first the highest.
+            let key4 = |x: V| madd(maddubs(x, splat(0x0105_0105)), splat(0x0001_0019));
+            let mut e = [splat(0); 4];
+            for s in 0..3 {
+                let r5 = srli::<24>(nat[3 * s + 1]);
+                let hi = add(mullo(key4(nat[3 * s]), splat(5)), r5);
+                let lo = key4(nat[3 * s + 2]);
+                let sum = add(byte_sum(nat[3 * s]), r5);
+                let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
+                // SAFETY: indices clamped into HI (3125 words) and LO (its
+                // 10,000 16-bit entries read as words: at most 9,998).
+                let slot = unsafe {
+                    add(
+                        srli::<4>(gather::<4>(HI.as_ptr().cast(), min_u32(hi, splat(3124)))),
+                        and(
+                            gather::<2>(LO.as_ptr().cast(), min_u32(lo_at, splat(9998))),
+                            splat(0xffff),
+                        ),
+                    )
+                };
+                // SAFETY: slot < N_KEYS words from the variant's start,
+                // which has N_KEYS of them.
+                e[s] = unsafe { gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1))) };
+            }
+            // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
+            let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
+            let honor = add(mullo(key4(nat[9]), splat(125)), key3(srli::<8>(nat[10])));
+            // SAFETY: clamped as `HonorTable::at` clamps: inside the table.
+            e[3] = unsafe { gather::<4>(k.honors, min_u32(honor, splat(HONOR_KEYS as i32 - 1))) };
+            // Seven pairs: each missing pair takes one tile onto a single,
+            // else two new tiles.
+            let singles = byte_sum(odd_v);
+            let pairs = srli::<1>(sub(natural, singles));
+            let missing = max_i32(sub(splat(7), pairs), splat(0));
+            let sp = add(missing, max_i32(sub(missing, singles), splat(0)));
+            // Thirteen orphans: 14 less the kinds held, less one for a pair.
+            let held_twice = mnot(eq(pair, splat(0)));
+            let to = sub(
+                sub(splat(14), byte_sum(kinds_v)),
+                select(held_twice, splat(1), splat(0)),
+            );
+            let mut other = splat(255);
+            if k.seven_pairs {
+                other = min_i32(other, sp);
+            }
+            if k.thirteen_orphans {
+                other = min_i32(other, to);
+            }
+            let other = lanes(select(eq(melds, splat(0)), other, splat(255)));
+            let wild = lanes(sub(tiles, natural));
+            for g in 0..4 {
+                p.entries[g][at..at + L].copy_from_slice(&lanes(e[g]));
+            }
+            for j in 0..L {
+                p.other[at + j] = other[j] as u8;
+                p.wild[at + j] = wild[j] as u8;
+            }
+            None
+        }
+    };
+}
+
+/// AVX2: 8 hands per 256-bit vector, a block in two parts.
+pub(crate) mod avx2 {
+    use super::*;
+    use crate::simd::ops::avx2::*;
+
+    kernel!("avx2");
+}
+
+/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, a block at once.
+pub(crate) mod avx512 {
+    use super::*;
+    use crate::simd::ops::avx512::*;
+
+    kernel!("avx512f,avx512bw,avx512vl,avx2");
+}
