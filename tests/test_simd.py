@@ -123,3 +123,41 @@ def test_forced_paths_time_the_same_answers_in_process() -> None:
     for isa in missing:  # pragma: no cover - this CPU has them all
         with pytest.raises(_core.KoudianError, match="lacks"):
             _core._bench.time_batch("is_win", counts, isa=isa)
+
+
+def _bench(simd: str) -> str:
+    """``koudian bench`` on a few hands of waits and shanten with
+    ``KOUDIAN_SIMD=simd``, in a fresh interpreter; its output."""
+    env = dict(os.environ)
+    env["KOUDIAN_SIMD"] = simd
+    src = str(Path(koudian.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    args = ["bench", "--hands", "300", "--repeat", "1", "--quiet", "--task", "waits"]
+    r = subprocess.run(
+        [sys.executable, "-m", "koudian", *args, "--task", "shanten"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("path", ["scalar", "avx2", "avx512"])
+def test_bench_names_the_instruction_set_of_each_kernel(path: str) -> None:
+    if path not in _core._bench.available():  # pragma: no cover - this CPU has them all
+        pytest.skip(f"this CPU lacks {path}")
+    out = _bench(path)
+    line = next(x for x in out.splitlines() if x.startswith("kernels: "))
+    assert line.startswith(f"kernels: is_win {path}, waits {path}, shanten {path} (this CPU: ")
+    kernels = [x for x in out.splitlines() if "kernel / scalar path:" in x]
+    if path == "scalar":
+        # The fallback is its own baseline: no kernel lines.
+        assert kernels == []
+    else:
+        # Each question and wild count: the kernel over the scalar path.
+        assert len(kernels) == 6
+        for task in ("waits", "shanten"):
+            for w in range(3):
+                assert any(x.startswith(f"{task} ({w} wild)") and f" {path} kernel" in x for x in kernels)

@@ -10,6 +10,9 @@ mod common;
 
 mod shape_reference;
 
+mod shanten_reference;
+
+use koudian_core::shanten::shanten_batch;
 use koudian_core::shape::{is_win_batch_checked, ShapeRules};
 use koudian_core::simd::{with_isa, Isa};
 use koudian_core::tile::Counts;
@@ -344,4 +347,157 @@ fn waits_paths_are_kept_across_threads() {
         .unwrap();
         assert_eq!(one, two, "{isa}");
     }
+}
+
+/// `shanten_batch` on `isa` with `threads`: the answers, or the error's
+/// message (a bad row's).
+fn shanten_on(
+    isa: Isa,
+    rows: &[Counts],
+    melds: &[u8],
+    wilds: &[usize],
+    rules: &ShapeRules,
+    threads: usize,
+) -> Result<Vec<i8>, String> {
+    let mut out = vec![0i8; rows.len()];
+    let w = r::wildcards(wilds);
+    with_isa(isa, || {
+        shanten_batch(rows, melds, &w, rules, &mut out, threads)
+    })
+    .expect("a path this CPU has")
+    .map(|()| out)
+    .map_err(|e| e.to_string())
+}
+
+/// 20,000 seeded hands per wild count (13 or 14 tiles less 3 per meld,
+/// 0-4 melds, wild kinds given extra copies), in ten batches of their own
+/// wild kinds, for each of five shape option sets: every path's shanten
+/// against the exhaustive search of `shanten_reference`.
+fn shanten_against_search(n_wild: usize) {
+    use shanten_reference as s;
+    let isas = paths();
+    let mut rng = r::Rng(0x5A47 ^ (n_wild as u64) << 8);
+    let mut low = 0;
+    for _ in 0..10 {
+        let wk = s::random_wilds(&mut rng, n_wild);
+        let hands: Vec<(Counts, usize)> =
+            (0..2000).map(|_| s::random_hand(&mut rng, &wk)).collect();
+        let rows: Vec<Counts> = hands.iter().map(|h| h.0).collect();
+        let melds: Vec<u8> = hands.iter().map(|h| h.1 as u8).collect();
+        let std: Vec<[usize; 2]> = hands
+            .iter()
+            .map(|(c, m)| {
+                let mut natural = *c;
+                for &k in &wk {
+                    natural[k] = 0;
+                }
+                let capped = wk.is_empty();
+                [false, true].map(|ws| s::search_standard(&natural, *m, capped, ws))
+            })
+            .collect();
+        for rules in &s::RULE_SETS {
+            let want: Vec<i8> = hands
+                .iter()
+                .zip(&std)
+                .map(|((c, m), st)| {
+                    s::reference(c, *m, &wk, rules, st[usize::from(rules.wind_sets)])
+                })
+                .collect();
+            low += want.iter().filter(|&&x| x <= 0).count();
+            for &isa in &isas {
+                let got = shanten_on(isa, &rows, &melds, &wk, rules, 1).expect("valid hands");
+                for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g,
+                        w,
+                        "{isa}: {} melds {} wilds {wk:?} {rules:?}",
+                        koudian_core::tile::format_counts(&rows[i]),
+                        melds[i]
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        low > 10_000,
+        "{low} ready or complete hands: too few to test"
+    );
+}
+
+#[test]
+fn shanten_kernels_match_search_without_wildcards() {
+    shanten_against_search(0);
+}
+
+#[test]
+fn shanten_kernels_match_search_with_one_wild_kind() {
+    shanten_against_search(1);
+}
+
+#[test]
+fn shanten_kernels_match_search_with_two_wild_kinds() {
+    shanten_against_search(2);
+}
+
+/// Two million rows per wild count (every shape option set, per-row meld
+/// counts and one shared count, several wild sets of each count, now and
+/// then a bad row: a count of 5, a tile too many or too few, 5 melds):
+/// every path's answers, or its error naming the first bad row, equal
+/// the scalar path's; one thread and two.
+#[test]
+fn shanten_kernels_match_the_scalar_path_on_millions_of_rows() {
+    use shanten_reference as s;
+    let isas = paths();
+    let mut rng = r::Rng(0x5A47_5EED);
+    let wild_sets: [&[&[usize]]; 3] = [
+        &[&[]],
+        &[&[31], &[8], &[30], &[0], &[13]],
+        &[&[31, 33], &[26, 27], &[0, 17], &[13, 22], &[4, 29]],
+    ];
+    let rules = r::all_rules();
+    let mut rows_checked = [0usize; 3];
+    let mut errors = 0;
+    for round in 0..(2_000_000 * 3 / 20_000) {
+        let sets = wild_sets[round % 3];
+        let wilds = sets[(round / 3) % sets.len()];
+        let rule = rules[(round / 3) % rules.len()];
+        let shared = round % 4 == 0;
+        let mut rows = Vec::with_capacity(20_000);
+        let mut melds = Vec::with_capacity(20_000);
+        while rows.len() < 20_000 {
+            let (c, m) = s::random_hand(&mut rng, wilds);
+            if !shared || m == 0 {
+                rows.push(c);
+                melds.push(m as u8);
+            }
+        }
+        if round % 5 == 1 {
+            let i = rng.below(rows.len());
+            match rng.below(4) {
+                0 => rows[i][rng.below(34)] = 5,
+                1 => rows[i][rng.below(34)] += 1,
+                2 => {
+                    let k = (0..34).find(|&k| rows[i][k] > 0).unwrap();
+                    rows[i][k] -= 1;
+                    let k = (0..34).find(|&k| rows[i][k] > 0).unwrap();
+                    rows[i][k] -= 1;
+                }
+                _ => melds[i] = 5,
+            }
+        }
+        let ms: &[u8] = if shared { &[0] } else { &melds };
+        let threads = 1 + round % 2;
+        let want = shanten_on(Isa::Scalar, &rows, ms, wilds, &rule, threads);
+        errors += usize::from(want.is_err());
+        for &isa in &isas {
+            assert_eq!(
+                shanten_on(isa, &rows, ms, wilds, &rule, threads),
+                want,
+                "{isa} {wilds:?} {rule:?}"
+            );
+        }
+        rows_checked[wilds.len()] += rows.len();
+    }
+    assert_eq!(rows_checked, [2_000_000; 3]);
+    assert!(errors >= 30, "{errors} batches with a bad row");
 }

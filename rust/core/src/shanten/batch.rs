@@ -46,6 +46,10 @@ impl Calculator {
         out: &mut [i8],
     ) -> Option<usize> {
         let mut melds = [n_melds[0]; B];
+        #[cfg(target_arch = "x86_64")]
+        let consts = (isa != Isa::Scalar).then(|| crate::simd::shanten::Consts::new(self));
+        #[cfg(not(target_arch = "x86_64"))]
+        let consts: Option<()> = None;
         for (k, (block, o)) in rows.chunks(B).zip(out.chunks_mut(B)).enumerate() {
             let first = start + k * B;
             if n_melds.len() != 1 {
@@ -56,9 +60,13 @@ impl Calculator {
                 other: [u8::MAX; B],
                 wild: [0u8; B],
             };
-            let bad = if isa != Isa::Scalar && block.len() == B {
-                self.per_hand_on(isa, block, &melds, &mut p)
-            } else if self.wilds.is_empty() {
+            if let (Some(c), true) = (&consts, block.len() == B) {
+                if let Some(j) = self.block_on(isa, c, block, &melds, &mut p, o) {
+                    return Some(first + j);
+                }
+                continue;
+            }
+            let bad = if self.wilds.is_empty() {
                 self.per_hand::<false>(block, &melds, &mut p)
             } else {
                 self.per_hand::<true>(block, &melds, &mut p)
@@ -71,25 +79,52 @@ impl Calculator {
         None
     }
 
-    /// [`Calculator::per_hand`] of a full block on the kernel of `isa`
-    /// ([`crate::simd`]).
+    /// A full block on the kernel of `isa` ([`crate::simd`]), with this
+    /// calculator's kernel constants `k`: the shanten into `out`, or the
+    /// first row that is not a valid hand.
+    #[cfg(target_arch = "x86_64")]
     #[inline]
-    fn per_hand_on(
+    fn block_on(
         &self,
         isa: Isa,
+        k: &crate::simd::shanten::Consts,
         rows: &[Counts],
         melds: &[u8; B],
         p: &mut PerHand,
+        out: &mut [i8],
     ) -> Option<usize> {
         match isa {
             // SAFETY: `isa` came from `simd::isa`, which gives a path only
             // when the CPU has its instructions.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { crate::simd::shanten::avx512::per_hand(self, rows, melds, p) },
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { crate::simd::shanten::avx2::per_hand(self, rows, melds, p) },
-            _ => self.per_hand::<true>(rows, melds, p),
+            Isa::Avx512 => unsafe { crate::simd::shanten::avx512::block(k, rows, melds, p, out) },
+            Isa::Avx2 => unsafe { crate::simd::shanten::avx2::block(k, rows, melds, p, out) },
+            Isa::Scalar => {
+                let bad = self.per_hand::<true>(rows, melds, p);
+                if bad.is_none() {
+                    finish(p, rows.len(), melds, out);
+                }
+                bad
+            }
         }
+    }
+
+    /// Other targets have no kernels.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline]
+    fn block_on(
+        &self,
+        _isa: Isa,
+        _k: &(),
+        rows: &[Counts],
+        melds: &[u8; B],
+        p: &mut PerHand,
+        out: &mut [i8],
+    ) -> Option<usize> {
+        let bad = self.per_hand::<true>(rows, melds, p);
+        if bad.is_none() {
+            finish(p, rows.len(), melds, out);
+        }
+        bad
     }
 
     /// What depends on each hand of a block of at most [`B`] rows alone:
@@ -150,7 +185,7 @@ pub(crate) struct PerHand {
 /// [`PerHand`]: the standard shape's min-plus products across the block,
 /// then each hand's answer.
 #[inline(always)]
-fn finish(p: &PerHand, n: usize, melds: &[u8; B], out: &mut [i8]) {
+pub(crate) fn finish(p: &PerHand, n: usize, melds: &[u8; B], out: &mut [i8]) {
     let entries = &p.entries;
     let ab = product(&needs(&entries[0]), &needs(&entries[1]));
     let cd = product(&needs(&entries[2]), &needs(&entries[3]));

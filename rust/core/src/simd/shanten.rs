@@ -22,7 +22,7 @@
 //! unused).
 
 use super::win::piece_mask;
-use crate::shanten::batch::{PerHand, B};
+use crate::shanten::batch::{finish, PerHand, B};
 use crate::shanten::table::{HI, HONOR_KEYS, LO, N_KEYS, SUIT_TABLES};
 use crate::shanten::Calculator;
 use crate::tile::{Counts, KINDS, ORPHAN_KINDS};
@@ -46,8 +46,9 @@ const PIECES: [(usize, u32); 11] = [
     (30, 8),
 ];
 
-/// What a block needs of a [`Calculator`], as 32-bit lane constants.
-struct Consts {
+/// What a block needs of a [`Calculator`], as 32-bit lane constants
+/// (made once per batch call's chunk of rows).
+pub(crate) struct Consts {
     /// Per piece, the natural kinds' bytes of its (unshifted) word.
     keep: [u32; 11],
     /// Per piece, 0x01 in the shifted word's orphan bytes.
@@ -61,7 +62,7 @@ struct Consts {
 }
 
 impl Consts {
-    fn new(calc: &Calculator) -> Consts {
+    pub(crate) fn new(calc: &Calculator) -> Consts {
         let mut natural = 0u64;
         for (k, &m) in calc.keep.iter().enumerate() {
             natural |= u64::from(m != 0) << k;
@@ -88,23 +89,28 @@ const _: () = assert!(KINDS == 34 && B == 16);
 /// operations (`crate::simd::ops`), compiled with its target features.
 macro_rules! kernel {
     ($features:literal) => {
-        /// [`PerHand`] of a block of [`B`] rows into `p`; the first row
-        /// that is not a valid hand, if any (`p` is then partly written).
+        /// The shanten of a block of [`B`] rows into `out`, by way of
+        /// their [`PerHand`] (`p`; `k`: the calculator's [`Consts`]); the
+        /// first row that is not a valid hand, if any (`out` is then
+        /// unwritten).
         #[target_feature(enable = $features)]
-        pub(crate) fn per_hand(
-            calc: &Calculator,
+        pub(crate) fn block(
+            k: &Consts,
             rows: &[Counts],
             melds: &[u8; B],
             p: &mut PerHand,
+            out: &mut [i8],
         ) -> Option<usize> {
             assert!(rows.len() == B);
-            let k = Consts::new(calc);
             for at in (0..B).step_by(L) {
                 let m = melds_of(&melds[at..at + L]);
-                if let Some(j) = part(&k, &rows[at..at + L], m, at, p) {
+                if let Some(j) = part(k, &rows[at..at + L], m, at, p) {
                     return Some(at + j);
                 }
             }
+            // The products across the block, compiled here with this
+            // path's instructions (three-operand forms: fewer copies).
+            finish(p, B, melds, out);
             None
         }
 
