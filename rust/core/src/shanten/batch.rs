@@ -186,11 +186,23 @@ pub(crate) struct PerHand {
 /// then each hand's answer.
 #[inline(always)]
 pub(crate) fn finish(p: &PerHand, n: usize, melds: &[u8; B], out: &mut [i8]) {
+    let standard = standard_rows(p, n, melds);
+    for (j, o) in out.iter_mut().enumerate().take(n) {
+        let d = standard[4 - melds[j].min(4) as usize][j].min(p.other[j]);
+        *o = d.saturating_sub(p.wild[j]) as i8 - 1;
+    }
+}
+
+/// The fewest tiles the standard shape misses, per number of sets (row
+/// `sets`) and hand (column), for the first `n` hands of a block: the
+/// min-plus products across the block, for each number of sets the
+/// hands ask for (all five only when the meld counts differ within the
+/// block; the other rows `u8::MAX`).
+#[inline(always)]
+pub(crate) fn standard_rows(p: &PerHand, n: usize, melds: &[u8; B]) -> [[u8; B]; 5] {
     let entries = &p.entries;
     let ab = product(&needs(&entries[0]), &needs(&entries[1]));
     let cd = product(&needs(&entries[2]), &needs(&entries[3]));
-    // The standard shape for each number of sets the block's hands ask
-    // for (all five only when the meld counts differ within the block).
     let mut standard = [[u8::MAX; B]; 5];
     let mut wanted = 0u8;
     for &m in &melds[..n] {
@@ -201,10 +213,7 @@ pub(crate) fn finish(p: &PerHand, n: usize, melds: &[u8; B], out: &mut [i8]) {
             *s = with_one_pair(&ab, &cd, sets).to_bytes();
         }
     }
-    for (j, o) in out.iter_mut().enumerate().take(n) {
-        let d = standard[4 - melds[j].min(4) as usize][j].min(p.other[j]);
-        *o = d.saturating_sub(p.wild[j]) as i8 - 1;
-    }
+    standard
 }
 
 /// The needs of a group from its packed entries, lane per hand.

@@ -22,7 +22,7 @@
 //! unused).
 
 use super::win::piece_mask;
-use crate::shanten::batch::{finish, PerHand, B};
+use crate::shanten::batch::{standard_rows, PerHand, B};
 use crate::shanten::table::{HI, HONOR_KEYS, LO, N_KEYS, SUIT_TABLES};
 use crate::shanten::Calculator;
 use crate::tile::{Counts, KINDS, ORPHAN_KINDS};
@@ -110,7 +110,18 @@ macro_rules! kernel {
             }
             // The products across the block, compiled here with this
             // path's instructions (three-operand forms: fewer copies).
-            finish(p, B, melds, out);
+            let standard = standard_rows(p, B, melds);
+            let m = melds[0];
+            if melds.iter().all(|&x| x == m) {
+                // One meld count: the answers of the block at once, as
+                // `finish` finds them hand by hand.
+                out16(&standard[4 - usize::from(m.min(4))], p, out);
+            } else {
+                for (j, o) in out.iter_mut().enumerate().take(B) {
+                    let d = standard[4 - melds[j].min(4) as usize][j].min(p.other[j]);
+                    *o = d.saturating_sub(p.wild[j]) as i8 - 1;
+                }
+            }
             None
         }
 
@@ -243,6 +254,23 @@ macro_rules! kernel {
             None
         }
     };
+}
+
+/// `min(standard, other) − wild` (saturating at 0), less 1, per hand of a
+/// block into `out` (16 bytes): the shanten `finish` gives hand by hand.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
+    use std::arch::x86_64::*;
+    assert!(out.len() >= B);
+    // SAFETY: 16-byte loads of 16-byte arrays, and a 16-byte store into
+    // the first 16 of `out`, which has at least 16.
+    unsafe {
+        let load = |x: &[u8; B]| _mm_loadu_si128(x.as_ptr().cast());
+        let d = _mm_min_epu8(load(standard), load(&p.other));
+        let d = _mm_sub_epi8(_mm_subs_epu8(d, load(&p.wild)), _mm_set1_epi8(1));
+        _mm_storeu_si128(out.as_mut_ptr().cast(), d);
+    }
 }
 
 /// AVX2: 8 hands per 256-bit vector, a block in two parts.
