@@ -138,30 +138,28 @@ macro_rules! kernel {
             assert!(rows.len() == L);
             let base = rows.as_ptr().cast::<u8>();
             let row_at = row_offsets();
-            // SAFETY: lane `h` reads bytes `34h + off .. 34h + off + 4` with
-            // `off ≤ 30` (PIECES), inside row `h` of the `L` rows checked
-            // above.
-            let words: [V; 11] =
-                std::array::from_fn(|i| unsafe { gather::<1>(base.add(PIECES[i].0), row_at) });
-            let mut top = words[0];
-            for &w in &words[1..] {
-                top = max_u8(top, w);
-            }
-            let counts_ok = bytes_at_most_4(top);
             let ones = splat(0x0101_0101);
+            let mut top = splat(0);
             let mut tiles_v = splat(0);
             let mut natural_v = splat(0);
             let mut odd_v = splat(0);
             let mut kinds_v = splat(0);
             let mut pair = splat(0);
-            let mut nat = [splat(0); 11];
-            // Unrolled by hand, so that each shift is an immediate.
+            // One piece: its word read, its counts added to the sums, its
+            // natural word given back (unshifted). Unrolled by hand, so
+            // that each shift is an immediate, and used where its keys
+            // are made, so that few words are live at once.
             macro_rules! piece {
                 ($i:literal, $shift:literal) => {{
                     const _: () = assert!(PIECES[$i].1 == $shift);
-                    nat[$i] = and(words[$i], splat(k.keep[$i] as i32));
-                    tiles_v = add(tiles_v, srli::<$shift>(words[$i]));
-                    let x = srli::<$shift>(nat[$i]);
+                    // SAFETY: lane `h` reads bytes `34h + off .. 34h + off +
+                    // 4` with `off ≤ 30` (PIECES), inside row `h` of the `L`
+                    // rows checked above.
+                    let word = unsafe { gather::<1>(base.add(PIECES[$i].0), row_at) };
+                    top = max_u8(top, word);
+                    let nat = and(word, splat(k.keep[$i] as i32));
+                    tiles_v = add(tiles_v, srli::<$shift>(word));
+                    let x = srli::<$shift>(nat);
                     natural_v = add(natural_v, x);
                     odd_v = add(odd_v, and(x, ones));
                     // Counts ≤ 4 (3 bits): bit 0 of x | x>>1 | x>>2 per
@@ -170,19 +168,45 @@ macro_rules! kernel {
                     let orph = splat(k.orphans[$i] as i32);
                     kinds_v = add(kinds_v, and(or(x, twice), orph));
                     pair = or(pair, and(twice, orph));
+                    nat
                 }};
             }
-            piece!(0, 0);
-            piece!(1, 24);
-            piece!(2, 0);
-            piece!(3, 0);
-            piece!(4, 24);
-            piece!(5, 0);
-            piece!(6, 0);
-            piece!(7, 24);
-            piece!(8, 0);
-            piece!(9, 0);
-            piece!(10, 8);
+            // Four base-5 digits, the first the highest.
+            let key4 = |x: V| madd(maddubs(x, splat(0x0105_0105)), splat(0x0001_0019));
+            // A suit's entry from its three natural words (ranks 1-4, the
+            // word whose top byte is rank 5, ranks 6-9). An invalid row's
+            // indices are clamped like any: its block is an error.
+            let suit = |a: V, b: V, c: V| -> V {
+                let r5 = srli::<24>(b);
+                let hi = add(mullo(key4(a), splat(5)), r5);
+                let lo = key4(c);
+                let sum = add(byte_sum(a), r5);
+                let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
+                // SAFETY: indices clamped into HI (3125 words) and LO (its
+                // 10,000 16-bit entries read as words: at most 9,998); the
+                // slot to N_KEYS words from the variant's start, which has
+                // N_KEYS of them.
+                unsafe {
+                    let slot = add(
+                        srli::<4>(gather::<4>(HI.as_ptr().cast(), min_u32(hi, splat(3124)))),
+                        and(
+                            gather::<2>(LO.as_ptr().cast(), min_u32(lo_at, splat(9998))),
+                            splat(0xffff),
+                        ),
+                    );
+                    gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1)))
+                }
+            };
+            let e0 = suit(piece!(0, 0), piece!(1, 24), piece!(2, 0));
+            let e1 = suit(piece!(3, 0), piece!(4, 24), piece!(5, 0));
+            let e2 = suit(piece!(6, 0), piece!(7, 24), piece!(8, 0));
+            // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
+            let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
+            let (h0, h1) = (piece!(9, 0), piece!(10, 8));
+            let honor = add(mullo(key4(h0), splat(125)), key3(srli::<8>(h1)));
+            // SAFETY: clamped as `HonorTable::at` clamps: inside the table.
+            let e3 = unsafe { gather::<4>(k.honors, min_u32(honor, splat(HONOR_KEYS as i32 - 1))) };
+            let counts_ok = bytes_at_most_4(top);
             let tiles = byte_sum(tiles_v);
             let natural = byte_sum(natural_v);
             let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
@@ -194,35 +218,7 @@ macro_rules! kernel {
             if ok != FULL {
                 return Some((!ok & FULL).trailing_zeros() as usize);
             }
-            // Four base-5 digits, the first the highest.
-            let key4 = |x: V| madd(maddubs(x, splat(0x0105_0105)), splat(0x0001_0019));
-            let mut e = [splat(0); 4];
-            for s in 0..3 {
-                let r5 = srli::<24>(nat[3 * s + 1]);
-                let hi = add(mullo(key4(nat[3 * s]), splat(5)), r5);
-                let lo = key4(nat[3 * s + 2]);
-                let sum = add(byte_sum(nat[3 * s]), r5);
-                let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
-                // SAFETY: indices clamped into HI (3125 words) and LO (its
-                // 10,000 16-bit entries read as words: at most 9,998).
-                let slot = unsafe {
-                    add(
-                        srli::<4>(gather::<4>(HI.as_ptr().cast(), min_u32(hi, splat(3124)))),
-                        and(
-                            gather::<2>(LO.as_ptr().cast(), min_u32(lo_at, splat(9998))),
-                            splat(0xffff),
-                        ),
-                    )
-                };
-                // SAFETY: slot < N_KEYS words from the variant's start,
-                // which has N_KEYS of them.
-                e[s] = unsafe { gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1))) };
-            }
-            // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
-            let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
-            let honor = add(mullo(key4(nat[9]), splat(125)), key3(srli::<8>(nat[10])));
-            // SAFETY: clamped as `HonorTable::at` clamps: inside the table.
-            e[3] = unsafe { gather::<4>(k.honors, min_u32(honor, splat(HONOR_KEYS as i32 - 1))) };
+            let e = [e0, e1, e2, e3];
             // Seven pairs: each missing pair takes one tile onto a single,
             // else two new tiles.
             let singles = byte_sum(odd_v);
