@@ -160,4 +160,5 @@ def test_bench_names_the_instruction_set_of_each_kernel(path: str) -> None:
         assert len(kernels) == 6
         for task in ("waits", "shanten"):
             for w in range(3):
-                assert any(x.startswith(f"{task} ({w} wild)") and f" {path} kernel" in x for x in kernels)
+                case = f"{task} ({w} wild)"
+                assert any(x.startswith(case) and f" {path} kernel" in x for x in kernels)
