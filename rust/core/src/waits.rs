@@ -660,7 +660,7 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         }
         out |= bits << (9 * s);
     }
-    out = five_copies(checker, out, fours, &keys, &n0, &d, w);
+    out = five_copies(checker, out, fours, &keys, &n0, &d, sum0, w);
     if n_melds == 0 {
         let rules = checker.rules;
         if rules.seven_pairs {
@@ -686,9 +686,11 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
 
 /// `out` with the bits of the kinds `fours` (held 4 times naturally)
 /// decided: whether a fifth copy completes the hand, given the natural
-/// keys, each group's `need0` and `need1 − need0`, and the wild tiles `w`
+/// keys, each group's `need0` and `need1 − need0`, the sum `sum0` of the
+/// `need0`s, and the wild tiles `w`
 /// (the part of [`completing_kinds`] that a 5-digit key would need; the
 /// kernels call it for their lanes with such kinds, [`crate::simd`]).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn five_copies(
     checker: &Checker,
@@ -697,9 +699,9 @@ pub(crate) fn five_copies(
     keys: &[u32; 4],
     n0: &[i32; 4],
     d: &[i32; 4],
+    sum0: i32,
     w: i32,
 ) -> u64 {
-    let sum0: i32 = n0.iter().sum();
     let mut f = fours;
     while f != 0 {
         let t = f.trailing_zeros() as usize;

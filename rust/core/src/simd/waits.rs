@@ -97,13 +97,15 @@ macro_rules! kernel {
                         let j = f.trailing_zeros() as usize;
                         f &= f - 1;
                         let (_, fours) = ch.natural_bits(&rows[at + j]);
+                        let n0 = n0.map(|x| x[j] as i32);
                         out[at + j] = five_copies(
                             ch,
                             out[at + j],
                             fours,
                             &keys.map(|x| x[j]),
-                            &n0.map(|x| x[j] as i32),
+                            &n0,
                             &d.map(|x| x[j] as i32),
+                            n0.iter().sum(),
                             w[j] as i32,
                         );
                     }
