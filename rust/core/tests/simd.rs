@@ -371,8 +371,9 @@ fn shanten_on(
 
 /// 20,000 seeded hands per wild count (13 or 14 tiles less 3 per meld,
 /// 0-4 melds, wild kinds given extra copies), in ten batches of their own
-/// wild kinds, for each of five shape option sets: every path's shanten
-/// against the exhaustive search of `shanten_reference`.
+/// wild kinds (and the hands without melds in a batch of their own, one
+/// meld count for all), for each of five shape option sets: every path's
+/// shanten against the exhaustive search of `shanten_reference`.
 fn shanten_against_search(n_wild: usize) {
     use shanten_reference as s;
     let isas = paths();
@@ -404,7 +405,14 @@ fn shanten_against_search(n_wild: usize) {
                 })
                 .collect();
             low += want.iter().filter(|&&x| x <= 0).count();
+            // The hands without melds as a batch of their own with one
+            // meld count for all (the AVX2 kernel's 32-lane products).
+            let bare: Vec<usize> = (0..rows.len()).filter(|&i| melds[i] == 0).collect();
+            let bare_rows: Vec<Counts> = bare.iter().map(|&i| rows[i]).collect();
+            let bare_want: Vec<i8> = bare.iter().map(|&i| want[i]).collect();
             for &isa in &isas {
+                let got = shanten_on(isa, &bare_rows, &[0], &wk, rules, 1).expect("valid hands");
+                assert_eq!(got, bare_want, "{isa}: no melds, wilds {wk:?} {rules:?}");
                 let got = shanten_on(isa, &rows, &melds, &wk, rules, 1).expect("valid hands");
                 for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(

@@ -50,8 +50,33 @@ impl Calculator {
         let consts = (isa != Isa::Scalar).then(|| crate::simd::shanten::Consts::new(self));
         #[cfg(not(target_arch = "x86_64"))]
         let consts: Option<()> = None;
-        for (k, (block, o)) in rows.chunks(B).zip(out.chunks_mut(B)).enumerate() {
-            let first = start + k * B;
+        let mut i = 0;
+        while i < rows.len() {
+            let first = start + i;
+            // AVX2: two blocks at once (32 byte lanes) where their meld
+            // counts agree.
+            #[cfg(target_arch = "x86_64")]
+            if let (Isa::Avx2, Some(c), true) = (isa, &consts, rows.len() - i >= 2 * B) {
+                let ms = &n_melds[if n_melds.len() == 1 {
+                    0..1
+                } else {
+                    first..first + 2 * B
+                }];
+                if ms.iter().all(|&m| m == ms[0]) {
+                    let (r, o) = (&rows[i..i + 2 * B], &mut out[i..i + 2 * B]);
+                    // SAFETY: `isa` came from `simd::isa`, which gives a
+                    // path only when the CPU has its instructions.
+                    if let Some(j) = unsafe { crate::simd::shanten::avx2::blocks2(c, r, ms[0], o) }
+                    {
+                        return Some(first + j);
+                    }
+                    i += 2 * B;
+                    continue;
+                }
+            }
+            let n = B.min(rows.len() - i);
+            let (block, o) = (&rows[i..i + n], &mut out[i..i + n]);
+            i += n;
             if n_melds.len() != 1 {
                 melds[..block.len()].copy_from_slice(&n_melds[first..first + block.len()]);
             }
