@@ -53,21 +53,28 @@ impl Calculator {
         let mut i = 0;
         while i < rows.len() {
             let first = start + i;
-            // AVX2: two blocks at once (32 byte lanes) where their meld
-            // counts agree.
+            // The kernels: two blocks at once (32 byte lanes) where their
+            // meld counts agree.
             #[cfg(target_arch = "x86_64")]
-            if let (Isa::Avx2, Some(c), true) = (isa, &consts, rows.len() - i >= 2 * B) {
+            if let (Some(c), true) = (&consts, rows.len() - i >= 2 * B) {
                 let ms = &n_melds[if n_melds.len() == 1 {
                     0..1
                 } else {
                     first..first + 2 * B
                 }];
                 if ms.iter().all(|&m| m == ms[0]) {
+                    use crate::simd::shanten::{avx2, avx512};
                     let (r, o) = (&rows[i..i + 2 * B], &mut out[i..i + 2 * B]);
                     // SAFETY: `isa` came from `simd::isa`, which gives a
-                    // path only when the CPU has its instructions.
-                    if let Some(j) = unsafe { crate::simd::shanten::avx2::blocks2(c, r, ms[0], o) }
-                    {
+                    // path only when the CPU has its instructions (and
+                    // `consts` exists only off the scalar path).
+                    let bad = unsafe {
+                        match isa {
+                            Isa::Avx512 => avx512::blocks2(c, r, ms[0], o),
+                            _ => avx2::blocks2(c, r, ms[0], o),
+                        }
+                    };
+                    if let Some(j) = bad {
                         return Some(first + j);
                     }
                     i += 2 * B;

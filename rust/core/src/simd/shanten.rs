@@ -252,6 +252,144 @@ macro_rules! kernel {
     };
 }
 
+/// Two blocks whose hands have one meld count at once (`blocks2`): the
+/// per-hand part by the path's [`L`] lanes, the min-plus products over 32
+/// byte lanes (AVX2 instructions, which the AVX-512 path has too).
+macro_rules! blocks2 {
+    ($features:literal) => {
+        /// 32 byte lanes, one per hand of two blocks.
+        type W = __m256i;
+
+        /// The shanten of two blocks (`2 × B` rows, every hand with `melds`
+        /// melds) into `out`, as [`block`] gives each block's: the per-hand
+        /// part [`L`] hands at a time, then the products of `shanten/batch.rs`
+        /// over 32 byte lanes at once. The first row that is not a valid
+        /// hand, if any (`out` then unwritten).
+        #[target_feature(enable = $features)]
+        pub(crate) fn blocks2(
+            k: &Consts,
+            rows: &[Counts],
+            melds: u8,
+            out: &mut [i8],
+        ) -> Option<usize> {
+            assert!(rows.len() == 2 * B && out.len() == 2 * B);
+            let new = || PerHand {
+                entries: [[0; B]; 4],
+                other: [u8::MAX; B],
+                wild: [0u8; B],
+            };
+            let mut p = [new(), new()];
+            let m = splat(i32::from(melds));
+            for at in (0..2 * B).step_by(L) {
+                let (h, j) = (at / B, at % B);
+                if let Some(bad) = part(k, &rows[at..at + L], m, j, &mut p[h]) {
+                    return Some(at + bad);
+                }
+            }
+            // The 32 hands' entries of a group as byte planes (bits 0-7,
+            // 8-15, 16-17), hands in the packs' order (see `natural`).
+            let planes = |g: usize| -> [W; 3] {
+                let load = |h: usize, j: usize| {
+                    // SAFETY: a 32-byte load of 8 entries inside a row of 16.
+                    unsafe { _mm256_loadu_si256(p[h].entries[g][j..j + 8].as_ptr().cast()) }
+                };
+                let q = [load(0, 0), load(0, 8), load(1, 0), load(1, 8)];
+                let narrow = |x: [W; 4]| {
+                    _mm256_packus_epi16(
+                        _mm256_packus_epi32(x[0], x[1]),
+                        _mm256_packus_epi32(x[2], x[3]),
+                    )
+                };
+                let byte = _mm256_set1_epi32(0xff);
+                [
+                    narrow(q.map(|x| _mm256_and_si256(x, byte))),
+                    narrow(q.map(|x| _mm256_and_si256(_mm256_srli_epi32::<8>(x), byte))),
+                    narrow(q.map(|x| _mm256_srli_epi32::<16>(x))),
+                ]
+            };
+            // A group's needs, as `needs` makes them: the 2-bit fields of
+            // its entries (by 16-bit shifts: bits that cross from the next
+            // byte land above bit 1 and are masked off).
+            let three = _mm256_set1_epi8(3);
+            let needs = |g: usize| -> ([W; 5], [W; 5]) {
+                let pl = planes(g);
+                let f = |i: usize| -> W {
+                    let x = pl[i / 4];
+                    let s = match i % 4 {
+                        0 => x,
+                        1 => _mm256_srli_epi16::<2>(x),
+                        2 => _mm256_srli_epi16::<4>(x),
+                        _ => _mm256_srli_epi16::<6>(x),
+                    };
+                    _mm256_and_si256(s, three)
+                };
+                let mut n0 = [_mm256_setzero_si256(); 5];
+                for m in 1..5 {
+                    n0[m] = _mm256_add_epi8(n0[m - 1], f(m - 1));
+                }
+                let mut n1 = [_mm256_setzero_si256(); 5];
+                for m in 0..4 {
+                    n1[m] = _mm256_add_epi8(n0[m], f(4 + m));
+                }
+                n1[4] = _mm256_add_epi8(n0[4], pl[2]);
+                (n0, n1)
+            };
+            let (add8, min8) = (
+                |a: W, b: W| _mm256_add_epi8(a, b),
+                |a: W, b: W| _mm256_min_epu8(a, b),
+            );
+            // `product`: the min-plus product of two groups.
+            let product = |a: &([W; 5], [W; 5]), b: &([W; 5], [W; 5])| -> ([W; 5], [W; 5]) {
+                let mut r = ([_mm256_setzero_si256(); 5], [_mm256_setzero_si256(); 5]);
+                for m in 0..5 {
+                    let mut r0 = min8(a.0[m], b.0[m]);
+                    let mut r1 = min8(b.1[m], a.1[m]);
+                    for q in 1..m {
+                        r0 = min8(r0, add8(a.0[q], b.0[m - q]));
+                    }
+                    for q in 1..=m {
+                        r1 = min8(r1, add8(a.0[q], b.1[m - q]));
+                        r1 = min8(r1, add8(a.1[m - q], b.0[q]));
+                    }
+                    r.0[m] = r0;
+                    r.1[m] = r1;
+                }
+                r
+            };
+            let ab = product(&needs(0), &needs(1));
+            let cd = product(&needs(2), &needs(3));
+            // `with_one_pair` for the hands' number of sets.
+            let sets = 4 - usize::from(melds.min(4));
+            let mut best = min8(add8(ab.0[0], cd.1[sets]), add8(ab.1[0], cd.0[sets]));
+            for q in 1..=sets {
+                best = min8(best, add8(ab.0[q], cd.1[sets - q]));
+                best = min8(best, add8(ab.1[q], cd.0[sets - q]));
+            }
+            // The packs' order ([0-3, 8-11, 16-19, 24-27 | 4-7, ..]) back to
+            // the hands'.
+            let natural =
+                _mm256_permutevar8x32_epi32(best, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            // SAFETY: 16-byte loads of 16-byte arrays, and a 32-byte store
+            // into `out`, which has 32 bytes.
+            unsafe {
+                let two = |a: &[u8; B], b: &[u8; B]| {
+                    _mm256_set_m128i(
+                        _mm_loadu_si128(b.as_ptr().cast()),
+                        _mm_loadu_si128(a.as_ptr().cast()),
+                    )
+                };
+                let d = min8(natural, two(&p[0].other, &p[1].other));
+                let d = _mm256_sub_epi8(
+                    _mm256_subs_epu8(d, two(&p[0].wild, &p[1].wild)),
+                    _mm256_set1_epi8(1),
+                );
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), d);
+            }
+            None
+        }
+    };
+}
+
 /// `min(standard, other) − wild` (saturating at 0), less 1, per hand of a
 /// block into `out` (16 bytes): the shanten `finish` gives hand by hand.
 #[target_feature(enable = "avx2")]
@@ -269,9 +407,8 @@ fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
     }
 }
 
-/// AVX2: 8 hands per 256-bit vector, a block in two parts; two blocks
-/// whose hands have one meld count at once, their min-plus products over
-/// 32 byte lanes ([`blocks2`](avx2::blocks2)).
+/// AVX2: 8 hands per 256-bit vector, a block in two parts (two blocks of
+/// one meld count at once, [`blocks2`](avx2::blocks2)).
 pub(crate) mod avx2 {
     use super::*;
     use crate::simd::ops::avx2::*;
@@ -279,133 +416,16 @@ pub(crate) mod avx2 {
 
     kernel!("avx2");
 
-    /// The shanten of two blocks (`2 × B` rows, every hand with `melds`
-    /// melds) into `out`, as [`block`] gives each block's: the per-hand
-    /// part 8 hands at a time, then the products of `shanten/batch.rs`
-    /// over 32 byte lanes at once. The first row that is not a valid
-    /// hand, if any (`out` then unwritten).
-    #[target_feature(enable = "avx2")]
-    pub(crate) fn blocks2(k: &Consts, rows: &[Counts], melds: u8, out: &mut [i8]) -> Option<usize> {
-        assert!(rows.len() == 2 * B && out.len() == 2 * B);
-        let new = || PerHand {
-            entries: [[0; B]; 4],
-            other: [u8::MAX; B],
-            wild: [0u8; B],
-        };
-        let mut p = [new(), new()];
-        let m = splat(i32::from(melds));
-        for at in (0..2 * B).step_by(L) {
-            let (h, j) = (at / B, at % B);
-            if let Some(bad) = part(k, &rows[at..at + L], m, j, &mut p[h]) {
-                return Some(at + bad);
-            }
-        }
-        // The 32 hands' entries of a group as byte planes (bits 0-7,
-        // 8-15, 16-17), hands in the packs' order (see `natural`).
-        let planes = |g: usize| -> [V; 3] {
-            let load = |h: usize, j: usize| {
-                // SAFETY: a 32-byte load of 8 entries inside a row of 16.
-                unsafe { _mm256_loadu_si256(p[h].entries[g][j..j + L].as_ptr().cast()) }
-            };
-            let q = [load(0, 0), load(0, L), load(1, 0), load(1, L)];
-            let narrow = |x: [V; 4]| {
-                _mm256_packus_epi16(
-                    _mm256_packus_epi32(x[0], x[1]),
-                    _mm256_packus_epi32(x[2], x[3]),
-                )
-            };
-            let byte = splat(0xff);
-            [
-                narrow(q.map(|x| and(x, byte))),
-                narrow(q.map(|x| and(srli::<8>(x), byte))),
-                narrow(q.map(|x| srli::<16>(x))),
-            ]
-        };
-        // A group's needs, as `needs` makes them: the 2-bit fields of
-        // its entries (by 16-bit shifts: bits that cross from the next
-        // byte land above bit 1 and are masked off).
-        let three = _mm256_set1_epi8(3);
-        let needs = |g: usize| -> ([V; 5], [V; 5]) {
-            let pl = planes(g);
-            let f = |i: usize| -> V {
-                let x = pl[i / 4];
-                let s = match i % 4 {
-                    0 => x,
-                    1 => _mm256_srli_epi16::<2>(x),
-                    2 => _mm256_srli_epi16::<4>(x),
-                    _ => _mm256_srli_epi16::<6>(x),
-                };
-                _mm256_and_si256(s, three)
-            };
-            let mut n0 = [_mm256_setzero_si256(); 5];
-            for m in 1..5 {
-                n0[m] = _mm256_add_epi8(n0[m - 1], f(m - 1));
-            }
-            let mut n1 = [_mm256_setzero_si256(); 5];
-            for m in 0..4 {
-                n1[m] = _mm256_add_epi8(n0[m], f(4 + m));
-            }
-            n1[4] = _mm256_add_epi8(n0[4], pl[2]);
-            (n0, n1)
-        };
-        let (add8, min8) = (
-            |a: V, b: V| _mm256_add_epi8(a, b),
-            |a: V, b: V| _mm256_min_epu8(a, b),
-        );
-        // `product`: the min-plus product of two groups.
-        let product = |a: &([V; 5], [V; 5]), b: &([V; 5], [V; 5])| -> ([V; 5], [V; 5]) {
-            let mut r = ([_mm256_setzero_si256(); 5], [_mm256_setzero_si256(); 5]);
-            for m in 0..5 {
-                let mut r0 = min8(a.0[m], b.0[m]);
-                let mut r1 = min8(b.1[m], a.1[m]);
-                for q in 1..m {
-                    r0 = min8(r0, add8(a.0[q], b.0[m - q]));
-                }
-                for q in 1..=m {
-                    r1 = min8(r1, add8(a.0[q], b.1[m - q]));
-                    r1 = min8(r1, add8(a.1[m - q], b.0[q]));
-                }
-                r.0[m] = r0;
-                r.1[m] = r1;
-            }
-            r
-        };
-        let ab = product(&needs(0), &needs(1));
-        let cd = product(&needs(2), &needs(3));
-        // `with_one_pair` for the hands' number of sets.
-        let sets = 4 - usize::from(melds.min(4));
-        let mut best = min8(add8(ab.0[0], cd.1[sets]), add8(ab.1[0], cd.0[sets]));
-        for q in 1..=sets {
-            best = min8(best, add8(ab.0[q], cd.1[sets - q]));
-            best = min8(best, add8(ab.1[q], cd.0[sets - q]));
-        }
-        // The packs' order ([0-3, 8-11, 16-19, 24-27 | 4-7, ..]) back to
-        // the hands'.
-        let natural = _mm256_permutevar8x32_epi32(best, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-        // SAFETY: 16-byte loads of 16-byte arrays, and a 32-byte store
-        // into `out`, which has 32 bytes.
-        unsafe {
-            let two = |a: &[u8; B], b: &[u8; B]| {
-                _mm256_set_m128i(
-                    _mm_loadu_si128(b.as_ptr().cast()),
-                    _mm_loadu_si128(a.as_ptr().cast()),
-                )
-            };
-            let d = min8(natural, two(&p[0].other, &p[1].other));
-            let d = _mm256_sub_epi8(
-                _mm256_subs_epu8(d, two(&p[0].wild, &p[1].wild)),
-                _mm256_set1_epi8(1),
-            );
-            _mm256_storeu_si256(out.as_mut_ptr().cast(), d);
-        }
-        None
-    }
+    blocks2!("avx2");
 }
 
-/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, a block at once.
+/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, a block at once
+/// (two blocks of one meld count at once, [`blocks2`](avx512::blocks2)).
 pub(crate) mod avx512 {
     use super::*;
     use crate::simd::ops::avx512::*;
+    use std::arch::x86_64::*;
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
+    blocks2!("avx512f,avx512bw,avx512vl,avx2");
 }
