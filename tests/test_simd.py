@@ -17,8 +17,9 @@ import pytest
 from koudian import _core
 
 #: Runs every batch on seeded hands (valid and invalid rows, 0-2 wild
-#: kinds, per-row melds, 1 and 2 threads) and prints the instruction sets
-#: and a digest of every answer.
+#: kinds, per-row melds, held tiles, 1 and 2 threads) and prints the
+#: instruction set of each question's kernel (is_win, waits, shanten) and
+#: a digest of every answer.
 SCRIPT = """
 import hashlib, sys
 import numpy as np
@@ -36,6 +37,12 @@ for size, fn in ((14, koudian.is_win_batch), (13, koudian.waits_batch),
         for threads in (1, 2):
             out = fn(counts, wildcards=wilds, threads=threads)
             h.update(np.ascontiguousarray(out).tobytes())
+    if fn is koudian.waits_batch:
+        # Held tiles (melds' copies): the 4-copy limit per row.
+        extra = (rng.random(counts.shape) < 0.05).astype(np.uint8)
+        held = np.minimum(counts + extra, 4).astype(np.uint8)
+        for wilds in ((), (31,), (8, 33)):
+            h.update(fn(counts, wildcards=wilds, held=held).tobytes())
     if size == 14:
         # Invalid rows: an error naming the first, the same on every path.
         bad = counts.copy()
@@ -49,7 +56,7 @@ for size, fn in ((14, koudian.is_win_batch), (13, koudian.waits_batch),
             h.update(fn(counts, n_melds=melds).tobytes())
         except koudian.KoudianError as e:
             h.update(str(e).encode())
-print(dict(_core._bench.kernels())["is_win"], h.hexdigest())
+print(",".join(isa for _, isa in _core._bench.kernels()), h.hexdigest())
 """
 
 
@@ -70,9 +77,10 @@ def _run(simd: str | None) -> subprocess.CompletedProcess[str]:
 def scalar_digest() -> str:
     r = _run("scalar")
     assert r.returncode == 0, r.stderr
-    isa, digest = r.stdout.split()
-    # The fallback path: what a CPU without AVX2 (x86-64-v2) runs.
-    assert isa == "scalar"
+    isas, digest = r.stdout.split()
+    # The fallback path of every kernel: what a CPU without AVX2
+    # (x86-64-v2) runs.
+    assert isas == "scalar,scalar,scalar"
     return digest
 
 
@@ -87,9 +95,10 @@ def test_every_path_this_cpu_has_answers_as_the_scalar_path(
         return
     r = _run(path)
     assert r.returncode == 0, r.stderr
-    isa, digest = r.stdout.split()
+    isas, digest = r.stdout.split()
     want = path if path in ("avx2", "avx512") else _core._bench.available()[-1]
-    assert isa == want
+    # is_win, waits and shanten each on the path.
+    assert isas == ",".join([want] * 3)
     assert digest == scalar_digest
 
 
@@ -106,9 +115,50 @@ def test_forced_paths_time_the_same_answers_in_process() -> None:
     counts = make_counts(5000, size=14)
     for isa in _core._bench.available():
         assert _core._bench.time_batch("is_win", counts, isa=isa) > 0.0
+        for task in ("waits", "shanten"):
+            assert _core._bench.time_batch(task, make_counts(5000, size=13), isa=isa) > 0.0
     with pytest.raises(ValueError, match="isa must be"):
         _core._bench.time_batch("is_win", counts, isa="sse9")
     missing = [i for i in ("avx2", "avx512") if i not in _core._bench.available()]
     for isa in missing:  # pragma: no cover - this CPU has them all
         with pytest.raises(_core.KoudianError, match="lacks"):
             _core._bench.time_batch("is_win", counts, isa=isa)
+
+
+def _bench(simd: str) -> str:
+    """``koudian bench`` on a few hands of waits and shanten with
+    ``KOUDIAN_SIMD=simd``, in a fresh interpreter; its output."""
+    env = dict(os.environ)
+    env["KOUDIAN_SIMD"] = simd
+    src = str(Path(koudian.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    args = ["bench", "--hands", "300", "--repeat", "1", "--quiet", "--task", "waits"]
+    r = subprocess.run(
+        [sys.executable, "-m", "koudian", *args, "--task", "shanten"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("path", ["scalar", "avx2", "avx512"])
+def test_bench_names_the_instruction_set_of_each_kernel(path: str) -> None:
+    if path not in _core._bench.available():  # pragma: no cover - this CPU has them all
+        pytest.skip(f"this CPU lacks {path}")
+    out = _bench(path)
+    line = next(x for x in out.splitlines() if x.startswith("kernels: "))
+    assert line.startswith(f"kernels: is_win {path}, waits {path}, shanten {path} (this CPU: ")
+    kernels = [x for x in out.splitlines() if "kernel / scalar path:" in x]
+    if path == "scalar":
+        # The fallback is its own baseline: no kernel lines.
+        assert kernels == []
+    else:
+        # Each question and wild count: the kernel over the scalar path.
+        assert len(kernels) == 6
+        for task in ("waits", "shanten"):
+            for w in range(3):
+                case = f"{task} ({w} wild)"
+                assert any(x.startswith(case) and f" {path} kernel" in x for x in kernels)

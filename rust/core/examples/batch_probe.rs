@@ -80,6 +80,8 @@ fn compare(task: &str, rows: &[Counts], wilds: &Wildcards, rules: &ShapeRules, r
         .collect();
     let mut rates = vec![Vec::new(); isas.len()];
     let (mut b, mut u, mut s) = (vec![false; n], vec![0u64; n], vec![0i8; n]);
+    // Each path's answers, checked against the scalar path's (the first).
+    let mut first: Option<(Vec<bool>, Vec<u64>, Vec<i8>)> = None;
     for _ in 0..repeat {
         for (k, &isa) in isas.iter().enumerate() {
             let t = Instant::now();
@@ -91,6 +93,11 @@ fn compare(task: &str, rows: &[Counts], wilds: &Wildcards, rules: &ShapeRules, r
             .expect("instruction set")
             .expect("batch");
             rates[k].push(n as f64 / t.elapsed().as_secs_f64());
+            let got = (b.clone(), u.clone(), s.clone());
+            match &first {
+                None => first = Some(got),
+                Some(want) => assert!(*want == got, "{task} {isa}: answers differ from scalar"),
+            }
         }
     }
     for (k, isa) in isas.iter().enumerate() {

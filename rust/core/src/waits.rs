@@ -18,6 +18,12 @@
 //! kind the hand already holds 4 times naturally (only a wild tile can add
 //! a 5th) is decided without a 5-digit key: five copies lie either in a
 //! triplet (the rest then holds 2) or in the pair plus three sets.
+//!
+//! A batch on a CPU with AVX2 or AVX-512 finds the completing kinds of 8
+//! or 16 hands per vector instead (`crate::simd`, `simd/waits.rs`), the
+//! rare hands (a kind held 4 times, seven pairs or thirteen orphans in
+//! reach, invalid rows) by this module's rules; the waits follow from
+//! them as here.
 
 use crate::error::Error;
 use crate::hand::Hand;
@@ -25,6 +31,7 @@ use crate::parallel::run_checked_chunks;
 use crate::shape::tables::{need0, need1, suit_neighbours, SuitIndex, POW5};
 use crate::shape::win::{check_batch, valid_size, Checker, ORPHAN_MASK};
 use crate::shape::ShapeRules;
+use crate::simd::Isa;
 use crate::tile::{Counts, Tile, KINDS};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -324,8 +331,12 @@ pub(crate) fn waits_batch_only<O: WaitRow>(
             counts.len()
         )));
     }
+    let isa = crate::simd::isa()?;
     let checker = Checker::new(wilds, rules);
     run_checked_chunks(counts, out, threads, |start, c, o| {
+        if isa != Isa::Scalar {
+            return rows_on(isa, &checker, start, c, n_melds, held, o, in_play, &allowed);
+        }
         let mut ok = true;
         for (j, (h, r)) in c.iter().zip(o.iter_mut()).enumerate() {
             let i = start + j;
@@ -346,6 +357,114 @@ pub(crate) fn waits_batch_only<O: WaitRow>(
         }
         ok
     })
+}
+
+/// [`completing_kinds`] of a row, or [`INVALID`] when it is not a valid
+/// hand of `13 − 3 × n_melds` tiles: what a batch's rows need of the hand
+/// itself (the kernels' answer per row, [`crate::simd`]).
+#[inline]
+pub(crate) fn complete_row(checker: &Checker, c: &Counts, n_melds: usize) -> u64 {
+    if valid_size(c, n_melds, 13) {
+        completing_kinds(checker, c, n_melds)
+    } else {
+        INVALID
+    }
+}
+
+/// [`complete_row`]'s answer for a row that is not a valid hand (no
+/// completing-kinds mask has bits above 33).
+pub(crate) const INVALID: u64 = u64::MAX;
+
+/// The rows `c` (the batch's rows from `start`) of [`waits_batch_only`]
+/// on the kernels of `isa`: their completing kinds by the kernel, a
+/// stretch of rows at a time, then each row's waits as the scalar loop
+/// finds them from its completing kinds. Whether every row was valid.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn rows_on<O: WaitRow>(
+    isa: Isa,
+    checker: &Checker,
+    start: usize,
+    c: &[Counts],
+    n_melds: &[u8],
+    held: &[Counts],
+    o: &mut [O],
+    in_play: u64,
+    allowed: &impl Fn(&Counts) -> u64,
+) -> bool {
+    // A stretch small enough to stay in L1 between the two passes.
+    const STRETCH: usize = 256;
+    let mut complete = [0u64; STRETCH];
+    let mut ok = true;
+    let mut wild_mask = 0u64;
+    for &t in &checker.wild[..checker.n_wild] {
+        wild_mask |= 1 << t;
+    }
+    for (k, (cs, os)) in c.chunks(STRETCH).zip(o.chunks_mut(STRETCH)).enumerate() {
+        let at = start + k * STRETCH;
+        let ms = if n_melds.len() == 1 {
+            n_melds
+        } else {
+            &n_melds[at..at + cs.len()]
+        };
+        let comp = &mut complete[..cs.len()];
+        complete_rows_on(isa, checker, cs, ms, comp);
+        for (j, ((h, r), &x)) in cs.iter().zip(os.iter_mut()).zip(comp.iter()).enumerate() {
+            let own = if held.is_empty() { h } else { &held[at + j] };
+            let valid = x != INVALID;
+            ok &= valid;
+            *r = O::from_mask(if valid {
+                wait_mask(wild_mask, x & in_play, own) & allowed(own)
+            } else {
+                0
+            });
+        }
+    }
+    ok
+}
+
+/// [`waits_of_completing`]'s mask without its branch on `complete`
+/// (half of a batch's hands have no waits, and the branch would guess
+/// wrong on many of them), for the kernels' rows: `wild_mask` the wild
+/// kinds, `complete` the completing kinds, `held` the physical tiles.
+#[inline(always)]
+fn wait_mask(wild_mask: u64, complete: u64, held: &Counts) -> u64 {
+    let any = 0u64.wrapping_sub(u64::from(complete != 0));
+    ((complete & !wild_mask) | (wild_mask & any)) & below_four(held)
+}
+
+/// [`complete_row`] of each row of `c` into `out`, on the kernel of
+/// `isa` (the scalar path row by row for [`Isa::Scalar`]). `n_melds`
+/// holds one entry, or one per row.
+#[inline]
+pub(crate) fn complete_rows_on(
+    isa: Isa,
+    checker: &Checker,
+    c: &[Counts],
+    n_melds: &[u8],
+    out: &mut [u64],
+) {
+    match isa {
+        // SAFETY: `isa` came from `simd::isa` (or a test that checked
+        // `Isa::available`), which gives a path only when the CPU has its
+        // instructions.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe {
+            crate::simd::waits::avx512::complete_rows(checker, c, n_melds, out)
+        },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { crate::simd::waits::avx2::complete_rows(checker, c, n_melds, out) },
+        _ => {
+            for (i, (h, x)) in c.iter().zip(out.iter_mut()).enumerate() {
+                let m = if n_melds.len() == 1 {
+                    n_melds[0]
+                } else {
+                    n_melds[i]
+                };
+                *x = complete_row(checker, h, usize::from(m));
+            }
+        }
+    }
 }
 
 /// A batch's output row: the wait mask itself, or one `bool` per kind
@@ -541,6 +660,48 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         }
         out |= bits << (9 * s);
     }
+    out = five_copies(checker, out, fours, &keys, &n0, &d, sum0, w);
+    if n_melds == 0 {
+        let rules = checker.rules;
+        if rules.seven_pairs {
+            let all = (1u64 << KINDS) - 1;
+            if sc.odd - 1 <= w {
+                out |= odd_kinds;
+            }
+            if sc.odd < w {
+                out |= all & !odd_kinds;
+            }
+        }
+        // Only a hand whose natural tiles already fit can complete it.
+        if rules.thirteen_orphans && sc.orphans_fit {
+            let mut natural = *c;
+            for &t in &checker.wild[..checker.n_wild] {
+                natural[t] = 0;
+            }
+            out |= orphan_completions(&natural);
+        }
+    }
+    out
+}
+
+/// `out` with the bits of the kinds `fours` (held 4 times naturally)
+/// decided: whether a fifth copy completes the hand, given the natural
+/// keys, each group's `need0` and `need1 − need0`, the sum `sum0` of the
+/// `need0`s, and the wild tiles `w`
+/// (the part of [`completing_kinds`] that a 5-digit key would need; the
+/// kernels call it for their lanes with such kinds, [`crate::simd`]).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn five_copies(
+    checker: &Checker,
+    mut out: u64,
+    fours: u64,
+    keys: &[u32; 4],
+    n0: &[i32; 4],
+    d: &[i32; 4],
+    sum0: i32,
+    w: i32,
+) -> u64 {
     let mut f = fours;
     while f != 0 {
         let t = f.trailing_zeros() as usize;
@@ -563,26 +724,6 @@ pub(crate) fn completing_kinds(checker: &Checker, c: &Counts, n_melds: usize) ->
         let win = base + need0(tri) + (need1(tri) - need0(tri)).min(other) <= w
             || base + need0(pair) <= w;
         out = (out & !(1 << t)) | (win as u64) << t;
-    }
-    if n_melds == 0 {
-        let rules = checker.rules;
-        if rules.seven_pairs {
-            let all = (1u64 << KINDS) - 1;
-            if sc.odd - 1 <= w {
-                out |= odd_kinds;
-            }
-            if sc.odd < w {
-                out |= all & !odd_kinds;
-            }
-        }
-        // Only a hand whose natural tiles already fit can complete it.
-        if rules.thirteen_orphans && sc.orphans_fit {
-            let mut natural = *c;
-            for &t in &checker.wild[..checker.n_wild] {
-                natural[t] = 0;
-            }
-            out |= orphan_completions(&natural);
-        }
     }
     out
 }

@@ -111,7 +111,7 @@ fn time_into<T: Clone + Send>(
 }
 
 /// The instruction set each batch question runs on in this process
-/// (`{"is_win": "avx512", "waits": "scalar", ...}`: the process's choice,
+/// (`{"is_win": "avx512", "waits": "avx512", ...}`: the process's choice,
 /// `KOUDIAN_SIMD` or the best the CPU has, where the task has kernels for
 /// it), for `koudian bench` to name. An unusable `KOUDIAN_SIMD` is a
 /// `KoudianError`.

@@ -17,10 +17,11 @@
 
 use super::table::{group_entries_kept, KEEP_ALL};
 use super::{seven_pairs_deficiency_of, size_check, thirteen_orphans_deficiency_of, Calculator};
+use crate::simd::Isa;
 use crate::tile::Counts;
 
 /// Hands per block: one byte lane each in a 128-bit vector.
-const B: usize = 16;
+pub(crate) const B: usize = 16;
 
 /// A group's `need[m][p]` (`m` sets, `p` pairs) for the hands of a block.
 struct Needs {
@@ -38,43 +39,139 @@ impl Calculator {
     /// then partly written).
     pub(super) fn batch_rows(
         &self,
+        isa: Isa,
         start: usize,
         rows: &[Counts],
         n_melds: &[u8],
         out: &mut [i8],
     ) -> Option<usize> {
         let mut melds = [n_melds[0]; B];
-        for (k, (block, o)) in rows.chunks(B).zip(out.chunks_mut(B)).enumerate() {
-            let first = start + k * B;
+        #[cfg(target_arch = "x86_64")]
+        let consts = (isa != Isa::Scalar).then(|| crate::simd::shanten::Consts::new(self));
+        #[cfg(not(target_arch = "x86_64"))]
+        let consts: Option<()> = None;
+        let mut i = 0;
+        while i < rows.len() {
+            let first = start + i;
+            // The kernels: two blocks at once (32 byte lanes) where their
+            // meld counts agree.
+            #[cfg(target_arch = "x86_64")]
+            if let (Some(c), true) = (&consts, rows.len() - i >= 2 * B) {
+                let ms = &n_melds[if n_melds.len() == 1 {
+                    0..1
+                } else {
+                    first..first + 2 * B
+                }];
+                if ms.iter().all(|&m| m == ms[0]) {
+                    use crate::simd::shanten::{avx2, avx512};
+                    let (r, o) = (&rows[i..i + 2 * B], &mut out[i..i + 2 * B]);
+                    // SAFETY: `isa` came from `simd::isa`, which gives a
+                    // path only when the CPU has its instructions (and
+                    // `consts` exists only off the scalar path).
+                    let bad = unsafe {
+                        match isa {
+                            Isa::Avx512 => avx512::blocks2(c, r, ms[0], o),
+                            _ => avx2::blocks2(c, r, ms[0], o),
+                        }
+                    };
+                    if let Some(j) = bad {
+                        return Some(first + j);
+                    }
+                    i += 2 * B;
+                    continue;
+                }
+            }
+            let n = B.min(rows.len() - i);
+            let (block, o) = (&rows[i..i + n], &mut out[i..i + n]);
+            i += n;
             if n_melds.len() != 1 {
                 melds[..block.len()].copy_from_slice(&n_melds[first..first + block.len()]);
             }
+            let mut p = PerHand {
+                entries: [[0; B]; 4],
+                other: [u8::MAX; B],
+                wild: [0u8; B],
+            };
+            if let (Some(c), true) = (&consts, block.len() == B) {
+                if let Some(j) = self.block_on(isa, c, block, &melds, &mut p, o) {
+                    return Some(first + j);
+                }
+                continue;
+            }
             let bad = if self.wilds.is_empty() {
-                self.block::<false>(block, &melds, o)
+                self.per_hand::<false>(block, &melds, &mut p)
             } else {
-                self.block::<true>(block, &melds, o)
+                self.per_hand::<true>(block, &melds, &mut p)
             };
             if let Some(j) = bad {
                 return Some(first + j);
             }
+            finish(&p, block.len(), &melds, o);
         }
         None
     }
 
-    /// One block of at most [`B`] rows. `WILD`: whether any kind is wild
-    /// (without, the rows are their own natural counts and need no copy).
+    /// A full block on the kernel of `isa` ([`crate::simd`]), with this
+    /// calculator's kernel constants `k`: the shanten into `out`, or the
+    /// first row that is not a valid hand.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn block_on(
+        &self,
+        isa: Isa,
+        k: &crate::simd::shanten::Consts,
+        rows: &[Counts],
+        melds: &[u8; B],
+        p: &mut PerHand,
+        out: &mut [i8],
+    ) -> Option<usize> {
+        match isa {
+            // SAFETY: `isa` came from `simd::isa`, which gives a path only
+            // when the CPU has its instructions.
+            Isa::Avx512 => unsafe { crate::simd::shanten::avx512::block(k, rows, melds, p, out) },
+            Isa::Avx2 => unsafe { crate::simd::shanten::avx2::block(k, rows, melds, p, out) },
+            Isa::Scalar => {
+                let bad = self.per_hand::<true>(rows, melds, p);
+                if bad.is_none() {
+                    finish(p, rows.len(), melds, out);
+                }
+                bad
+            }
+        }
+    }
+
+    /// Other targets have no kernels.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline]
+    fn block_on(
+        &self,
+        _isa: Isa,
+        _k: &(),
+        rows: &[Counts],
+        melds: &[u8; B],
+        p: &mut PerHand,
+        out: &mut [i8],
+    ) -> Option<usize> {
+        let bad = self.per_hand::<true>(rows, melds, p);
+        if bad.is_none() {
+            finish(p, rows.len(), melds, out);
+        }
+        bad
+    }
+
+    /// What depends on each hand of a block of at most [`B`] rows alone:
+    /// its table entries, and what the other shapes and the wild tiles
+    /// give (the standard shape's part comes after, across the block);
+    /// the first row that is not a valid hand, if any. `WILD`: whether
+    /// any kind is wild (without, the rows are their own natural counts
+    /// and need no copy).
     #[inline(always)]
-    fn block<const WILD: bool>(
+    fn per_hand<const WILD: bool>(
         &self,
         rows: &[Counts],
         melds: &[u8; B],
-        out: &mut [i8],
+        p: &mut PerHand,
     ) -> Option<usize> {
-        // Per hand: the table entries, and what the other shapes and the
-        // wild tiles give (the standard shape's part comes after).
-        let mut entries: Entries = [[0; B]; 4];
-        let mut other = [u8::MAX; B];
-        let mut wild = [0u8; B];
         for (j, c) in rows.iter().enumerate() {
             let m = melds[j] as usize;
             let (ok, total) = size_check(c, m);
@@ -84,44 +181,71 @@ impl Calculator {
             // The natural counts are `c & keep`, applied to the words
             // as they are read rather than written out as a copy.
             if WILD {
-                wild[j] = self.wild_kinds.iter().map(|&(k, m)| c[k] & m).sum();
+                p.wild[j] = self.wild_kinds.iter().map(|&(k, m)| c[k] & m).sum();
             }
             let keep = if WILD { &self.keep } else { &KEEP_ALL };
             let e = group_entries_kept(c, keep, self.capped, self.honors);
             for (g, e) in e.into_iter().enumerate() {
-                entries[g][j] = e;
+                p.entries[g][j] = e;
             }
             if m == 0 {
                 let mut d = u8::MAX;
                 if self.rules.seven_pairs {
-                    d = d.min(seven_pairs_deficiency_of(c, keep, total - wild[j]));
+                    d = d.min(seven_pairs_deficiency_of(c, keep, total - p.wild[j]));
                 }
                 if self.rules.thirteen_orphans {
                     d = d.min(thirteen_orphans_deficiency_of(c, keep));
                 }
-                other[j] = d;
+                p.other[j] = d;
             }
-        }
-        let ab = product(&needs(&entries[0]), &needs(&entries[1]));
-        let cd = product(&needs(&entries[2]), &needs(&entries[3]));
-        // The standard shape for each number of sets the block's hands ask
-        // for (all five only when the meld counts differ within the block).
-        let mut standard = [[u8::MAX; B]; 5];
-        let mut wanted = 0u8;
-        for &m in &melds[..rows.len()] {
-            wanted |= 1 << (4 - m.min(4));
-        }
-        for (sets, s) in standard.iter_mut().enumerate() {
-            if wanted >> sets & 1 != 0 {
-                *s = with_one_pair(&ab, &cd, sets).to_bytes();
-            }
-        }
-        for (j, o) in out.iter_mut().enumerate().take(rows.len()) {
-            let d = standard[4 - melds[j].min(4) as usize][j].min(other[j]);
-            *o = d.saturating_sub(wild[j]) as i8 - 1;
         }
         None
     }
+}
+
+/// What depends on each hand of a block alone (see
+/// [`Calculator::per_hand`]): the packed table entries, one row per group;
+/// the fewest tiles seven pairs or thirteen orphans miss (`u8::MAX`:
+/// neither counts, or the hand has melds); the wild tiles held.
+pub(crate) struct PerHand {
+    pub(crate) entries: Entries,
+    pub(crate) other: [u8; B],
+    pub(crate) wild: [u8; B],
+}
+
+/// The shanten of the first `n` hands of a block from their
+/// [`PerHand`]: the standard shape's min-plus products across the block,
+/// then each hand's answer.
+#[inline(always)]
+pub(crate) fn finish(p: &PerHand, n: usize, melds: &[u8; B], out: &mut [i8]) {
+    let standard = standard_rows(p, n, melds);
+    for (j, o) in out.iter_mut().enumerate().take(n) {
+        let d = standard[4 - melds[j].min(4) as usize][j].min(p.other[j]);
+        *o = d.saturating_sub(p.wild[j]) as i8 - 1;
+    }
+}
+
+/// The fewest tiles the standard shape misses, per number of sets (row
+/// `sets`) and hand (column), for the first `n` hands of a block: the
+/// min-plus products across the block, for each number of sets the
+/// hands ask for (all five only when the meld counts differ within the
+/// block; the other rows `u8::MAX`).
+#[inline(always)]
+pub(crate) fn standard_rows(p: &PerHand, n: usize, melds: &[u8; B]) -> [[u8; B]; 5] {
+    let entries = &p.entries;
+    let ab = product(&needs(&entries[0]), &needs(&entries[1]));
+    let cd = product(&needs(&entries[2]), &needs(&entries[3]));
+    let mut standard = [[u8::MAX; B]; 5];
+    let mut wanted = 0u8;
+    for &m in &melds[..n] {
+        wanted |= 1 << (4 - m.min(4));
+    }
+    for (sets, s) in standard.iter_mut().enumerate() {
+        if wanted >> sets & 1 != 0 {
+            *s = with_one_pair(&ab, &cd, sets).to_bytes();
+        }
+    }
+    standard
 }
 
 /// The needs of a group from its packed entries, lane per hand.

@@ -64,12 +64,16 @@
 //! shared, heavily loaded 2-core build machine (each of the 4 variants is
 //! built at most once per process). Resident memory: the pages of the
 //! 3.2 MB suit table actually touched, plus 312 KB per honors variant in
-//! use. Throughput figures and their method: `benches/shanten.rs`.
+//! use. Throughput figures and their method: `benches/shanten.rs`. On a
+//! CPU with AVX2 or AVX-512 a batch finds what depends on each hand alone
+//! (the row check, the table entries, the closed forms) for 8 or 16 hands
+//! per vector (`crate::simd`, `simd/shanten.rs`) and writes a block's
+//! answers with one vector; the products across the block are the same.
 
-mod batch;
+pub(crate) mod batch;
 pub(crate) mod bound;
 pub(crate) mod lanes;
-mod table;
+pub(crate) mod table;
 
 use crate::error::Error;
 use crate::hand::Hand;
@@ -166,10 +170,11 @@ pub fn shanten_batch(
         // first entry.
         return Ok(());
     }
+    let isa = crate::simd::isa()?;
     let calc = Calculator::new(wilds, rules);
     let bad =
         crate::parallel::run_chunks(counts, out, threads, None, first_bad, |start, rows, out| {
-            calc.batch_rows(start, rows, n_melds, out)
+            calc.batch_rows(isa, start, rows, n_melds, out)
         })?;
     match bad {
         None => Ok(()),
@@ -246,12 +251,12 @@ fn size_check(c: &Counts, n_melds: usize) -> (bool, u8) {
 #[derive(Clone, Copy)]
 pub(crate) struct Calculator {
     wilds: Wildcards,
-    rules: ShapeRules,
-    capped: bool,
-    honors: &'static HonorTable,
+    pub(crate) rules: ShapeRules,
+    pub(crate) capped: bool,
+    pub(crate) honors: &'static HonorTable,
     /// 0 at the wild kinds, `0xff` elsewhere: the natural counts are
     /// `counts & keep`.
-    keep: Counts,
+    pub(crate) keep: Counts,
     /// The wild kinds as (kind, `0xff`), padded with (0, 0): the wild
     /// tiles held are `Σ counts[kind] & mask`.
     wild_kinds: [(usize, u8); 2],

@@ -16,9 +16,9 @@ use std::sync::OnceLock;
 type Needs10 = Needs;
 
 /// Kept suit keys (9 counts summing to at most 14).
-const N_KEYS: usize = 405_350;
+pub(crate) const N_KEYS: usize = 405_350;
 
-static SUIT_TABLES: &[u8; 2 * 4 * N_KEYS] = include_bytes!("suit_tables.bin");
+pub(crate) static SUIT_TABLES: &[u8; 2 * 4 * N_KEYS] = include_bytes!("suit_tables.bin");
 
 /// Number of 4-digit base-5 vectors with digit sum at most `b`.
 const fn n4(b: i32) -> u32 {
@@ -36,7 +36,7 @@ const fn n4(b: i32) -> u32 {
 
 /// `HI[hi] = (offset of the first key with this high part) << 4 | digit sum`
 /// for the high 5 digits (ranks 1-5).
-static HI: [u32; 3125] = {
+pub(crate) static HI: [u32; 3125] = {
     let mut t = [0u32; 3125];
     let mut off = 0u32;
     let mut hi = 0;
@@ -54,7 +54,7 @@ static HI: [u32; 3125] = {
 
 /// `LO[s][lo]`: rank of the low 4 digits (ranks 6-9) among those with digit
 /// sum at most `14 - s`.
-static LO: [[u16; 625]; 16] = {
+pub(crate) static LO: [[u16; 625]; 16] = {
     let mut t = [[0u16; 625]; 16];
     let mut s = 0;
     while s < 16 {
@@ -542,7 +542,7 @@ fn combine_saturating(a: &Needs10, b: &Needs10) -> Needs10 {
 
 /// The honors table of one variant: 5^7 entries keyed by the 7 honor
 /// counts (东 first) in base 5.
-pub(crate) struct HonorTable(Box<[u32; HONOR_KEYS]>);
+pub(crate) struct HonorTable(pub(crate) Box<[u32; HONOR_KEYS]>);
 
 impl HonorTable {
     #[inline(always)]
@@ -561,7 +561,7 @@ impl HonorTable {
 }
 
 /// Keys of an honors table: 7 counts of 0-4.
-const HONOR_KEYS: usize = 78_125;
+pub(crate) const HONOR_KEYS: usize = 78_125;
 
 /// Needs of every key of a small honor group, by enumerating its targets.
 /// `sets` lists each set type as the kinds (group-local) it uses.

@@ -1,11 +1,13 @@
 //! Which instruction set the batch kernels run on, chosen once per process.
 //!
 //! The build targets x86-64-v2 (SSE4.2, `.cargo/config.toml`), so that one
-//! wheel serves every x86-64 CPU since about 2009. The hottest batch loops
-//! also have kernels compiled for AVX2 (x86-64-v3) and for AVX-512
-//! (F, BW, VL) with `#[target_feature]`, that take 8 or 16 hands per
-//! vector; the first batch call picks the best the CPU has
-//! (`is_x86_feature_detected!`), and every later call reuses that choice.
+//! wheel serves every x86-64 CPU since about 2009. The batch loops of
+//! `is_win` (`simd/win.rs`), `waits` (`simd/waits.rs`) and `shanten`
+//! (`simd/shanten.rs`) also have kernels compiled for AVX2 (x86-64-v3)
+//! and for AVX-512 (F, BW, VL) with `#[target_feature]`, that take 8 or
+//! 16 hands per vector (their lane operations: `simd/ops.rs`); the first
+//! batch call picks the best the CPU has (`is_x86_feature_detected!`),
+//! and every later call reuses that choice.
 //! The scalar code is the fallback and stays the reference the kernels are
 //! tested against.
 //!
@@ -24,6 +26,12 @@ use std::cell::Cell;
 use std::fmt;
 use std::sync::OnceLock;
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ops;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod shanten;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod waits;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod win;
 
@@ -174,7 +182,7 @@ pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> Result<R, Error> {
 /// The batch questions and whether each has a kernel for the paths
 /// beyond the scalar one (the others run their scalar code whatever the
 /// path).
-pub const KERNELS: [(&str, bool); 3] = [("is_win", true), ("waits", false), ("shanten", false)];
+pub const KERNELS: [(&str, bool); 3] = [("is_win", true), ("waits", true), ("shanten", true)];
 
 /// The instruction set the batch `task` (`"is_win"`, `"waits"`,
 /// `"shanten"`) runs on now on this thread (see [`isa`]): the path, when

@@ -29,7 +29,7 @@ use crate::tile::{Counts, KINDS};
 /// (for the sums): the ninth digit of a suit sits in the top byte of the
 /// word at `9s + 5`, and kinds 31-33 in the word at 30 above kind 30,
 /// which the word at 27 holds.
-const PIECES: [(usize, u32); 11] = [
+pub(crate) const PIECES: [(usize, u32); 11] = [
     (0, 0),
     (4, 0),
     (5, 24),
@@ -44,7 +44,7 @@ const PIECES: [(usize, u32); 11] = [
 ];
 
 /// The bytes of a piece's shifted word whose kind `keep` keeps, as 0xff.
-const fn piece_mask(p: (usize, u32), keep: u64) -> u32 {
+pub(crate) const fn piece_mask(p: (usize, u32), keep: u64) -> u32 {
     let (off, shift) = p;
     let first = off + (shift / 8) as usize;
     let mut m = 0u32;
@@ -62,11 +62,11 @@ const fn piece_mask(p: (usize, u32), keep: u64) -> u32 {
 #[derive(Clone, Copy)]
 pub(crate) struct Consts {
     /// Per piece, the natural kinds' bytes of its (unshifted) word.
-    keep: [u32; 11],
+    pub(crate) keep: [u32; 11],
     /// Per piece, the shifted word's natural non-orphan bytes.
-    outside: [u32; 11],
-    seven_pairs: bool,
-    thirteen_orphans: bool,
+    pub(crate) outside: [u32; 11],
+    pub(crate) seven_pairs: bool,
+    pub(crate) thirteen_orphans: bool,
 }
 
 impl Consts {
@@ -260,305 +260,18 @@ macro_rules! kernel {
     };
 }
 
-/// AVX2: 8 hands per 256-bit vector, booleans as lanes of all ones.
+/// AVX2: 8 hands per 256-bit vector.
 pub(crate) mod avx2 {
     use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
-    use std::arch::x86_64::*;
-
-    type V = __m256i;
-    type M = __m256i;
-    /// Hands per vector.
-    pub(crate) const L: usize = 8;
-    const FULL: u32 = 0xff;
-
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn splat(x: i32) -> V {
-        _mm256_set1_epi32(x)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn row_offsets() -> V {
-        _mm256_setr_epi32(0, 34, 68, 102, 136, 170, 204, 238)
-    }
-    /// # Safety
-    /// Every lane's `base + SCALE × index` must start 4 readable bytes.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn gather<const SCALE: i32>(base: *const u8, idx: V) -> V {
-        // SAFETY: the caller's.
-        unsafe { _mm256_i32gather_epi32::<SCALE>(base.cast(), idx) }
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn melds_of(m: &[u8]) -> V {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&m[..L]);
-        _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(i64::from_le_bytes(b)))
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn add(a: V, b: V) -> V {
-        _mm256_add_epi32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn sub(a: V, b: V) -> V {
-        _mm256_sub_epi32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn and(a: V, b: V) -> V {
-        _mm256_and_si256(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn or(a: V, b: V) -> V {
-        _mm256_or_si256(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn mullo(a: V, b: V) -> V {
-        _mm256_mullo_epi32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn srli<const N: i32>(a: V) -> V {
-        _mm256_srli_epi32::<N>(a)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn min_i32(a: V, b: V) -> V {
-        _mm256_min_epi32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn min_u32(a: V, b: V) -> V {
-        _mm256_min_epu32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn max_u8(a: V, b: V) -> V {
-        _mm256_max_epu8(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn maddubs(a: V, b: V) -> V {
-        _mm256_maddubs_epi16(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn madd(a: V, b: V) -> V {
-        _mm256_madd_epi16(a, b)
-    }
-    /// The sum of each lane's four bytes (each sum below 256).
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn byte_sum(a: V) -> V {
-        _mm256_srli_epi32::<24>(_mm256_mullo_epi32(a, _mm256_set1_epi32(0x0101_0101)))
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn bytes_at_most_4(a: V) -> M {
-        // A lane is unchanged by a byte minimum with 4 iff every byte ≤ 4.
-        _mm256_cmpeq_epi32(_mm256_min_epu8(a, _mm256_set1_epi8(4)), a)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn gt(a: V, b: V) -> M {
-        _mm256_cmpgt_epi32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn eq(a: V, b: V) -> M {
-        _mm256_cmpeq_epi32(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn mand(a: M, b: M) -> M {
-        _mm256_and_si256(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn mor(a: M, b: M) -> M {
-        _mm256_or_si256(a, b)
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn mnot(a: M) -> M {
-        _mm256_xor_si256(a, _mm256_set1_epi32(-1))
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn mnone() -> M {
-        _mm256_setzero_si256()
-    }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn bits(a: M) -> u32 {
-        _mm256_movemask_ps(_mm256_castsi256_ps(a)) as u32
-    }
-    /// Bit `i` of `b` as `out[i]`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn store_bools(b: u32, out: &mut [bool]) {
-        for (i, o) in out.iter_mut().enumerate().take(L) {
-            *o = b >> i & 1 == 1;
-        }
-    }
+    use crate::simd::ops::avx2::*;
 
     kernel!("avx2");
 }
 
-/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, booleans as mask
-/// registers.
+/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector.
 pub(crate) mod avx512 {
     use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
-    use std::arch::x86_64::*;
-
-    type V = __m512i;
-    type M = __mmask16;
-    /// Hands per vector.
-    pub(crate) const L: usize = 16;
-    const FULL: u32 = 0xffff;
-
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn splat(x: i32) -> V {
-        _mm512_set1_epi32(x)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn row_offsets() -> V {
-        _mm512_mullo_epi32(
-            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-            _mm512_set1_epi32(34),
-        )
-    }
-    /// # Safety
-    /// Every lane's `base + SCALE × index` must start 4 readable bytes.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    unsafe fn gather<const SCALE: i32>(base: *const u8, idx: V) -> V {
-        // SAFETY: the caller's.
-        unsafe { _mm512_i32gather_epi32::<SCALE>(idx, base.cast()) }
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn melds_of(m: &[u8]) -> V {
-        let mut b = [0u8; 16];
-        b.copy_from_slice(&m[..L]);
-        let (lo, hi) = b.split_at(8);
-        let word = |x: &[u8]| i64::from_le_bytes(x.try_into().unwrap_or([0; 8]));
-        _mm512_cvtepu8_epi32(_mm_set_epi64x(word(hi), word(lo)))
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn add(a: V, b: V) -> V {
-        _mm512_add_epi32(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn sub(a: V, b: V) -> V {
-        _mm512_sub_epi32(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn and(a: V, b: V) -> V {
-        _mm512_and_si512(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn or(a: V, b: V) -> V {
-        _mm512_or_si512(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn mullo(a: V, b: V) -> V {
-        _mm512_mullo_epi32(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn srli<const N: u32>(a: V) -> V {
-        _mm512_srli_epi32::<N>(a)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn min_i32(a: V, b: V) -> V {
-        _mm512_min_epi32(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn min_u32(a: V, b: V) -> V {
-        _mm512_min_epu32(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn max_u8(a: V, b: V) -> V {
-        _mm512_max_epu8(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn maddubs(a: V, b: V) -> V {
-        _mm512_maddubs_epi16(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn madd(a: V, b: V) -> V {
-        _mm512_madd_epi16(a, b)
-    }
-    /// The sum of each lane's four bytes (each sum below 256).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn byte_sum(a: V) -> V {
-        _mm512_srli_epi32::<24>(_mm512_mullo_epi32(a, _mm512_set1_epi32(0x0101_0101)))
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn bytes_at_most_4(a: V) -> M {
-        // A lane is unchanged by a byte minimum with 4 iff every byte ≤ 4.
-        _mm512_cmpeq_epi32_mask(_mm512_min_epu8(a, _mm512_set1_epi8(4)), a)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn gt(a: V, b: V) -> M {
-        _mm512_cmpgt_epi32_mask(a, b)
-    }
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn eq(a: V, b: V) -> M {
-        _mm512_cmpeq_epi32_mask(a, b)
-    }
-    #[inline]
-    fn mand(a: M, b: M) -> M {
-        a & b
-    }
-    #[inline]
-    fn mor(a: M, b: M) -> M {
-        a | b
-    }
-    #[inline]
-    fn mnot(a: M) -> M {
-        !a
-    }
-    #[inline]
-    fn mnone() -> M {
-        0
-    }
-    #[inline]
-    fn bits(a: M) -> u32 {
-        u32::from(a)
-    }
-    /// Bit `i` of `b` as `out[i]`: one masked byte store of 1s.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn store_bools(b: u32, out: &mut [bool]) {
-        let ones = _mm_maskz_set1_epi8(b as u16, 1);
-        assert!(out.len() >= L);
-        // SAFETY: 16 bytes of 0 or 1 (the two valid `bool`s) stored into
-        // the first 16 of `out`, which has at least 16.
-        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), ones) };
-    }
+    use crate::simd::ops::avx512::*;
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
 }

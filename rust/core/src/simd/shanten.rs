@@ -1,0 +1,431 @@
+//! The AVX2 and AVX-512 kernels of `shanten_batch`: what depends on each
+//! hand alone ([`PerHand`]: the four table entries, the seven pairs and
+//! thirteen orphans deficiencies, the wild tiles), 8 (AVX2) or 16
+//! (AVX-512) hands per vector, one hand per 32-bit lane. The standard
+//! shape's min-plus products, already across the hands of a block of 16
+//! (`shanten/batch.rs`), follow unchanged.
+//!
+//! A block's rows are read by eleven word gathers per row ([`PIECES`]:
+//! per suit ranks 1-4, rank 5, ranks 6-9; the honors in two words), so
+//! that every lane holds its hand's words; then the scalar path's
+//! arithmetic lane by lane: the row check, tile and wild counts, the
+//! odd kinds and the orphans held (both by byte sums), the suits' table
+//! slots (two small-table gathers, the high part with rank 1 as its top
+//! digit, as `shanten/table.rs` ranks them) and entries, the honors'
+//! entry. A block's answers equal the scalar path's, lane for lane
+//! (tested on every path against it and against the search reference).
+//!
+//! Every gather reads inside its table or its block: word offsets are at
+//! most 30 of a 34-byte row, and every table index is clamped to the
+//! table as the scalar look-ups clamp or mask it (no valid hand's index
+//! reaches a clamp; an invalid row's block is an error, its entries
+//! unused).
+
+use super::win::piece_mask;
+use crate::shanten::batch::{standard_rows, PerHand, B};
+use crate::shanten::table::{HI, HONOR_KEYS, LO, N_KEYS, SUIT_TABLES};
+use crate::shanten::Calculator;
+use crate::tile::{Counts, KINDS, ORPHAN_KINDS};
+
+/// The word offsets gathered from each row, and how far each word is
+/// shifted right so that the shifted words cover the 34 kinds once each:
+/// per suit `s` ranks 1-4 (at `9s`), rank 5 (the top byte of the word at
+/// `9s + 1`), ranks 6-9 (at `9s + 5`); the honors at 27 and, above kind
+/// 30, at 30.
+const PIECES: [(usize, u32); 11] = [
+    (0, 0),
+    (1, 24),
+    (5, 0),
+    (9, 0),
+    (10, 24),
+    (14, 0),
+    (18, 0),
+    (19, 24),
+    (23, 0),
+    (27, 0),
+    (30, 8),
+];
+
+/// What a block needs of a [`Calculator`], as 32-bit lane constants
+/// (made once per batch call's chunk of rows).
+pub(crate) struct Consts {
+    /// Per piece, the natural kinds' bytes of its (unshifted) word.
+    keep: [u32; 11],
+    /// Per piece, 0x01 in the shifted word's orphan bytes.
+    orphans: [u32; 11],
+    seven_pairs: bool,
+    thirteen_orphans: bool,
+    /// The packed suit entries of the calculator's variant (capped or
+    /// not), as 4-byte words.
+    suit: *const u8,
+    honors: *const u8,
+}
+
+impl Consts {
+    pub(crate) fn new(calc: &Calculator) -> Consts {
+        let mut natural = 0u64;
+        for (k, &m) in calc.keep.iter().enumerate() {
+            natural |= u64::from(m != 0) << k;
+        }
+        let mut orphan = 0u64;
+        for k in ORPHAN_KINDS {
+            orphan |= 1 << k;
+        }
+        let base = if calc.capped { 0 } else { 4 * N_KEYS };
+        Consts {
+            keep: PIECES.map(|(off, _)| piece_mask((off, 0), natural)),
+            orphans: PIECES.map(|p| piece_mask(p, orphan) & 0x0101_0101),
+            seven_pairs: calc.rules.seven_pairs,
+            thirteen_orphans: calc.rules.thirteen_orphans,
+            suit: SUIT_TABLES[base..].as_ptr(),
+            honors: calc.honors.0.as_ptr().cast(),
+        }
+    }
+}
+
+const _: () = assert!(KINDS == 34 && B == 16);
+
+/// The kernel body, written once over each instruction set's lane
+/// operations (`crate::simd::ops`), compiled with its target features.
+macro_rules! kernel {
+    ($features:literal) => {
+        /// The shanten of a block of [`B`] rows into `out`, by way of
+        /// their [`PerHand`] (`p`; `k`: the calculator's [`Consts`]); the
+        /// first row that is not a valid hand, if any (`out` is then
+        /// unwritten).
+        #[target_feature(enable = $features)]
+        pub(crate) fn block(
+            k: &Consts,
+            rows: &[Counts],
+            melds: &[u8; B],
+            p: &mut PerHand,
+            out: &mut [i8],
+        ) -> Option<usize> {
+            assert!(rows.len() == B);
+            for at in (0..B).step_by(L) {
+                let m = melds_of(&melds[at..at + L]);
+                if let Some(j) = part(k, &rows[at..at + L], m, at, p) {
+                    return Some(at + j);
+                }
+            }
+            // The products across the block, compiled here with this
+            // path's instructions (three-operand forms: fewer copies).
+            let standard = standard_rows(p, B, melds);
+            let m = melds[0];
+            if melds.iter().all(|&x| x == m) {
+                // One meld count: the answers of the block at once, as
+                // `finish` finds them hand by hand.
+                out16(&standard[4 - usize::from(m.min(4))], p, out);
+            } else {
+                for (j, o) in out.iter_mut().enumerate().take(B) {
+                    let d = standard[4 - melds[j].min(4) as usize][j].min(p.other[j]);
+                    *o = d.saturating_sub(p.wild[j]) as i8 - 1;
+                }
+            }
+            None
+        }
+
+        /// [`L`] rows of a block, from row `at`.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn part(
+            k: &Consts,
+            rows: &[Counts],
+            melds: V,
+            at: usize,
+            p: &mut PerHand,
+        ) -> Option<usize> {
+            assert!(rows.len() == L);
+            let base = rows.as_ptr().cast::<u8>();
+            let row_at = row_offsets();
+            let ones = splat(0x0101_0101);
+            let mut top = splat(0);
+            let mut tiles_v = splat(0);
+            let mut natural_v = splat(0);
+            let mut odd_v = splat(0);
+            let mut kinds_v = splat(0);
+            let mut pair = splat(0);
+            // One piece: its word read, its counts added to the sums, its
+            // natural word given back (unshifted). Unrolled by hand, so
+            // that each shift is an immediate, and used where its keys
+            // are made, so that few words are live at once.
+            macro_rules! piece {
+                ($i:literal, $shift:literal) => {{
+                    const _: () = assert!(PIECES[$i].1 == $shift);
+                    // SAFETY: lane `h` reads bytes `34h + off .. 34h + off +
+                    // 4` with `off ≤ 30` (PIECES), inside row `h` of the `L`
+                    // rows checked above.
+                    let word = unsafe { gather::<1>(base.add(PIECES[$i].0), row_at) };
+                    top = max_u8(top, word);
+                    let nat = and(word, splat(k.keep[$i] as i32));
+                    tiles_v = add(tiles_v, srli::<$shift>(word));
+                    let x = srli::<$shift>(nat);
+                    natural_v = add(natural_v, x);
+                    odd_v = add(odd_v, and(x, ones));
+                    // Counts ≤ 4 (3 bits): bit 0 of x | x>>1 | x>>2 per
+                    // byte says "held", of x>>1 | x>>2 "held twice".
+                    let twice = or(srli::<1>(x), srli::<2>(x));
+                    let orph = splat(k.orphans[$i] as i32);
+                    kinds_v = add(kinds_v, and(or(x, twice), orph));
+                    pair = or(pair, and(twice, orph));
+                    nat
+                }};
+            }
+            // Four base-5 digits, the first the highest.
+            let key4 = |x: V| madd(maddubs(x, splat(0x0105_0105)), splat(0x0001_0019));
+            // A suit's entry from its three natural words (ranks 1-4, the
+            // word whose top byte is rank 5, ranks 6-9). An invalid row's
+            // indices are clamped like any: its block is an error.
+            let suit = |a: V, b: V, c: V| -> V {
+                let r5 = srli::<24>(b);
+                let hi = add(mullo(key4(a), splat(5)), r5);
+                let lo = key4(c);
+                let sum = add(byte_sum(a), r5);
+                let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
+                // SAFETY: indices clamped into HI (3125 words) and LO (its
+                // 10,000 16-bit entries read as words: at most 9,998); the
+                // slot to N_KEYS words from the variant's start, which has
+                // N_KEYS of them.
+                unsafe {
+                    let slot = add(
+                        srli::<4>(gather::<4>(HI.as_ptr().cast(), min_u32(hi, splat(3124)))),
+                        and(
+                            gather::<2>(LO.as_ptr().cast(), min_u32(lo_at, splat(9998))),
+                            splat(0xffff),
+                        ),
+                    );
+                    gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1)))
+                }
+            };
+            let e0 = suit(piece!(0, 0), piece!(1, 24), piece!(2, 0));
+            let e1 = suit(piece!(3, 0), piece!(4, 24), piece!(5, 0));
+            let e2 = suit(piece!(6, 0), piece!(7, 24), piece!(8, 0));
+            // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
+            let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
+            let (h0, h1) = (piece!(9, 0), piece!(10, 8));
+            let honor = add(mullo(key4(h0), splat(125)), key3(srli::<8>(h1)));
+            // SAFETY: clamped as `HonorTable::at` clamps: inside the table.
+            let e3 = unsafe { gather::<4>(k.honors, min_u32(honor, splat(HONOR_KEYS as i32 - 1))) };
+            let counts_ok = bytes_at_most_4(top);
+            let tiles = byte_sum(tiles_v);
+            let natural = byte_sum(natural_v);
+            let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
+            let valid = mand(
+                mand(counts_ok, gt(splat(5), melds)),
+                mor(eq(size, splat(13)), eq(size, splat(14))),
+            );
+            let ok = bits(valid);
+            if ok != FULL {
+                return Some((!ok & FULL).trailing_zeros() as usize);
+            }
+            let e = [e0, e1, e2, e3];
+            // Seven pairs: each missing pair takes one tile onto a single,
+            // else two new tiles.
+            let singles = byte_sum(odd_v);
+            let pairs = srli::<1>(sub(natural, singles));
+            let missing = max_i32(sub(splat(7), pairs), splat(0));
+            let sp = add(missing, max_i32(sub(missing, singles), splat(0)));
+            // Thirteen orphans: 14 less the kinds held, less one for a pair.
+            let held_twice = mnot(eq(pair, splat(0)));
+            let to = sub(
+                sub(splat(14), byte_sum(kinds_v)),
+                select(held_twice, splat(1), splat(0)),
+            );
+            let mut other = splat(255);
+            if k.seven_pairs {
+                other = min_i32(other, sp);
+            }
+            if k.thirteen_orphans {
+                other = min_i32(other, to);
+            }
+            let other = lanes(select(eq(melds, splat(0)), other, splat(255)));
+            let wild = lanes(sub(tiles, natural));
+            for g in 0..4 {
+                p.entries[g][at..at + L].copy_from_slice(&lanes(e[g]));
+            }
+            for j in 0..L {
+                p.other[at + j] = other[j] as u8;
+                p.wild[at + j] = wild[j] as u8;
+            }
+            None
+        }
+    };
+}
+
+/// Two blocks whose hands have one meld count at once (`blocks2`): the
+/// per-hand part by the path's [`L`] lanes, the min-plus products over 32
+/// byte lanes (AVX2 instructions, which the AVX-512 path has too).
+macro_rules! blocks2 {
+    ($features:literal) => {
+        /// 32 byte lanes, one per hand of two blocks.
+        type W = __m256i;
+
+        /// The shanten of two blocks (`2 × B` rows, every hand with `melds`
+        /// melds) into `out`, as [`block`] gives each block's: the per-hand
+        /// part [`L`] hands at a time, then the products of `shanten/batch.rs`
+        /// over 32 byte lanes at once. The first row that is not a valid
+        /// hand, if any (`out` then unwritten).
+        #[target_feature(enable = $features)]
+        pub(crate) fn blocks2(
+            k: &Consts,
+            rows: &[Counts],
+            melds: u8,
+            out: &mut [i8],
+        ) -> Option<usize> {
+            assert!(rows.len() == 2 * B && out.len() == 2 * B);
+            let new = || PerHand {
+                entries: [[0; B]; 4],
+                other: [u8::MAX; B],
+                wild: [0u8; B],
+            };
+            let mut p = [new(), new()];
+            let m = splat(i32::from(melds));
+            for at in (0..2 * B).step_by(L) {
+                let (h, j) = (at / B, at % B);
+                if let Some(bad) = part(k, &rows[at..at + L], m, j, &mut p[h]) {
+                    return Some(at + bad);
+                }
+            }
+            // The 32 hands' entries of a group as byte planes (bits 0-7,
+            // 8-15, 16-17), hands in the packs' order (see `natural`).
+            let planes = |g: usize| -> [W; 3] {
+                let load = |h: usize, j: usize| {
+                    // SAFETY: a 32-byte load of 8 entries inside a row of 16.
+                    unsafe { _mm256_loadu_si256(p[h].entries[g][j..j + 8].as_ptr().cast()) }
+                };
+                let q = [load(0, 0), load(0, 8), load(1, 0), load(1, 8)];
+                let narrow = |x: [W; 4]| {
+                    _mm256_packus_epi16(
+                        _mm256_packus_epi32(x[0], x[1]),
+                        _mm256_packus_epi32(x[2], x[3]),
+                    )
+                };
+                let byte = _mm256_set1_epi32(0xff);
+                [
+                    narrow(q.map(|x| _mm256_and_si256(x, byte))),
+                    narrow(q.map(|x| _mm256_and_si256(_mm256_srli_epi32::<8>(x), byte))),
+                    narrow(q.map(|x| _mm256_srli_epi32::<16>(x))),
+                ]
+            };
+            // A group's needs, as `needs` makes them: the 2-bit fields of
+            // its entries (by 16-bit shifts: bits that cross from the next
+            // byte land above bit 1 and are masked off).
+            let three = _mm256_set1_epi8(3);
+            let needs = |g: usize| -> ([W; 5], [W; 5]) {
+                let pl = planes(g);
+                let f = |i: usize| -> W {
+                    let x = pl[i / 4];
+                    let s = match i % 4 {
+                        0 => x,
+                        1 => _mm256_srli_epi16::<2>(x),
+                        2 => _mm256_srli_epi16::<4>(x),
+                        _ => _mm256_srli_epi16::<6>(x),
+                    };
+                    _mm256_and_si256(s, three)
+                };
+                let mut n0 = [_mm256_setzero_si256(); 5];
+                for m in 1..5 {
+                    n0[m] = _mm256_add_epi8(n0[m - 1], f(m - 1));
+                }
+                let mut n1 = [_mm256_setzero_si256(); 5];
+                for m in 0..4 {
+                    n1[m] = _mm256_add_epi8(n0[m], f(4 + m));
+                }
+                n1[4] = _mm256_add_epi8(n0[4], pl[2]);
+                (n0, n1)
+            };
+            let (add8, min8) = (
+                |a: W, b: W| _mm256_add_epi8(a, b),
+                |a: W, b: W| _mm256_min_epu8(a, b),
+            );
+            // `product`: the min-plus product of two groups.
+            let product = |a: &([W; 5], [W; 5]), b: &([W; 5], [W; 5])| -> ([W; 5], [W; 5]) {
+                let mut r = ([_mm256_setzero_si256(); 5], [_mm256_setzero_si256(); 5]);
+                for m in 0..5 {
+                    let mut r0 = min8(a.0[m], b.0[m]);
+                    let mut r1 = min8(b.1[m], a.1[m]);
+                    for q in 1..m {
+                        r0 = min8(r0, add8(a.0[q], b.0[m - q]));
+                    }
+                    for q in 1..=m {
+                        r1 = min8(r1, add8(a.0[q], b.1[m - q]));
+                        r1 = min8(r1, add8(a.1[m - q], b.0[q]));
+                    }
+                    r.0[m] = r0;
+                    r.1[m] = r1;
+                }
+                r
+            };
+            let ab = product(&needs(0), &needs(1));
+            let cd = product(&needs(2), &needs(3));
+            // `with_one_pair` for the hands' number of sets.
+            let sets = 4 - usize::from(melds.min(4));
+            let mut best = min8(add8(ab.0[0], cd.1[sets]), add8(ab.1[0], cd.0[sets]));
+            for q in 1..=sets {
+                best = min8(best, add8(ab.0[q], cd.1[sets - q]));
+                best = min8(best, add8(ab.1[q], cd.0[sets - q]));
+            }
+            // The packs' order ([0-3, 8-11, 16-19, 24-27 | 4-7, ..]) back to
+            // the hands'.
+            let natural =
+                _mm256_permutevar8x32_epi32(best, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            // SAFETY: 16-byte loads of 16-byte arrays, and a 32-byte store
+            // into `out`, which has 32 bytes.
+            unsafe {
+                let two = |a: &[u8; B], b: &[u8; B]| {
+                    _mm256_set_m128i(
+                        _mm_loadu_si128(b.as_ptr().cast()),
+                        _mm_loadu_si128(a.as_ptr().cast()),
+                    )
+                };
+                let d = min8(natural, two(&p[0].other, &p[1].other));
+                let d = _mm256_sub_epi8(
+                    _mm256_subs_epu8(d, two(&p[0].wild, &p[1].wild)),
+                    _mm256_set1_epi8(1),
+                );
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), d);
+            }
+            None
+        }
+    };
+}
+
+/// `min(standard, other) − wild` (saturating at 0), less 1, per hand of a
+/// block into `out` (16 bytes): the shanten `finish` gives hand by hand.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
+    use std::arch::x86_64::*;
+    assert!(out.len() >= B);
+    // SAFETY: 16-byte loads of 16-byte arrays, and a 16-byte store into
+    // the first 16 of `out`, which has at least 16.
+    unsafe {
+        let load = |x: &[u8; B]| _mm_loadu_si128(x.as_ptr().cast());
+        let d = _mm_min_epu8(load(standard), load(&p.other));
+        let d = _mm_sub_epi8(_mm_subs_epu8(d, load(&p.wild)), _mm_set1_epi8(1));
+        _mm_storeu_si128(out.as_mut_ptr().cast(), d);
+    }
+}
+
+/// AVX2: 8 hands per 256-bit vector, a block in two parts (two blocks of
+/// one meld count at once, [`blocks2`](avx2::blocks2)).
+pub(crate) mod avx2 {
+    use super::*;
+    use crate::simd::ops::avx2::*;
+    use std::arch::x86_64::*;
+
+    kernel!("avx2");
+
+    blocks2!("avx2");
+}
+
+/// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, a block at once
+/// (two blocks of one meld count at once, [`blocks2`](avx512::blocks2)).
+pub(crate) mod avx512 {
+    use super::*;
+    use crate::simd::ops::avx512::*;
+    use std::arch::x86_64::*;
+
+    kernel!("avx512f,avx512bw,avx512vl,avx2");
+    blocks2!("avx512f,avx512bw,avx512vl,avx2");
+}
