@@ -4,14 +4,16 @@ pipeline (docs/models.md, "Train your own"): seeded, every stage logged.
 
 Stages (each skipped when its output exists, so a stopped run resumes):
 
-1. data: ``koudian simulate --record`` of greedy self-play (the bulk of
-   the positions) and of one ``mc`` seat against three greedy (its rows
-   carry mc's estimated values, the soft targets), for each preset;
-2. imitate: policy + value heads on every row (``koudian train
-   imitate``), then a second pass from those weights on the mc rows
-   mixed in (their soft targets);
-3. improve: PPO on ``VecEnv`` against greedy, KL-held to stage 2
-   (``koudian train improve``);
+1. data: ``koudian simulate --record`` of one ``mc`` seat against three
+   greedy, seat 0's rows only (every row carries mc's choice, and where
+   it searched its estimated values: the soft targets), and of greedy
+   self-play, for each preset; the rows are observation encoding
+   version 3 (the look-ahead planes, docs/rl.md);
+2. imitate: policy (the played action mixed with the softmax of mc's
+   values) and value heads, with the per-kind head (``koudian train
+   imitate``);
+3. improve (optional, ``--iterations``; 0 by default: the shipped model
+   is stage 2's): PPO on ``VecEnv`` against greedy, KL-held to stage 2;
 4. arena: each stage's model 1 vs 3 against greedy, duplicate, luck of
    the wall taken out, on every preset (``--deals`` deals from
    ``--arena-seed``), into ``OUT/arena.jsonl``.
@@ -20,7 +22,7 @@ The model chosen for shipping (``--ship``) is written as F16 tensors to
 ``rust/core/models/nn.safetensors``. Run it under ``nice`` on a shared
 machine; ``--small`` is the few-minutes smoke version.
 
-    python scripts/train_models.py --out runs/models --seed 1
+    python scripts/train_models.py --out runs/models --seed 1 --ship imitate
 """
 
 from __future__ import annotations
@@ -56,19 +58,27 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--out", default="runs/models", help="working folder (data, models, logs)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--greedy-hands", type=int, default=4000, help="greedy hands per preset")
-    p.add_argument("--mc-hands", type=int, default=1000, help="mc-seat hands per preset")
+    p.add_argument("--greedy-hands", type=int, default=1000, help="greedy hands per preset")
+    p.add_argument(
+        "--mc-hands",
+        default="shanxi=16000,linxian=16000,5000",
+        help="mc-seat hands per preset (PRESET=N,..., then the others' number)",
+    )
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--hidden", default="256,128")
-    p.add_argument("--iterations", type=int, default=60, help="PPO iterations")
-    p.add_argument("--deals", type=int, default=500, help="arena deals per preset")
+    p.add_argument("--iterations", type=int, default=0, help="PPO iterations (0: none)")
+    p.add_argument("--deals", type=int, default=1000, help="arena deals per preset")
     p.add_argument("--arena-seed", type=int, default=2026)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--ship", choices=("imitate", "improve", "none"), default="none")
     p.add_argument("--small", action="store_true", help="a smoke run in minutes")
     a = p.parse_args()
     if a.small:
-        a.greedy_hands, a.mc_hands, a.epochs, a.iterations, a.deals = 100, 20, 1, 2, 20
+        a.greedy_hands, a.mc_hands, a.epochs, a.iterations, a.deals = 100, "20", 1, 2, 20
+    *named, rest = a.mc_hands.split(",")
+    mc_hands = {r: int(rest) for r in PRESETS} | {
+        k: int(v) for k, v in (x.split("=", 1) for x in named)
+    }
     out = Path(a.out)
     (out / "data").mkdir(parents=True, exist_ok=True)
     log = out / "train.log"
@@ -80,7 +90,7 @@ def main() -> int:
     for i, r in enumerate(PRESETS):
         for kind, agents, hands, dirs in (
             ("g", "greedy", a.greedy_hands, greedy),
-            ("mc", "mc,greedy,greedy,greedy", a.mc_hands, mc),
+            ("mc", "mc,greedy,greedy,greedy", mc_hands[r], mc),
         ):
             d = out / "data" / f"{kind}-{r}"
             dirs.append(str(d))
@@ -101,6 +111,7 @@ def main() -> int:
                         str(a.threads),
                         "--record",
                         str(d),
+                        *(["--record-seats", "0"] if kind == "mc" else []),
                         "--quiet",
                     ],
                     log,
@@ -108,7 +119,6 @@ def main() -> int:
     times["data"] = time.monotonic() - t0
 
     stage1 = out / "imitate.safetensors"
-    stage2 = out / "imitate-mc.safetensors"
     stage3 = out / "improve.safetensors"
     t0 = time.monotonic()
     if not stage1.exists():
@@ -116,10 +126,16 @@ def main() -> int:
             [
                 "train",
                 "imitate",
-                *greedy,
                 *mc,
+                *greedy,
                 "-o",
                 str(stage1),
+                "--greedy-weight",
+                "0.3",
+                "--soft",
+                "0.3",
+                "--temperature",
+                "1.0",
                 "--epochs",
                 str(a.epochs),
                 "--hidden",
@@ -132,38 +148,14 @@ def main() -> int:
             ],
             log,
         )
-    if not stage2.exists():
-        run(
-            [
-                "train",
-                "imitate",
-                *mc,
-                "--init",
-                str(stage1),
-                "-o",
-                str(stage2),
-                "--epochs",
-                str(max(1, a.epochs // 2)),
-                "--lr",
-                "3e-4",
-                "--soft",
-                "0.5",
-                "--seed",
-                str(a.seed),
-                "--curve",
-                str(out / "imitate-mc.jsonl"),
-                "--quiet",
-            ],
-            log,
-        )
     times["imitate"] = time.monotonic() - t0
     t0 = time.monotonic()
-    if not stage3.exists():
+    if a.iterations > 0 and not stage3.exists():
         run(
             [
                 "train",
                 "improve",
-                str(stage2),
+                str(stage1),
                 "-o",
                 str(stage3),
                 "--rules",
@@ -184,19 +176,24 @@ def main() -> int:
 
     t0 = time.monotonic()
     with (out / "arena.jsonl").open("a", encoding="utf-8") as f:
-        for stage, path in (("imitate", stage1), ("imitate-mc", stage2), ("improve", stage3)):
+        stages = [("imitate", stage1)] + ([("improve", stage3)] if a.iterations > 0 else [])
+        for stage, path in stages:
             for r in PRESETS:
                 res = arena_vs_greedy(path, r, a.deals, a.arena_seed, threads=a.threads)
                 res["stage"] = stage
-                f.write(json.dumps(res) + "\n")
+                f.write(json.dumps(res, allow_nan=False) + "\n")
                 f.flush()
-                print(stage, r, json.dumps(res["result"].get("pairs", res["result"]))[:300])
+                print(
+                    stage,
+                    r,
+                    json.dumps(res["result"].get("pairs", res["result"]), allow_nan=False)[:300],
+                )
     times["arena"] = time.monotonic() - t0
     print("wall time per stage (s):", {k: round(v) for k, v in times.items()})
     if a.ship != "none":
         from koudian.train import export
 
-        src = {"imitate": stage2, "improve": stage3}[a.ship]
+        src = {"imitate": stage1, "improve": stage3}[a.ship]
         params, meta = export.load(src)
         dst = ROOT / "rust" / "core" / "models" / "nn.safetensors"
         dst.parent.mkdir(parents=True, exist_ok=True)

@@ -126,7 +126,9 @@ def test_version_3_is_version_2_and_the_look_ahead_planes(preset: str) -> None:
                 la = p3[66:]
                 legal = o.legal_actions
                 assert (la[10] == (1 if legal else 0)).all()
-                discards = {int(a.tile) for a in legal if a.kind == "discard" and a.tile is not None}
+                discards = {
+                    int(a.tile) for a in legal if a.kind == "discard" and a.tile is not None
+                }
                 wild = {int(t) for t in o.wilds}
                 for k in range(34):
                     if k not in discards:

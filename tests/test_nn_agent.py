@@ -303,3 +303,33 @@ def test_nn_opponents_and_hints_at_a_web_table(model_path: Path) -> None:
         replies = table.handle(json.dumps({"type": "act", **best["action"]}))
         assert all(r["type"] != "error" for r in replies), replies
     table.close()
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_the_shipped_model_plays_every_preset(preset: str) -> None:
+    """The model the wheel ships (rust/core/models/, embedded): one net for
+    the three families over encoding version 3 with the per-kind head,
+    F16 and small; "nn" plays it, every decision legal on thousands of
+    positions of each preset, the same hands on one thread and two."""
+    names = nn_default_models()
+    assert names == ["nn.safetensors"], names
+    agent = NativeAgent("nn")
+    g0 = koudian.Game(preset, seed=0)
+    assert g0.to_act is not None
+    assert koudian.rank_actions(g0, g0.to_act, agent="nn")  # answers for this family
+    runs = [koudian.simulate(preset, ["nn"] * 4, 40, seed=3, threads=t) for t in (1, 2)]
+    assert not runs[0].faults and not runs[0].fault_hands.any()
+    assert np.array_equal(runs[0].scores, runs[1].scores)
+    checked = 0
+    for seed in range(400):
+        g = koudian.Game(preset, seed=seed)
+        while not g.done and checked < 3000:
+            seat = g.to_act
+            assert seat is not None
+            a = agent.act(g.observe(seat))
+            assert a in g.legal_actions(seat)
+            g.step(a)
+            checked += 1
+        if checked >= 3000:
+            break
+    assert checked >= 3000

@@ -807,7 +807,9 @@ class Observation:
     def planes(self, version: int = 1, dtype: str = "float32") -> npt.NDArray[Any]:
         """Planes of shape ``(P, 34)`` in encoding ``version`` (1: the 29
         float32 planes; 2: 66 planes of small integers, ``"float32"`` or
-        ``"uint8"``); layouts in ``koudian.env``."""
+        ``"uint8"``; 3: 79, version 2's and the look-ahead planes, only for
+        an observation of a live game that has not moved since); layouts in
+        docs/rl.md."""
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready data (the external-bot protocol's form)."""
 
@@ -1002,7 +1004,8 @@ class NnModel:
         """Where the model was read from (a path, or ``"<bytes>"``)."""
     @property
     def inputs(self) -> int:
-        """Values per input row: the planes, then the extra inputs (2247)."""
+        """Values per input row: the planes, then the extra inputs (2689 for the
+        shipped model, encoding version 3)."""
     @property
     def parameters(self) -> int:
         """Number of parameters."""
@@ -1263,18 +1266,21 @@ def simulate_native(
     depends on ``threads``. A dict of numpy arrays, one row per game."""
 
 OBS_BYTES: int
-"""Bytes of a packed observation of encoding version 2 (a dataset's
-``obs`` column): 258."""
+"""Bytes of a packed observation of encoding version 3 (a dataset's
+``obs`` column): 426."""
+OBS_BYTES_V2: int
+"""Bytes of a packed version 2 observation (datasets recorded before
+version 3 was): 258."""
 OBS_BYTES_V1: int
 """Bytes of a packed version 1 observation (datasets recorded before
 version 2 was): 201."""
 MASK_BYTES: int
 """Bytes of a packed legal mask (a dataset's ``mask`` column): 18."""
 OBS_PACK_VERSION: int
-"""Version of the packed observation layout recorded (2; 1 is the layout
-of ``OBS_BYTES_V1`` rows)."""
+"""Version of the packed observation layout recorded (3; 2 is the layout
+of ``OBS_BYTES_V2`` rows, 1 of ``OBS_BYTES_V1`` rows)."""
 OBS_ENCODING_VERSION: int
-"""The observation encoding a dataset's ``obs`` packs (2: 66 planes)."""
+"""The observation encoding a dataset's ``obs`` packs (3: 79 planes)."""
 
 def simulate_record(
     rules: RulesLike,
@@ -1308,8 +1314,9 @@ def simulate_record(
 def unpack_obs(packed: npt.NDArray[np.uint8]) -> npt.NDArray[Any]:
     """The planes of packed observations (a dataset's ``obs`` column),
     exactly the planes they were packed from: ``(N, OBS_BYTES)`` (encoding
-    version 2) gives ``(N, 66, 34)`` uint8, ``(N, OBS_BYTES_V1)`` (version
-    1) ``(N, 29, 34)`` float32."""
+    version 3) gives ``(N, 79, 34)`` uint8, ``(N, OBS_BYTES_V2)`` (version
+    2) ``(N, 66, 34)`` uint8, ``(N, OBS_BYTES_V1)`` (version 1)
+    ``(N, 29, 34)`` float32."""
 
 # ---------------------------------------------------------------------------
 # The vectorized environment (rust/python/src/vec_env.rs): N tables stepped

@@ -14,7 +14,7 @@ import numpy as np
 
 from koudian._core import Action, KoudianError, NativeAgent, Observation
 from koudian.train.export import load
-from koudian.train.model import Params, family_index, features, forward_numpy
+from koudian.train.model import family_index, features, forward_numpy
 
 
 class NetAgent:

@@ -1,5 +1,7 @@
-//! The nn agent's speed figures of issue 37, with a random-weight model
-//! (the speed does not depend on the weights) of hidden `[256, 128]`:
+//! The nn agent's speed figures of issue 37, with a model file, or a
+//! random-weight model (the speed does not depend on the weights) of hidden
+//! `[256, 128]` over encoding version 3 with the per-kind head, like the
+//! shipped one:
 //!
 //! * nn×4 native self-play, hands/s on `--threads` threads (lockstep
 //!   tables, batched forward passes), and the same unbatched (each
@@ -9,14 +11,15 @@
 //! * the arena 1 vs 3 (one nn seat, three greedy) against the same with
 //!   mc, hands/s of each in the same run.
 //!
-//! Usage: `cargo run --release -p koudian-core --example nn_speed -- [hands] [threads]`
-//! (default 2000 hands, 2 threads). Say the load (`uptime`) beside the
+//! Usage: `cargo run --release -p koudian-core --example nn_speed -- [hands] [threads] [model]`
+//! (default 2000 hands, 2 threads, the random model). Say the load (`uptime`) beside the
 //! figures: the machine is shared.
 
-use koudian_core::agent::nn::{random_model, Model, NnAgent};
+use koudian_core::agent::nn::{random_model_for, Model, NnAgent};
 use koudian_core::agent::{builtin, Agent, Answer, SeatView};
 use koudian_core::arena::{arena, Format};
 use koudian_core::error::Error;
+use koudian_core::game::encode::Encoding;
 use koudian_core::game::Game;
 use koudian_core::ruleset::Family;
 use koudian_core::simulate::simulate_with;
@@ -48,10 +51,16 @@ fn main() {
     let hands: u64 = args.get(1).map_or(2000, |a| a.parse().expect("hands"));
     let threads: usize = args.get(2).map_or(2, |a| a.parse().expect("threads"));
     let fams = [Family::Shanxi, Family::Linxian, Family::Sichuan];
-    let bytes = random_model(&[256, 128], &fams, 1);
-    let model = Arc::new(Model::from_bytes(&bytes, "random").unwrap());
+    let bytes = match args.get(3) {
+        Some(path) => std::fs::read(path).unwrap(),
+        None => random_model_for(Encoding::V3, true, &[256, 128], &fams, 1),
+    };
+    let model = Arc::new(Model::from_bytes(&bytes, args.get(3).map_or("random", |p| p)).unwrap());
     println!(
-        "model: hidden [256, 128], {} parameters",
+        "model: {}, hidden {:?}, encoding version {}, {} parameters",
+        model.file(),
+        model.header().hidden,
+        model.header().encoding.version(),
         model.parameters()
     );
     let rules = Ruleset::shanxi();

@@ -7,8 +7,8 @@
 //! the core's `SeatView` (which shows only that seat's information)
 //! exactly as in native self-play. The link is not reachable from Python.
 
-use crate::errors::KoudianError;
 use crate::action::{action_list, mask_array};
+use crate::errors::KoudianError;
 use crate::game::PyGame;
 use crate::hand::PyMeldKind;
 use crate::tiles::{tile_list, tile_obj};

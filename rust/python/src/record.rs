@@ -9,8 +9,7 @@ use koudian_core::game::encode::{Encoding, N_PLANES};
 use koudian_core::log_compress::LogCompression;
 use koudian_core::record::{
     encoding_of_width, obs_bytes, simulate_dataset, unpack_encoded, unpack_obs as unpack_v1,
-    Decisions,
-    RecordOptions, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1, OBS_BYTES_V2,
+    Decisions, RecordOptions, MASK_BYTES, OBS_BYTES, OBS_BYTES_V1, OBS_BYTES_V2,
 };
 use koudian_core::simulate::HandRow;
 use koudian_core::tile::KINDS;

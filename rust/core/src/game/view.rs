@@ -5,9 +5,9 @@
 
 use super::encode::ponds::{self, DiscardRows, Ponds};
 use super::encode::View;
-use crate::agent::greedy::lookahead::{Lookahead, LOOKAHEAD_PLANES};
 use super::observation::{Observation, Pending, SeenDiscard, SeenMeld};
 use super::table::{Discard, Game, Phase, TableMeld};
+use crate::agent::greedy::lookahead::{Lookahead, LOOKAHEAD_PLANES};
 use crate::hand::MeldKind;
 use crate::tile::{Counts, Tile, KINDS};
 use crate::wildcard::Wildcards;

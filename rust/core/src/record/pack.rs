@@ -18,8 +18,8 @@
 //! is an error, never a silent loss. [`unpack_planes`] gives the planes
 //! back exactly.
 
-use crate::error::Error;
 use crate::agent::greedy::lookahead::LOOKAHEAD_PLANES;
+use crate::error::Error;
 use crate::game::encode::{Encoding, N_PLANES, RECENT_DISCARDS};
 use crate::game::N_ACTIONS;
 use crate::tile::KINDS;

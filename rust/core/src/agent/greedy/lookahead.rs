@@ -12,7 +12,7 @@
 //! (the seat's own tiles and what the table shows), so the planes leak
 //! nothing an observation does not. A level is `shanten + 1`, a ready
 //! hand that cannot reach the point minimum counting one step from ready
-//! ([`Eval::levels`]); 0 means "no such action".
+//! (the evaluator's levels); 0 means "no such action".
 //!
 //! | plane | content |
 //! |---|---|
@@ -79,7 +79,8 @@ pub(crate) fn write_choice(a: Action, out: &mut Lookahead) {
         Action::Leave => 9,
     };
     out[12] = [code; KINDS];
-    if let Action::Discard(t) | Action::Ting(t) | Action::ConcealedKong(t) | Action::AddedKong(t) = a
+    if let Action::Discard(t) | Action::Ting(t) | Action::ConcealedKong(t) | Action::AddedKong(t) =
+        a
     {
         out[11][t.index()] = 1;
     }
@@ -159,8 +160,14 @@ pub(crate) fn write<'a, E: Eval<'a>>(e: &mut E, legal: ActionMask, out: &mut Loo
         }
     }
     for (base, concealed) in [
-        (Action::ConcealedKong(Tile::from_index_unchecked(0)).index(), true),
-        (Action::AddedKong(Tile::from_index_unchecked(0)).index(), false),
+        (
+            Action::ConcealedKong(Tile::from_index_unchecked(0)).index(),
+            true,
+        ),
+        (
+            Action::AddedKong(Tile::from_index_unchecked(0)).index(),
+            false,
+        ),
     ] {
         for k in bits(kinds_from(&legal, base)) {
             let mut after = c;
@@ -245,7 +252,7 @@ mod tests {
                 }
                 let a = agent.act(&SeatView::new(&g, seat));
                 lookahead(&g, seat, &mut la);
-                assert_eq!(la[12][0] > 0, true);
+                assert!(la[12][0] > 0);
                 if let Action::Discard(t) = a {
                     assert_eq!(la[0][t.index()], la[6][0], "seed {seed}");
                     assert_eq!(la[11][t.index()], 1);

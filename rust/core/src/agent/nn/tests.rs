@@ -1,6 +1,6 @@
 use super::*;
-use crate::game::encode::Encoding;
 use crate::error::ModelFault;
+use crate::game::encode::Encoding;
 use crate::ruleset::Ruleset;
 use crate::simulate::simulate_with;
 use proptest::prelude::*;
