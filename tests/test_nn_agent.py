@@ -240,24 +240,32 @@ def test_decisions_are_legal_and_reproducible_on_every_preset(
         assert np.array_equal(runs[0].scores, runs[1].scores)
     # Thousands of positions, each decision legal (a NativeAgent acting on
     # observations, the ranking led by the action it plays).
-    agent = NativeAgent(specs[0])
+    assert play_legal(specs[0], preset, 4000, rank_every=50) >= 2000
+
+
+def play_legal(spec: str, preset: str, limit: int, rank_every: int = 0) -> int:
+    """Plays ``spec`` at every seat of hands of ``preset`` through a
+    NativeAgent acting on observations, each action checked legal (and
+    every ``rank_every`` decisions the ranking checked to lead with it),
+    up to ``limit`` decisions; returns how many were checked."""
+    agent = NativeAgent(spec)
     checked = 0
     for seed in range(600):
-        if checked >= 4000:
-            break
         g = koudian.Game(preset, seed=seed)
-        while not g.done and checked < 4000:
+        while not g.done and checked < limit:
             seat = g.to_act
             assert seat is not None
             a = agent.act(g.observe(seat))
             assert a in g.legal_actions(seat)
-            if checked % 50 == 0:
-                ranked = koudian.rank_actions(g, seat, agent=specs[0])
+            if rank_every and checked % rank_every == 0:
+                ranked = koudian.rank_actions(g, seat, agent=spec)
                 assert ranked[0].action == a
                 assert abs(sum(r.numbers["probability"] for r in ranked) - 1) < 1e-9
             g.step(a)
             checked += 1
-    assert checked >= 2000
+        if checked >= limit:
+            break
+    return checked
 
 
 def test_nn_plays_in_the_arena_match_vec_env_and_review(model_path: Path) -> None:
@@ -313,23 +321,15 @@ def test_the_shipped_model_plays_every_preset(preset: str) -> None:
     positions of each preset, the same hands on one thread and two."""
     names = nn_default_models()
     assert names == ["nn.safetensors"], names
-    agent = NativeAgent("nn")
+    shipped = Path(__file__).resolve().parents[1] / "rust" / "core" / "models" / names[0]
+    assert shipped.stat().st_size < 2_000_000
+    header = koudian.NnModel(str(shipped)).header
+    assert header["encoding_version"] == 3 and header["kind_head"] is True
+    assert header["families"] == ["shanxi", "linxian", "sichuan"]
     g0 = koudian.Game(preset, seed=0)
     assert g0.to_act is not None
     assert koudian.rank_actions(g0, g0.to_act, agent="nn")  # answers for this family
     runs = [koudian.simulate(preset, ["nn"] * 4, 40, seed=3, threads=t) for t in (1, 2)]
     assert not runs[0].faults and not runs[0].fault_hands.any()
     assert np.array_equal(runs[0].scores, runs[1].scores)
-    checked = 0
-    for seed in range(400):
-        g = koudian.Game(preset, seed=seed)
-        while not g.done and checked < 3000:
-            seat = g.to_act
-            assert seat is not None
-            a = agent.act(g.observe(seat))
-            assert a in g.legal_actions(seat)
-            g.step(a)
-            checked += 1
-        if checked >= 3000:
-            break
-    assert checked >= 3000
+    assert play_legal("nn", preset, 3000, rank_every=500) == 3000
