@@ -54,7 +54,7 @@ uint8 planes back exactly (datasets recorded before version 3, ``obs`` of
 ``OBS_BYTES_V2`` = 258 bytes, give their ``(N, 66, 34)`` planes, and
 before version 2, ``OBS_BYTES_V1`` = 201 bytes, their ``(N, 29, 34)``
 float32 version 1 planes); ``unpack_mask`` the ``(N, 141)`` bools. With
-zstd, greedy self-play takes about 90 bytes per decision on disk (zstd
+zstd, greedy self-play takes about 92 bytes per decision on disk (zstd
 level ``ZSTD_LEVEL``; the packed planes repeat between decisions;
 ``benches/bench_dataset.py`` measures it).
 
