@@ -11,8 +11,19 @@ step at the end of ``MIGRATIONS``, never edit a released one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["MIGRATIONS", "POSTGRES", "SCHEMA_VERSION", "SQLITE", "Dialect", "migration"]
+from koudian.rooms.rows import RoomStoreError
+
+__all__ = [
+    "MIGRATIONS",
+    "POSTGRES",
+    "SCHEMA_VERSION",
+    "SQLITE",
+    "Dialect",
+    "migrate",
+    "migration",
+]
 
 
 @dataclass(frozen=True)
@@ -84,3 +95,27 @@ def migration(dialect: Dialect, version: int) -> list[str]:
     for step in MIGRATIONS[version:]:
         out.extend(step(dialect))
     return out
+
+
+def migrate(conn: Any, dialect: Dialect, where: str) -> None:
+    """Brings the database of ``conn`` (a sqlite3 or psycopg connection,
+    inside the caller's transaction) to ``SCHEMA_VERSION``: creates the
+    meta table, refuses a version newer than this koudian reads (naming
+    ``where``), runs the missing migrations and records the version."""
+    conn.execute(META)
+    row = conn.execute("SELECT value FROM koudian_meta WHERE key = 'schema_version'").fetchone()
+    version = int(row[0]) if row is not None else 0
+    if version > SCHEMA_VERSION:
+        raise RoomStoreError(
+            f"{where}: schema version {version} was written by a newer "
+            f"koudian (this one reads up to {SCHEMA_VERSION})"
+        )
+    for sql in migration(dialect, version):
+        conn.execute(sql)
+    conn.execute(
+        dialect.sql(
+            "INSERT INTO koudian_meta (key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        ),
+        (str(SCHEMA_VERSION),),
+    )

@@ -34,7 +34,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from koudian.rooms.reads import StoreReads
 from koudian.rooms.rows import EventRow, RoomRow, RoomStoreError, redact
-from koudian.rooms.schema import META, POSTGRES, SCHEMA_VERSION, migration
+from koudian.rooms.schema import POSTGRES, migrate
 
 __all__ = ["CHANNEL", "PostgresStore"]
 
@@ -218,25 +218,7 @@ class PostgresStore(StoreReads):
             # Two processes starting at once on a new database: one migrates,
             # the other waits here and then finds the current version.
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            conn.execute(META)
-            row = conn.execute(
-                "SELECT value FROM koudian_meta WHERE key = 'schema_version'"
-            ).fetchone()
-            version = int(row[0]) if row is not None else 0
-            if version > SCHEMA_VERSION:
-                raise RoomStoreError(
-                    f"--db {self.url}: schema version {version} was written by a newer "
-                    f"koudian (this one reads up to {SCHEMA_VERSION})"
-                )
-            for sql in migration(POSTGRES, version):
-                conn.execute(sql)
-            conn.execute(
-                POSTGRES.sql(
-                    "INSERT INTO koudian_meta (key, value) VALUES ('schema_version', ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-                ),
-                (str(SCHEMA_VERSION),),
-            )
+            migrate(conn, POSTGRES, f"--db {self.url}")
 
         try:
             self._write(step)

@@ -31,7 +31,7 @@ from typing import Any
 
 from koudian.rooms.reads import StoreReads
 from koudian.rooms.rows import EventRow, RoomRow, RoomStoreError
-from koudian.rooms.schema import META, SCHEMA_VERSION, SQLITE, migration
+from koudian.rooms.schema import SQLITE, migrate
 
 __all__ = ["SQLiteStore"]
 
@@ -139,23 +139,7 @@ class SQLiteStore(StoreReads):
 
     def _migrate(self) -> None:
         def step(conn: sqlite3.Connection) -> None:
-            conn.execute(META)
-            row = conn.execute(
-                "SELECT value FROM koudian_meta WHERE key = 'schema_version'"
-            ).fetchone()
-            version = int(row[0]) if row is not None else 0
-            if version > SCHEMA_VERSION:
-                raise RoomStoreError(
-                    f"--db {self.path}: schema version {version} was written by a newer "
-                    f"koudian (this one reads up to {SCHEMA_VERSION})"
-                )
-            for sql in migration(SQLITE, version):
-                conn.execute(sql)
-            conn.execute(
-                "INSERT INTO koudian_meta (key, value) VALUES ('schema_version', ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(SCHEMA_VERSION),),
-            )
+            migrate(conn, SQLITE, f"--db {self.path}")
 
         self._run(step)
 
