@@ -61,10 +61,10 @@ def main() -> int:
     p.add_argument("--greedy-hands", type=int, default=1000, help="greedy hands per preset")
     p.add_argument(
         "--mc-hands",
-        default="shanxi=16000,linxian=16000,5000",
+        default="shanxi=40000,linxian=32000,sichuan=10000,5000",
         help="mc-seat hands per preset (PRESET=N,..., then the others' number)",
     )
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--hidden", default="256,128")
     p.add_argument("--iterations", type=int, default=0, help="PPO iterations (0: none)")
     p.add_argument("--deals", type=int, default=1000, help="arena deals per preset")
@@ -133,9 +133,12 @@ def main() -> int:
                 "--greedy-weight",
                 "0.3",
                 "--soft",
-                "0.3",
+                "0.9",
                 "--temperature",
                 "1.0",
+                # In Sichuan mc's values are mostly noise: its choice only.
+                "--family-soft",
+                "sichuan=0",
                 "--epochs",
                 str(a.epochs),
                 "--hidden",

@@ -26,6 +26,7 @@ except ImportError:
         raise
     pytest.skip("the train extra (JAX, optax) is not installed", allow_module_level=True)
 
+from koudian._core import N_ACTIONS, KoudianError  # noqa: E402
 from koudian.train import data, export, imitate, improve, model  # noqa: E402
 
 
@@ -66,6 +67,30 @@ def test_rows_carry_mcs_values_as_soft_targets(dataset: Path) -> None:
         assert t[i][rows.action[i]] >= 0.5
     plain = np.flatnonzero(~valued)[:20]
     assert (t[plain, rows.action[plain]] == 1.0).all()
+
+
+def test_a_family_soft_share_applies_to_that_familys_rows_only() -> None:
+    # Two rows with the same values, one of each family: shanxi's target
+    # mixes in the values' softmax, sichuan's (share 0) is the played
+    # action's one-hot.
+    expert = np.full((2, N_ACTIONS), np.nan, np.float32)
+    expert[:, 3] = 1.0
+    expert[:, 7] = 0.0
+    action = np.array([7, 7], np.int64)
+    cfg = imitate.ImitateConfig(soft=0.9, temperature=1.0, family_soft={"sichuan": 0.0})
+    fam = np.array([model.FAMILIES.index("shanxi"), model.FAMILIES.index("sichuan")])
+    shares = cfg.softs(fam)
+    assert shares.tolist() == pytest.approx([0.9, 0.0])
+    t = imitate.policy_targets(action, expert, shares, 1.0)
+    assert t[0, 3] == pytest.approx(0.9 / (1 + np.exp(-1.0)), rel=1e-5)
+    assert t[1].tolist() == np.eye(N_ACTIONS)[7].tolist()
+    # One share for every row equals the scalar call.
+    same = imitate.policy_targets(action, expert, np.array([0.9, 0.9], np.float32), 1.0)
+    np.testing.assert_allclose(same, imitate.policy_targets(action, expert, 0.9, 1.0))
+    assert imitate.family_values("sichuan=0, linxian=0.5") == {"sichuan": 0.0, "linxian": 0.5}
+    for bad in ("sichuan", "sichuan=1.5", "sichuan=x", "riichi=1", "sichuan=-0.1"):
+        with pytest.raises(KoudianError):
+            imitate.family_values(bad)
 
 
 def test_tiny_imitation_loss_falls(dataset: Path) -> None:

@@ -44,6 +44,7 @@ def _imitate(args: argparse.Namespace) -> int:
     require_jax()
     from koudian.train import data, export, imitate
 
+    family_soft = imitate.family_values(args.family_soft)  # refused before the slow part
     weights = {"mc": args.mc_weight, "greedy": args.greedy_weight}
     rows = data.load(args.data, agent_weights=weights, max_rows=args.max_rows)
     train, held = data.split(rows, args.holdout, args.seed)
@@ -54,6 +55,7 @@ def _imitate(args: argparse.Namespace) -> int:
         lr=args.lr,
         soft=args.soft,
         temperature=args.temperature,
+        family_soft=family_soft,
         seed=args.seed,
     )
     start = export.load(args.init)[0] if args.init else None
@@ -135,6 +137,12 @@ def add_subparser(sub: Any) -> None:
         "--soft", type=float, default=0.5, help="weight of mc's values where recorded (0.5)"
     )
     i.add_argument("--temperature", type=float, default=2.0, help="points per logit (2)")
+    i.add_argument(
+        "--family-soft",
+        default="",
+        metavar="FAMILY=SHARE,...",
+        help="--soft for a family where it differs (e.g. sichuan=0)",
+    )
     i.add_argument("--mc-weight", type=float, default=1.0, help="weight of mc seats' rows")
     i.add_argument("--greedy-weight", type=float, default=1.0, help="... of greedy seats' rows")
     i.add_argument("--holdout", type=float, default=0.05, help="held-out share of hands")

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from koudian.train.data import Rows, input_scale
-from koudian.train.model import VALUE_SCALE, Params, forward, init
+from koudian.train.model import FAMILIES, VALUE_SCALE, Params, family_index, forward, init
 
 NEG = -1e9
 
@@ -35,8 +35,20 @@ class ImitateConfig:
     has them (the rest to the played action)."""
     temperature: float = 2.0
     """Points per unit of logit of the expert's values' softmax."""
+    family_soft: dict[str, float] = field(default_factory=dict)
+    """``soft`` for the rows of a family where it differs. In Sichuan
+    mc's values are mostly noise (its best two candidates a median 0.09
+    points apart, its edge over greedy +0.01 ± 0.01 a hand): a net that
+    follows them departs from greedy on a coin toss and loses, one that
+    learns mc's choice (a 2-standard-error lead) plays greedy's equal
+    (docs/models.md)."""
     value_coef: float = 0.25
     seed: int = 0
+
+    def softs(self, family: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """The ``soft`` share of each row, by its family index."""
+        by_family = np.array([self.family_soft.get(f, self.soft) for f in FAMILIES], np.float32)
+        return by_family[family]
 
 
 def _masked_logp(logits: Any, mask: Any) -> Any:
@@ -48,29 +60,32 @@ def _masked_logp(logits: Any, mask: Any) -> Any:
 def policy_targets(
     action: npt.NDArray[np.int64],
     expert: npt.NDArray[np.float32] | None,
-    soft: float,
+    soft: float | npt.NDArray[np.float32],
     temperature: float,
 ) -> npt.NDArray[np.float32]:
     """The policy's target distribution of each row: the played action's
-    one-hot, mixed with weight ``soft`` with the softmax of the expert's
-    values over the actions it valued (``-inf``: legal, not played out:
-    probability 0) on rows where it valued two or more."""
+    one-hot, mixed with weight ``soft`` (one for all rows, or one per
+    row) with the softmax of the expert's values over the actions it
+    valued (``-inf``: legal, not played out: probability 0) on rows
+    where it valued two or more."""
     n = action.shape[0]
     from koudian._core import N_ACTIONS
 
     t = np.zeros((n, N_ACTIONS), np.float32)
     t[np.arange(n), action] = 1.0
-    if expert is None or soft <= 0:
+    share = np.broadcast_to(np.asarray(soft, np.float32), (n,))
+    if expert is None or not (share > 0).any():
         return t
     finite = np.isfinite(expert)
-    has = finite.sum(1) >= 2
+    has = (finite.sum(1) >= 2) & (share > 0)
     if not has.any():
         return t
     v = np.where(finite[has], expert[has], -np.inf) / temperature
     v = v - v.max(1, keepdims=True)
     e = np.exp(v)
     p = e / e.sum(1, keepdims=True)
-    t[has] = (1 - soft) * t[has] + soft * p
+    w = share[has][:, None]
+    t[has] = (1 - w) * t[has] + w * p
     return t
 
 
@@ -126,7 +141,7 @@ def _batch(
     tgt = policy_targets(
         rows.action[idx],
         None if rows.expert is None else rows.expert[idx],
-        cfg.soft,
+        cfg.softs(rows.family[idx]),
         cfg.temperature,
     )
     vt = rows.delta[idx] / VALUE_SCALE
@@ -217,6 +232,27 @@ def imitate(
 def recipe(cfg: ImitateConfig) -> str:
     """The config as the provenance's JSON text."""
     return json.dumps(asdict(cfg), sort_keys=True, allow_nan=False)
+
+
+def family_values(text: str) -> dict[str, float]:
+    """``"sichuan=0"`` -> ``{"sichuan": 0.0}``: a share from 0 to 1 per
+    family, by name, comma-separated."""
+    from koudian._core import KoudianError
+
+    out: dict[str, float] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, sep, value = (x.strip() for x in part.partition("="))
+        family_index(name)  # refuses an unknown family, naming the known ones
+        try:
+            x = float(value)
+        except ValueError:
+            x = float("nan")
+        if not sep or not 0.0 <= x <= 1.0:
+            raise KoudianError(f"{part!r}: FAMILY=SHARE expected, a share from 0 to 1")
+        out[name] = x
+    return out
 
 
 def tuple_ints(text: str | Sequence[int]) -> tuple[int, ...]:
