@@ -678,6 +678,33 @@ mod tests {
         }
     }
 
+    /// Every task runs exactly once, on a team of kept helpers or of
+    /// helpers started for the call, and the results are all folded.
+    #[test]
+    fn every_task_runs_once() {
+        let teams = [
+            Team::new(0).unwrap(),
+            Team::new(1).unwrap(),
+            Team::new(2).unwrap(),
+            Team {
+                helpers: 3,
+                crew: None,
+            },
+        ];
+        for team in teams {
+            for tasks in [0usize, 1, 2, 7, 100] {
+                let runs: Vec<AtomicUsize> = (0..tasks).map(|_| AtomicUsize::new(0)).collect();
+                let sum = run_tasks(team, tasks, 0usize, &|a, b| a + b, &|t| {
+                    runs[t].fetch_add(1, Ordering::Relaxed);
+                    t + 1
+                })
+                .unwrap();
+                assert_eq!(sum, tasks * (tasks + 1) / 2, "{tasks}");
+                assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+            }
+        }
+    }
+
     /// Chunks stay between the bounds and give every thread several.
     #[test]
     fn chunk_sizes() {
