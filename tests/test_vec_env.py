@@ -100,6 +100,25 @@ def test_an_illegal_action_names_its_table_and_changes_nothing() -> None:
     assert before[2] == [env.log(i) for i in range(6)]
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_first_illegal_action_is_named_whatever_the_threads(threads: int) -> None:
+    # 300 tables: the actions are checked on several threads (tasks of 64
+    # tables), and the error names the first bad table all the same.
+    n = 300
+    env = VecEnv("shanxi", n, seed=8, threads=threads)
+    env.reset()
+    logs = [env.log(i) for i in range(n)]
+    actions = first_legal(env.action_masks())
+    for i in (290, 130, 70):
+        actions[i] = 999
+    with pytest.raises(IllegalActionError, match=r"table 70: action index 999"):
+        env.step(actions)
+    assert logs == [env.log(i) for i in range(n)]
+    actions[70] = first_legal(env.action_masks())[70]
+    with pytest.raises(IllegalActionError, match=r"table 130: action index 999"):
+        env.step(actions)
+
+
 def test_fallback_plays_the_first_legal_action_and_flags_the_table() -> None:
     a = VecEnv("shanxi", 4, seed=9, on_illegal="fallback")
     b = VecEnv("shanxi", 4, seed=9)

@@ -41,7 +41,7 @@ use crate::game::encode::ponds::Ponds;
 use crate::game::encode::{self, Cell, Encoding};
 use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
-use crate::parallel::{run_tasks, thread_count, Team, Workers};
+use crate::parallel::{run_tasks, thread_count, OutPtr, Team, Workers};
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
 use std::sync::Mutex;
@@ -192,6 +192,12 @@ impl<'a, T> Buffers<'a, T> {
         }
     }
 }
+
+// The games are read from several threads at once (`first_illegal`).
+const _: fn() = || {
+    fn sync<T: Sync>() {}
+    sync::<Game>();
+};
 
 /// One table: its hand in play, the last finished hand, the opponents.
 struct Table {
@@ -515,13 +521,9 @@ impl VecEnv {
         }
         out.check(n, self.encoding.len())?;
         if on_illegal == OnIllegal::Error {
-            for (i, (t, &a)) in self.tables.iter().zip(actions).enumerate() {
-                let a: i64 = a.into();
-                if !(0..N_ACTIONS as i64).contains(&a)
-                    || !t.game.legal_actions().contains_index(a as usize)
-                {
-                    return Err(refusal(i, &t.game, a));
-                }
+            if let Some(i) = self.first_illegal(actions)? {
+                let t = &self.tables[i];
+                return Err(refusal(i, &t.game, actions[i].into()));
             }
         }
         let (learners, enc) = (self.learners, self.encoding);
@@ -575,6 +577,38 @@ impl VecEnv {
         })?;
         self.finished += finished;
         Ok(())
+    }
+
+    /// The first table whose action is illegal, checked on the env's
+    /// threads like a step: each reads the tables it stepped last (their
+    /// state in its own cache), where the calling thread alone read
+    /// every table's, half of them from the other core's cache, before
+    /// the step could start.
+    fn first_illegal<A>(&self, actions: &[A]) -> Result<Option<usize>, Error>
+    where
+        A: Copy + Into<i64> + Sync,
+    {
+        let n = self.tables.len();
+        let tables = OutPtr(self.tables.as_ptr().cast_mut());
+        let bad = |lo: usize, hi: usize| {
+            (lo..hi).find(|&i| {
+                let a: i64 = actions[i].into();
+                // SAFETY: `i < n`; the tables are only read while `&self`
+                // is held, and only their games, which are `Sync`.
+                let g: &Game = unsafe { &*std::ptr::addr_of!((*tables.at(i)).game) };
+                !(0..N_ACTIONS as i64).contains(&a) || !g.legal_actions().contains_index(a as usize)
+            })
+        };
+        if self.width == 1 || n < 2 * BLOCK || self.pool.is_some() {
+            return Ok(bad(0, n));
+        }
+        let first = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        run_tasks(self.team, n.div_ceil(BLOCK), None, &first, &|c| {
+            bad(c * BLOCK, ((c + 1) * BLOCK).min(n))
+        })
     }
 
     /// Runs `f(table, its rows)` over every table on the env's threads;
