@@ -165,6 +165,23 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
     combine: impl Fn(R, R) -> R + Sync,
     f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync,
 ) -> Result<R, Error> {
+    run_chunks_on(counts, out, threads, true, identity, combine, f)
+}
+
+/// [`run_chunks`], with `f` given copies of the rows ([`on_copy`]) or,
+/// without `copy`, the caller's rows themselves: then `f` must stay in
+/// bounds whatever the rows hold, and may change under it (every table
+/// index it computes masked or clamped), and read a row by value before
+/// handing it to code that checks it first.
+fn run_chunks_on<O: Send, R: Send + Copy>(
+    counts: &[Counts],
+    out: &mut [O],
+    threads: usize,
+    copy: bool,
+    identity: R,
+    combine: impl Fn(R, R) -> R + Sync,
+    f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+) -> Result<R, Error> {
     let n = counts.len();
     let helpers = thread_count(threads)? - 1;
     if helpers == 0 || n < 2 * MIN_CHUNK {
@@ -174,7 +191,7 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
             .zip(out.chunks_mut(MAX_CHUNK))
             .enumerate()
         {
-            acc = combine(acc, on_copy(&f, i * MAX_CHUNK, c, o));
+            acc = combine(acc, on_copy(&f, copy, i * MAX_CHUNK, c, o));
         }
         return Ok(acc);
     }
@@ -187,7 +204,7 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
         // `n.div_ceil(chunk)`) and no other thread runs task `c` (see
         // `OutPtr`); `out` stays borrowed until `run_tasks` returns.
         let rows = unsafe { std::slice::from_raw_parts_mut(out.at(lo), hi - lo) };
-        on_copy(&f, lo, &counts[lo..hi], rows)
+        on_copy(&f, copy, lo, &counts[lo..hi], rows)
     };
     run_tasks(
         Team::new(helpers)?,
@@ -281,12 +298,18 @@ thread_local! {
 /// its check and its use once indexed a table out of bounds. A copy of
 /// the whole input instead cost up to a quarter of `is_win_batch`'s time
 /// on 10^6 rows (a fresh 34 MB written and read back).
+///
+/// Without `copy`, `f` on the caller's rows themselves.
 fn on_copy<O, R>(
     f: &impl Fn(usize, &[Counts], &mut [O]) -> R,
+    copy: bool,
     start: usize,
     rows: &[Counts],
     out: &mut [O],
 ) -> R {
+    if !copy {
+        return f(start, rows, out);
+    }
     ROWS.with(|buf| match buf.try_borrow_mut() {
         Ok(mut b) => {
             b.clear();
@@ -640,6 +663,17 @@ pub(crate) fn run_checked_chunks<O: Send>(
     f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync + Send,
 ) -> Result<bool, Error> {
     run_chunks(counts, out, threads, true, |a, b| a & b, f)
+}
+
+/// [`run_checked_chunks`] on the caller's rows themselves, no copy: for
+/// kernels that stay in bounds on any bytes (see [`run_chunks_on`]).
+pub(crate) fn run_checked_chunks_in_place<O: Send>(
+    counts: &[Counts],
+    out: &mut [O],
+    threads: usize,
+    f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync + Send,
+) -> Result<bool, Error> {
+    run_chunks_on(counts, out, threads, false, true, |a, b| a & b, f)
 }
 
 #[cfg(test)]

@@ -121,7 +121,12 @@ macro_rules! kernel {
             }
             for i in blocks * L..rows.len() {
                 let m = if one_meld { n_melds[0] } else { n_melds[i] };
-                let (win, valid) = ch.check_row(&rows[i], usize::from(m));
+                // Read once, by value: the rows may be the caller's memory,
+                // which another thread may write meanwhile, and the scalar
+                // path indexes its tables by a row it checked first.
+                // SAFETY: `i < rows.len()`.
+                let row: Counts = unsafe { std::ptr::read_volatile(&rows[i]) };
+                let (win, valid) = ch.check_row(&row, usize::from(m));
                 out[i] = win;
                 all_valid &= valid;
             }
