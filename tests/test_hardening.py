@@ -140,7 +140,9 @@ def test_threads_are_capped_and_do_not_pile_up() -> None:
 def test_a_concurrent_writer_never_panics() -> None:
     """A guard: the panics the issue saw (13 in 5,871 calls) did not recur
     in this test's budget on the engine before the fix; the fix (each
-    chunk copied before its check and use) is what keeps them away."""
+    chunk copied before its check and use; the is_win kernels, which read
+    the rows in place, mask every look-up into its table and read the
+    rows they hand to the scalar path by value) is what keeps them away."""
     rng = np.random.default_rng(1)
     counts = np.zeros((40_000, 34), np.uint8)
     for row in counts:

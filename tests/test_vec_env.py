@@ -100,6 +100,25 @@ def test_an_illegal_action_names_its_table_and_changes_nothing() -> None:
     assert before[2] == [env.log(i) for i in range(6)]
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_first_illegal_action_is_named_whatever_the_threads(threads: int) -> None:
+    # 300 tables: the actions are checked on several threads (tasks of 64
+    # tables), and the error names the first bad table all the same.
+    n = 300
+    env = VecEnv("shanxi", n, seed=8, threads=threads)
+    env.reset()
+    logs = [env.log(i) for i in range(n)]
+    actions = first_legal(env.action_masks())
+    for i in (290, 130, 70):
+        actions[i] = 999
+    with pytest.raises(IllegalActionError, match=r"table 70: action index 999"):
+        env.step(actions)
+    assert logs == [env.log(i) for i in range(n)]
+    actions[70] = first_legal(env.action_masks())[70]
+    with pytest.raises(IllegalActionError, match=r"table 130: action index 999"):
+        env.step(actions)
+
+
 def test_fallback_plays_the_first_legal_action_and_flags_the_table() -> None:
     a = VecEnv("shanxi", 4, seed=9, on_illegal="fallback")
     b = VecEnv("shanxi", 4, seed=9)
@@ -118,15 +137,18 @@ def test_fallback_plays_the_first_legal_action_and_flags_the_table() -> None:
 
 @pytest.mark.parametrize("learners", ["all", 3])
 def test_results_do_not_depend_on_the_thread_count(learners: str | int) -> None:
+    # 300 tables: enough for a step to be split between threads (tasks of
+    # 64 tables from 128 tables up), with a short last task.
+    n = 300
     runs = []
     for threads in (1, 2, 3):
-        env = VecEnv("shanxi", 80, learners=learners, seed=11, threads=threads)
+        env = VecEnv("shanxi", n, learners=learners, seed=11, threads=threads)
         env.reset()
         trace = []
         for _ in range(60):
             obs, reward, terminated, *_ = env.step(first_legal(env.action_masks()))
             trace.append((obs.copy(), reward.copy(), terminated.copy(), env.to_act.copy()))
-        runs.append((trace, [env.log(i) for i in range(80)]))
+        runs.append((trace, [env.log(i) for i in range(n)]))
     for other in runs[1:]:
         assert other[1] == runs[0][1]
         for x, y in zip(runs[0][0], other[0], strict=True):
@@ -354,9 +376,15 @@ def test_env_bench_measures_every_case() -> None:
     from koudian._bench_env import env_report, run_env_bench
 
     results = run_env_bench(seconds=0.01, repeat=1, pz_steps=200, sizes=(8,))
-    assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * 4
+    assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * 6
+    assert sum("2 envs at once" in r.case for r in results) == 2
     assert all(r.rate > 0 for r in results)
-    assert "vs PettingZoo" in env_report(results)
+    report = env_report(results)
+    assert "vs PettingZoo" in report
+    # One scaling line per learner setting, each beside its host ceiling.
+    scaling = [line for line in report.splitlines() if "threads=2 / threads=1" in line]
+    assert len(scaling) == 2
+    assert all("host ceiling, 2 envs at once / 1 env" in line for line in scaling)
 
 
 def hand_shanten(g: koudian.Game, seat: int) -> int:

@@ -8,16 +8,26 @@ run so that the ratios meet the same machine load.
   opponents, actions = the first legal action of each mask
   (``masks.argmax(1)``, one vectorized numpy call), planes and masks
   written every step. A rate counts learner decisions (N per step).
+* The host's ceiling for ``threads=2`` in the same run: two independent
+  one-thread VecEnvs of N tables stepped at once, each from its own Python
+  thread (``step`` releases the GIL), their summed rate over one such env
+  alone. Below the target's 1.8x, the second CPU was busy (or the host has
+  one core) and ``threads=2`` cannot be judged.
 """
 
 from __future__ import annotations
 
+import statistics
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 __all__ = ["EnvRate", "env_report", "run_env_bench"]
+
+#: The case name's suffix of the host-ceiling cases.
+PAIR = "2 envs at once"
 
 SIZES = (64, 1024, 8192)
 THREADS = (1, 2)
@@ -25,10 +35,12 @@ THREADS = (1, 2)
 
 @dataclass
 class EnvRate:
-    """One case: learner steps per second, best of the rounds."""
+    """One case: learner steps per second, best of the rounds, and each
+    round's rate (rounds interleaved: a round's cases met the same load)."""
 
     case: str
     rate: float
+    round_rates: tuple[float, ...] = field(default=())
 
 
 def _pettingzoo_rate(rules: str, steps: int) -> float:
@@ -45,7 +57,14 @@ def _pettingzoo_rate(rules: str, steps: int) -> float:
     return steps / (time.perf_counter() - t0)
 
 
-def _vec_rate(rules: str, n: int, threads: int, learners: str | int, seconds: float) -> float:
+def _vec_rate(
+    rules: str,
+    n: int,
+    threads: int,
+    learners: str | int,
+    seconds: float,
+    start: threading.Barrier | None = None,
+) -> float:
     from koudian import VecEnv
 
     env = VecEnv(rules, n, learners=learners, threads=threads, seed=1)
@@ -55,6 +74,8 @@ def _vec_rate(rules: str, n: int, threads: int, learners: str | int, seconds: fl
     for _ in range(3):  # warm up: pools started, buffers at size
         np.argmax(masks, axis=1, out=actions)
         env.step(actions)
+    if start is not None:
+        start.wait()
     steps = 0
     t0 = time.perf_counter()
     while True:
@@ -64,6 +85,22 @@ def _vec_rate(rules: str, n: int, threads: int, learners: str | int, seconds: fl
         dt = time.perf_counter() - t0
         if dt >= seconds and steps >= 3:
             return steps * n / dt
+
+
+def _pair_rate(rules: str, n: int, learners: str | int, seconds: float) -> float:
+    """Two one-thread envs stepped at once from two threads: their summed
+    rate (each timed over its own loop, started together)."""
+    start = threading.Barrier(2)
+    rates = [0.0, 0.0]
+
+    def one(k: int) -> None:
+        rates[k] = _vec_rate(rules, n, 1, learners, seconds, start)
+
+    other = threading.Thread(target=one, args=(1,))
+    other.start()
+    one(0)
+    other.join()
+    return sum(rates)
 
 
 def run_env_bench(
@@ -81,16 +118,59 @@ def run_env_bench(
             for threads in THREADS:
                 who = "all seats" if learners == "all" else "seat 0 vs greedy"
                 cases.append((f"VecEnv N={n:<5} threads={threads} {who}", (n, threads, learners)))
-    best: dict[str, float] = {}
+            cases.append((f"VecEnv N={n:<5} {PAIR} {who}", (n, 0, learners)))
+    rounds: dict[str, list[float]] = {name: [] for name, _ in cases}
     for _ in range(repeat):
         for name, spec in cases:
             if spec is None:
                 r = _pettingzoo_rate(rules, pz_steps)
             else:
                 n, threads, learners = spec  # type: ignore[misc]
-                r = _vec_rate(rules, n, threads, learners, seconds)
-            best[name] = max(best.get(name, 0.0), r)
-    return [EnvRate(name, best[name]) for name, _ in cases]
+                if threads == 0:
+                    r = _pair_rate(rules, n, learners, seconds)
+                else:
+                    r = _vec_rate(rules, n, threads, learners, seconds)
+            rounds[name].append(r)
+    return [EnvRate(name, max(rounds[name]), tuple(rounds[name])) for name, _ in cases]
+
+
+def _by_round(a: EnvRate, b: EnvRate) -> float:
+    """The median over rounds of ``a``'s rate over ``b``'s in that round."""
+    if not a.round_rates or len(a.round_rates) != len(b.round_rates):
+        return a.rate / b.rate
+    return statistics.median(x / y for x, y in zip(a.round_rates, b.round_rates, strict=True))
+
+
+def _scaling(results: list[EnvRate]) -> list[str]:
+    """``threads=2`` over ``threads=1`` for each VecEnv case, beside the
+    host's ceiling of the same run (two one-thread envs at once over one)."""
+    by = {r.case: r for r in results}
+    out: list[str] = []
+    for r in results:
+        if " threads=2 " not in r.case:
+            continue
+        one = by.get(r.case.replace(" threads=2 ", " threads=1 "))
+        pair = by.get(r.case.replace(" threads=2 ", f" {PAIR} "))
+        if one is None:
+            continue
+        name = " ".join(r.case.replace(" threads=2 ", " ").split())
+        line = (
+            f"{name:<34} threads=2 / threads=1: {r.rate / one.rate:5.2f}x best,"
+            f" {_by_round(r, one):5.2f}x by round"
+        )
+        if pair is not None:
+            line += (
+                f"   (host ceiling, {PAIR} / 1 env: {pair.rate / one.rate:5.2f}x best,"
+                f" {_by_round(pair, one):5.2f}x by round)"
+            )
+        out.append(line)
+    if out:
+        out[:0] = [
+            "",
+            "thread scaling (same run): best = the best rounds' rates,"
+            " by round = the median of each round's own ratio",
+        ]
+    return out
 
 
 def env_report(results: list[EnvRate]) -> str:
@@ -99,4 +179,4 @@ def env_report(results: list[EnvRate]) -> str:
     lines = [f"{'case':<42} {'learner steps/s':>16} {'vs PettingZoo':>14}", "-" * 74]
     for r in results:
         lines.append(f"{r.case:<42} {r.rate:>16,.0f} {r.rate / base:>13.1f}x")
-    return "\n".join(lines)
+    return "\n".join(lines + _scaling(results))

@@ -79,12 +79,14 @@ fn compare(task: &str, rows: &[Counts], wilds: &Wildcards, rules: &ShapeRules, r
         .filter(|i| i.available())
         .collect();
     let mut rates = vec![Vec::new(); isas.len()];
+    let mut cpu_rates = vec![Vec::new(); isas.len()];
     let (mut b, mut u, mut s) = (vec![false; n], vec![0u64; n], vec![0i8; n]);
     // Each path's answers, checked against the scalar path's (the first).
     let mut first: Option<(Vec<bool>, Vec<u64>, Vec<i8>)> = None;
     for _ in 0..repeat {
         for (k, &isa) in isas.iter().enumerate() {
             let t = Instant::now();
+            let c = cpu_ns();
             simd::with_isa(isa, || match task {
                 "is_win" => is_win_batch(rows, &[0], wilds, rules, &mut b, 1),
                 "waits" => waits::waits_batch(rows, &[0], &[], wilds, rules, &mut u, 1),
@@ -93,6 +95,9 @@ fn compare(task: &str, rows: &[Counts], wilds: &Wildcards, rules: &ShapeRules, r
             .expect("instruction set")
             .expect("batch");
             rates[k].push(n as f64 / t.elapsed().as_secs_f64());
+            if let (Some(c0), Some(c1)) = (c, cpu_ns()) {
+                cpu_rates[k].push(n as f64 * 1e9 / (c1 - c0).max(1) as f64);
+            }
             let got = (b.clone(), u.clone(), s.clone());
             match &first {
                 None => first = Some(got),
@@ -109,7 +114,40 @@ fn compare(task: &str, rows: &[Counts], wilds: &Wildcards, rules: &ShapeRules, r
             best / 1e6,
             r[repeat / 2]
         );
+        if cpu_rates[k].len() == repeat {
+            let mut r: Vec<f64> = (0..repeat)
+                .map(|i| cpu_rates[k][i] / cpu_rates[0][i])
+                .collect();
+            r.sort_by(f64::total_cmp);
+            let best = cpu_rates[k].iter().copied().fold(0.0, f64::max);
+            println!(
+                "{task} {isa}: by CPU time: best {:.1} M hands/s, {:.2}x scalar (median)",
+                best / 1e6,
+                r[repeat / 2]
+            );
+        }
     }
+}
+
+/// The calling thread's time on a CPU so far, in nanoseconds
+/// (`CLOCK_THREAD_CPUTIME_ID`; `None` off Linux): on a busy host the
+/// rates by CPU time leave out the time the thread waited for a CPU.
+#[cfg(target_os = "linux")]
+fn cpu_ns() -> Option<u64> {
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut [i64; 2]) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = [0i64; 2];
+    // SAFETY: libc's clock_gettime (std links libc on Linux) writes one
+    // `timespec` (two 64-bit fields on 64-bit Linux) into `ts`.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    ok.then(|| ts[0] as u64 * 1_000_000_000 + ts[1] as u64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_ns() -> Option<u64> {
+    None
 }
 
 /// A complete hand (4 sets and a pair) or 14 random tiles of the wall,

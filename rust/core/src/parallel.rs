@@ -27,6 +27,11 @@
 //! result depends on that row only, so the output never depends on the
 //! thread count.
 //!
+//! A [`crate::vec_env::VecEnv`] step runs the same way ([`run_tasks`]:
+//! tasks of 64 tables). A helper that finished its share watches for the
+//! next call for a millisecond before it sleeps, so that back-to-back
+//! calls (an env's steps, a loop of batches) do not wait for it to wake.
+//!
 //! Self-play ([`crate::simulate::simulate`]: long runs of uneven games)
 //! uses rayon pools of exactly `k` threads ([`Workers`]).
 
@@ -160,6 +165,23 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
     combine: impl Fn(R, R) -> R + Sync,
     f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync,
 ) -> Result<R, Error> {
+    run_chunks_on(counts, out, threads, true, identity, combine, f)
+}
+
+/// [`run_chunks`], with `f` given copies of the rows ([`on_copy`]) or,
+/// without `copy`, the caller's rows themselves: then `f` must stay in
+/// bounds whatever the rows hold, and may change under it (every table
+/// index it computes masked or clamped), and read a row by value before
+/// handing it to code that checks it first.
+fn run_chunks_on<O: Send, R: Send + Copy>(
+    counts: &[Counts],
+    out: &mut [O],
+    threads: usize,
+    copy: bool,
+    identity: R,
+    combine: impl Fn(R, R) -> R + Sync,
+    f: impl Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+) -> Result<R, Error> {
     let n = counts.len();
     let helpers = thread_count(threads)? - 1;
     if helpers == 0 || n < 2 * MIN_CHUNK {
@@ -169,29 +191,92 @@ pub(crate) fn run_chunks<O: Send, R: Send + Copy>(
             .zip(out.chunks_mut(MAX_CHUNK))
             .enumerate()
         {
-            acc = combine(acc, on_copy(&f, i * MAX_CHUNK, c, o));
+            acc = combine(acc, on_copy(&f, copy, i * MAX_CHUNK, c, o));
         }
         return Ok(acc);
     }
-    let crew = crew(helpers)?;
     let chunk = chunk_rows(n, helpers + 1);
-    let job = Job {
-        counts,
-        out: OutPtr(out.as_mut_ptr()),
-        n,
-        chunk,
-        spans: Spans::new(n.div_ceil(chunk), helpers + 1),
+    let out = OutPtr(out.as_mut_ptr());
+    let task = |c: usize| {
+        let lo = c * chunk;
+        let hi = (lo + chunk).min(n);
+        // SAFETY: `lo..hi` lies within the `n` output rows (`c` is below
+        // `n.div_ceil(chunk)`) and no other thread runs task `c` (see
+        // `OutPtr`); `out` stays borrowed until `run_tasks` returns.
+        let rows = unsafe { std::slice::from_raw_parts_mut(out.at(lo), hi - lo) };
+        on_copy(&f, copy, lo, &counts[lo..hi], rows)
+    };
+    run_tasks(
+        Team::new(helpers)?,
+        n.div_ceil(chunk),
         identity,
-        combine: &combine,
-        f: &f,
+        &combine,
+        &task,
+    )
+}
+
+/// Kept threads that run tasks with a calling thread ([`run_tasks`]):
+/// the calling thread and `helpers` others.
+#[derive(Clone, Copy)]
+pub(crate) struct Team {
+    helpers: usize,
+    /// `None` once [`KEPT_COUNTS`] other helper counts are kept: the
+    /// helpers are started for each call.
+    crew: Option<&'static Crew>,
+}
+
+impl Team {
+    /// The team of `helpers` helper threads (started on the first call
+    /// that asks for that count and kept; see the [module docs](self)).
+    pub(crate) fn new(helpers: usize) -> Result<Team, Error> {
+        Ok(Team {
+            helpers,
+            crew: match helpers {
+                0 => None,
+                h => crew(h)?,
+            },
+        })
+    }
+
+    /// Whether the helpers are kept (else each call starts its own).
+    pub(crate) fn kept(&self) -> bool {
+        self.helpers == 0 || self.crew.is_some()
+    }
+}
+
+/// Runs `f(task)` for every task in `0..tasks` on the calling thread and
+/// the team's helpers, and folds the results with `combine`
+/// (associative and commutative; `identity` its neutral value). The
+/// tasks are cut into one contiguous span per thread ([`Spans`]): the
+/// caller starts on its span at once, helpers join as they wake, and
+/// whoever is free takes the others' tasks from the back. A panic in a
+/// task, on any thread, panics the caller.
+pub(crate) fn run_tasks<R, C, F>(
+    team: Team,
+    tasks: usize,
+    identity: R,
+    combine: &C,
+    f: &F,
+) -> Result<R, Error>
+where
+    R: Send + Copy,
+    C: Fn(R, R) -> R + Sync,
+    F: Fn(usize) -> R + Sync,
+{
+    if team.helpers == 0 || tasks < 2 {
+        return Ok((0..tasks).fold(identity, |acc, t| combine(acc, f(t))));
+    }
+    let job = Job {
+        spans: Spans::new(tasks, team.helpers + 1),
+        identity,
+        combine,
+        f,
         helped: Mutex::new(identity),
         failed: AtomicBool::new(false),
     };
-    // `out` stays borrowed until `crew.run` returns, after the last helper
-    // has left the job; the chunks are disjoint.
-    let r = match crew {
+    let r = match team.crew {
         Some(crew) => crew.run(&job),
-        None => run_once(&job, helpers)?,
+        None => run_once(&job, team.helpers)?,
     };
     if job.failed.load(Ordering::Acquire) {
         panic!("a koudian helper thread panicked in a batch");
@@ -213,12 +298,18 @@ thread_local! {
 /// its check and its use once indexed a table out of bounds. A copy of
 /// the whole input instead cost up to a quarter of `is_win_batch`'s time
 /// on 10^6 rows (a fresh 34 MB written and read back).
+///
+/// Without `copy`, `f` on the caller's rows themselves.
 fn on_copy<O, R>(
     f: &impl Fn(usize, &[Counts], &mut [O]) -> R,
+    copy: bool,
     start: usize,
     rows: &[Counts],
     out: &mut [O],
 ) -> R {
+    if !copy {
+        return f(start, rows, out);
+    }
     ROWS.with(|buf| match buf.try_borrow_mut() {
         Ok(mut b) => {
             b.clear();
@@ -233,9 +324,9 @@ fn on_copy<O, R>(
     })
 }
 
-/// The output rows of a [`Job`], written chunk by chunk from several
+/// The output rows of a batch, written chunk by chunk from several
 /// threads.
-struct OutPtr<O>(*mut O);
+pub(crate) struct OutPtr<O>(pub(crate) *mut O);
 
 // SAFETY: the pointer is only turned into slices of disjoint chunks, each
 // claimed by exactly one thread (`Spans`), while the caller's `&mut`
@@ -243,12 +334,20 @@ struct OutPtr<O>(*mut O);
 // another thread.
 unsafe impl<O: Send> Sync for OutPtr<O> {}
 
-/// One batch shared by the calling thread and its helpers.
-struct Job<'a, O, R, C, F> {
-    counts: &'a [Counts],
-    out: OutPtr<O>,
-    n: usize,
-    chunk: usize,
+impl<O> OutPtr<O> {
+    /// The pointer to row `i` (a method, so that a closure captures the
+    /// `Sync` wrapper rather than its raw pointer field).
+    ///
+    /// # Safety
+    /// `i` is within the rows the pointer was taken from.
+    pub(crate) unsafe fn at(&self, i: usize) -> *mut O {
+        // SAFETY: see above.
+        unsafe { self.0.add(i) }
+    }
+}
+
+/// One set of tasks shared by the calling thread and its helpers.
+struct Job<'a, R, C, F> {
     spans: Spans,
     identity: R,
     combine: &'a C,
@@ -258,34 +357,27 @@ struct Job<'a, O, R, C, F> {
     failed: AtomicBool,
 }
 
-impl<O, R, C, F> Job<'_, O, R, C, F>
+impl<R, C, F> Job<'_, R, C, F>
 where
-    O: Send,
     R: Send + Copy,
     C: Fn(R, R) -> R + Sync,
-    F: Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+    F: Fn(usize) -> R + Sync,
 {
-    /// Runs the chunks of span `me` from its front, then the other spans'
-    /// chunks from their backs, until none is left; the fold of their
+    /// Runs the tasks of span `me` from its front, then the other spans'
+    /// tasks from their backs, until none is left; the fold of their
     /// results.
     fn work(&self, me: usize) -> R {
         let mut acc = self.identity;
         let k = self.spans.0.len();
         for s in (0..k).map(|i| (me + i) % k) {
             while let Some(c) = self.spans.claim(s, s == me) {
-                let lo = c * self.chunk;
-                let hi = (lo + self.chunk).min(self.n);
-                // SAFETY: `lo..hi` lies within the `n` output rows (`c` is
-                // below `n.div_ceil(chunk)`) and no other thread claims it
-                // (see `OutPtr`).
-                let out = unsafe { std::slice::from_raw_parts_mut(self.out.0.add(lo), hi - lo) };
-                acc = (self.combine)(acc, on_copy(self.f, lo, &self.counts[lo..hi], out));
+                acc = (self.combine)(acc, (self.f)(c));
             }
         }
         acc
     }
 
-    /// A helper's share: its chunks' results folded into `helped`; a panic
+    /// A helper's share: its tasks' results folded into `helped`; a panic
     /// is recorded for the caller instead of killing the helper.
     ///
     /// # Safety
@@ -376,6 +468,9 @@ struct Crew {
     active: AtomicUsize,
     /// A caller is using the crew (another caller runs alone meanwhile).
     busy: AtomicBool,
+    /// `CrewState::generation`, readable without the lock: a helper that
+    /// just finished a job watches it for a while before it sleeps.
+    posted_gen: AtomicU64,
 }
 
 struct CrewState {
@@ -407,6 +502,7 @@ fn crew(helpers: usize) -> Result<Option<&'static Crew>, Error> {
         left: Condvar::new(),
         active: AtomicUsize::new(0),
         busy: AtomicBool::new(false),
+        posted_gen: AtomicU64::new(0),
     }));
     for i in 0..helpers {
         std::thread::Builder::new()
@@ -423,21 +519,20 @@ fn crew(helpers: usize) -> Result<Option<&'static Crew>, Error> {
 /// Runs `job` on the calling thread and `helpers` threads started for it
 /// and joined before returning (a thread count that is not kept); the
 /// caller's share of the results.
-fn run_once<O, R, C, F>(job: &Job<'_, O, R, C, F>, helpers: usize) -> Result<R, Error>
+fn run_once<R, C, F>(job: &Job<'_, R, C, F>, helpers: usize) -> Result<R, Error>
 where
-    O: Send,
     R: Send + Copy,
     C: Fn(R, R) -> R + Sync,
-    F: Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+    F: Fn(usize) -> R + Sync,
 {
     std::thread::scope(|s| {
         for i in 0..helpers {
-            let p = job as *const Job<'_, O, R, C, F> as usize;
+            let p = job as *const Job<'_, R, C, F> as usize;
             std::thread::Builder::new()
                 .name(format!("koudian-once-{i}"))
                 // SAFETY: the scope joins this thread before `job` goes.
                 .spawn_scoped(s, move || unsafe {
-                    Job::<O, R, C, F>::help(p as *const (), 1 + i)
+                    Job::<R, C, F>::help(p as *const (), 1 + i)
                 })
                 .map_err(|e| {
                     Error::InvalidArgument(format!("cannot start {helpers} helper threads: {e}"))
@@ -452,6 +547,23 @@ impl Crew {
     fn serve(&self, me: usize) {
         let mut seen = 0;
         loop {
+            // Calls often come back to back (a `VecEnv` steps every few
+            // hundred microseconds, a loop of batches as often): a helper
+            // that slept between them would be woken for each, which on a
+            // virtual machine can take longer than the call, so it waits
+            // for the next post awake for a while first.
+            let idle = Instant::now();
+            'watch: while self.posted_gen.load(Ordering::Acquire) == seen {
+                for _ in 0..64 {
+                    std::hint::spin_loop();
+                }
+                // On a busy host, the CPU goes to whoever else is ready
+                // (the caller, another process) rather than to the wait.
+                std::thread::yield_now();
+                if idle.elapsed() >= IDLE_SPIN {
+                    break 'watch;
+                }
+            }
             let job = {
                 let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 loop {
@@ -480,12 +592,11 @@ impl Crew {
     /// Runs `job` on the calling thread with whichever helpers join it;
     /// returns the caller's share of the results once every helper has
     /// left the job.
-    fn run<O, R, C, F>(&self, job: &Job<'_, O, R, C, F>) -> R
+    fn run<R, C, F>(&self, job: &Job<'_, R, C, F>) -> R
     where
-        O: Send,
         R: Send + Copy,
         C: Fn(R, R) -> R + Sync,
-        F: Fn(usize, &[Counts], &mut [O]) -> R + Sync,
+        F: Fn(usize) -> R + Sync,
     {
         if self.busy.swap(true, Ordering::Acquire) {
             // Another thread's batch has the crew: this one runs alone.
@@ -494,10 +605,11 @@ impl Crew {
         {
             let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
             st.job = Some(JobRef {
-                data: job as *const Job<'_, O, R, C, F> as *const (),
-                help: Job::<O, R, C, F>::help,
+                data: job as *const Job<'_, R, C, F> as *const (),
+                help: Job::<R, C, F>::help,
             });
             st.generation += 1;
+            self.posted_gen.store(st.generation, Ordering::Release);
             self.posted.notify_all();
         }
         // A panic must not leave the job posted on an unwound stack: the
@@ -514,6 +626,8 @@ impl Crew {
             for _ in 0..64 {
                 std::hint::spin_loop();
             }
+            // A helper preempted on this CPU by this wait gets it back.
+            std::thread::yield_now();
         }
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while self.active.load(Ordering::Acquire) != 0 {
@@ -528,6 +642,11 @@ impl Crew {
 /// How long the caller spins on its helpers' last chunks before sleeping:
 /// about the time of the largest chunk.
 const SPIN: Duration = Duration::from_millis(2);
+
+/// How long a helper that finished a job stays awake for the next one
+/// before it sleeps: longer than the gap between two `VecEnv` steps or two
+/// batch calls in a loop, short enough to cost little when none comes.
+const IDLE_SPIN: Duration = Duration::from_millis(1);
 
 /// Rows per chunk for `n` rows on `width` threads.
 fn chunk_rows(n: usize, width: usize) -> usize {
@@ -544,6 +663,17 @@ pub(crate) fn run_checked_chunks<O: Send>(
     f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync + Send,
 ) -> Result<bool, Error> {
     run_chunks(counts, out, threads, true, |a, b| a & b, f)
+}
+
+/// [`run_checked_chunks`] on the caller's rows themselves, no copy: for
+/// kernels that stay in bounds on any bytes (see [`run_chunks_on`]).
+pub(crate) fn run_checked_chunks_in_place<O: Send>(
+    counts: &[Counts],
+    out: &mut [O],
+    threads: usize,
+    f: impl Fn(usize, &[Counts], &mut [O]) -> bool + Sync + Send,
+) -> Result<bool, Error> {
+    run_chunks_on(counts, out, threads, false, true, |a, b| a & b, f)
 }
 
 #[cfg(test)]
@@ -578,6 +708,33 @@ mod tests {
                     out.iter().enumerate().all(|(i, &v)| v == i),
                     "{n} {threads}"
                 );
+            }
+        }
+    }
+
+    /// Every task runs exactly once, on a team of kept helpers or of
+    /// helpers started for the call, and the results are all folded.
+    #[test]
+    fn every_task_runs_once() {
+        let teams = [
+            Team::new(0).unwrap(),
+            Team::new(1).unwrap(),
+            Team::new(2).unwrap(),
+            Team {
+                helpers: 3,
+                crew: None,
+            },
+        ];
+        for team in teams {
+            for tasks in [0usize, 1, 2, 7, 100] {
+                let runs: Vec<AtomicUsize> = (0..tasks).map(|_| AtomicUsize::new(0)).collect();
+                let sum = run_tasks(team, tasks, 0usize, &|a, b| a + b, &|t| {
+                    runs[t].fetch_add(1, Ordering::Relaxed);
+                    t + 1
+                })
+                .unwrap();
+                assert_eq!(sum, tasks * (tasks + 1) / 2, "{tasks}");
+                assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
             }
         }
     }

@@ -41,9 +41,10 @@ use crate::game::encode::ponds::Ponds;
 use crate::game::encode::{self, Cell, Encoding};
 use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
-use crate::parallel::Workers;
+use crate::parallel::{run_tasks, thread_count, OutPtr, Team, Workers};
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
+use std::sync::Mutex;
 
 /// Which seats the caller plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +193,12 @@ impl<'a, T> Buffers<'a, T> {
     }
 }
 
+// The games are read from several threads at once (`first_illegal`).
+const _: fn() = || {
+    fn sync<T: Sync>() {}
+    sync::<Game>();
+};
+
 /// One table: its hand in play, the last finished hand, the opponents.
 struct Table {
     game: Game,
@@ -228,10 +235,18 @@ pub fn bad_num_envs(got: impl std::fmt::Display) -> Error {
     ))
 }
 
-/// Tables a worker steps without splitting further: enough work (tens of
-/// microseconds) to pay for a rayon task and a pool thread's wake-up,
-/// few enough to share the tables between threads evenly.
-const MIN_BLOCK: usize = 64;
+/// Tables in a task handed to a thread: some 25 µs of work, far above
+/// the cost of claiming a task (one atomic operation), short enough for
+/// the threads to even out their shares. A step of fewer than twice as
+/// many tables runs on the calling thread alone: a second thread would
+/// save less than the wait for it costs when the host is busy (a
+/// preempted helper holds its task until it runs again).
+const BLOCK: usize = 64;
+
+/// Tables a rayon task steps without splitting further, on an env's own
+/// pool (see [`VecEnv::new`]): enough work (tens of microseconds) to pay
+/// for a rayon task and a pool thread's wake-up.
+const POOL_BLOCK: usize = 64;
 
 /// `N` tables, stepped together (see the [module docs](self)).
 ///
@@ -264,11 +279,19 @@ pub struct VecEnv {
     rules: Ruleset,
     learners: Learners,
     seed: u64,
-    /// Where the steps run, taken once: a step neither locks the pool
-    /// list nor, past the kept thread counts, starts threads of its own.
-    workers: Workers,
-    /// `workers`' thread count, read once (asking the pool is a hop to
-    /// one of its threads, which at 64 tables cost more than the step).
+    /// Where the steps run, taken once (a step never locks the list of
+    /// kept threads): the calling thread and kept helpers, which join it
+    /// as they wake ([`run_tasks`]). Handing the step to a rayon pool
+    /// instead (`install`) left the caller asleep while a pool thread
+    /// woke, then the second, then woke the caller at the end: at 1,024
+    /// tables (about 0.4 ms a step on one thread) two threads gave 1.39×
+    /// one on a quiet 2-CPU host.
+    team: Team,
+    /// With helper threads that are not kept (the kept thread counts are
+    /// all taken), a pool of the env's own instead: starting threads at
+    /// every step would cost more than the step.
+    pool: Option<Workers>,
+    /// The thread count (the caller's included).
     width: usize,
     encoding: Encoding,
     shaping: Shaping,
@@ -283,7 +306,8 @@ impl VecEnv {
     /// `num_envs` tables of `rules`; `opponents` names the built-in agent
     /// of the seats outside `learners` ([`crate::agent::builtin`]);
     /// `threads` as for the batch functions (0: all cores, 1: the caller,
-    /// `k`: `k` kept threads). The tables are dealt their hand 0.
+    /// `k`: the caller and `k - 1` kept helper threads, the batches'
+    /// own). The tables are dealt their hand 0.
     pub fn new(
         rules: &Ruleset,
         num_envs: usize,
@@ -304,7 +328,12 @@ impl VecEnv {
                 )));
             }
         }
-        let workers = Workers::new(threads)?;
+        let width = thread_count(threads)?;
+        let team = Team::new(width - 1)?;
+        let pool = match team.kept() {
+            true => None,
+            false => Some(Workers::new(threads)?),
+        };
         // The one large block of the env (a few KiB a table); reserved
         // fallibly so that a failure is an error, not an abort.
         let mut tables = Vec::new();
@@ -343,8 +372,9 @@ impl VecEnv {
             shape: ShapeRules::from(rules),
             learners,
             seed,
-            width: workers.width(),
-            workers,
+            team,
+            pool,
+            width,
             encoding,
             tables,
             started: false,
@@ -491,13 +521,9 @@ impl VecEnv {
         }
         out.check(n, self.encoding.len())?;
         if on_illegal == OnIllegal::Error {
-            for (i, (t, &a)) in self.tables.iter().zip(actions).enumerate() {
-                let a: i64 = a.into();
-                if !(0..N_ACTIONS as i64).contains(&a)
-                    || !t.game.legal_actions().contains_index(a as usize)
-                {
-                    return Err(refusal(i, &t.game, a));
-                }
+            if let Some(i) = self.first_illegal(actions)? {
+                let t = &self.tables[i];
+                return Err(refusal(i, &t.game, actions[i].into()));
             }
         }
         let (learners, enc) = (self.learners, self.encoding);
@@ -553,6 +579,38 @@ impl VecEnv {
         Ok(())
     }
 
+    /// The first table whose action is illegal, checked on the env's
+    /// threads like a step: each reads the tables it stepped last (their
+    /// state in its own cache), where the calling thread alone read
+    /// every table's, half of them from the other core's cache, before
+    /// the step could start.
+    fn first_illegal<A>(&self, actions: &[A]) -> Result<Option<usize>, Error>
+    where
+        A: Copy + Into<i64> + Sync,
+    {
+        let n = self.tables.len();
+        let tables = OutPtr(self.tables.as_ptr().cast_mut());
+        let bad = |lo: usize, hi: usize| {
+            (lo..hi).find(|&i| {
+                let a: i64 = actions[i].into();
+                // SAFETY: `i < n`; the tables are only read while `&self`
+                // is held, and only their games, which are `Sync`.
+                let g: &Game = unsafe { &*std::ptr::addr_of!((*tables.at(i)).game) };
+                !(0..N_ACTIONS as i64).contains(&a) || !g.legal_actions().contains_index(a as usize)
+            })
+        };
+        if self.width == 1 || n < 2 * BLOCK || self.pool.is_some() {
+            return Ok(bad(0, n));
+        }
+        let first = |a: Option<usize>, b: Option<usize>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        run_tasks(self.team, n.div_ceil(BLOCK), None, &first, &|c| {
+            bad(c * BLOCK, ((c + 1) * BLOCK).min(n))
+        })
+    }
+
     /// Runs `f(table, its rows)` over every table on the env's threads;
     /// the sum of the results.
     fn run<T: Cell>(
@@ -576,16 +634,111 @@ impl VecEnv {
     {
         let row = self.encoding.len();
         let n = self.tables.len();
-        let workers = &self.workers;
         let width = self.width;
-        let block = n.div_ceil(4 * width).max(MIN_BLOCK);
+        let block = BLOCK;
         let tables = &mut self.tables[..];
-        match workers {
-            // Too few tables to split: the calling thread steps them all
-            // rather than wait for a pool thread to wake.
-            _ if n <= block => blocks(tables, actions, out, row, usize::MAX, &f),
-            Workers::Caller => blocks(tables, actions, out, row, usize::MAX, &f),
-            _ => workers.install(|| blocks(tables, actions, out, row, block, &f)),
+        if width == 1 || n < 2 * block {
+            // Too few tables to split: the calling thread steps them all.
+            return blocks(tables, actions, out, row, usize::MAX, &f);
+        }
+        if let Some(pool) = &self.pool {
+            let block = n.div_ceil(4 * width).max(POOL_BLOCK);
+            return pool.install(|| blocks(tables, actions, out, row, block, &f));
+        }
+        let shared = Shared::new(tables, out);
+        // The first error by table index, whichever thread met it, so
+        // that the error does not depend on the thread count.
+        let failed: Mutex<Option<(usize, Error)>> = Mutex::new(None);
+        let task = |c: usize| {
+            let lo = c * block;
+            let hi = (lo + block).min(n);
+            // SAFETY: task `c` is run by one thread only, and the tasks'
+            // table ranges are disjoint and within the `n` tables.
+            let (tables, out) = unsafe { shared.rows(lo, hi, row) };
+            let acts = &actions[lo.min(actions.len())..hi.min(actions.len())];
+            match steps(tables, acts, out, row, &f) {
+                Ok(k) => k,
+                Err((i, e)) => {
+                    let mut first = failed.lock().unwrap_or_else(|e| e.into_inner());
+                    if first.as_ref().is_none_or(|(j, _)| lo + i < *j) {
+                        *first = Some((lo + i, e));
+                    }
+                    0
+                }
+            }
+        };
+        let total = run_tasks(self.team, n.div_ceil(block), 0, &|a, b| a + b, &task)?;
+        match failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some((_, e)) => Err(e),
+            None => Ok(total),
+        }
+    }
+}
+
+/// The tables and output rows of a step, shared by the threads of a
+/// [`Team`], each of which takes disjoint ranges of tables.
+struct Shared<'a, T> {
+    tables: *mut Table,
+    n: usize,
+    obs: *mut T,
+    masks: *mut bool,
+    to_act: *mut i64,
+    reward: *mut f32,
+    terminated: *mut bool,
+    final_obs: *mut T,
+    final_deltas: *mut i64,
+    fault: *mut bool,
+    _borrow: std::marker::PhantomData<(&'a mut [Table], Buffers<'a, T>)>,
+}
+
+// SAFETY: the pointers are only turned into disjoint ranges of tables and
+// rows (`Shared::rows`), each used by one thread, while the `&mut`
+// borrows they come from are held (`'a`); tables and cells may be sent
+// to another thread.
+unsafe impl<T: Send> Sync for Shared<'_, T> {}
+
+impl<'a, T> Shared<'a, T> {
+    fn new(tables: &'a mut [Table], out: Buffers<'a, T>) -> Shared<'a, T> {
+        Shared {
+            n: tables.len(),
+            tables: tables.as_mut_ptr(),
+            obs: out.obs.as_mut_ptr(),
+            masks: out.masks.as_mut_ptr(),
+            to_act: out.to_act.as_mut_ptr(),
+            reward: out.reward.as_mut_ptr(),
+            terminated: out.terminated.as_mut_ptr(),
+            final_obs: out.final_obs.as_mut_ptr(),
+            final_deltas: out.final_deltas.as_mut_ptr(),
+            fault: out.fault.as_mut_ptr(),
+            _borrow: std::marker::PhantomData,
+        }
+    }
+
+    /// Tables `lo..hi` and their rows (`row` cells of observation each).
+    ///
+    /// # Safety
+    /// `lo <= hi <= n` (the buffers were checked for `n` tables), and no
+    /// other live borrow from `self` overlaps `lo..hi`.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn rows(&self, lo: usize, hi: usize, row: usize) -> (&mut [Table], Buffers<'_, T>) {
+        use std::slice::from_raw_parts_mut as part;
+        assert!(lo <= hi && hi <= self.n);
+        let k = hi - lo;
+        // SAFETY: see above.
+        unsafe {
+            (
+                part(self.tables.add(lo), k),
+                Buffers {
+                    obs: part(self.obs.add(lo * row), k * row),
+                    masks: part(self.masks.add(lo * N_ACTIONS), k * N_ACTIONS),
+                    to_act: part(self.to_act.add(lo), k),
+                    reward: part(self.reward.add(lo), k),
+                    terminated: part(self.terminated.add(lo), k),
+                    final_obs: part(self.final_obs.add(lo * row), k * row),
+                    final_deltas: part(self.final_deltas.add(lo * 4), k * 4),
+                    fault: part(self.fault.add(lo), k),
+                },
+            )
         }
     }
 }
@@ -616,6 +769,22 @@ where
         );
         return Ok(ra? + rb?);
     }
+    steps(tables, actions, out, row, f).map_err(|(_, e)| e)
+}
+
+/// Steps `tables` in order on this thread; the sum of the results, or the
+/// index of the first failing table with its error.
+fn steps<A, T, F>(
+    tables: &mut [Table],
+    actions: &[A],
+    out: Buffers<'_, T>,
+    row: usize,
+    f: &F,
+) -> Result<u64, (usize, Error)>
+where
+    A: Copy + Default,
+    F: Fn(&mut Table, A, Buffers<'_, T>) -> Result<u64, Error>,
+{
     let mut total = 0;
     let mut out = out;
     for (i, t) in tables.iter_mut().enumerate() {
@@ -623,7 +792,8 @@ where
             t,
             actions.get(i).copied().unwrap_or_default(),
             out.row(i, row),
-        )?;
+        )
+        .map_err(|e| (i, e))?;
     }
     Ok(total)
 }

@@ -19,19 +19,127 @@ pub(crate) mod avx2 {
     pub(crate) fn splat(x: i32) -> V {
         _mm256_set1_epi32(x)
     }
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    pub(crate) fn row_offsets() -> V {
-        _mm256_setr_epi32(0, 34, 68, 102, 136, 170, 204, 238)
-    }
     /// # Safety
     /// Every lane's `base + SCALE × index` must start 4 readable bytes.
+    ///
+    /// Eight scalar loads rather than `vpgatherdd`: AMD's Zen cores run a
+    /// gather as microcode, about 12 cycles for eight lanes (measured on
+    /// an AMD EPYC host of this project, AVX2 without AVX-512: ten
+    /// independent gathers 33-36 ns, the same lanes by these extracts,
+    /// loads and inserts 21-23 ns; the `is_win` kernel 1.64× the scalar
+    /// path with them, 1.55× with its rows transposed but its look-ups
+    /// still gathers). The AVX-512 kernels (Intel's cores run gathers in
+    /// hardware) keep theirs.
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) unsafe fn gather<const SCALE: i32>(base: *const u8, idx: V) -> V {
-        // SAFETY: the caller's.
-        unsafe { _mm256_i32gather_epi32::<SCALE>(base.cast(), idx) }
+        // The indices two by two from 64-bit lanes, the words put back
+        // with inserts: eight words stored to memory and loaded as one
+        // vector would wait for the stores (no store forwarding from
+        // several stores to one load).
+        let (lo, hi) = (
+            _mm256_castsi256_si128(idx),
+            _mm256_extracti128_si256::<1>(idx),
+        );
+        let pairs = [
+            _mm_cvtsi128_si64(lo) as u64,
+            _mm_extract_epi64::<1>(lo) as u64,
+            _mm_cvtsi128_si64(hi) as u64,
+            _mm_extract_epi64::<1>(hi) as u64,
+        ];
+        // SAFETY: the caller's (each lane's 4 bytes are readable).
+        let w: [i32; L] = std::array::from_fn(|k| unsafe {
+            let i = (pairs[k / 2] >> (32 * (k % 2))) as u32 as usize;
+            base.add(SCALE as usize * i).cast::<i32>().read_unaligned()
+        });
+        let half = |w: &[i32]| {
+            let x = _mm_insert_epi32::<1>(_mm_cvtsi32_si128(w[0]), w[1]);
+            _mm_insert_epi32::<3>(_mm_insert_epi32::<2>(x, w[2]), w[3])
+        };
+        _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(half(&w[..4])), half(&w[4..]))
     }
+    /// `row_words!(base; o0, o1, ...)`: the 4-byte words at the byte
+    /// offsets `o0, o1, ...` (constants, each at most 27 or 30 itself) of
+    /// each of the [`L`] 34-byte rows at `base`, one row per lane, as an
+    /// array of vectors.
+    ///
+    /// The rows' first 32 bytes are loaded and transposed (eight 4-byte
+    /// columns, 24 shuffles), a word across two columns is two shifts and
+    /// an or, and the word at 30 is loaded lane by lane: eleven row
+    /// gathers cost 38 ns a block of eight hands on an EPYC of this
+    /// project's hosts (microcoded gathers), this 12-15 ns. A macro, so
+    /// that it is always inlined: as an `#[inline]` function the compiler
+    /// called it, its eleven vectors returned through memory.
+    ///
+    /// # Safety
+    /// `base` starts `34 × L` readable bytes (an `unsafe` context).
+    macro_rules! avx2_row_words {
+        ($base:expr; $($o:expr),+ $(,)?) => {{
+            use ::std::arch::x86_64::*;
+            let base: *const u8 = $base;
+            let r: [__m256i; 8] =
+                ::std::array::from_fn(|h| _mm256_loadu_si256(base.add(34 * h).cast()));
+            let a = [
+                _mm256_unpacklo_epi32(r[0], r[1]),
+                _mm256_unpackhi_epi32(r[0], r[1]),
+                _mm256_unpacklo_epi32(r[2], r[3]),
+                _mm256_unpackhi_epi32(r[2], r[3]),
+                _mm256_unpacklo_epi32(r[4], r[5]),
+                _mm256_unpackhi_epi32(r[4], r[5]),
+                _mm256_unpacklo_epi32(r[6], r[7]),
+                _mm256_unpackhi_epi32(r[6], r[7]),
+            ];
+            let b = [
+                _mm256_unpacklo_epi64(a[0], a[2]),
+                _mm256_unpackhi_epi64(a[0], a[2]),
+                _mm256_unpacklo_epi64(a[1], a[3]),
+                _mm256_unpackhi_epi64(a[1], a[3]),
+                _mm256_unpacklo_epi64(a[4], a[6]),
+                _mm256_unpackhi_epi64(a[4], a[6]),
+                _mm256_unpacklo_epi64(a[5], a[7]),
+                _mm256_unpackhi_epi64(a[5], a[7]),
+            ];
+            // `col[j]`: bytes `4j .. 4j + 4` of each row.
+            let col = [
+                _mm256_permute2x128_si256::<0x20>(b[0], b[4]),
+                _mm256_permute2x128_si256::<0x20>(b[1], b[5]),
+                _mm256_permute2x128_si256::<0x20>(b[2], b[6]),
+                _mm256_permute2x128_si256::<0x20>(b[3], b[7]),
+                _mm256_permute2x128_si256::<0x31>(b[0], b[4]),
+                _mm256_permute2x128_si256::<0x31>(b[1], b[5]),
+                _mm256_permute2x128_si256::<0x31>(b[2], b[6]),
+                _mm256_permute2x128_si256::<0x31>(b[3], b[7]),
+            ];
+            [$({
+                // A constant, so that the match below is resolved when
+                // compiling (a map over an array of offsets was a loop
+                // with a jump table).
+                const O: usize = $o;
+                match (O / 4, O % 4) {
+                    (7, 2) => {
+                        let w: [u32; 8] = ::std::array::from_fn(|h| {
+                            base.add(34 * h + 30).cast::<u32>().read_unaligned()
+                        });
+                        _mm256_loadu_si256(w.as_ptr().cast())
+                    }
+                    (q, 0) => col[q],
+                    (q, 1) => _mm256_or_si256(
+                        _mm256_srli_epi32::<8>(col[q]),
+                        _mm256_slli_epi32::<24>(col[q + 1]),
+                    ),
+                    (q, 2) => _mm256_or_si256(
+                        _mm256_srli_epi32::<16>(col[q]),
+                        _mm256_slli_epi32::<16>(col[q + 1]),
+                    ),
+                    (q, _) => _mm256_or_si256(
+                        _mm256_srli_epi32::<24>(col[q]),
+                        _mm256_slli_epi32::<8>(col[q + 1]),
+                    ),
+                }
+            }),+]
+        }};
+    }
+    pub(crate) use avx2_row_words as row_words;
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) fn melds_of(m: &[u8]) -> V {
@@ -208,6 +316,21 @@ pub(crate) mod avx512 {
         // SAFETY: the caller's.
         unsafe { _mm512_i32gather_epi32::<SCALE>(idx, base.cast()) }
     }
+    /// `row_words!(base; o0, o1, ...)`: the 4-byte words at the byte
+    /// offsets `o0, o1, ...` (each at most 30) of each of the [`L`]
+    /// 34-byte rows at `base`, one row per lane: a gather each (Intel's
+    /// AVX-512 cores run gathers in hardware).
+    ///
+    /// # Safety
+    /// `base` starts `34 × L` readable bytes (an `unsafe` context).
+    macro_rules! avx512_row_words {
+        ($base:expr; $($o:expr),+ $(,)?) => {{
+            let base: *const u8 = $base;
+            let row_at = row_offsets();
+            [$(gather::<1>(base.add($o), row_at)),+]
+        }};
+    }
+    pub(crate) use avx512_row_words as row_words;
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
     #[inline]
     pub(crate) fn melds_of(m: &[u8]) -> V {

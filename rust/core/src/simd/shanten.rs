@@ -5,7 +5,8 @@
 //! shape's min-plus products, already across the hands of a block of 16
 //! (`shanten/batch.rs`), follow unchanged.
 //!
-//! A block's rows are read by eleven word gathers per row ([`PIECES`]:
+//! A block's rows are read as eleven words per row (`row_words!`, as the
+//! `is_win` kernel reads them; [`PIECES`]:
 //! per suit ranks 1-4, rank 5, ranks 6-9; the honors in two words), so
 //! that every lane holds its hand's words; then the scalar path's
 //! arithmetic lane by lane: the row check, tile and wild counts, the
@@ -137,7 +138,16 @@ macro_rules! kernel {
         ) -> Option<usize> {
             assert!(rows.len() == L);
             let base = rows.as_ptr().cast::<u8>();
-            let row_at = row_offsets();
+            // SAFETY: the `L` rows checked above (`34 × L` bytes); the
+            // offsets are at most 30 (PIECES).
+            let words: [V; 11] = unsafe {
+                row_words!(
+                    base;
+                    PIECES[0].0, PIECES[1].0, PIECES[2].0, PIECES[3].0, PIECES[4].0,
+                    PIECES[5].0, PIECES[6].0, PIECES[7].0, PIECES[8].0, PIECES[9].0,
+                    PIECES[10].0,
+                )
+            };
             let ones = splat(0x0101_0101);
             let mut top = splat(0);
             let mut tiles_v = splat(0);
@@ -145,17 +155,13 @@ macro_rules! kernel {
             let mut odd_v = splat(0);
             let mut kinds_v = splat(0);
             let mut pair = splat(0);
-            // One piece: its word read, its counts added to the sums, its
-            // natural word given back (unshifted). Unrolled by hand, so
-            // that each shift is an immediate, and used where its keys
-            // are made, so that few words are live at once.
+            // One piece: its counts added to the sums, its natural word
+            // given back (unshifted). Unrolled by hand, so that each
+            // shift is an immediate.
             macro_rules! piece {
                 ($i:literal, $shift:literal) => {{
                     const _: () = assert!(PIECES[$i].1 == $shift);
-                    // SAFETY: lane `h` reads bytes `34h + off .. 34h + off +
-                    // 4` with `off ≤ 30` (PIECES), inside row `h` of the `L`
-                    // rows checked above.
-                    let word = unsafe { gather::<1>(base.add(PIECES[$i].0), row_at) };
+                    let word = words[$i];
                     top = max_u8(top, word);
                     let nat = and(word, splat(k.keep[$i] as i32));
                     tiles_v = add(tiles_v, srli::<$shift>(word));

@@ -3,7 +3,7 @@
 //! 16 (AVX-512) hands per vector, one hand per 32-bit lane.
 //!
 //! A block's rows are read as the `is_win` kernel reads them (eleven
-//! word gathers per row, [`PIECES`]): validity, tile and wild counts, the
+//! words per row, [`PIECES`], by `row_words!`): validity, tile and wild counts, the
 //! natural group keys, then per group its need entry, and the entries of
 //! the group with one more tile of each rank: a suit's from
 //! [`SuitNeighbours`](crate::shape::tables::SuitNeighbours) (two word
@@ -125,12 +125,16 @@ macro_rules! kernel {
             assert!(rows.len() == L);
             let nb = suit_neighbours();
             let base = rows.as_ptr().cast::<u8>();
-            let row_at = row_offsets();
-            // SAFETY: lane `h` reads bytes `34h + off .. 34h + off + 4` with
-            // `off ≤ 30` (PIECES), inside row `h` of the `L` rows checked
-            // above.
-            let words: [V; 11] =
-                std::array::from_fn(|i| unsafe { gather::<1>(base.add(PIECES[i].0), row_at) });
+            // SAFETY: the `L` rows checked above (`34 × L` bytes); the
+            // offsets are at most 30 (PIECES).
+            let words: [V; 11] = unsafe {
+                row_words!(
+                    base;
+                    PIECES[0].0, PIECES[1].0, PIECES[2].0, PIECES[3].0, PIECES[4].0,
+                    PIECES[5].0, PIECES[6].0, PIECES[7].0, PIECES[8].0, PIECES[9].0,
+                    PIECES[10].0,
+                )
+            };
             let mut top = words[0];
             for &w in &words[1..] {
                 top = max_u8(top, w);

@@ -2,14 +2,17 @@
 //! table look-ups with one hand per 32-bit lane, 8 (AVX2) or 16 (AVX-512)
 //! hands per vector.
 //!
-//! The rows of a block are read by gathers of 4-byte words at fixed
-//! offsets of each 34-byte row (eleven offsets: the four base-5 digits of
+//! The rows of a block are read as 4-byte words at fixed offsets of each
+//! 34-byte row (`row_words!`: with AVX2 the block's rows transposed,
+//! with AVX-512 a gather per offset; eleven offsets: the four base-5 digits of
 //! each suit's low part, of its high part, its ninth digit, the honors),
 //! so that every lane holds its hand's words and everything after is the
 //! scalar path's arithmetic lane by lane: validity, tile count, wild
 //! tiles, odd kinds, the thirteen-orphans fit, the group keys (two
 //! multiply-adds per four digits), then the suit slots ([`SuitIndex`]'s two
-//! small tables) and the need entries, each one gather. A block's answers
+//! small tables) and the need entries, each one look-up of 8 or 16 lanes
+//! (`gather`: with AVX2 by scalar loads, which AMD's cores run faster
+//! than their microcoded gathers). A block's answers
 //! equal [`Checker::check_row`]'s, lane for lane (tested on every path
 //! against it and against the brute-force search).
 //!
@@ -118,7 +121,12 @@ macro_rules! kernel {
             }
             for i in blocks * L..rows.len() {
                 let m = if one_meld { n_melds[0] } else { n_melds[i] };
-                let (win, valid) = ch.check_row(&rows[i], usize::from(m));
+                // Read once, by value: the rows may be the caller's memory,
+                // which another thread may write meanwhile, and the scalar
+                // path indexes its tables by a row it checked first.
+                // SAFETY: `i < rows.len()`.
+                let row: Counts = unsafe { std::ptr::read_volatile(&rows[i]) };
+                let (win, valid) = ch.check_row(&row, usize::from(m));
                 out[i] = win;
                 all_valid &= valid;
             }
@@ -132,13 +140,16 @@ macro_rules! kernel {
         fn block(ch: &Checker, k: &super::Consts, rows: &[Counts], melds: V) -> (M, M) {
             assert!(rows.len() == L);
             let base = rows.as_ptr().cast::<u8>();
-            let row_at = row_offsets();
-            // SAFETY: lane `h` reads bytes `34h + off .. 34h + off + 4` with
-            // `off ≤ 30` (PIECES), inside row `h` of the `L` rows checked
-            // above.
-            let words: [V; 11] = std::array::from_fn(|i| unsafe {
-                gather::<1>(base.add(super::PIECES[i].0), row_at)
-            });
+            // SAFETY: the `L` rows checked above (`34 × L` bytes); the
+            // offsets are at most 30 (PIECES).
+            let words: [V; 11] = unsafe {
+                row_words!(
+                    base;
+                    super::PIECES[0].0, super::PIECES[1].0, super::PIECES[2].0, super::PIECES[3].0,
+                    super::PIECES[4].0, super::PIECES[5].0, super::PIECES[6].0, super::PIECES[7].0,
+                    super::PIECES[8].0, super::PIECES[9].0, super::PIECES[10].0,
+                )
+            };
             // Every count ≤ 4: the bytes' maximum over all words (which
             // cover every kind) is.
             let mut top = words[0];
