@@ -73,9 +73,9 @@ def policy_targets(
 
     t = np.zeros((n, N_ACTIONS), np.float32)
     t[np.arange(n), action] = 1.0
-    share = np.broadcast_to(np.asarray(soft, np.float32), (n,))
-    if expert is None or not (share > 0).any():
+    if expert is None:
         return t
+    share = np.broadcast_to(np.asarray(soft, np.float32), (n,))
     finite = np.isfinite(expert)
     has = (finite.sum(1) >= 2) & (share > 0)
     if not has.any():
