@@ -142,14 +142,7 @@ macro_rules! kernel {
             let base = rows.as_ptr().cast::<u8>();
             // SAFETY: the `L` rows checked above (`34 × L` bytes); the
             // offsets are at most 30 (PIECES).
-            let words: [V; 11] = unsafe {
-                row_words!(
-                    base;
-                    super::PIECES[0].0, super::PIECES[1].0, super::PIECES[2].0, super::PIECES[3].0,
-                    super::PIECES[4].0, super::PIECES[5].0, super::PIECES[6].0, super::PIECES[7].0,
-                    super::PIECES[8].0, super::PIECES[9].0, super::PIECES[10].0,
-                )
-            };
+            let words: [V; 11] = unsafe { piece_words!(base, super::PIECES) };
             // Every count ≤ 4: the bytes' maximum over all words (which
             // cover every kind) is.
             let mut top = words[0];
