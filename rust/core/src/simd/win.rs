@@ -207,45 +207,13 @@ macro_rules! kernel {
                     key4(nat[3 * s + 1]),
                     mullo(srli::<24>(nat[3 * s + 2]), pow5_4),
                 );
-                // SAFETY: indices masked into the padded tables as the
-                // scalar SuitIndex masks them (LOW_RANK has a spare word
-                // past its 1024 masked entries).
-                let slot = unsafe {
-                    add(
-                        gather::<4>(
-                            crate::shape::tables::HIGH_BASE.as_ptr().cast(),
-                            and(hi, splat(4095)),
-                        ),
-                        and(
-                            gather::<2>(
-                                crate::shape::tables::LOW_RANK.as_ptr().cast(),
-                                and(lo, splat(1023)),
-                            ),
-                            splat(0xffff),
-                        ),
-                    )
-                };
-                let slot = min_u32(
-                    and(slot, splat(SUIT_LEN as i32 - 1)),
-                    splat(SUIT_LEN as i32 - 4),
-                );
-                // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
-                // the table.
-                let e = and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff));
+                let e = suit_entries(ch, hi, lo);
                 let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
                 need0 = add(need0, n0);
                 best = min_i32(best, sub(n1, n0));
             }
             let honor = add(key4(nat[9]), mullo(key4(srli::<8>(nat[10])), pow5_4));
-            let honor = min_u32(
-                and(honor, splat(HONOR_LEN as i32 - 1)),
-                splat(HONOR_LEN as i32 - 4),
-            );
-            // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
-            let e = and(
-                unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
-                splat(0xff),
-            );
+            let e = honor_entries(ch, honor);
             let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
             let need = add(add(need0, n0), min_i32(best, sub(n1, n0)));
             let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
@@ -267,9 +235,43 @@ macro_rules! kernel {
 /// AVX2: 8 hands per 256-bit vector.
 pub(crate) mod avx2 {
     use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
+    use crate::shape::tables::{HIGH_BASE, LOW_RANK};
     use crate::simd::ops::avx2::*;
 
     kernel!("avx2");
+
+    /// The suit entries of the lanes' natural keys (`lo`: the four low
+    /// digits, `hi`: the five high ones), looked up as the scalar path
+    /// looks them up, each lane's slot made in an integer register: the
+    /// keys leave the vector once, packed two to a lane, and the entries
+    /// come back as one 8-byte word. Vector inserts from memory (three
+    /// per lane as gathers) load the FP side's two load/store pipes of
+    /// AMD's Zen cores, the bottleneck of the kernel with them.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn suit_entries(ch: &Checker, hi: V, lo: V) -> V {
+        let keys = pairs(or(slli::<16>(hi), and(lo, splat(0xffff))));
+        let mut packed = 0u64;
+        for (k, &x) in keys.iter().enumerate() {
+            let slot = HIGH_BASE[(x >> 16) as usize & 4095] as usize
+                + LOW_RANK[x as usize & 1023] as usize;
+            packed |= u64::from(ch.suit[slot & (SUIT_LEN - 1)]) << (8 * k);
+        }
+        bytes_to_lanes(packed)
+    }
+
+    /// The honor entries of the lanes' keys, as [`suit_entries`] finds
+    /// its own.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn honor_entries(ch: &Checker, honor: V) -> V {
+        let keys = pairs(honor);
+        let mut packed = 0u64;
+        for (k, &x) in keys.iter().enumerate() {
+            packed |= u64::from(ch.honor[x as usize & (HONOR_LEN - 1)]) << (8 * k);
+        }
+        bytes_to_lanes(packed)
+    }
 }
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector.
@@ -278,6 +280,53 @@ pub(crate) mod avx512 {
     use crate::simd::ops::avx512::*;
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
+
+    /// The suit entries of the lanes' natural keys (`lo`: the four low
+    /// digits, `hi`: the five high ones): three gathers.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn suit_entries(ch: &Checker, hi: V, lo: V) -> V {
+        // SAFETY: indices masked into the padded tables as the
+        // scalar SuitIndex masks them (LOW_RANK has a spare word
+        // past its 1024 masked entries).
+        let slot = unsafe {
+            add(
+                gather::<4>(
+                    crate::shape::tables::HIGH_BASE.as_ptr().cast(),
+                    and(hi, splat(4095)),
+                ),
+                and(
+                    gather::<2>(
+                        crate::shape::tables::LOW_RANK.as_ptr().cast(),
+                        and(lo, splat(1023)),
+                    ),
+                    splat(0xffff),
+                ),
+            )
+        };
+        let slot = min_u32(
+            and(slot, splat(SUIT_LEN as i32 - 1)),
+            splat(SUIT_LEN as i32 - 4),
+        );
+        // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
+        // the table.
+        and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff))
+    }
+
+    /// The honor entries of the lanes' keys: one gather.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    fn honor_entries(ch: &Checker, honor: V) -> V {
+        let honor = min_u32(
+            and(honor, splat(HONOR_LEN as i32 - 1)),
+            splat(HONOR_LEN as i32 - 4),
+        );
+        // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
+        and(
+            unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
+            splat(0xff),
+        )
+    }
 }
 
 #[cfg(test)]
