@@ -184,7 +184,7 @@ macro_rules! kernel {
                     let mid = key4(b);
                     plain = mand(plain, mand(gt(splat(5), lo), eq(mid, splat(0))));
                     let hi = add(mid, mullo(srli::<24>(c), pow5_4));
-                    let e = suit_entries(ch, hi, lo);
+                    let e = suit_entries!(ch, hi, lo);
                     let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
                     need0 = add(need0, n0);
                     best = min_i32(best, sub(n1, n0));
@@ -195,7 +195,7 @@ macro_rules! kernel {
             suit!(6, 7, 8);
             let (h0, h1) = (piece!(9, 0), piece!(10, 8));
             let honor = add(key4(h0), mullo(key4(srli::<8>(h1)), pow5_4));
-            let e = honor_entries(ch, honor);
+            let e = honor_entries!(ch, honor);
             let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
             let need = add(add(need0, n0), min_i32(best, sub(n1, n0)));
             let counts_ok = bytes_at_most_4(top);
@@ -266,8 +266,6 @@ pub(crate) mod avx2 {
     use crate::shape::tables::{HIGH_BASE, LOW_RANK};
     use crate::simd::ops::avx2::*;
 
-    kernel!("avx2");
-
     /// The suit entries of the lanes' natural keys (`lo`: the four low
     /// digits, `hi`: the five high ones), looked up as the scalar path
     /// looks them up, each lane's slot made in an integer register: the
@@ -275,36 +273,40 @@ pub(crate) mod avx2 {
     /// come back as one 8-byte word. Vector inserts from memory (three
     /// per lane as gathers) load the FP side's two load/store pipes of
     /// AMD's Zen cores, the bottleneck of the kernel with them.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn suit_entries(ch: &Checker, hi: V, lo: V) -> V {
-        // Masked as the scalar SuitIndex masks them.
-        let keys = pairs(or(slli::<16>(and(hi, splat(4095))), and(lo, splat(1023))));
-        let mut packed = 0u64;
-        for (k, &x) in keys.iter().enumerate() {
-            // SAFETY: `x >> 16` < 4096 and `x & 0xffff` < 1024 (masked
-            // so): inside HIGH_BASE and LOW_RANK.
-            let slot = unsafe {
-                *HIGH_BASE.get_unchecked((x >> 16) as usize) as usize
-                    + *LOW_RANK.get_unchecked((x & 0xffff) as usize) as usize
-            };
-            packed |= u64::from(ch.suit[slot & (SUIT_LEN - 1)]) << (8 * k);
-        }
-        bytes_to_lanes(packed)
+    macro_rules! suit_entries {
+        ($ch:expr, $hi:expr, $lo:expr) => {{
+            let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
+            // Masked as the scalar SuitIndex masks them.
+            let keys = pairs(or(slli::<16>(and(hi, splat(4095))), and(lo, splat(1023))));
+            let mut packed = 0u64;
+            for (k, &x) in keys.iter().enumerate() {
+                // SAFETY: `x >> 16` < 4096 and `x & 0xffff` < 1024 (masked
+                // so): inside HIGH_BASE and LOW_RANK.
+                let slot = unsafe {
+                    *HIGH_BASE.get_unchecked((x >> 16) as usize) as usize
+                        + *LOW_RANK.get_unchecked((x & 0xffff) as usize) as usize
+                };
+                packed |= u64::from(ch.suit[slot & (SUIT_LEN - 1)]) << (8 * k);
+            }
+            bytes_to_lanes(packed)
+        }};
     }
 
-    /// The honor entries of the lanes' keys, as [`suit_entries`] finds
+    /// The honor entries of the lanes' keys, as `suit_entries!` finds
     /// its own.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn honor_entries(ch: &Checker, honor: V) -> V {
-        let keys = pairs(honor);
-        let mut packed = 0u64;
-        for (k, &x) in keys.iter().enumerate() {
-            packed |= u64::from(ch.honor[x as usize & (HONOR_LEN - 1)]) << (8 * k);
-        }
-        bytes_to_lanes(packed)
+    macro_rules! honor_entries {
+        ($ch:expr, $honor:expr) => {{
+            let (ch, honor): (&Checker, V) = ($ch, $honor);
+            let keys = pairs(honor);
+            let mut packed = 0u64;
+            for (k, &x) in keys.iter().enumerate() {
+                packed |= u64::from(ch.honor[x as usize & (HONOR_LEN - 1)]) << (8 * k);
+            }
+            bytes_to_lanes(packed)
+        }};
     }
+
+    kernel!("avx2");
 }
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector.
@@ -312,54 +314,56 @@ pub(crate) mod avx512 {
     use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
     use crate::simd::ops::avx512::*;
 
-    kernel!("avx512f,avx512bw,avx512vl,avx2");
-
     /// The suit entries of the lanes' natural keys (`lo`: the four low
     /// digits, `hi`: the five high ones): three gathers.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn suit_entries(ch: &Checker, hi: V, lo: V) -> V {
-        // SAFETY: indices masked into the padded tables as the
-        // scalar SuitIndex masks them (LOW_RANK has a spare word
-        // past its 1024 masked entries).
-        let slot = unsafe {
-            add(
-                gather::<4>(
-                    crate::shape::tables::HIGH_BASE.as_ptr().cast(),
-                    and(hi, splat(4095)),
-                ),
-                and(
-                    gather::<2>(
-                        crate::shape::tables::LOW_RANK.as_ptr().cast(),
-                        and(lo, splat(1023)),
+    macro_rules! suit_entries {
+        ($ch:expr, $hi:expr, $lo:expr) => {{
+            let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
+            // SAFETY: indices masked into the padded tables as the
+            // scalar SuitIndex masks them (LOW_RANK has a spare word
+            // past its 1024 masked entries).
+            let slot = unsafe {
+                add(
+                    gather::<4>(
+                        crate::shape::tables::HIGH_BASE.as_ptr().cast(),
+                        and(hi, splat(4095)),
                     ),
-                    splat(0xffff),
-                ),
-            )
-        };
-        let slot = min_u32(
-            and(slot, splat(SUIT_LEN as i32 - 1)),
-            splat(SUIT_LEN as i32 - 4),
-        );
-        // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
-        // the table.
-        and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff))
+                    and(
+                        gather::<2>(
+                            crate::shape::tables::LOW_RANK.as_ptr().cast(),
+                            and(lo, splat(1023)),
+                        ),
+                        splat(0xffff),
+                    ),
+                )
+            };
+            let slot = min_u32(
+                and(slot, splat(SUIT_LEN as i32 - 1)),
+                splat(SUIT_LEN as i32 - 4),
+            );
+            // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
+            // the table.
+            and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff))
+        }};
     }
 
     /// The honor entries of the lanes' keys: one gather.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
-    #[inline]
-    fn honor_entries(ch: &Checker, honor: V) -> V {
-        let honor = min_u32(
-            and(honor, splat(HONOR_LEN as i32 - 1)),
-            splat(HONOR_LEN as i32 - 4),
-        );
-        // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
-        and(
-            unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
-            splat(0xff),
-        )
+    macro_rules! honor_entries {
+        ($ch:expr, $honor:expr) => {{
+            let (ch, honor): (&Checker, V) = ($ch, $honor);
+            let honor = min_u32(
+                and(honor, splat(HONOR_LEN as i32 - 1)),
+                splat(HONOR_LEN as i32 - 4),
+            );
+            // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
+            and(
+                unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
+                splat(0xff),
+            )
+        }};
     }
+
+    kernel!("avx512f,avx512bw,avx512vl,avx2");
 }
 
 #[cfg(test)]
