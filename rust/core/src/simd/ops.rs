@@ -140,6 +140,23 @@ pub(crate) mod avx2 {
         }};
     }
     pub(crate) use avx2_row_words as row_words;
+    /// `piece_words!(base, PIECES)`: [`row_words!`] at the eleven offsets
+    /// of a kernel's `PIECES` table (`[(usize, u32); 11]`, offset and
+    /// shift), as `[V; 11]`.
+    ///
+    /// # Safety
+    /// As [`row_words!`]'s, and every offset at most 30.
+    macro_rules! avx2_piece_words {
+        ($base:expr, $pieces:expr) => {
+            $crate::simd::ops::avx2::row_words!(
+                $base;
+                $pieces[0].0, $pieces[1].0, $pieces[2].0, $pieces[3].0, $pieces[4].0,
+                $pieces[5].0, $pieces[6].0, $pieces[7].0, $pieces[8].0, $pieces[9].0,
+                $pieces[10].0,
+            )
+        };
+    }
+    pub(crate) use avx2_piece_words as piece_words;
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) fn melds_of(m: &[u8]) -> V {
@@ -276,6 +293,54 @@ pub(crate) mod avx2 {
         unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), a) };
         out
     }
+    /// The lanes in integer registers, two by two from 64-bit extracts,
+    /// for look-ups made lane by lane in integer registers. The moves are
+    /// inline assembly, here and in [`bytes_to_lanes`], so that the
+    /// compiler does not turn such look-ups back into one extract and
+    /// one vector insert from memory per lane: AMD's Zen cores run those
+    /// on the FP side's two load/store pipes (three cycles of them per
+    /// insert), the AVX2 kernels' bottleneck with them.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn pairs(a: V) -> [u32; L] {
+        let halves = [_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a)];
+        let mut q = [0u64; 4];
+        for (h, x) in halves.into_iter().enumerate() {
+            let (lo, hi): (u64, u64);
+            // SAFETY: two register moves (AVX, which this function's
+            // target features include); no memory, stack or flags.
+            unsafe {
+                std::arch::asm!(
+                    "vmovq {lo}, {x}",
+                    "vpextrq {hi}, {x}, 1",
+                    x = in(xmm_reg) x,
+                    lo = out(reg) lo,
+                    hi = out(reg) hi,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            q[2 * h] = lo;
+            q[2 * h + 1] = hi;
+        }
+        std::array::from_fn(|k| (q[k / 2] >> (32 * (k % 2))) as u32)
+    }
+    /// Byte `i` of `b` as lane `i`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn bytes_to_lanes(b: u64) -> V {
+        let x: __m128i;
+        // SAFETY: one register move (AVX, which this function's target
+        // features include); no memory, stack or flags.
+        unsafe {
+            std::arch::asm!(
+                "vmovq {x}, {b}",
+                b = in(reg) b,
+                x = out(xmm_reg) x,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        _mm256_cvtepu8_epi32(x)
+    }
     /// `a` in the lanes of `m`, `b` elsewhere.
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -331,6 +396,23 @@ pub(crate) mod avx512 {
         }};
     }
     pub(crate) use avx512_row_words as row_words;
+    /// `piece_words!(base, PIECES)`: [`row_words!`] at the eleven offsets
+    /// of a kernel's `PIECES` table (`[(usize, u32); 11]`, offset and
+    /// shift), as `[V; 11]`.
+    ///
+    /// # Safety
+    /// As [`row_words!`]'s, and every offset at most 30.
+    macro_rules! avx512_piece_words {
+        ($base:expr, $pieces:expr) => {
+            $crate::simd::ops::avx512::row_words!(
+                $base;
+                $pieces[0].0, $pieces[1].0, $pieces[2].0, $pieces[3].0, $pieces[4].0,
+                $pieces[5].0, $pieces[6].0, $pieces[7].0, $pieces[8].0, $pieces[9].0,
+                $pieces[10].0,
+            )
+        };
+    }
+    pub(crate) use avx512_piece_words as piece_words;
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
     #[inline]
     pub(crate) fn melds_of(m: &[u8]) -> V {

@@ -140,14 +140,7 @@ macro_rules! kernel {
             let base = rows.as_ptr().cast::<u8>();
             // SAFETY: the `L` rows checked above (`34 × L` bytes); the
             // offsets are at most 30 (PIECES).
-            let words: [V; 11] = unsafe {
-                row_words!(
-                    base;
-                    PIECES[0].0, PIECES[1].0, PIECES[2].0, PIECES[3].0, PIECES[4].0,
-                    PIECES[5].0, PIECES[6].0, PIECES[7].0, PIECES[8].0, PIECES[9].0,
-                    PIECES[10].0,
-                )
-            };
+            let words: [V; 11] = unsafe { piece_words!(base, PIECES) };
             let ones = splat(0x0101_0101);
             let mut top = splat(0);
             let mut tiles_v = splat(0);
@@ -179,39 +172,34 @@ macro_rules! kernel {
             }
             // Four base-5 digits, the first the highest.
             let key4 = |x: V| madd(maddubs(x, splat(0x0105_0105)), splat(0x0001_0019));
-            // A suit's entry from its three natural words (ranks 1-4, the
-            // word whose top byte is rank 5, ranks 6-9). An invalid row's
-            // indices are clamped like any: its block is an error.
-            let suit = |a: V, b: V, c: V| -> V {
+            // A suit's keys from its three natural words (ranks 1-4, the
+            // word whose top byte is rank 5, ranks 6-9), clamped into the
+            // tables as the scalar look-ups clamp them (an invalid row's
+            // keys are clamped like any: its block is an error): the high
+            // part's key into HI (3125 words), the low part's at its
+            // digit sum into LO (its 10,000 16-bit entries read as
+            // words: at most 9,998).
+            let suit = |a: V, b: V, c: V| -> (V, V) {
                 let r5 = srli::<24>(b);
                 let hi = add(mullo(key4(a), splat(5)), r5);
                 let lo = key4(c);
                 let sum = add(byte_sum(a), r5);
                 let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
-                // SAFETY: indices clamped into HI (3125 words) and LO (its
-                // 10,000 16-bit entries read as words: at most 9,998); the
-                // slot to N_KEYS words from the variant's start, which has
-                // N_KEYS of them.
-                unsafe {
-                    let slot = add(
-                        srli::<4>(gather::<4>(HI.as_ptr().cast(), min_u32(hi, splat(3124)))),
-                        and(
-                            gather::<2>(LO.as_ptr().cast(), min_u32(lo_at, splat(9998))),
-                            splat(0xffff),
-                        ),
-                    );
-                    gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1)))
-                }
+                (min_u32(hi, splat(3124)), min_u32(lo_at, splat(9998)))
             };
-            let e0 = suit(piece!(0, 0), piece!(1, 24), piece!(2, 0));
-            let e1 = suit(piece!(3, 0), piece!(4, 24), piece!(5, 0));
-            let e2 = suit(piece!(6, 0), piece!(7, 24), piece!(8, 0));
+            let (hi, lo) = suit(piece!(0, 0), piece!(1, 24), piece!(2, 0));
+            suit_entries!(k, hi, lo, &mut p.entries[0][at..at + L]);
+            let (hi, lo) = suit(piece!(3, 0), piece!(4, 24), piece!(5, 0));
+            suit_entries!(k, hi, lo, &mut p.entries[1][at..at + L]);
+            let (hi, lo) = suit(piece!(6, 0), piece!(7, 24), piece!(8, 0));
+            suit_entries!(k, hi, lo, &mut p.entries[2][at..at + L]);
             // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
             let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
             let (h0, h1) = (piece!(9, 0), piece!(10, 8));
             let honor = add(mullo(key4(h0), splat(125)), key3(srli::<8>(h1)));
-            // SAFETY: clamped as `HonorTable::at` clamps: inside the table.
-            let e3 = unsafe { gather::<4>(k.honors, min_u32(honor, splat(HONOR_KEYS as i32 - 1))) };
+            // Clamped as `HonorTable::at` clamps: inside the table.
+            let honor = min_u32(honor, splat(HONOR_KEYS as i32 - 1));
+            honor_entries!(k, honor, &mut p.entries[3][at..at + L]);
             let counts_ok = bytes_at_most_4(top);
             let tiles = byte_sum(tiles_v);
             let natural = byte_sum(natural_v);
@@ -224,7 +212,6 @@ macro_rules! kernel {
             if ok != FULL {
                 return Some((!ok & FULL).trailing_zeros() as usize);
             }
-            let e = [e0, e1, e2, e3];
             // Seven pairs: each missing pair takes one tile onto a single,
             // else two new tiles.
             let singles = byte_sum(odd_v);
@@ -246,9 +233,6 @@ macro_rules! kernel {
             }
             let other = lanes(select(eq(melds, splat(0)), other, splat(255)));
             let wild = lanes(sub(tiles, natural));
-            for g in 0..4 {
-                p.entries[g][at..at + L].copy_from_slice(&lanes(e[g]));
-            }
             for j in 0..L {
                 p.other[at + j] = other[j] as u8;
                 p.wild[at + j] = wild[j] as u8;
@@ -420,6 +404,46 @@ pub(crate) mod avx2 {
     use crate::simd::ops::avx2::*;
     use std::arch::x86_64::*;
 
+    /// A suit's entries of the lanes' clamped keys (`hi`, `lo`: see
+    /// `suit` in `part`) into `out`, each lane's slot made and its entry
+    /// read in integer registers and stored: the keys leave the vector
+    /// once, packed two to a lane (vector inserts from memory, three per
+    /// lane as gathers, load the FP side's two load/store pipes of AMD's
+    /// Zen cores, which they made the kernel's bottleneck).
+    macro_rules! suit_entries {
+        ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
+            let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
+            let keys = pairs(or(slli::<16>(hi), lo));
+            let low = LO.as_ptr().cast::<u16>();
+            for (o, &x) in out[..L].iter_mut().zip(&keys) {
+                // SAFETY: `x >> 16` ≤ 3124 and `x & 0xffff` ≤ 9998 (the keys
+                // were clamped so): inside HI (3125 words) and LO (10,000
+                // 16-bit entries); the slot is clamped to the variant's
+                // N_KEYS words.
+                *o = unsafe {
+                    let slot = (HI.get_unchecked((x >> 16) as usize) >> 4) as usize
+                        + usize::from(low.add((x & 0xffff) as usize).read());
+                    k.suit
+                        .add(4 * slot.min(N_KEYS - 1))
+                        .cast::<u32>()
+                        .read_unaligned()
+                };
+            }
+        }};
+    }
+
+    /// The honor entries of the lanes' clamped keys into `out`, as
+    /// `suit_entries!` reads its own.
+    macro_rules! honor_entries {
+        ($k:expr, $honor:expr, $out:expr) => {{
+            let (k, honor, out): (&Consts, V, &mut [u32]) = ($k, $honor, $out);
+            for (o, &x) in out[..L].iter_mut().zip(&pairs(honor)) {
+                // SAFETY: `x` < HONOR_KEYS (clamped so): inside the table.
+                *o = unsafe { k.honors.add(4 * x as usize).cast::<u32>().read_unaligned() };
+            }
+        }};
+    }
+
     kernel!("avx2");
 
     blocks2!("avx2");
@@ -431,6 +455,36 @@ pub(crate) mod avx512 {
     use super::*;
     use crate::simd::ops::avx512::*;
     use std::arch::x86_64::*;
+
+    /// A suit's entries of the lanes' clamped keys (`hi`, `lo`: see
+    /// `suit` in `part`) into `out`: three gathers.
+    macro_rules! suit_entries {
+        ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
+            let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
+            // SAFETY: indices clamped into HI (3125 words) and LO (its
+            // 10,000 16-bit entries read as words: at most 9,998); the slot
+            // to N_KEYS words from the variant's start, which has N_KEYS of
+            // them.
+            let e = unsafe {
+                let slot = add(
+                    srli::<4>(gather::<4>(HI.as_ptr().cast(), hi)),
+                    and(gather::<2>(LO.as_ptr().cast(), lo), splat(0xffff)),
+                );
+                gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1)))
+            };
+            out[..L].copy_from_slice(&lanes(e));
+        }};
+    }
+
+    /// The honor entries of the lanes' clamped keys into `out`: one
+    /// gather.
+    macro_rules! honor_entries {
+        ($k:expr, $honor:expr, $out:expr) => {{
+            let (k, honor, out): (&Consts, V, &mut [u32]) = ($k, $honor, $out);
+            // SAFETY: clamped into the table by the caller.
+            out[..L].copy_from_slice(&lanes(unsafe { gather::<4>(k.honors, honor) }));
+        }};
+    }
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
     blocks2!("avx512f,avx512bw,avx512vl,avx2");

@@ -127,14 +127,7 @@ macro_rules! kernel {
             let base = rows.as_ptr().cast::<u8>();
             // SAFETY: the `L` rows checked above (`34 × L` bytes); the
             // offsets are at most 30 (PIECES).
-            let words: [V; 11] = unsafe {
-                row_words!(
-                    base;
-                    PIECES[0].0, PIECES[1].0, PIECES[2].0, PIECES[3].0, PIECES[4].0,
-                    PIECES[5].0, PIECES[6].0, PIECES[7].0, PIECES[8].0, PIECES[9].0,
-                    PIECES[10].0,
-                )
-            };
+            let words: [V; 11] = unsafe { piece_words!(base, PIECES) };
             let mut top = words[0];
             for &w in &words[1..] {
                 top = max_u8(top, w);

@@ -142,119 +142,108 @@ macro_rules! kernel {
             let base = rows.as_ptr().cast::<u8>();
             // SAFETY: the `L` rows checked above (`34 × L` bytes); the
             // offsets are at most 30 (PIECES).
-            let words: [V; 11] = unsafe {
-                row_words!(
-                    base;
-                    super::PIECES[0].0, super::PIECES[1].0, super::PIECES[2].0, super::PIECES[3].0,
-                    super::PIECES[4].0, super::PIECES[5].0, super::PIECES[6].0, super::PIECES[7].0,
-                    super::PIECES[8].0, super::PIECES[9].0, super::PIECES[10].0,
-                )
-            };
-            // Every count ≤ 4: the bytes' maximum over all words (which
-            // cover every kind) is.
-            let mut top = words[0];
-            for &w in &words[1..] {
-                top = max_u8(top, w);
-            }
-            let counts_ok = bytes_at_most_4(top);
+            let words: [V; 11] = unsafe { piece_words!(base, super::PIECES) };
+            let mut top = splat(0);
             let mut tiles_v = splat(0);
             let mut natural_v = splat(0);
             let mut odd_v = splat(0);
-            let mut twos_v = splat(0);
-            let mut outside = splat(0);
-            let mut three = splat(0);
-            let mut nat = [splat(0); 11];
+            // The lanes whose suits' natural ranks 2-8 are all 0 (a
+            // valid hand's, whose digits are ≤ 4: low key below 5 and
+            // ranks 5-8's key 0): the hands that may be thirteen orphans.
+            let mut plain = mnot(mnone());
             let ones = splat(0x0101_0101);
-            // Unrolled by hand, so that each shift is an immediate and no
-            // word goes through the stack.
+            // One piece: its counts added to the sums, its natural word
+            // given back (unshifted). Unrolled by hand, so that each shift
+            // is an immediate and no word goes through the stack.
             macro_rules! piece {
                 ($i:literal, $shift:literal) => {{
                     const _: () = assert!(super::PIECES[$i].1 == $shift);
-                    nat[$i] = and(words[$i], splat(k.keep[$i] as i32));
+                    // Every count ≤ 4: the bytes' maximum over all words
+                    // (which cover every kind) is.
+                    top = max_u8(top, words[$i]);
+                    let nat = and(words[$i], splat(k.keep[$i] as i32));
                     tiles_v = add(tiles_v, srli::<$shift>(words[$i]));
-                    let x = srli::<$shift>(nat[$i]);
+                    let x = srli::<$shift>(nat);
                     natural_v = add(natural_v, x);
                     odd_v = add(odd_v, and(x, ones));
-                    outside = or(outside, and(x, splat(k.outside[$i] as i32)));
-                    // Counts 3 and 4 (≤ 4) reach bit 7 with 0x7d added; 2
-                    // and 3 have bit 1 set.
-                    three = or(three, add(x, splat(0x7d7d_7d7d)));
-                    twos_v = add(twos_v, and(srli::<1>(x), ones));
+                    nat
                 }};
             }
-            piece!(0, 0);
-            piece!(1, 0);
-            piece!(2, 24);
-            piece!(3, 0);
-            piece!(4, 0);
-            piece!(5, 24);
-            piece!(6, 0);
-            piece!(7, 0);
-            piece!(8, 24);
-            piece!(9, 0);
-            piece!(10, 8);
-            let tiles = byte_sum(tiles_v);
-            let w = sub(tiles, byte_sum(natural_v));
-            let odd = byte_sum(odd_v);
-            let orphans_fit = mand(
-                mand(
-                    eq(outside, splat(0)),
-                    eq(and(three, splat(0x8080_8080u32 as i32)), splat(0)),
-                ),
-                gt(splat(2), byte_sum(twos_v)),
-            );
             // The natural keys: four base-5 digits by two multiply-adds.
             let key4 = |x: V| madd(maddubs(x, splat(0x0501_0501)), splat(0x0019_0001));
             let pow5_4 = splat(625);
             let mut need0 = splat(0);
             let mut best = splat(i32::MAX);
-            for s in 0..3 {
-                let lo = key4(nat[3 * s]);
-                let hi = add(
-                    key4(nat[3 * s + 1]),
-                    mullo(srli::<24>(nat[3 * s + 2]), pow5_4),
-                );
-                // SAFETY: indices masked into the padded tables as the
-                // scalar SuitIndex masks them (LOW_RANK has a spare word
-                // past its 1024 masked entries).
-                let slot = unsafe {
-                    add(
-                        gather::<4>(
-                            crate::shape::tables::HIGH_BASE.as_ptr().cast(),
-                            and(hi, splat(4095)),
-                        ),
-                        and(
-                            gather::<2>(
-                                crate::shape::tables::LOW_RANK.as_ptr().cast(),
-                                and(lo, splat(1023)),
-                            ),
-                            splat(0xffff),
-                        ),
-                    )
-                };
-                let slot = min_u32(
-                    and(slot, splat(SUIT_LEN as i32 - 1)),
-                    splat(SUIT_LEN as i32 - 4),
-                );
-                // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
-                // the table.
-                let e = and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff));
-                let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
-                need0 = add(need0, n0);
-                best = min_i32(best, sub(n1, n0));
+            // A suit from its pieces (the four low digits, the four high
+            // ones, the ninth), its entry looked up where its keys are
+            // made, so that few vectors are live at once.
+            macro_rules! suit {
+                ($a:literal, $b:literal, $c:literal) => {{
+                    let (a, b, c) = (piece!($a, 0), piece!($b, 0), piece!($c, 24));
+                    let lo = key4(a);
+                    let mid = key4(b);
+                    plain = mand(plain, mand(gt(splat(5), lo), eq(mid, splat(0))));
+                    let hi = add(mid, mullo(srli::<24>(c), pow5_4));
+                    let e = suit_entries!(ch, hi, lo);
+                    let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
+                    need0 = add(need0, n0);
+                    best = min_i32(best, sub(n1, n0));
+                }};
             }
-            let honor = add(key4(nat[9]), mullo(key4(srli::<8>(nat[10])), pow5_4));
-            let honor = min_u32(
-                and(honor, splat(HONOR_LEN as i32 - 1)),
-                splat(HONOR_LEN as i32 - 4),
-            );
-            // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
-            let e = and(
-                unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
-                splat(0xff),
-            );
+            suit!(0, 1, 2);
+            suit!(3, 4, 5);
+            suit!(6, 7, 8);
+            let (h0, h1) = (piece!(9, 0), piece!(10, 8));
+            let honor = add(key4(h0), mullo(key4(srli::<8>(h1)), pow5_4));
+            let e = honor_entries!(ch, honor);
             let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
             let need = add(add(need0, n0), min_i32(best, sub(n1, n0)));
+            let counts_ok = bytes_at_most_4(top);
+            let tiles = byte_sum(tiles_v);
+            let w = sub(tiles, byte_sum(natural_v));
+            let odd = byte_sum(odd_v);
+            // Thirteen orphans: only a hand with no natural tile outside
+            // the orphans can fit, so the test (none outside, no count of
+            // 3 or more, at most one pair) is made for the rare blocks
+            // with a lane that may (`plain`: every valid hand with none
+            // outside, and any other lane's answer is false), from their
+            // rows read again.
+            let mut orphans_fit = mnone();
+            if k.thirteen_orphans && bits(plain) != 0 {
+                // SAFETY: as above.
+                let words: [V; 11] = unsafe { piece_words!(base, super::PIECES) };
+                let mut outside = splat(0);
+                let mut three = splat(0);
+                let mut twos_v = splat(0);
+                macro_rules! orphans {
+                    ($i:literal, $shift:literal) => {{
+                        let x = srli::<$shift>(and(words[$i], splat(k.keep[$i] as i32)));
+                        outside = or(outside, and(x, splat(k.outside[$i] as i32)));
+                        // Counts 3 and 4 (≤ 4) reach bit 7 with 0x7d added;
+                        // 2 and 3 have bit 1 set.
+                        three = or(three, add(x, splat(0x7d7d_7d7d)));
+                        twos_v = add(twos_v, and(srli::<1>(x), ones));
+                    }};
+                }
+                orphans!(0, 0);
+                orphans!(1, 0);
+                orphans!(2, 24);
+                orphans!(3, 0);
+                orphans!(4, 0);
+                orphans!(5, 24);
+                orphans!(6, 0);
+                orphans!(7, 0);
+                orphans!(8, 24);
+                orphans!(9, 0);
+                orphans!(10, 8);
+                orphans_fit = mand(
+                    mand(
+                        eq(outside, splat(0)),
+                        eq(and(three, splat(0x8080_8080u32 as i32)), splat(0)),
+                    ),
+                    gt(splat(2), byte_sum(twos_v)),
+                );
+            }
             let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
             let valid = mand(mand(counts_ok, gt(splat(5), melds)), eq(size, splat(14)));
             let mut other = mnone();
@@ -274,7 +263,48 @@ macro_rules! kernel {
 /// AVX2: 8 hands per 256-bit vector.
 pub(crate) mod avx2 {
     use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
+    use crate::shape::tables::{HIGH_BASE, LOW_RANK};
     use crate::simd::ops::avx2::*;
+
+    /// The suit entries of the lanes' natural keys (`lo`: the four low
+    /// digits, `hi`: the five high ones), looked up as the scalar path
+    /// looks them up, each lane's slot made in an integer register: the
+    /// keys leave the vector once, packed two to a lane, and the entries
+    /// come back as one 8-byte word. Vector inserts from memory (three
+    /// per lane as gathers) load the FP side's two load/store pipes of
+    /// AMD's Zen cores, the bottleneck of the kernel with them.
+    macro_rules! suit_entries {
+        ($ch:expr, $hi:expr, $lo:expr) => {{
+            let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
+            // Masked as the scalar SuitIndex masks them.
+            let keys = pairs(or(slli::<16>(and(hi, splat(4095))), and(lo, splat(1023))));
+            let mut packed = 0u64;
+            for (k, &x) in keys.iter().enumerate() {
+                // SAFETY: `x >> 16` < 4096 and `x & 0xffff` < 1024 (masked
+                // so): inside HIGH_BASE and LOW_RANK.
+                let slot = unsafe {
+                    *HIGH_BASE.get_unchecked((x >> 16) as usize) as usize
+                        + *LOW_RANK.get_unchecked((x & 0xffff) as usize) as usize
+                };
+                packed |= u64::from(ch.suit[slot & (SUIT_LEN - 1)]) << (8 * k);
+            }
+            bytes_to_lanes(packed)
+        }};
+    }
+
+    /// The honor entries of the lanes' keys, as `suit_entries!` finds
+    /// its own.
+    macro_rules! honor_entries {
+        ($ch:expr, $honor:expr) => {{
+            let (ch, honor): (&Checker, V) = ($ch, $honor);
+            let keys = pairs(honor);
+            let mut packed = 0u64;
+            for (k, &x) in keys.iter().enumerate() {
+                packed |= u64::from(ch.honor[x as usize & (HONOR_LEN - 1)]) << (8 * k);
+            }
+            bytes_to_lanes(packed)
+        }};
+    }
 
     kernel!("avx2");
 }
@@ -283,6 +313,55 @@ pub(crate) mod avx2 {
 pub(crate) mod avx512 {
     use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
     use crate::simd::ops::avx512::*;
+
+    /// The suit entries of the lanes' natural keys (`lo`: the four low
+    /// digits, `hi`: the five high ones): three gathers.
+    macro_rules! suit_entries {
+        ($ch:expr, $hi:expr, $lo:expr) => {{
+            let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
+            // SAFETY: indices masked into the padded tables as the
+            // scalar SuitIndex masks them (LOW_RANK has a spare word
+            // past its 1024 masked entries).
+            let slot = unsafe {
+                add(
+                    gather::<4>(
+                        crate::shape::tables::HIGH_BASE.as_ptr().cast(),
+                        and(hi, splat(4095)),
+                    ),
+                    and(
+                        gather::<2>(
+                            crate::shape::tables::LOW_RANK.as_ptr().cast(),
+                            and(lo, splat(1023)),
+                        ),
+                        splat(0xffff),
+                    ),
+                )
+            };
+            let slot = min_u32(
+                and(slot, splat(SUIT_LEN as i32 - 1)),
+                splat(SUIT_LEN as i32 - 4),
+            );
+            // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
+            // the table.
+            and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff))
+        }};
+    }
+
+    /// The honor entries of the lanes' keys: one gather.
+    macro_rules! honor_entries {
+        ($ch:expr, $honor:expr) => {{
+            let (ch, honor): (&Checker, V) = ($ch, $honor);
+            let honor = min_u32(
+                and(honor, splat(HONOR_LEN as i32 - 1)),
+                splat(HONOR_LEN as i32 - 4),
+            );
+            // SAFETY: honor ≤ HONOR_LEN - 4: inside the table.
+            and(
+                unsafe { gather::<1>(ch.honor.as_ptr(), honor) },
+                splat(0xff),
+            )
+        }};
+    }
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
 }
@@ -296,12 +375,32 @@ mod tests {
     use crate::wildcard::Wildcards;
 
     /// A random row: a complete hand (4 sets and a pair, some tiles then
-    /// swapped), random tiles, or (rarely) any bytes, with 0-4 melds.
+    /// swapped), random tiles, orphans only (maybe one tile moved), or
+    /// (rarely) any bytes, with 0-4 melds.
     pub(crate) fn random_row(next: &mut impl FnMut() -> u64) -> (Counts, u8) {
         let mut c = [0u8; KINDS];
         let melds = (next() % 5) as u8;
         let size = 14 - 3 * melds as usize;
-        match next() % 8 {
+        match next() % 10 {
+            // Orphans only (thirteen orphans, or near it), then maybe one
+            // tile moved anywhere.
+            8 | 9 => {
+                let mut n = 0;
+                while n < size {
+                    let k = crate::tile::ORPHAN_KINDS[(next() % 13) as usize];
+                    if c[k] < 4 && (c[k] < 2 || next().is_multiple_of(4)) {
+                        c[k] += 1;
+                        n += 1;
+                    }
+                }
+                if next().is_multiple_of(2) {
+                    let from = crate::tile::ORPHAN_KINDS[(next() % 13) as usize];
+                    if c[from] > 0 {
+                        c[from] -= 1;
+                        c[(next() % KINDS as u64) as usize] += 1;
+                    }
+                }
+            }
             0 => {
                 for x in c.iter_mut() {
                     *x = if next().is_multiple_of(4) {
@@ -410,6 +509,7 @@ mod tests {
             },
         ];
         let mut wins = 0;
+        let mut orphan_wins = 0;
         for rules in rule_sets {
             for wilds in wild_sets() {
                 let ch = Checker::new(&wilds, &rules);
@@ -431,10 +531,20 @@ mod tests {
                             );
                         }
                         wins += want.iter().filter(|&&x| x).count();
+                        // Wins of orphans only: thirteen orphans.
+                        orphan_wins += want
+                            .iter()
+                            .zip(c)
+                            .filter(|(&x, row)| {
+                                x && (0..KINDS)
+                                    .all(|k| row[k] == 0 || crate::tile::ORPHAN_KINDS.contains(&k))
+                            })
+                            .count();
                     }
                 }
             }
         }
         assert!(wins > 10_000, "{wins}");
+        assert!(orphan_wins > 1_000, "{orphan_wins}");
     }
 }
