@@ -4,6 +4,38 @@
 //! operations), so that a kernel's body is written once as a macro and
 //! compiled in each module with that module's target features.
 
+/// `suit_slot!(hi, lo)`: the suit table slot of the lanes' natural keys
+/// (`lo`: the four low base-5 digits, `hi`: the five high ones), from
+/// two gathers, clamped to `SUIT_LEN - 4` so that the word a gather
+/// reads at it lies inside the table. Written with the lane operations
+/// in scope where it is used (either module below).
+macro_rules! suit_slot {
+    ($hi:expr, $lo:expr) => {{
+        let (hi, lo): (V, V) = ($hi, $lo);
+        // SAFETY: indices masked into the padded tables as the scalar
+        // SuitIndex masks them (LOW_RANK has a spare word past its 1024
+        // masked entries).
+        let slot = unsafe {
+            add(
+                gather::<4>(
+                    crate::shape::tables::HIGH_BASE.as_ptr().cast(),
+                    and(hi, splat(4095)),
+                ),
+                and(
+                    gather::<2>(
+                        crate::shape::tables::LOW_RANK.as_ptr().cast(),
+                        and(lo, splat(1023)),
+                    ),
+                    splat(0xffff),
+                ),
+            )
+        };
+        let len = crate::shape::tables::SUIT_LEN as i32;
+        min_u32(and(slot, splat(len - 1)), splat(len - 4))
+    }};
+}
+pub(crate) use suit_slot;
+
 /// AVX2: 8 hands per 256-bit vector, booleans as lanes of all ones.
 pub(crate) mod avx2 {
     use std::arch::x86_64::*;

@@ -27,7 +27,7 @@
 //! no valid hand's index reaches a clamp.
 
 use super::win::{Consts, PIECES};
-use crate::shape::tables::{suit_neighbours, HONOR_LEN, POW5, SUIT_LEN};
+use crate::shape::tables::{suit_neighbours, HONOR_LEN, POW5};
 use crate::shape::win::Checker;
 use crate::tile::Counts;
 use crate::waits::{complete_row, five_copies};
@@ -199,28 +199,7 @@ macro_rules! kernel {
                     mullo(srli::<24>(nat[3 * s + 2]), pow5_4),
                 );
                 keys[s] = add(lo, mullo(hi, pow5_4));
-                // SAFETY: indices masked into the padded tables as the
-                // scalar SuitIndex masks them (LOW_RANK has a spare word
-                // past its 1024 masked entries).
-                let sl = unsafe {
-                    add(
-                        gather::<4>(
-                            crate::shape::tables::HIGH_BASE.as_ptr().cast(),
-                            and(hi, splat(4095)),
-                        ),
-                        and(
-                            gather::<2>(
-                                crate::shape::tables::LOW_RANK.as_ptr().cast(),
-                                and(lo, splat(1023)),
-                            ),
-                            splat(0xffff),
-                        ),
-                    )
-                };
-                slot[s] = min_u32(
-                    and(sl, splat(SUIT_LEN as i32 - 1)),
-                    splat(SUIT_LEN as i32 - 4),
-                );
+                slot[s] = crate::simd::ops::suit_slot!(hi, lo);
                 // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
                 // the table.
                 e[s] = and(

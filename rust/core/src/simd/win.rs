@@ -311,7 +311,7 @@ pub(crate) mod avx2 {
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector.
 pub(crate) mod avx512 {
-    use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
+    use super::{Checker, Counts, HONOR_LEN};
     use crate::simd::ops::avx512::*;
 
     /// The suit entries of the lanes' natural keys (`lo`: the four low
@@ -319,28 +319,7 @@ pub(crate) mod avx512 {
     macro_rules! suit_entries {
         ($ch:expr, $hi:expr, $lo:expr) => {{
             let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
-            // SAFETY: indices masked into the padded tables as the
-            // scalar SuitIndex masks them (LOW_RANK has a spare word
-            // past its 1024 masked entries).
-            let slot = unsafe {
-                add(
-                    gather::<4>(
-                        crate::shape::tables::HIGH_BASE.as_ptr().cast(),
-                        and(hi, splat(4095)),
-                    ),
-                    and(
-                        gather::<2>(
-                            crate::shape::tables::LOW_RANK.as_ptr().cast(),
-                            and(lo, splat(1023)),
-                        ),
-                        splat(0xffff),
-                    ),
-                )
-            };
-            let slot = min_u32(
-                and(slot, splat(SUIT_LEN as i32 - 1)),
-                splat(SUIT_LEN as i32 - 4),
-            );
+            let slot = crate::simd::ops::suit_slot!(hi, lo);
             // SAFETY: slot ≤ SUIT_LEN - 4: the word read lies inside
             // the table.
             and(unsafe { gather::<1>(ch.suit.as_ptr(), slot) }, splat(0xff))
