@@ -193,11 +193,16 @@ def test_cli_imitate_and_improve(dataset: Path, tmp_path: Path) -> None:
     curve = tmp_path / "curve.jsonl"
     args = ["train", "imitate", str(dataset), "-o", str(out), "--epochs", "2"]
     args += ["--hidden", "16", "--batch", "64", "--seed", "1", "--curve", str(curve), "--quiet"]
-    assert main(args) == 0
+    assert main([*args, "--value-coef", "0.05"]) == 0
     entries = [json.loads(line) for line in curve.read_text().splitlines()]
     assert [e.get("epoch") for e in entries[1:]] == [0, 1, 2]
     meta = export.load(out)[1]
     assert meta["provenance"]["seed"] == 1 and "imitate" in meta["provenance"]["recipe"]
+    assert '"value_coef": 0.05' in meta["provenance"]["recipe"]
+    for bad in ("-1", "nan", "inf", "x"):  # refused before any work
+        with pytest.raises(SystemExit) as e:
+            main([*args, "--value-coef", bad])
+        assert e.value.code == 2
     better = tmp_path / "better.safetensors"
     args = ["train", "improve", str(out), "-o", str(better), "--iterations", "1", "--envs", "4"]
     assert main([*args, "--steps", "4", "--quiet"]) == 0

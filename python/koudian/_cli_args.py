@@ -14,6 +14,7 @@ counts.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from koudian._cli_rules import DEFAULT_PRESET, add_rules_argument
@@ -28,6 +29,7 @@ __all__ = [
     "add_timeout",
     "check_agent",
     "int_at_least",
+    "nonnegative_float",
     "positive_int",
     "seat_list",
     "split_agents",
@@ -57,6 +59,17 @@ positive_int = int_at_least(1, "must be at least 1")
 
 threads = int_at_least(0, "threads must be ≥ 0 (0: every core)")
 """argparse type of ``--threads``."""
+
+
+def nonnegative_float(text: str) -> float:
+    """argparse type of a weight: a finite number ``>= 0``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
 
 
 def timeout_seconds(text: str) -> float:

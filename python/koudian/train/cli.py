@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from koudian._cli_args import positive_int
+from koudian._cli_args import nonnegative_float, positive_int
 from koudian._core import KoudianError
 from koudian._strictjson import finite
 
@@ -56,6 +56,7 @@ def _imitate(args: argparse.Namespace) -> int:
         soft=args.soft,
         temperature=args.temperature,
         family_soft=family_soft,
+        value_coef=args.value_coef,
         seed=args.seed,
     )
     start = export.load(args.init)[0] if args.init else None
@@ -142,6 +143,9 @@ def add_subparser(sub: Any) -> None:
         default="",
         metavar="FAMILY=SHARE,...",
         help="--soft for a family where it differs (e.g. sichuan=0)",
+    )
+    i.add_argument(
+        "--value-coef", type=nonnegative_float, default=0.25, help="weight of the value loss (0.25)"
     )
     i.add_argument("--mc-weight", type=float, default=1.0, help="weight of mc seats' rows")
     i.add_argument("--greedy-weight", type=float, default=1.0, help="... of greedy seats' rows")
