@@ -36,6 +36,25 @@ macro_rules! suit_slot {
 }
 pub(crate) use suit_slot;
 
+/// `piece_words!(base, PIECES)`: `row_words!` at the eleven offsets of a
+/// kernel's `PIECES` table (`[(usize, u32); 11]`, offset and shift), as
+/// `[V; 11]`; `row_words!` is the one in scope where it is used (each
+/// module below re-exports this macro beside its own).
+///
+/// # Safety
+/// As `row_words!`'s, and every offset at most 30.
+macro_rules! piece_words {
+    ($base:expr, $pieces:expr) => {
+        row_words!(
+            $base;
+            $pieces[0].0, $pieces[1].0, $pieces[2].0, $pieces[3].0, $pieces[4].0,
+            $pieces[5].0, $pieces[6].0, $pieces[7].0, $pieces[8].0, $pieces[9].0,
+            $pieces[10].0,
+        )
+    };
+}
+pub(crate) use piece_words;
+
 /// AVX2: 8 hands per 256-bit vector, booleans as lanes of all ones.
 pub(crate) mod avx2 {
     use std::arch::x86_64::*;
@@ -171,24 +190,8 @@ pub(crate) mod avx2 {
             }),+]
         }};
     }
+    pub(crate) use super::piece_words;
     pub(crate) use avx2_row_words as row_words;
-    /// `piece_words!(base, PIECES)`: [`row_words!`] at the eleven offsets
-    /// of a kernel's `PIECES` table (`[(usize, u32); 11]`, offset and
-    /// shift), as `[V; 11]`.
-    ///
-    /// # Safety
-    /// As [`row_words!`]'s, and every offset at most 30.
-    macro_rules! avx2_piece_words {
-        ($base:expr, $pieces:expr) => {
-            $crate::simd::ops::avx2::row_words!(
-                $base;
-                $pieces[0].0, $pieces[1].0, $pieces[2].0, $pieces[3].0, $pieces[4].0,
-                $pieces[5].0, $pieces[6].0, $pieces[7].0, $pieces[8].0, $pieces[9].0,
-                $pieces[10].0,
-            )
-        };
-    }
-    pub(crate) use avx2_piece_words as piece_words;
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) fn melds_of(m: &[u8]) -> V {
@@ -427,24 +430,8 @@ pub(crate) mod avx512 {
             [$(gather::<1>(base.add($o), row_at)),+]
         }};
     }
+    pub(crate) use super::piece_words;
     pub(crate) use avx512_row_words as row_words;
-    /// `piece_words!(base, PIECES)`: [`row_words!`] at the eleven offsets
-    /// of a kernel's `PIECES` table (`[(usize, u32); 11]`, offset and
-    /// shift), as `[V; 11]`.
-    ///
-    /// # Safety
-    /// As [`row_words!`]'s, and every offset at most 30.
-    macro_rules! avx512_piece_words {
-        ($base:expr, $pieces:expr) => {
-            $crate::simd::ops::avx512::row_words!(
-                $base;
-                $pieces[0].0, $pieces[1].0, $pieces[2].0, $pieces[3].0, $pieces[4].0,
-                $pieces[5].0, $pieces[6].0, $pieces[7].0, $pieces[8].0, $pieces[9].0,
-                $pieces[10].0,
-            )
-        };
-    }
-    pub(crate) use avx512_piece_words as piece_words;
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
     #[inline]
     pub(crate) fn melds_of(m: &[u8]) -> V {
