@@ -376,6 +376,25 @@ pub(crate) mod avx2 {
         }
         _mm256_cvtepu8_epi32(x)
     }
+    /// `a`, once `dep` is computed: a register the compiler cannot see
+    /// through, so that work on `a` is not scheduled before `dep`'s (the
+    /// scalar look-ups of the AVX2 kernels run a suit at a time instead
+    /// of all at once, with their registers spilled).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn after(a: V, dep: V) -> V {
+        let mut a = a;
+        // SAFETY: no instruction; no memory, stack or flags.
+        unsafe {
+            std::arch::asm!(
+                "/* {a} after {dep} */",
+                a = inout(ymm_reg) a,
+                dep = in(ymm_reg) dep,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        a
+    }
     /// `a` in the lanes of `m`, `b` elsewhere.
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -566,6 +585,11 @@ pub(crate) mod avx512 {
         // SAFETY: a 64-byte store into a 64-byte array.
         unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), a) };
         out
+    }
+    /// `a` (the AVX-512 kernels gather their entries: no order to keep).
+    #[inline]
+    pub(crate) fn after(a: V, _dep: V) -> V {
+        a
     }
     /// `a` in the lanes of `m`, `b` elsewhere.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]

@@ -23,7 +23,7 @@
 //! reads), and the 16-bit [`LOW_RANK`](super::super::shape::tables) table
 //! is padded by one word.
 
-use crate::shape::tables::{HONOR_LEN, SUIT_LEN};
+use crate::shape::tables::HONOR_LEN;
 use crate::shape::win::{Checker, ORPHAN_MASK};
 use crate::tile::{Counts, KINDS};
 
@@ -142,7 +142,7 @@ macro_rules! kernel {
             let base = rows.as_ptr().cast::<u8>();
             // SAFETY: the `L` rows checked above (`34 × L` bytes); the
             // offsets are at most 30 (PIECES).
-            let words: [V; 11] = unsafe { piece_words!(base, super::PIECES) };
+            let mut words: [V; 11] = unsafe { piece_words!(base, super::PIECES) };
             let mut top = splat(0);
             let mut tiles_v = splat(0);
             let mut natural_v = splat(0);
@@ -179,11 +179,16 @@ macro_rules! kernel {
             // made, so that few vectors are live at once.
             macro_rules! suit {
                 ($a:literal, $b:literal, $c:literal) => {{
+                    for i in [$a, $b, $c] {
+                        words[i] = after(words[i], best);
+                    }
                     let (a, b, c) = (piece!($a, 0), piece!($b, 0), piece!($c, 24));
                     let lo = key4(a);
                     let mid = key4(b);
                     plain = mand(plain, mand(gt(splat(5), lo), eq(mid, splat(0))));
                     let hi = add(mid, mullo(srli::<24>(c), pow5_4));
+                    // After the previous suit's entries (`best`), so that
+                    // the scalar look-ups run a suit at a time.
                     let e = suit_entries!(ch, hi, lo);
                     let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
                     need0 = add(need0, n0);
@@ -262,7 +267,7 @@ macro_rules! kernel {
 
 /// AVX2: 8 hands per 256-bit vector.
 pub(crate) mod avx2 {
-    use super::{Checker, Counts, HONOR_LEN, SUIT_LEN};
+    use super::{Checker, Counts, HONOR_LEN};
     use crate::shape::tables::{HIGH_BASE, LOW_RANK};
     use crate::simd::ops::avx2::*;
 
@@ -276,17 +281,26 @@ pub(crate) mod avx2 {
     macro_rules! suit_entries {
         ($ch:expr, $hi:expr, $lo:expr) => {{
             let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
-            // Masked as the scalar SuitIndex masks them.
-            let keys = pairs(or(slli::<16>(and(hi, splat(4095))), and(lo, splat(1023))));
+            // Masked as the scalar SuitIndex masks them, and scaled to
+            // byte offsets (HIGH_BASE's entries are 4 bytes, LOW_RANK's 2),
+            // so that a lane's two parts are one shift and one move each.
+            let keys = pairs(or(
+                slli::<18>(and(hi, splat(4095))),
+                slli::<1>(and(lo, splat(1023))),
+            ));
+            let (high, low) = (HIGH_BASE.as_ptr().cast::<u8>(), LOW_RANK.as_ptr().cast::<u8>());
             let mut packed = 0u64;
             for (k, &x) in keys.iter().enumerate() {
-                // SAFETY: `x >> 16` < 4096 and `x & 0xffff` < 1024 (masked
-                // so): inside HIGH_BASE and LOW_RANK.
+                // SAFETY: `x >> 16` < 4 × 4096 and `x & 0xffff` < 2 × 1024,
+                // multiples of 4 and 2: entries of HIGH_BASE and LOW_RANK.
+                // A slot is below SUIT_KEYS + 625 ≤ SUIT_LEN (no
+                // HIGH_BASE entry exceeds SUIT_KEYS, no LOW_RANK one 624),
+                // so it needs no mask.
                 let slot = unsafe {
-                    *HIGH_BASE.get_unchecked((x >> 16) as usize) as usize
-                        + *LOW_RANK.get_unchecked((x & 0xffff) as usize) as usize
+                    high.add((x >> 16) as usize).cast::<u32>().read() as usize
+                        + usize::from(low.add((x & 0xffff) as usize).cast::<u16>().read())
                 };
-                packed |= u64::from(ch.suit[slot & (SUIT_LEN - 1)]) << (8 * k);
+                packed |= u64::from(unsafe { *ch.suit.get_unchecked(slot) }) << (8 * k);
             }
             bytes_to_lanes(packed)
         }};
@@ -297,10 +311,12 @@ pub(crate) mod avx2 {
     macro_rules! honor_entries {
         ($ch:expr, $honor:expr) => {{
             let (ch, honor): (&Checker, V) = ($ch, $honor);
-            let keys = pairs(honor);
+            // Masked in the vector, once for the eight lanes.
+            let keys = pairs(and(honor, splat(HONOR_LEN as i32 - 1)));
             let mut packed = 0u64;
             for (k, &x) in keys.iter().enumerate() {
-                packed |= u64::from(ch.honor[x as usize & (HONOR_LEN - 1)]) << (8 * k);
+                // SAFETY: `x` < HONOR_LEN (masked so).
+                packed |= u64::from(unsafe { *ch.honor.get_unchecked(x as usize) }) << (8 * k);
             }
             bytes_to_lanes(packed)
         }};
