@@ -305,9 +305,16 @@ pub(crate) mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) fn store_bools(b: u32, out: &mut [bool]) {
-        for (i, o) in out.iter_mut().enumerate().take(L) {
-            *o = b >> i & 1 == 1;
-        }
+        // Bit i to bit 7 of byte i (a multiply spreads the byte, a mask
+        // keeps bit i of byte i, adding 0x7f carries it to bit 7), then
+        // to bit 0: eight `bool`s in one store, not eight.
+        let spread = (u64::from(b as u8).wrapping_mul(0x0101_0101_0101_0101)
+            & 0x8040_2010_0804_0201)
+            + 0x7f7f_7f7f_7f7f_7f7f;
+        let bytes = (spread >> 7 & 0x0101_0101_0101_0101).to_le_bytes();
+        let out: &mut [bool; L] = (&mut out[..L]).try_into().expect("L bools");
+        // Each byte 0 or 1: the two valid `bool`s.
+        *out = bytes.map(|x| x == 1);
     }
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -394,6 +401,38 @@ pub(crate) mod avx2 {
             );
         }
         a
+    }
+    /// `a`, once the scalar `dep` is computed: [`after`] for a
+    /// dependence on a word read in an integer register.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn after_word(a: V, dep: u32) -> V {
+        let mut a = a;
+        // SAFETY: no instruction; no memory, stack or flags.
+        unsafe {
+            std::arch::asm!(
+                "/* {a} after {dep:e} */",
+                a = inout(ymm_reg) a,
+                dep = in(reg) dep,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        a
+    }
+    /// Each lane's low byte (the lane as `u8`, truncated) into `out`, in
+    /// one store.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn store_low_bytes(a: V, out: &mut [u8]) {
+        let out: &mut [u8; L] = (&mut out[..L]).try_into().expect("L bytes");
+        // Bytes 0, 4, 8, 12 of each 128-bit half to its first four.
+        let pick = _mm256_setr_epi8(
+            0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, //
+            0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        );
+        let x = _mm256_shuffle_epi8(a, pick);
+        let x = _mm_unpacklo_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x));
+        *out = (_mm_cvtsi128_si64(x) as u64).to_le_bytes();
     }
     /// `a` in the lanes of `m`, `b` elsewhere.
     #[target_feature(enable = "avx2")]
@@ -590,6 +629,21 @@ pub(crate) mod avx512 {
     #[inline]
     pub(crate) fn after(a: V, _dep: V) -> V {
         a
+    }
+    /// `a`, as [`after`].
+    #[inline]
+    pub(crate) fn after_word(a: V, _dep: u32) -> V {
+        a
+    }
+    /// Each lane's low byte (the lane as `u8`, truncated) into `out`, in
+    /// one store.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    pub(crate) fn store_low_bytes(a: V, out: &mut [u8]) {
+        assert!(out.len() >= L);
+        // SAFETY: a 16-byte store into the first 16 of `out`, which has
+        // at least 16.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), _mm512_cvtepi32_epi8(a)) };
     }
     /// `a` in the lanes of `m`, `b` elsewhere.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]

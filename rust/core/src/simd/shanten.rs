@@ -105,7 +105,7 @@ macro_rules! kernel {
             assert!(rows.len() == B);
             for at in (0..B).step_by(L) {
                 let m = melds_of(&melds[at..at + L]);
-                if let Some(j) = part(k, &rows[at..at + L], m, at, p) {
+                if let Some(j) = part::<0>(k, &rows[at..at + L], m, at, p) {
                     return Some(at + j);
                 }
             }
@@ -126,10 +126,14 @@ macro_rules! kernel {
             None
         }
 
-        /// [`L`] rows of a block, from row `at`.
+        /// [`L`] rows of a block, from row `at`. `SITE` makes one copy
+        /// per caller (`block` and `blocks2`), so that each copy has one
+        /// call site and is inlined into its caller's loop, its
+        /// constants made once per call of the caller (a target-feature
+        /// function cannot be `#[inline(always)]`).
         #[target_feature(enable = $features)]
         #[inline]
-        fn part(
+        fn part<const SITE: u8>(
             k: &Consts,
             rows: &[Counts],
             melds: V,
@@ -187,19 +191,21 @@ macro_rules! kernel {
                 let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
                 (min_u32(hi, splat(3124)), min_u32(lo_at, splat(9998)))
             };
+            // Each suit's look-ups after the previous suit's (`done`: its
+            // last entry), so that they run a suit at a time.
             let (hi, lo) = suit(piece!(0, 0), piece!(1, 24), piece!(2, 0));
-            suit_entries!(k, hi, lo, &mut p.entries[0][at..at + L]);
+            let done = suit_entries!(k, hi, lo, &mut p.entries[0][at..at + L]);
             let (hi, lo) = suit(piece!(3, 0), piece!(4, 24), piece!(5, 0));
-            suit_entries!(k, hi, lo, &mut p.entries[1][at..at + L]);
+            let done = suit_entries!(k, after_word(hi, done), lo, &mut p.entries[1][at..at + L]);
             let (hi, lo) = suit(piece!(6, 0), piece!(7, 24), piece!(8, 0));
-            suit_entries!(k, hi, lo, &mut p.entries[2][at..at + L]);
+            let done = suit_entries!(k, after_word(hi, done), lo, &mut p.entries[2][at..at + L]);
             // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
             let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
             let (h0, h1) = (piece!(9, 0), piece!(10, 8));
             let honor = add(mullo(key4(h0), splat(125)), key3(srli::<8>(h1)));
             // Clamped as `HonorTable::at` clamps: inside the table.
             let honor = min_u32(honor, splat(HONOR_KEYS as i32 - 1));
-            honor_entries!(k, honor, &mut p.entries[3][at..at + L]);
+            honor_entries!(k, after_word(honor, done), &mut p.entries[3][at..at + L]);
             let counts_ok = bytes_at_most_4(top);
             let tiles = byte_sum(tiles_v);
             let natural = byte_sum(natural_v);
@@ -231,12 +237,9 @@ macro_rules! kernel {
             if k.thirteen_orphans {
                 other = min_i32(other, to);
             }
-            let other = lanes(select(eq(melds, splat(0)), other, splat(255)));
-            let wild = lanes(sub(tiles, natural));
-            for j in 0..L {
-                p.other[at + j] = other[j] as u8;
-                p.wild[at + j] = wild[j] as u8;
-            }
+            let other = select(eq(melds, splat(0)), other, splat(255));
+            store_low_bytes(other, &mut p.other[at..at + L]);
+            store_low_bytes(sub(tiles, natural), &mut p.wild[at..at + L]);
             None
         }
     };
@@ -272,7 +275,7 @@ macro_rules! blocks2 {
             let m = splat(i32::from(melds));
             for at in (0..2 * B).step_by(L) {
                 let (h, j) = (at / B, at % B);
-                if let Some(bad) = part(k, &rows[at..at + L], m, j, &mut p[h]) {
+                if let Some(bad) = part::<1>(k, &rows[at..at + L], m, j, &mut p[h]) {
                     return Some(at + bad);
                 }
             }
@@ -413,22 +416,26 @@ pub(crate) mod avx2 {
     macro_rules! suit_entries {
         ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
             let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
-            let keys = pairs(or(slli::<16>(hi), lo));
-            let low = LO.as_ptr().cast::<u16>();
+            // Scaled to byte offsets in the vector (HI's entries are 4
+            // bytes, LO's 2), so that a lane's two parts are one shift
+            // and one move each.
+            let keys = pairs(or(slli::<18>(hi), slli::<1>(lo)));
+            let (high, low) = (HI.as_ptr().cast::<u8>(), LO.as_ptr().cast::<u8>());
             for (o, &x) in out[..L].iter_mut().zip(&keys) {
-                // SAFETY: `x >> 16` ≤ 3124 and `x & 0xffff` ≤ 9998 (the keys
-                // were clamped so): inside HI (3125 words) and LO (10,000
-                // 16-bit entries); the slot is clamped to the variant's
-                // N_KEYS words.
+                // SAFETY: `x >> 16` ≤ 4 × 3124 and `x & 0xffff` ≤ 2 × 9998
+                // (the keys were clamped so), multiples of 4 and 2: entries
+                // of HI (3125 words) and LO (10,000 16-bit entries); the
+                // slot is clamped to the variant's N_KEYS words.
                 *o = unsafe {
-                    let slot = (HI.get_unchecked((x >> 16) as usize) >> 4) as usize
-                        + usize::from(low.add((x & 0xffff) as usize).read());
+                    let slot = (high.add((x >> 16) as usize).cast::<u32>().read() >> 4) as usize
+                        + usize::from(low.add((x & 0xffff) as usize).cast::<u16>().read());
                     k.suit
                         .add(4 * slot.min(N_KEYS - 1))
                         .cast::<u32>()
                         .read_unaligned()
                 };
             }
+            out[L - 1]
         }};
     }
 
@@ -473,6 +480,7 @@ pub(crate) mod avx512 {
                 gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1)))
             };
             out[..L].copy_from_slice(&lanes(e));
+            0u32
         }};
     }
 

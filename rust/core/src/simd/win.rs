@@ -288,7 +288,10 @@ pub(crate) mod avx2 {
                 slli::<18>(and(hi, splat(4095))),
                 slli::<1>(and(lo, splat(1023))),
             ));
-            let (high, low) = (HIGH_BASE.as_ptr().cast::<u8>(), LOW_RANK.as_ptr().cast::<u8>());
+            let (high, low) = (
+                HIGH_BASE.as_ptr().cast::<u8>(),
+                LOW_RANK.as_ptr().cast::<u8>(),
+            );
             let mut packed = 0u64;
             for (k, &x) in keys.iter().enumerate() {
                 // SAFETY: `x >> 16` < 4 × 4096 and `x & 0xffff` < 2 × 1024,
