@@ -5,9 +5,13 @@
 //! `is_win` (`simd/win.rs`), `waits` (`simd/waits.rs`) and `shanten`
 //! (`simd/shanten.rs`) also have kernels compiled for AVX2 (x86-64-v3)
 //! and for AVX-512 (F, BW, VL) with `#[target_feature]`, that take 8 or
-//! 16 hands per vector (their lane operations: `simd/ops.rs`); the first
-//! batch call picks the best the CPU has (`is_x86_feature_detected!`),
-//! and every later call reuses that choice.
+//! 16 hands per vector (their lane operations: `simd/ops.rs`). The
+//! vectorized environment's row writer (`simd/obs.rs`: each table's
+//! observation row and legal-action mask, [`crate::vec_env`]) has an
+//! AVX2 path too, which AVX-512 reuses: the encoder compiled again with
+//! AVX2 and the mask expanded 32 actions a vector. The first batch call
+//! (or env) picks the best path the CPU has
+//! (`is_x86_feature_detected!`), and every later call reuses that choice.
 //! The scalar code is the fallback and stays the reference the kernels are
 //! tested against.
 //!
@@ -18,14 +22,16 @@
 //! * [`with_isa`] forces a path for the calls made inside it on the
 //!   calling thread (the tests run each path explicitly, side by side).
 //!
-//! The batch functions resolve the path once per call on the calling
-//! thread ([`isa`]) and hand it to their helper threads with the rows.
+//! The batch functions and [`VecEnv`](crate::vec_env::VecEnv)'s `reset`
+//! and `step` resolve the path once per call on the calling thread
+//! ([`isa`]) and hand it to their helper threads with the rows.
 
 use crate::error::Error;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::OnceLock;
 
+pub(crate) mod obs;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ops;
 #[cfg(target_arch = "x86_64")]
