@@ -16,9 +16,10 @@
 //! tested against.
 //!
 //! * `KOUDIAN_SIMD=scalar|avx2|avx512|auto` (read once, at the first
-//!   batch call) forces a path; a path this CPU lacks, or another value,
-//!   makes every batch call fail with [`Error::InvalidArgument`] naming
-//!   it (never a silent fallback, never an illegal instruction).
+//!   batch call or env) forces a path; a path this CPU lacks, or another
+//!   value, makes every batch call and every `VecEnv` construction, reset
+//!   and step fail with [`Error::InvalidArgument`] naming it (never a
+//!   silent fallback, never an illegal instruction).
 //! * [`with_isa`] forces a path for the calls made inside it on the
 //!   calling thread (the tests run each path explicitly, side by side).
 //!
@@ -185,15 +186,21 @@ pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> Result<R, Error> {
     Ok(f())
 }
 
-/// The batch questions and whether each has a kernel for the paths
-/// beyond the scalar one (the others run their scalar code whatever the
-/// path).
-pub const KERNELS: [(&str, bool); 3] = [("is_win", true), ("waits", true), ("shanten", true)];
+/// The batch questions and the vectorized environment's row writer
+/// (`"vec_env"`), and whether each has a kernel for the paths beyond the
+/// scalar one (the others run their scalar code whatever the path).
+pub const KERNELS: [(&str, bool); 4] = [
+    ("is_win", true),
+    ("waits", true),
+    ("shanten", true),
+    ("vec_env", true),
+];
 
 /// The instruction set the batch `task` (`"is_win"`, `"waits"`,
-/// `"shanten"`) runs on now on this thread (see [`isa`]): the path, when
-/// the task has kernels for it, else [`Isa::Scalar`]; `None` for another
-/// task. An unusable [`ENV`] is an [`Error::InvalidArgument`].
+/// `"shanten"`) or the env's row writer (`"vec_env"`) runs on now on
+/// this thread (see [`isa`]): the path, when the task has kernels for it,
+/// else [`Isa::Scalar`]; `None` for another task. An unusable [`ENV`] is
+/// an [`Error::InvalidArgument`].
 ///
 /// ```
 /// use koudian_core::simd::{kernel_isa, with_isa, Isa};

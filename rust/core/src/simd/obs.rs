@@ -148,13 +148,8 @@ mod tests {
     /// dense, all ones, each single bit.
     #[test]
     fn every_path_expands_the_mask_bits() {
-        let mut state = 0x0b5_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::rng::Prng::new(0x0b5);
+        let mut next = move || rng.next_u64();
         let mut words: Vec<[u64; 3]> = (0..3000)
             .map(|i| {
                 let w = [next(), next(), next()];
