@@ -53,7 +53,7 @@ WRITER = (
 WRITER_TABLES = 256
 
 #: The case name's suffix of the row writer's baseline.
-SCALAR_PATH = "writer on the scalar path"
+SCALAR_PATH = "writer, scalar path"
 
 
 @dataclass
@@ -169,7 +169,7 @@ def run_env_bench(
     isa = writer_isa()
     for version, dtype, steps in WRITER if isa != "scalar" else ():
         k = max(1, round(steps * writer_scale))
-        for path, suffix in ((isa, f"writer on {isa}"), ("scalar", SCALAR_PATH)):
+        for path, suffix in ((isa, f"writer, {isa}"), ("scalar", SCALAR_PATH)):
             name = f"VecEnv N={WRITER_TABLES} v{version} {dtype:<7} {suffix}"
             cases.append((name, partial(_writer_rate, rules, version, dtype, k, path)))
     rounds: dict[str, list[float]] = {name: [] for name, _ in cases}
@@ -227,10 +227,12 @@ def _writer(results: list[EnvRate]) -> list[str]:
         if not r.case.endswith(SCALAR_PATH):
             continue
         head = r.case.removesuffix(SCALAR_PATH)
-        fast = next((x for c, x in by.items() if c.startswith(head + "writer on ")), None)
+        fast = next(
+            (x for c, x in by.items() if c.startswith(head + "writer, ") and x is not r), None
+        )
         if fast is None:
             continue
-        isa = fast.case.removeprefix(head + "writer on ")
+        isa = fast.case.removeprefix(head + "writer, ")
         what = " ".join(head.split()[2:])
         out.append(
             f"{what:<12} {isa} writer / scalar path: {fast.rate / r.rate:5.2f}x best,"

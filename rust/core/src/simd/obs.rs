@@ -14,9 +14,17 @@
 //!   broadcast, each byte shuffled to the 8 lanes of its actions, each
 //!   lane's bit tested) instead of 8 a table look-up.
 //!
-//! The writer is bound by its stores (an `f32` row of version 2 is
-//! 8,976 bytes; 256 tables' rows overflow the L2 cache), so the vectors
-//! save little. Tried and dropped (an AMD EPYC host, one thread, 256
+//! Instructions a table (`valgrind --tool=callgrind` on
+//! `examples/vec_env_steps.rs 256 100 1 V DTYPE`, `KOUDIAN_SIMD=scalar`
+//! and `=avx2`, the encoder's own function over 25,856 rows): `u8`
+//! version 2, 750 → 729; `f32` version 1, 820 → 638; `f32` version 2,
+//! 1,271 → 1,047 (and the same `memset` calls both ways); the mask 94 →
+//! 57. A table's whole write (the pond catch-up and the view's look-ups
+//! included) 4% (`u8`, version 2) to 12% (`f32`, version 1) fewer. But
+//! the writer is bound by its stores (an `f32` row of version 2 is 8,976
+//! bytes; 256 tables' rows overflow the L2 cache) and is a third of a
+//! `u8` step, so whole steps run within a few percent of the scalar
+//! path's (`koudian bench --env`'s writer lines). Tried and dropped (an AMD EPYC host, one thread, 256
 //! tables, `examples/vec_env_steps.rs ... compare`): `f32` rows of
 //! versions 2 and 3 written as `u8` into a row on the stack and widened
 //! 8 values a vector (`vpmovzxbd`, `vcvtdq2ps`) into the caller's row,
