@@ -14,24 +14,27 @@
 //!   broadcast, each byte shuffled to the 8 lanes of its actions, each
 //!   lane's bit tested) instead of 8 a table look-up.
 //!
-//! Instructions a table (`valgrind --tool=callgrind` on
-//! `examples/vec_env_steps.rs 256 100 1 V DTYPE`, `KOUDIAN_SIMD=scalar`
-//! and `=avx2`, the encoder's own function over 25,856 rows): `u8`
-//! version 2, 750 → 729; `f32` version 1, 820 → 638; `f32` version 2,
-//! 1,271 → 1,047 (and the same `memset` calls both ways); the mask 94 →
-//! 57. A table's whole write (the pond catch-up and the view's look-ups
-//! included) 4% (`u8`, version 2) to 12% (`f32`, version 1) fewer. But
-//! the writer is bound by its stores (an `f32` row of version 2 is 8,976
-//! bytes; 256 tables' rows overflow the L2 cache) and is a third of a
-//! `u8` step, so whole steps run within a few percent of the scalar
-//! path's (`koudian bench --env`'s writer lines). Tried and dropped (an AMD EPYC host, one thread, 256
-//! tables, `examples/vec_env_steps.rs ... compare`): `f32` rows of
-//! versions 2 and 3 written as `u8` into a row on the stack and widened
-//! 8 values a vector (`vpmovzxbd`, `vcvtdq2ps`) into the caller's row,
-//! 0.88x the scalar path's steps for version 2 (the stack row's clearing
-//! and stores cost more than the cleared planes they spare); the same
-//! with non-temporal stores, slower still (the rows no longer stay in
-//! the L3 cache).
+//! Instructions a row (`valgrind --tool=callgrind` on
+//! `examples/vec_env_steps.rs 256 100 1 V DTYPE` with `KOUDIAN_SIMD=scalar`
+//! and `=avx2`, `--toggle-collect` on `Table::write`, over its 25,856
+//! rows): the encoder's own function, `u8` version 2 825 → 818, `f32`
+//! version 1 842 → 661, `f32` version 2 1,277 → 1,050 (and the same
+//! `memset` calls both ways); the mask 79 → 57; a table's whole write (the
+//! pond catch-up and the view's look-ups included) `u8` version 2 1,509 →
+//! 1,468 (−3%), `f32` version 1 1,519 → 1,338 (−12%), version 3 −0.3% (the
+//! look-ahead planes, computed by scalar code, are 90% of it). The scalar
+//! path's count is the one before this module (1,512 for `u8` version 2).
+//! But the writer is bound by its stores (an `f32` row of version 2 is
+//! 8,976 bytes; 256 tables' rows overflow the L2 cache) and is a third of a
+//! `u8` step, so whole steps run within a few percent of the scalar path's
+//! (`koudian bench --env`'s writer lines). Tried and dropped (an AMD EPYC
+//! host, one thread, 256 tables, `examples/vec_env_steps.rs ... compare`):
+//! `f32` rows of versions 2 and 3 written as `u8` into a row on the stack
+//! and widened 8 values a vector (`vpmovzxbd`, `vcvtdq2ps`) into the
+//! caller's row, 0.88x the scalar path's steps for version 2 (the stack
+//! row's clearing and stores cost more than the cleared planes they spare);
+//! the same with non-temporal stores, slower still (the rows no longer stay
+//! in the L3 cache).
 //!
 //! Every path writes the scalar path's bytes (tested for every encoding,
 //! both value types and several rule sets: `vec_env/tests.rs`).
@@ -55,7 +58,7 @@ pub(crate) fn write<T: Cell>(isa: Isa, o: &impl View, enc: Encoding, obs: &mut [
 
 /// Expands the legal-action bits `bits` (action `a` is bit `a % 64` of
 /// word `a / 64`) into `out` on `isa`.
-#[inline]
+#[inline(always)]
 pub(crate) fn mask(isa: Isa, bits: [u64; 3], out: &mut [bool; N_ACTIONS]) {
     match isa {
         // SAFETY: as in `write`.
@@ -67,7 +70,7 @@ pub(crate) fn mask(isa: Isa, bits: [u64; 3], out: &mut [bool; N_ACTIONS]) {
 
 /// [`mask`] on the scalar path: eight entries a table look-up, not one
 /// bit test each.
-#[inline]
+#[inline(always)]
 fn mask_scalar(bits: [u64; 3], out: &mut [bool; N_ACTIONS]) {
     let mut bytes = [0u8; 24];
     for (b, w) in bytes.chunks_exact_mut(8).zip(bits) {
