@@ -17,9 +17,10 @@ import pytest
 from koudian import _core
 
 #: Runs every batch on seeded hands (valid and invalid rows, 0-2 wild
-#: kinds, per-row melds, held tiles, 1 and 2 threads) and prints the
-#: instruction set of each question's kernel (is_win, waits, shanten) and
-#: a digest of every answer.
+#: kinds, per-row melds, held tiles, 1 and 2 threads) and steps VecEnvs
+#: (every encoding and dtype, 1 and 2 threads), and prints the
+#: instruction set of each kernel (is_win, waits, shanten, the VecEnv row
+#: writer) and a digest of every answer and output.
 SCRIPT = """
 import hashlib, sys
 import numpy as np
@@ -56,6 +57,20 @@ for size, fn in ((14, koudian.is_win_batch), (13, koudian.waits_batch),
             h.update(fn(counts, n_melds=melds).tobytes())
         except koudian.KoudianError as e:
             h.update(str(e).encode())
+# The VecEnv row writer: observations (every encoding, both dtypes),
+# masks and the rest of each step's outputs over self-play steps.
+for version, dtype in ((1, "float32"), (2, "uint8"), (2, "float32"), (3, "uint8"), (3, "float32")):
+    for threads in (1, 2):
+        env = koudian.VecEnv("shanxi", 133, seed=version, threads=threads, obs_dtype=dtype,
+                             encoding=version)
+        out = env.reset()
+        for _ in range(25 if version == 3 else 80):
+            *arrays, info = out
+            ended = info["_final_obs"]
+            arrays += [env.action_masks(), info["final_obs"][ended], info["to_act"]]
+            for a in arrays + [info["final_deltas"][ended], info["fault"]]:
+                h.update(np.ascontiguousarray(a).tobytes())
+            out = env.step(env.action_masks().argmax(1))
 print(",".join(isa for _, isa in _core._bench.kernels()), h.hexdigest())
 """
 
@@ -80,7 +95,7 @@ def scalar_digest() -> str:
     isas, digest = r.stdout.split()
     # The fallback path of every kernel: what a CPU without AVX2
     # (x86-64-v2) runs.
-    assert isas == "scalar,scalar,scalar"
+    assert isas == "scalar,scalar,scalar,scalar"
     return digest
 
 
@@ -97,8 +112,8 @@ def test_every_path_this_cpu_has_answers_as_the_scalar_path(
     assert r.returncode == 0, r.stderr
     isas, digest = r.stdout.split()
     want = path if path in ("avx2", "avx512") else _core._bench.available()[-1]
-    # is_win, waits and shanten each on the path.
-    assert isas == ",".join([want] * 3)
+    # is_win, waits, shanten and the VecEnv row writer each on the path.
+    assert isas == ",".join([want] * 4)
     assert digest == scalar_digest
 
 
@@ -119,10 +134,17 @@ def test_forced_paths_time_the_same_answers_in_process() -> None:
             assert _core._bench.time_batch(task, make_counts(5000, size=13), isa=isa) > 0.0
     with pytest.raises(ValueError, match="isa must be"):
         _core._bench.time_batch("is_win", counts, isa="sse9")
+    for isa in _core._bench.available():
+        for version, dtype in ((1, "float32"), (2, "uint8"), (3, "float32")):
+            assert _core._bench.time_env(9, 5, version=version, dtype=dtype, isa=isa) > 0.0
+    with pytest.raises(ValueError, match="isa must be"):
+        _core._bench.time_env(9, 5, isa="sse9")
     missing = [i for i in ("avx2", "avx512") if i not in _core._bench.available()]
     for isa in missing:  # pragma: no cover - this CPU has them all
         with pytest.raises(_core.KoudianError, match="lacks"):
             _core._bench.time_batch("is_win", counts, isa=isa)
+        with pytest.raises(_core.KoudianError, match="lacks"):
+            _core._bench.time_env(9, 5, isa=isa)
 
 
 def _bench(simd: str) -> str:
@@ -150,7 +172,9 @@ def test_bench_names_the_instruction_set_of_each_kernel(path: str) -> None:
         pytest.skip(f"this CPU lacks {path}")
     out = _bench(path)
     line = next(x for x in out.splitlines() if x.startswith("kernels: "))
-    assert line.startswith(f"kernels: is_win {path}, waits {path}, shanten {path} (this CPU: ")
+    assert line.startswith(
+        f"kernels: is_win {path}, waits {path}, shanten {path}, vec_env {path} (this CPU: "
+    )
     kernels = [x for x in out.splitlines() if "kernel / scalar path:" in x]
     if path == "scalar":
         # The fallback is its own baseline: no kernel lines.

@@ -373,18 +373,27 @@ def test_gymnasium_wrapper_and_its_example() -> None:
 
 def test_env_bench_measures_every_case() -> None:
     pytest.importorskip("pettingzoo")
-    from koudian._bench_env import env_report, run_env_bench
+    from koudian._bench_env import env_report, run_env_bench, writer_isa
 
-    results = run_env_bench(seconds=0.01, repeat=1, pz_steps=200, sizes=(8,))
-    assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * 6
+    results = run_env_bench(seconds=0.01, repeat=2, pz_steps=200, sizes=(8,), writer_scale=0.02)
+    isa = writer_isa()
+    # The row writer's cases: each encoding and dtype on this process's
+    # instruction set and on the scalar path (none when that is scalar).
+    writer = 0 if isa == "scalar" else 10
+    assert [r.case.split()[0] for r in results] == ["PettingZoo"] + ["VecEnv"] * (6 + writer)
     assert sum("2 envs at once" in r.case for r in results) == 2
-    assert all(r.rate > 0 for r in results)
+    assert all(r.rate > 0 and len(r.round_rates) == 2 for r in results)
     report = env_report(results)
     assert "vs PettingZoo" in report
     # One scaling line per learner setting, each beside its host ceiling.
     scaling = [line for line in report.splitlines() if "threads=2 / threads=1" in line]
     assert len(scaling) == 2
     assert all("host ceiling, 2 envs at once / 1 env" in line for line in scaling)
+    # One writer line per encoding and dtype, naming the instruction set.
+    lines = [line for line in report.splitlines() if " writer / scalar path: " in line]
+    assert len(lines) == writer // 2
+    assert all(line.split()[2] == isa for line in lines)
+    assert any(line.startswith("v2 uint8 ") for line in lines) or isa == "scalar"
 
 
 def hand_shanten(g: koudian.Game, seat: int) -> int:

@@ -13,6 +13,12 @@ run so that the ratios meet the same machine load.
   thread (``step`` releases the GIL), their summed rate over one such env
   alone. Below the target's 1.8x, the second CPU was busy (or the host has
   one core) and ``threads=2`` cannot be judged.
+* The row writer (``koudian_core::simd``'s ``vec_env`` kernel: each
+  table's observation row and mask) on the process's instruction set over
+  the scalar path, when they differ: a self-play VecEnv of 256 tables, one
+  thread, stepped in Rust (``_core._bench.time_env``: the same positions
+  both ways) for each encoding and dtype. Every other round runs the cases
+  in reverse, so that neither path always runs first.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from __future__ import annotations
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -31,6 +39,21 @@ PAIR = "2 envs at once"
 
 SIZES = (64, 1024, 8192)
 THREADS = (1, 2)
+
+#: The row writer's cases: (encoding version, dtype, steps a round).
+WRITER = (
+    (1, "float32", 1500),
+    (2, "uint8", 1500),
+    (2, "float32", 1000),
+    (3, "uint8", 300),
+    (3, "float32", 300),
+)
+
+#: Tables of the row writer's cases.
+WRITER_TABLES = 256
+
+#: The case name's suffix of the row writer's baseline.
+SCALAR_PATH = "writer, scalar path"
 
 
 @dataclass
@@ -103,6 +126,22 @@ def _pair_rate(rules: str, n: int, learners: str | int, seconds: float) -> float
     return sum(rates)
 
 
+def writer_isa() -> str:
+    """The instruction set of the row writer in this process."""
+    from koudian import _core
+
+    return dict(_core._bench.kernels()).get("vec_env", "scalar")
+
+
+def _writer_rate(rules: str, version: int, dtype: str, steps: int, isa: str) -> float:
+    from koudian import _core
+
+    secs = _core._bench.time_env(
+        WRITER_TABLES, steps, version=version, dtype=dtype, rules=rules, isa=isa
+    )
+    return steps * WRITER_TABLES / secs
+
+
 def run_env_bench(
     rules: str = "shanxi",
     *,
@@ -110,27 +149,33 @@ def run_env_bench(
     repeat: int = 3,
     pz_steps: int = 20_000,
     sizes: tuple[int, ...] = SIZES,
+    writer_scale: float = 1.0,
 ) -> list[EnvRate]:
-    """Every case ``repeat`` times (rounds interleaved), best kept."""
-    cases: list[tuple[str, object]] = [("PettingZoo AEC env (1 table)", None)]
+    """Every case ``repeat`` times (rounds interleaved, every other one in
+    reverse), best kept; the row writer's cases run ``writer_scale`` times
+    their steps."""
+    cases: list[tuple[str, Callable[[], float]]] = [
+        ("PettingZoo AEC env (1 table)", partial(_pettingzoo_rate, rules, pz_steps))
+    ]
     for learners in ("all", 0):
+        who = "all seats" if learners == "all" else "seat 0 vs greedy"
         for n in sizes:
             for threads in THREADS:
-                who = "all seats" if learners == "all" else "seat 0 vs greedy"
-                cases.append((f"VecEnv N={n:<5} threads={threads} {who}", (n, threads, learners)))
-            cases.append((f"VecEnv N={n:<5} {PAIR} {who}", (n, 0, learners)))
+                one = partial(_vec_rate, rules, n, threads, learners, seconds)
+                cases.append((f"VecEnv N={n:<5} threads={threads} {who}", one))
+            cases.append(
+                (f"VecEnv N={n:<5} {PAIR} {who}", partial(_pair_rate, rules, n, learners, seconds))
+            )
+    isa = writer_isa()
+    for version, dtype, steps in WRITER if isa != "scalar" else ():
+        k = max(1, round(steps * writer_scale))
+        for path, suffix in ((isa, f"writer, {isa}"), ("scalar", SCALAR_PATH)):
+            name = f"VecEnv N={WRITER_TABLES} v{version} {dtype:<7} {suffix}"
+            cases.append((name, partial(_writer_rate, rules, version, dtype, k, path)))
     rounds: dict[str, list[float]] = {name: [] for name, _ in cases}
-    for _ in range(repeat):
-        for name, spec in cases:
-            if spec is None:
-                r = _pettingzoo_rate(rules, pz_steps)
-            else:
-                n, threads, learners = spec  # type: ignore[misc]
-                if threads == 0:
-                    r = _pair_rate(rules, n, learners, seconds)
-                else:
-                    r = _vec_rate(rules, n, threads, learners, seconds)
-            rounds[name].append(r)
+    for i in range(repeat):
+        for name, rate in cases if i % 2 == 0 else cases[::-1]:
+            rounds[name].append(rate())
     return [EnvRate(name, max(rounds[name]), tuple(rounds[name])) for name, _ in cases]
 
 
@@ -173,10 +218,41 @@ def _scaling(results: list[EnvRate]) -> list[str]:
     return out
 
 
+def _writer(results: list[EnvRate]) -> list[str]:
+    """The row writer's lines: each encoding and dtype on the process's
+    instruction set over the scalar path, measured in the same run."""
+    by = {r.case: r for r in results}
+    out: list[str] = []
+    for r in results:
+        if not r.case.endswith(SCALAR_PATH):
+            continue
+        head = r.case.removesuffix(SCALAR_PATH)
+        fast = next(
+            (x for c, x in by.items() if c.startswith(head + "writer, ") and x is not r), None
+        )
+        if fast is None:
+            continue
+        isa = fast.case.removeprefix(head + "writer, ")
+        what = " ".join(head.split()[2:])
+        out.append(
+            f"{what:<12} {isa} writer / scalar path: {fast.rate / r.rate:5.2f}x best,"
+            f" {_by_round(fast, r):5.2f}x by round"
+            f"   ({fast.rate:,.0f} vs {r.rate:,.0f} steps/s)"
+        )
+    if out:
+        out[:0] = [
+            "",
+            f"SIMD row writer (same run): VecEnv N={WRITER_TABLES}, 1 thread, all seats,"
+            " stepped in Rust, observation rows and masks on the instruction set over the same"
+            " on the scalar path",
+        ]
+    return out
+
+
 def env_report(results: list[EnvRate]) -> str:
     """A table of rates with each one's ratio to the PettingZoo env."""
     base = results[0].rate
-    lines = [f"{'case':<42} {'learner steps/s':>16} {'vs PettingZoo':>14}", "-" * 74]
+    lines = [f"{'case':<44} {'learner steps/s':>16} {'vs PettingZoo':>14}", "-" * 76]
     for r in results:
-        lines.append(f"{r.case:<42} {r.rate:>16,.0f} {r.rate / base:>13.1f}x")
-    return "\n".join(lines + _scaling(results))
+        lines.append(f"{r.case:<44} {r.rate:>16,.0f} {r.rate / base:>13.1f}x")
+    return "\n".join(lines + _scaling(results) + _writer(results))

@@ -1513,10 +1513,28 @@ class _Bench(ModuleType):
         kernels' instruction set; one this CPU lacks is a ``KoudianError``."""
 
     @staticmethod
+    def time_env(
+        num_envs: int,
+        steps: int,
+        *,
+        version: int = 2,
+        dtype: str = "uint8",
+        rules: RulesLike = "shanxi",
+        isa: str | None = None,
+    ) -> float:
+        """Seconds that ``steps`` steps of a self-play ``VecEnv`` of
+        ``num_envs`` tables (seed 1, one thread, the first legal action)
+        take, writing encoding ``version`` in ``dtype``, timed inside Rust
+        after a reset and 3 steps: the row writer's lines of ``koudian
+        bench --env``. ``isa`` forces the row writer's instruction set, as
+        in ``time_batch``."""
+
+    @staticmethod
     def kernels() -> list[tuple[str, str]]:
-        """``(task, instruction set)`` of each batch question in this
-        process (``KOUDIAN_SIMD``, else the best this CPU has, where the
-        task has kernels for it); an unusable ``KOUDIAN_SIMD`` is a
+        """``(task, instruction set)`` of each batch question and of the
+        ``VecEnv`` row writer (``"vec_env"``) in this process
+        (``KOUDIAN_SIMD``, else the best this CPU has, where the task has
+        kernels for it); an unusable ``KOUDIAN_SIMD`` is a
         ``KoudianError``."""
 
     @staticmethod

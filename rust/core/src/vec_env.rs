@@ -34,17 +34,29 @@
 //!   leaving when another is legal) and sets `fault[i]`.
 //! * **No allocation per step**: tables are redealt in place, their
 //!   opponents reset, the event record keeps its capacity.
+//! * **Instruction set**: the observation rows and masks are written on
+//!   the path [`crate::simd`] chooses for the process (AVX2 where the CPU
+//!   has it: `simd/obs.rs`), resolved once per `reset` or `step` on the
+//!   calling thread ([`crate::simd::with_isa`] forces one); every path
+//!   writes the same bytes.
 
 use crate::agent::{builtin, Agent, Answer, SeatView};
 use crate::error::Error;
 use crate::game::encode::ponds::Ponds;
-use crate::game::encode::{self, Cell, Encoding};
+use crate::game::encode::{Cell, Encoding};
 use crate::game::view::GameView;
 use crate::game::{mix_seed, Action, Game, N_ACTIONS};
 use crate::parallel::{run_tasks, thread_count, OutPtr, Team, Workers};
 use crate::ruleset::Ruleset;
 use crate::shape::ShapeRules;
+use crate::simd::{self, Isa};
 use std::sync::Mutex;
+
+mod rows;
+#[cfg(test)]
+mod tests;
+
+pub use rows::Rows;
 
 /// Which seats the caller plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,6 +330,8 @@ impl VecEnv {
         encoding: Encoding,
     ) -> Result<VecEnv, Error> {
         rules.validate()?;
+        // An unusable `KOUDIAN_SIMD` is refused here, not at the first step.
+        simd::isa()?;
         if !(1..=MAX_ENVS).contains(&num_envs) {
             return Err(bad_num_envs(num_envs));
         }
@@ -467,6 +481,9 @@ impl VecEnv {
     ) -> Result<(), Error> {
         let row = self.encoding.len();
         out.check(self.tables.len(), row)?;
+        // The writer's instruction set, resolved once for the call on this
+        // thread and handed to the helpers with the rows.
+        let isa = simd::isa()?;
         if let Some(s) = seed {
             self.seed = s;
             for t in &mut self.tables {
@@ -486,7 +503,7 @@ impl VecEnv {
             o.reward[0] = 0.0;
             o.terminated[0] = false;
             o.fault[0] = false;
-            t.write(learners, enc, o);
+            t.write(learners, enc, isa, o);
             Ok(skipped)
         })?;
         self.finished += skipped;
@@ -527,6 +544,7 @@ impl VecEnv {
             }
         }
         let (learners, enc) = (self.learners, self.encoding);
+        let isa = simd::isa()?;
         let (shaping, shape) = (self.shaping, self.shape);
         let finished = self.run_with(actions, out.reborrow(), |t, a, o| {
             let a: i64 = a.into();
@@ -560,11 +578,8 @@ impl VecEnv {
                 o.reward[0] = deltas[me as usize] as f32;
                 o.final_deltas.copy_from_slice(&deltas);
                 t.ponds.catch_up(&t.game);
-                encode::write(
-                    &GameView::with_ponds(&t.game, me, &t.ponds),
-                    enc,
-                    o.final_obs,
-                );
+                let view = GameView::with_ponds(&t.game, me, &t.ponds);
+                simd::obs::write(isa, &view, enc, o.final_obs);
                 // The finished hand becomes the kept one; the previous
                 // kept table is redealt in place.
                 std::mem::swap(&mut t.game, &mut t.last);
@@ -572,7 +587,7 @@ impl VecEnv {
                 t.hand += 1;
                 ended += 1 + t.deal(learners)?;
             }
-            t.write(learners, enc, o);
+            t.write(learners, enc, isa, o);
             Ok(ended)
         })?;
         self.finished += finished;
@@ -859,52 +874,20 @@ impl Table {
 
     /// Writes the decision in play: observation, mask, seat.
     #[inline]
-    fn write<T: Cell>(&mut self, learners: Learners, enc: Encoding, o: Buffers<'_, T>) {
+    fn write<T: Cell>(&mut self, learners: Learners, enc: Encoding, isa: Isa, o: Buffers<'_, T>) {
         let seat = match (learners, self.game.to_act()) {
             (_, Some(s)) => s,
             (Learners::Seat(s), None) => s,
             (Learners::All, None) => 0,
         };
         self.ponds.catch_up(&self.game);
-        encode::write(
-            &GameView::with_ponds(&self.game, seat, &self.ponds),
-            enc,
-            o.obs,
-        );
-        // Eight mask entries a table look-up, not one bit test each.
-        let mut bytes = [0u8; 24];
-        for (b, w) in bytes
-            .chunks_exact_mut(8)
-            .zip(self.game.legal_actions_for(seat).0)
-        {
-            b.copy_from_slice(&w.to_le_bytes());
-        }
-        // Fixed-size copies (inline stores, not a `memcpy` call each).
+        let view = GameView::with_ponds(&self.game, seat, &self.ponds);
+        simd::obs::write(isa, &view, enc, o.obs);
         let masks: &mut [bool; N_ACTIONS] = o.masks.try_into().expect("a table's mask row");
-        let (chunks, tail) = masks.as_chunks_mut::<8>();
-        for (m, &b) in chunks.iter_mut().zip(&bytes) {
-            *m = BYTE_BITS[b as usize];
-        }
-        let last = BYTE_BITS[bytes[N_ACTIONS / 8] as usize];
-        tail.copy_from_slice(&last[..N_ACTIONS % 8]);
+        simd::obs::mask(isa, self.game.legal_actions_for(seat).0, masks);
         o.to_act[0] = i64::from(seat);
     }
 }
-
-/// `BYTE_BITS[b][j]`: bit `j` of byte `b`.
-static BYTE_BITS: [[bool; 8]; 256] = {
-    let mut t = [[false; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut j = 0;
-        while j < 8 {
-            t[b][j] = b >> j & 1 == 1;
-            j += 1;
-        }
-        b += 1;
-    }
-    t
-};
 
 /// Shanten of `seat`'s hand in `g` with the table's wild kinds (0 for a
 /// tile count shanten does not take, which a table never holds).
@@ -939,28 +922,4 @@ fn refusal(i: usize, g: &Game, a: i64) -> Error {
         }
     };
     Error::IllegalAction(format!("table {i}: {why}; no table was stepped"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Learners, VecEnv, MAX_ENVS};
-    use crate::error::Error;
-    use crate::game::encode::Encoding;
-    use crate::ruleset::Ruleset;
-
-    /// A count past the bound is refused before anything is allocated
-    /// (`usize::MAX` tables would be a capacity overflow, `10^7` an
-    /// abort); the bound itself is within reach.
-    #[test]
-    fn table_counts_past_the_bound_are_refused() {
-        let r = Ruleset::shanxi();
-        for n in [0, MAX_ENVS + 1, 10_000_000, 1 << 62, usize::MAX] {
-            match VecEnv::new(&r, n, Learners::All, "greedy", 0, 1, Encoding::V2) {
-                Err(Error::InvalidRuleset(m)) => assert!(m.contains("65536"), "{m}"),
-                Err(e) => panic!("{n}: {e}"),
-                Ok(_) => panic!("{n} tables accepted"),
-            }
-        }
-        assert!(VecEnv::new(&r, 1, Learners::All, "greedy", 0, 1, Encoding::V2).is_ok());
-    }
 }

@@ -3,14 +3,19 @@
 //! core batch function inside Rust on rows already converted, so that the
 //! figure leaves out the Python call, the argument conversion and the
 //! per-row error reporting that the numpy batch functions add.
+//! `time_env` times `VecEnv` steps so, for the row writer's lines of
+//! `koudian bench --env`.
 
 use crate::batch::{as_counts, counts_array};
 use crate::errors::to_py;
 use crate::ruleset::resolve;
+use crate::vec_env::{dtype_of, Dtype};
 use crate::wildcards::extract_wilds;
+use koudian_core::game::encode::{Cell, Encoding};
 use koudian_core::shape::ShapeRules;
 use koudian_core::simd::{self, Isa};
-use koudian_core::{shanten, shape, waits};
+use koudian_core::vec_env::{Learners, OnIllegal, Rows, VecEnv};
+use koudian_core::{shanten, shape, waits, Ruleset};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::hint::black_box;
@@ -40,14 +45,7 @@ fn time_batch(
     #[pyo3(from_py_with = crate::ints::copies)] copies: usize,
     isa: Option<&str>,
 ) -> PyResult<f64> {
-    let isa = match isa {
-        None => simd::isa().map_err(to_py)?,
-        Some(name) => Isa::from_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "isa must be 'scalar', 'avx2' or 'avx512', got {name:?}"
-            ))
-        })?,
-    };
+    let isa = isa_of(isa)?;
     if !(1..=64).contains(&copies) {
         return Err(PyValueError::new_err(format!(
             "copies must be 1 to 64, got {copies}"
@@ -81,6 +79,78 @@ fn time_batch(
     r.map_err(to_py)
 }
 
+/// The path `isa` names (`None`: the process's choice).
+fn isa_of(isa: Option<&str>) -> PyResult<Isa> {
+    match isa {
+        None => simd::isa().map_err(to_py),
+        Some(name) => Isa::from_name(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "isa must be 'scalar', 'avx2' or 'avx512', got {name:?}"
+            ))
+        }),
+    }
+}
+
+/// Seconds that `steps` steps of a self-play `VecEnv` of `num_envs`
+/// tables (`rules`, seed 1, one thread, the first legal action of each
+/// table) take, writing encoding `version` in `dtype` (`"uint8"`,
+/// `"float32"`), timed in Rust with the GIL released: the row writer's
+/// line of `koudian bench --env`. The env is built, reset and stepped
+/// 3 times before the clock starts, so that every call times the same
+/// positions. `isa` forces the row writer's instruction set (as in
+/// `time_batch`).
+#[pyfunction]
+#[pyo3(signature = (num_envs, steps, *, version=2, dtype="uint8", rules=None, isa=None))]
+fn time_env(
+    py: Python<'_>,
+    num_envs: usize,
+    steps: usize,
+    version: u32,
+    dtype: &str,
+    rules: Option<&Bound<'_, PyAny>>,
+    isa: Option<&str>,
+) -> PyResult<f64> {
+    let isa = isa_of(isa)?;
+    let enc = Encoding::from_version(version).map_err(to_py)?;
+    let rules = resolve(py, rules)?;
+    let r = match dtype_of(dtype)? {
+        Dtype::U8 => py.detach(|| env_secs::<u8>(&rules, num_envs, steps, enc, isa)),
+        Dtype::F32 => py.detach(|| env_secs::<f32>(&rules, num_envs, steps, enc, isa)),
+    };
+    r.map_err(to_py)
+}
+
+/// [`time_env`] in Rust, for one value type.
+fn env_secs<T: Cell>(
+    rules: &Ruleset,
+    n: usize,
+    steps: usize,
+    enc: Encoding,
+    isa: Isa,
+) -> Result<f64, koudian_core::Error> {
+    let mut env = VecEnv::new(rules, n, Learners::All, "greedy", 1, 1, enc)?;
+    let mut rows = Rows::<T>::new(n, enc);
+    // Every page of the arrays written once before the clock starts: the
+    // final rows of a hand are first written when it ends, and a fresh
+    // page's fault would be timed.
+    rows.final_obs.fill(T::of(1));
+    let mut actions = vec![0i64; n];
+    simd::with_isa(isa, || {
+        env.reset(None, &mut rows.buffers())?;
+        let mut t = Instant::now();
+        for k in 0..3 + steps {
+            if k == 3 {
+                t = Instant::now();
+            }
+            rows.first_legal(&mut actions);
+            env.step(&actions, OnIllegal::Error, &mut rows.buffers())?;
+        }
+        let secs = t.elapsed().as_secs_f64();
+        black_box(&rows.obs);
+        Ok(secs)
+    })?
+}
+
 /// Seconds `copies` runs of `run` at once take, each filling its own
 /// output of `n` slots (allocated before the clock starts), with the GIL
 /// released.
@@ -110,7 +180,8 @@ fn time_into<T: Clone + Send>(
     })
 }
 
-/// The instruction set each batch question runs on in this process
+/// The instruction set each batch question and the env's row writer
+/// (`"vec_env"`) run on in this process
 /// (`{"is_win": "avx512", "waits": "avx512", ...}`: the process's choice,
 /// `KOUDIAN_SIMD` or the best the CPU has, where the task has kernels for
 /// it), for `koudian bench` to name. An unusable `KOUDIAN_SIMD` is a
@@ -138,6 +209,7 @@ fn available() -> Vec<&'static str> {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(time_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(time_env, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_function(wrap_pyfunction!(available, m)?)?;
     Ok(())

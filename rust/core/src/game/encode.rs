@@ -314,8 +314,10 @@ fn check_row<T: Cell>(enc: Encoding, len: usize) -> Result<(), Error> {
 }
 
 /// [`encode_into`] once the length and type are checked (a row of
-/// another length is a caller's bug: it panics).
-#[inline]
+/// another length is a caller's bug: it panics). Always inlined, with
+/// [`write_planes`], so that the vectorized environment's AVX2 writer
+/// (`simd/obs.rs`) compiles this one source again with AVX2 enabled.
+#[inline(always)]
 pub(crate) fn write<T: Cell>(o: &impl View, enc: Encoding, out: &mut [T]) {
     let (planes, rest) = out.as_chunks_mut::<KINDS>();
     assert!(rest.is_empty() && planes.len() == enc.n_planes());
@@ -346,7 +348,7 @@ const V2_PLANES: usize = Encoding::V2.n_planes();
 /// compiler turns those into wide stores) instead of being cleared and
 /// then set, and the recent-discard pass stops once every seat has its
 /// six. `reference::write` is the plain form the tests compare with.
-#[inline]
+#[inline(always)]
 fn write_planes<T: Cell, const P: usize>(o: &impl View, p: &mut [[T; KINDS]; P]) {
     let me = o.seat();
     let rel = |s: u8| (s.wrapping_sub(me) & 3) as usize;
@@ -469,10 +471,10 @@ pub fn planes(o: &Observation) -> [f32; N_PLANES * KINDS] {
 pub(crate) mod ponds;
 
 #[cfg(test)]
-mod reference;
+pub(crate) mod reference;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::game::Game;
     use crate::ruleset::Ruleset;

@@ -111,7 +111,10 @@ impl View for GameView<'_> {
     fn pending_drawn(&self) -> (Pending, Option<Tile>) {
         self.game.pending_for(self.seat)
     }
-    #[inline]
+    // Always inlined: the encoder's closure (which writes planes 5-8 and
+    // 30-33) then stays inside the encoder, on each instruction set's
+    // copy of it (`simd/obs.rs`).
+    #[inline(always)]
     fn each_meld(&self, mut f: impl FnMut(u8, SeenMeld)) {
         for s in 0..4u8 {
             for tm in self.game.table_melds(s) {

@@ -5,27 +5,34 @@
 //! `is_win` (`simd/win.rs`), `waits` (`simd/waits.rs`) and `shanten`
 //! (`simd/shanten.rs`) also have kernels compiled for AVX2 (x86-64-v3)
 //! and for AVX-512 (F, BW, VL) with `#[target_feature]`, that take 8 or
-//! 16 hands per vector (their lane operations: `simd/ops.rs`); the first
-//! batch call picks the best the CPU has (`is_x86_feature_detected!`),
-//! and every later call reuses that choice.
+//! 16 hands per vector (their lane operations: `simd/ops.rs`). The
+//! vectorized environment's row writer (`simd/obs.rs`: each table's
+//! observation row and legal-action mask, [`crate::vec_env`]) has an
+//! AVX2 path too, which AVX-512 reuses: the encoder compiled again with
+//! AVX2 and the mask expanded 32 actions a vector. The first batch call
+//! (or env) picks the best path the CPU has
+//! (`is_x86_feature_detected!`), and every later call reuses that choice.
 //! The scalar code is the fallback and stays the reference the kernels are
 //! tested against.
 //!
 //! * `KOUDIAN_SIMD=scalar|avx2|avx512|auto` (read once, at the first
-//!   batch call) forces a path; a path this CPU lacks, or another value,
-//!   makes every batch call fail with [`Error::InvalidArgument`] naming
-//!   it (never a silent fallback, never an illegal instruction).
+//!   batch call or env) forces a path; a path this CPU lacks, or another
+//!   value, makes every batch call and every `VecEnv` construction, reset
+//!   and step fail with [`Error::InvalidArgument`] naming it (never a
+//!   silent fallback, never an illegal instruction).
 //! * [`with_isa`] forces a path for the calls made inside it on the
 //!   calling thread (the tests run each path explicitly, side by side).
 //!
-//! The batch functions resolve the path once per call on the calling
-//! thread ([`isa`]) and hand it to their helper threads with the rows.
+//! The batch functions and [`VecEnv`](crate::vec_env::VecEnv)'s `reset`
+//! and `step` resolve the path once per call on the calling thread
+//! ([`isa`]) and hand it to their helper threads with the rows.
 
 use crate::error::Error;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::OnceLock;
 
+pub(crate) mod obs;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ops;
 #[cfg(target_arch = "x86_64")]
@@ -179,15 +186,21 @@ pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> Result<R, Error> {
     Ok(f())
 }
 
-/// The batch questions and whether each has a kernel for the paths
-/// beyond the scalar one (the others run their scalar code whatever the
-/// path).
-pub const KERNELS: [(&str, bool); 3] = [("is_win", true), ("waits", true), ("shanten", true)];
+/// The batch questions and the vectorized environment's row writer
+/// (`"vec_env"`), and whether each has a kernel for the paths beyond the
+/// scalar one (the others run their scalar code whatever the path).
+pub const KERNELS: [(&str, bool); 4] = [
+    ("is_win", true),
+    ("waits", true),
+    ("shanten", true),
+    ("vec_env", true),
+];
 
 /// The instruction set the batch `task` (`"is_win"`, `"waits"`,
-/// `"shanten"`) runs on now on this thread (see [`isa`]): the path, when
-/// the task has kernels for it, else [`Isa::Scalar`]; `None` for another
-/// task. An unusable [`ENV`] is an [`Error::InvalidArgument`].
+/// `"shanten"`) or the env's row writer (`"vec_env"`) runs on now on
+/// this thread (see [`isa`]): the path, when the task has kernels for it,
+/// else [`Isa::Scalar`]; `None` for another task. An unusable [`ENV`] is
+/// an [`Error::InvalidArgument`].
 ///
 /// ```
 /// use koudian_core::simd::{kernel_isa, with_isa, Isa};
