@@ -454,6 +454,8 @@ pub(crate) fn complete_rows_on(
         },
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { crate::simd::waits::avx2::complete_rows(checker, c, n_melds, out) },
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => unsafe { crate::simd::waits::neon::complete_rows(checker, c, n_melds, out) },
         _ => {
             for (i, (h, x)) in c.iter().zip(out.iter_mut()).enumerate() {
                 let m = if n_melds.len() == 1 {

@@ -46,9 +46,9 @@ impl Calculator {
         out: &mut [i8],
     ) -> Option<usize> {
         let mut melds = [n_melds[0]; B];
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         let consts = (isa != Isa::Scalar).then(|| crate::simd::shanten::Consts::new(self));
-        #[cfg(not(target_arch = "x86_64"))]
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         let consts: Option<()> = None;
         let mut i = 0;
         while i < rows.len() {
@@ -114,7 +114,7 @@ impl Calculator {
     /// A full block on the kernel of `isa` ([`crate::simd`]), with this
     /// calculator's kernel constants `k`: the shanten into `out`, or the
     /// first row that is not a valid hand.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline]
     fn block_on(
         &self,
@@ -128,9 +128,13 @@ impl Calculator {
         match isa {
             // SAFETY: `isa` came from `simd::isa`, which gives a path only
             // when the CPU has its instructions.
+            #[cfg(target_arch = "x86_64")]
             Isa::Avx512 => unsafe { crate::simd::shanten::avx512::block(k, rows, melds, p, out) },
+            #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => unsafe { crate::simd::shanten::avx2::block(k, rows, melds, p, out) },
-            Isa::Scalar => {
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => unsafe { crate::simd::shanten::neon::block(k, rows, melds, p, out) },
+            _ => {
                 let bad = self.per_hand::<true>(rows, melds, p);
                 if bad.is_none() {
                     finish(p, rows.len(), melds, out);
@@ -141,7 +145,7 @@ impl Calculator {
     }
 
     /// Other targets have no kernels.
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     #[inline]
     fn block_on(
         &self,

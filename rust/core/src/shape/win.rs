@@ -284,6 +284,8 @@ impl Checker {
             Isa::Avx512 => unsafe { crate::simd::win::avx512::check_rows(self, c, n_melds, out) },
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => unsafe { crate::simd::win::avx2::check_rows(self, c, n_melds, out) },
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => unsafe { crate::simd::win::neon::check_rows(self, c, n_melds, out) },
             _ => self.check_rows(c, n_melds, out),
         }
     }
@@ -556,7 +558,9 @@ pub fn is_win_batch_checked(
         // path are read by value first. The copy of the rows the scalar
         // path needs cost the AVX2 kernel 13% of its rate on an AMD EPYC
         // host (78 → 90 M rows/s on one thread without it).
-        Isa::Avx2 | Isa::Avx512 => run_checked_chunks_in_place(counts, out, threads, chunk),
+        Isa::Avx2 | Isa::Avx512 | Isa::Neon => {
+            run_checked_chunks_in_place(counts, out, threads, chunk)
+        }
         Isa::Scalar => run_checked_chunks(counts, out, threads, chunk),
     }
 }

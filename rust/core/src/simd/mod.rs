@@ -12,14 +12,19 @@
 //! AVX2 and the mask expanded 32 actions a vector. The first batch call
 //! (or env) picks the best path the CPU has
 //! (`is_x86_feature_detected!`), and every later call reuses that choice.
+//! On aarch64 the batch kernels are compiled for NEON, 4 hands per vector
+//! (`simd/ops/neon.rs`), which every aarch64 CPU has: the path taken
+//! there unless forced (the row writer has no NEON path: it runs its
+//! scalar code there, and [`kernel_isa`] says so).
 //! The scalar code is the fallback and stays the reference the kernels are
 //! tested against.
 //!
-//! * `KOUDIAN_SIMD=scalar|avx2|avx512|auto` (read once, at the first
-//!   batch call or env) forces a path; a path this CPU lacks, or another
-//!   value, makes every batch call and every `VecEnv` construction, reset
-//!   and step fail with [`Error::InvalidArgument`] naming it (never a
-//!   silent fallback, never an illegal instruction).
+//! * `KOUDIAN_SIMD=scalar|avx2|avx512|neon|auto` (read once, at the first
+//!   batch call or env) forces a path; a path this CPU lacks (an x86-64
+//!   CPU has no NEON, an aarch64 CPU no AVX), or another value, makes
+//!   every batch call and every `VecEnv` construction, reset and step
+//!   fail with [`Error::InvalidArgument`] naming it (never a silent
+//!   fallback, never an illegal instruction).
 //! * [`with_isa`] forces a path for the calls made inside it on the
 //!   calling thread (the tests run each path explicitly, side by side).
 //!
@@ -33,13 +38,13 @@ use std::fmt;
 use std::sync::OnceLock;
 
 pub(crate) mod obs;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) mod ops;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) mod shanten;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) mod waits;
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) mod win;
 
 /// An instruction set a batch kernel can run on.
@@ -51,11 +56,15 @@ pub enum Isa {
     Avx2,
     /// AVX-512 F, BW and VL: 16 hands per vector.
     Avx512,
+    /// NEON (aarch64, where every CPU has it): 4 hands per vector.
+    Neon,
 }
 
 impl Isa {
-    /// Every path, slowest first.
-    pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Avx2, Isa::Avx512];
+    /// Every path: the scalar one, then x86-64's, slowest first, then
+    /// aarch64's (a CPU has the scalar path and its own architecture's at
+    /// most, so the paths it has are slowest first too).
+    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Neon];
 
     /// The name `KOUDIAN_SIMD` and `koudian bench` use.
     pub const fn name(self) -> &'static str {
@@ -63,6 +72,7 @@ impl Isa {
             Isa::Scalar => "scalar",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
+            Isa::Neon => "neon",
         }
     }
 
@@ -84,7 +94,9 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("avx512vl")
                     && std::arch::is_x86_feature_detected!("avx2")
             }
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(target_arch = "aarch64")]
+            Isa::Neon => std::arch::is_aarch64_feature_detected!("neon"),
+            // Another architecture's instructions.
             _ => false,
         }
     }
@@ -131,7 +143,8 @@ fn choose(value: Option<&str>) -> Result<Isa, String> {
             available_names()
         )),
         None => Err(format!(
-            "{ENV}={v:?}: expected one of scalar, avx2, avx512, auto"
+            "{ENV}={v:?}: expected one of {}, auto",
+            Isa::ALL.map(Isa::name).join(", ")
         )),
     }
 }
@@ -187,13 +200,13 @@ pub fn with_isa<R>(isa: Isa, f: impl FnOnce() -> R) -> Result<R, Error> {
 }
 
 /// The batch questions and the vectorized environment's row writer
-/// (`"vec_env"`), and whether each has a kernel for the paths beyond the
-/// scalar one (the others run their scalar code whatever the path).
-pub const KERNELS: [(&str, bool); 4] = [
-    ("is_win", true),
-    ("waits", true),
-    ("shanten", true),
-    ("vec_env", true),
+/// (`"vec_env"`), and the paths beyond the scalar one each has kernels
+/// for (on the others it runs its scalar code).
+pub const KERNELS: [(&str, &[Isa]); 4] = [
+    ("is_win", &[Isa::Avx2, Isa::Avx512, Isa::Neon]),
+    ("waits", &[Isa::Avx2, Isa::Avx512, Isa::Neon]),
+    ("shanten", &[Isa::Avx2, Isa::Avx512, Isa::Neon]),
+    ("vec_env", &[Isa::Avx2, Isa::Avx512]),
 ];
 
 /// The instruction set the batch `task` (`"is_win"`, `"waits"`,
@@ -210,10 +223,13 @@ pub const KERNELS: [(&str, bool); 4] = [
 /// ```
 pub fn kernel_isa(task: &str) -> Result<Option<Isa>, Error> {
     let now = isa()?;
-    Ok(KERNELS
-        .iter()
-        .find(|(t, _)| *t == task)
-        .map(|&(_, has)| if has { now } else { Isa::Scalar }))
+    Ok(KERNELS.iter().find(|(t, _)| *t == task).map(|&(_, paths)| {
+        if paths.contains(&now) {
+            now
+        } else {
+            Isa::Scalar
+        }
+    }))
 }
 
 #[cfg(test)]
@@ -236,6 +252,25 @@ mod tests {
         }
         let e = choose(Some("sse9")).unwrap_err();
         assert!(e.contains("KOUDIAN_SIMD") && e.contains("avx512"), "{e}");
+        assert!(e.contains("scalar, avx2, avx512, neon, auto"), "{e}");
+    }
+
+    /// NEON is the path of every aarch64 CPU, and of no other.
+    #[test]
+    fn neon_is_the_path_of_aarch64() {
+        assert_eq!(Isa::from_name("neon"), Some(Isa::Neon));
+        assert_eq!(Isa::Neon.available(), cfg!(target_arch = "aarch64"));
+        if cfg!(target_arch = "aarch64") {
+            assert_eq!(Isa::detected(), Isa::Neon);
+            assert!(!Isa::Avx2.available() && !Isa::Avx512.available());
+            // The batch kernels run on it, the env's row writer (no NEON
+            // path) on its scalar code.
+            with_isa(Isa::Neon, || {
+                assert_eq!(kernel_isa("is_win").unwrap(), Some(Isa::Neon));
+                assert_eq!(kernel_isa("vec_env").unwrap(), Some(Isa::Scalar));
+            })
+            .unwrap();
+        }
     }
 
     /// The hook forces a path on its thread only, and restores the one
@@ -248,8 +283,10 @@ mod tests {
             std::thread::scope(|s| {
                 s.spawn(|| assert_eq!(isa().unwrap(), outer));
             });
-            if Isa::Avx2.available() {
-                with_isa(Isa::Avx2, || assert_eq!(isa().unwrap(), Isa::Avx2)).unwrap();
+            for i in [Isa::Avx2, Isa::Neon] {
+                if i.available() {
+                    with_isa(i, || assert_eq!(isa().unwrap(), i)).unwrap();
+                }
             }
             assert_eq!(isa().unwrap(), Isa::Scalar);
         })

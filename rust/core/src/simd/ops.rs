@@ -1,14 +1,15 @@
-//! The lane operations the AVX2 and AVX-512 kernels are written with:
-//! each module gives the same names (`V` a vector of 32-bit lanes, one
-//! hand each, `M` a lane mask, `L` the lanes per vector, and the
+//! The lane operations the AVX2, AVX-512 and NEON kernels are written
+//! with: each module gives the same names (`V` a vector of 32-bit lanes,
+//! one hand each, `M` a lane mask, `L` the lanes per vector, and the
 //! operations), so that a kernel's body is written once as a macro and
-//! compiled in each module with that module's target features.
+//! compiled in each module with that module's target features. The
+//! x86-64 modules are below, NEON's (aarch64) in `ops/neon.rs`.
 
 /// `suit_slot!(hi, lo)`: the suit table slot of the lanes' natural keys
 /// (`lo`: the four low base-5 digits, `hi`: the five high ones), from
 /// two gathers, clamped to `SUIT_LEN - 4` so that the word a gather
 /// reads at it lies inside the table. Written with the lane operations
-/// in scope where it is used (either module below).
+/// in scope where it is used (any module below).
 macro_rules! suit_slot {
     ($hi:expr, $lo:expr) => {{
         let (hi, lo): (V, V) = ($hi, $lo);
@@ -55,7 +56,12 @@ macro_rules! piece_words {
 }
 pub(crate) use piece_words;
 
+/// NEON (aarch64): 4 hands per 128-bit vector (`ops/neon.rs`).
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon;
+
 /// AVX2: 8 hands per 256-bit vector, booleans as lanes of all ones.
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
     use std::arch::x86_64::*;
 
@@ -444,6 +450,7 @@ pub(crate) mod avx2 {
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, booleans as mask
 /// registers.
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
     use std::arch::x86_64::*;
 

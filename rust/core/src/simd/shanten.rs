@@ -1,9 +1,10 @@
-//! The AVX2 and AVX-512 kernels of `shanten_batch`: what depends on each
-//! hand alone ([`PerHand`]: the four table entries, the seven pairs and
-//! thirteen orphans deficiencies, the wild tiles), 8 (AVX2) or 16
-//! (AVX-512) hands per vector, one hand per 32-bit lane. The standard
-//! shape's min-plus products, already across the hands of a block of 16
-//! (`shanten/batch.rs`), follow unchanged.
+//! The AVX2, AVX-512 and NEON kernels of `shanten_batch`: what depends on
+//! each hand alone ([`PerHand`]: the four table entries, the seven pairs
+//! and thirteen orphans deficiencies, the wild tiles), 8 (AVX2), 16
+//! (AVX-512) or 4 (NEON) hands per vector, one hand per 32-bit lane. The
+//! standard shape's min-plus products, already across the hands of a
+//! block of 16 (`shanten/batch.rs`), follow unchanged (the x86-64
+//! kernels take two blocks of one meld count at once over 32 byte lanes).
 //!
 //! A block's rows are read as eleven words per row (`row_words!`, as the
 //! `is_win` kernel reads them; [`PIECES`]:
@@ -13,7 +14,8 @@
 //! odd kinds and the orphans held (both by byte sums), the suits' table
 //! slots (two small-table gathers, the high part with rank 1 as its top
 //! digit, as `shanten/table.rs` ranks them) and entries, the honors'
-//! entry. A block's answers equal the scalar path's, lane for lane
+//! entry (AVX-512 gathers; AVX2 and NEON look each lane up in integer
+//! registers). A block's answers equal the scalar path's, lane for lane
 //! (tested on every path against it and against the search reference).
 //!
 //! Every gather reads inside its table or its block: word offsets are at
@@ -248,6 +250,7 @@ macro_rules! kernel {
 /// Two blocks whose hands have one meld count at once (`blocks2`): the
 /// per-hand part by the path's [`L`] lanes, the min-plus products over 32
 /// byte lanes (AVX2 instructions, which the AVX-512 path has too).
+#[cfg(target_arch = "x86_64")]
 macro_rules! blocks2 {
     ($features:literal) => {
         /// 32 byte lanes, one per hand of two blocks.
@@ -385,6 +388,7 @@ macro_rules! blocks2 {
 
 /// `min(standard, other) − wild` (saturating at 0), less 1, per hand of a
 /// block into `out` (16 bytes): the shanten `finish` gives hand by hand.
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
 fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
@@ -400,19 +404,33 @@ fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
     }
 }
 
-/// AVX2: 8 hands per 256-bit vector, a block in two parts (two blocks of
-/// one meld count at once, [`blocks2`](avx2::blocks2)).
-pub(crate) mod avx2 {
-    use super::*;
-    use crate::simd::ops::avx2::*;
-    use std::arch::x86_64::*;
+/// The same with NEON: a block's hands in one 16-byte vector.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+#[inline]
+fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
+    use std::arch::aarch64::*;
+    assert!(out.len() >= B);
+    // SAFETY: 16-byte loads of 16-byte arrays, and a 16-byte store into
+    // the first 16 of `out`, which has at least 16.
+    unsafe {
+        let load = |x: &[u8; B]| vld1q_u8(x.as_ptr());
+        let d = vminq_u8(load(standard), load(&p.other));
+        let d = vsubq_u8(vqsubq_u8(d, load(&p.wild)), vdupq_n_u8(1));
+        vst1q_u8(out.as_mut_ptr().cast(), d);
+    }
+}
 
+/// The table look-ups by scalar loads (AVX2, NEON): each lane's slot
+/// made and its entry read in integer registers.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod by_loads {
     /// A suit's entries of the lanes' clamped keys (`hi`, `lo`: see
     /// `suit` in `part`) into `out`, each lane's slot made and its entry
     /// read in integer registers and stored: the keys leave the vector
     /// once, packed two to a lane (vector inserts from memory, three per
     /// lane as gathers, load the FP side's two load/store pipes of AMD's
-    /// Zen cores, which they made the kernel's bottleneck).
+    /// Zen cores, which they made the AVX2 kernel's bottleneck).
     macro_rules! suit_entries {
         ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
             let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
@@ -451,6 +469,18 @@ pub(crate) mod avx2 {
         }};
     }
 
+    pub(super) use {honor_entries, suit_entries};
+}
+
+/// AVX2: 8 hands per 256-bit vector, a block in two parts (two blocks of
+/// one meld count at once, [`blocks2`](avx2::blocks2)).
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use super::by_loads::{honor_entries, suit_entries};
+    use super::*;
+    use crate::simd::ops::avx2::*;
+    use std::arch::x86_64::*;
+
     kernel!("avx2");
 
     blocks2!("avx2");
@@ -458,6 +488,7 @@ pub(crate) mod avx2 {
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector, a block at once
 /// (two blocks of one meld count at once, [`blocks2`](avx512::blocks2)).
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
     use super::*;
     use crate::simd::ops::avx512::*;
@@ -496,4 +527,15 @@ pub(crate) mod avx512 {
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
     blocks2!("avx512f,avx512bw,avx512vl,avx2");
+}
+
+/// NEON: 4 hands per 128-bit vector, a block in four parts, its min-plus
+/// products by `shanten/batch.rs` (16 byte lanes: one block).
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon {
+    use super::by_loads::{honor_entries, suit_entries};
+    use super::*;
+    use crate::simd::ops::neon::*;
+
+    kernel!("neon");
 }

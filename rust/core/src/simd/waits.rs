@@ -1,6 +1,7 @@
-//! The AVX2 and AVX-512 kernels of `waits_batch`: the completing kinds
-//! ([`completing_kinds`](crate::waits::completing_kinds)) of 8 (AVX2) or
-//! 16 (AVX-512) hands per vector, one hand per 32-bit lane.
+//! The AVX2, AVX-512 and NEON kernels of `waits_batch`: the completing
+//! kinds ([`completing_kinds`](crate::waits::completing_kinds)) of 8
+//! (AVX2), 16 (AVX-512) or 4 (NEON) hands per vector, one hand per 32-bit
+//! lane.
 //!
 //! A block's rows are read as the `is_win` kernel reads them (eleven
 //! words per row, [`PIECES`], by `row_words!`): validity, tile and wild counts, the
@@ -11,7 +12,9 @@
 //! gathers. Each candidate rank's test is the scalar path's, four ranks
 //! per lane word at once (`need1 ≤ lim` or `need0 ≤ lim − other`, by
 //! bytes with no borrows), and the four results of a word become four
-//! bits by one multiply.
+//! bits by one multiply. A gather is AVX-512's instruction, and with
+//! AVX2 and NEON (which has none) one scalar load per lane (`gather` of
+//! `simd/ops`).
 //!
 //! What the scalar path does besides, on few hands, the kernel leaves to
 //! it, lane by lane: a row that is not a valid hand, a hand holding some
@@ -307,6 +310,7 @@ macro_rules! kernel {
 }
 
 /// AVX2: 8 hands per 256-bit vector.
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
     use super::*;
     use crate::simd::ops::avx2::*;
@@ -315,9 +319,19 @@ pub(crate) mod avx2 {
 }
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector.
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
     use super::*;
     use crate::simd::ops::avx512::*;
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
+}
+
+/// NEON: 4 hands per 128-bit vector.
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon {
+    use super::*;
+    use crate::simd::ops::neon::*;
+
+    kernel!("neon");
 }

@@ -1,20 +1,22 @@
-//! The AVX2 and AVX-512 kernels of `is_win_batch`: [`Checker`]'s scan and
-//! table look-ups with one hand per 32-bit lane, 8 (AVX2) or 16 (AVX-512)
-//! hands per vector.
+//! The AVX2, AVX-512 and NEON kernels of `is_win_batch`: [`Checker`]'s
+//! scan and table look-ups with one hand per 32-bit lane, 8 (AVX2), 16
+//! (AVX-512) or 4 (NEON) hands per vector.
 //!
 //! The rows of a block are read as 4-byte words at fixed offsets of each
-//! 34-byte row (`row_words!`: with AVX2 the block's rows transposed,
-//! with AVX-512 a gather per offset; eleven offsets: the four base-5 digits of
-//! each suit's low part, of its high part, its ninth digit, the honors),
-//! so that every lane holds its hand's words and everything after is the
-//! scalar path's arithmetic lane by lane: validity, tile count, wild
-//! tiles, odd kinds, the thirteen-orphans fit, the group keys (two
-//! multiply-adds per four digits), then the suit slots ([`SuitIndex`]'s two
-//! small tables) and the need entries, each one look-up of 8 or 16 lanes
-//! (`gather`: with AVX2 by scalar loads, which AMD's cores run faster
-//! than their microcoded gathers). A block's answers
-//! equal [`Checker::check_row`]'s, lane for lane (tested on every path
-//! against it and against the brute-force search).
+//! 34-byte row (`row_words!`: with AVX2 and NEON the block's rows
+//! transposed, with AVX-512 a gather per offset; eleven offsets: the four
+//! base-5 digits of each suit's low part, of its high part, its ninth
+//! digit, the honors), so that every lane holds its hand's words and
+//! everything after is the scalar path's arithmetic lane by lane:
+//! validity, tile count, wild tiles, odd kinds, the thirteen-orphans fit,
+//! the group keys (two multiply-adds per four digits), then the suit
+//! slots ([`SuitIndex`]'s two small tables) and the need entries, each
+//! one look-up of 8, 16 or 4 lanes (AVX-512: gathers; AVX2 and NEON: the
+//! keys moved to integer registers and the tables read there, which AMD's
+//! cores run faster than their microcoded gathers and NEON, which has no
+//! gathers, needs). A block's answers equal [`Checker::check_row`]'s,
+//! lane for lane (tested on every path against it and against the
+//! brute-force search).
 //!
 //! Every gather reads inside its table or its block: word offsets are at
 //! most 30 of a 34-byte row; table indices are masked like the scalar
@@ -23,7 +25,6 @@
 //! reads), and the 16-bit [`LOW_RANK`](super::super::shape::tables) table
 //! is padded by one word.
 
-use crate::shape::tables::HONOR_LEN;
 use crate::shape::win::{Checker, ORPHAN_MASK};
 use crate::tile::{Counts, KINDS};
 
@@ -265,21 +266,20 @@ macro_rules! kernel {
     };
 }
 
-/// AVX2: 8 hands per 256-bit vector.
-pub(crate) mod avx2 {
-    use super::{Checker, Counts, HONOR_LEN};
-    use crate::shape::tables::{HIGH_BASE, LOW_RANK};
-    use crate::simd::ops::avx2::*;
-
+/// The table look-ups by scalar loads (AVX2, NEON): each lane's slot
+/// made in an integer register.
+mod by_loads {
     /// The suit entries of the lanes' natural keys (`lo`: the four low
     /// digits, `hi`: the five high ones), looked up as the scalar path
     /// looks them up, each lane's slot made in an integer register: the
-    /// keys leave the vector once, packed two to a lane, and the entries
-    /// come back as one 8-byte word. Vector inserts from memory (three
-    /// per lane as gathers) load the FP side's two load/store pipes of
-    /// AMD's Zen cores, the bottleneck of the kernel with them.
+    /// keys leave the vector once, packed two to a lane (`pairs`), and
+    /// the entries come back as one word of bytes (`bytes_to_lanes`).
+    /// Vector inserts from memory (three per lane as gathers) load the FP
+    /// side's two load/store pipes of AMD's Zen cores, the bottleneck of
+    /// the AVX2 kernel with them.
     macro_rules! suit_entries {
         ($ch:expr, $hi:expr, $lo:expr) => {{
+            use crate::shape::tables::{HIGH_BASE, LOW_RANK};
             let (ch, hi, lo): (&Checker, V, V) = ($ch, $hi, $lo);
             // Masked as the scalar SuitIndex masks them, and scaled to
             // byte offsets (HIGH_BASE's entries are 4 bytes, LOW_RANK's 2),
@@ -313,6 +313,7 @@ pub(crate) mod avx2 {
     /// its own.
     macro_rules! honor_entries {
         ($ch:expr, $honor:expr) => {{
+            use crate::shape::tables::HONOR_LEN;
             let (ch, honor): (&Checker, V) = ($ch, $honor);
             // Masked in the vector, once for the eight lanes.
             let keys = pairs(and(honor, splat(HONOR_LEN as i32 - 1)));
@@ -325,12 +326,24 @@ pub(crate) mod avx2 {
         }};
     }
 
+    pub(super) use {honor_entries, suit_entries};
+}
+
+/// AVX2: 8 hands per 256-bit vector.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use super::by_loads::{honor_entries, suit_entries};
+    use super::{Checker, Counts};
+    use crate::simd::ops::avx2::*;
+
     kernel!("avx2");
 }
 
 /// AVX-512 (F, BW, VL): 16 hands per 512-bit vector.
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod avx512 {
-    use super::{Checker, Counts, HONOR_LEN};
+    use super::{Checker, Counts};
+    use crate::shape::tables::HONOR_LEN;
     use crate::simd::ops::avx512::*;
 
     /// The suit entries of the lanes' natural keys (`lo`: the four low
@@ -362,6 +375,16 @@ pub(crate) mod avx512 {
     }
 
     kernel!("avx512f,avx512bw,avx512vl,avx2");
+}
+
+/// NEON: 4 hands per 128-bit vector.
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod neon {
+    use super::by_loads::{honor_entries, suit_entries};
+    use super::{Checker, Counts};
+    use crate::simd::ops::neon::*;
+
+    kernel!("neon");
 }
 
 #[cfg(test)]
@@ -516,8 +539,8 @@ mod tests {
                         let c = &counts[lo..hi];
                         let mut want = vec![false; c.len()];
                         let want_ok = ch.check_rows(c, ms, &mut want);
-                        for isa in [Isa::Avx2, Isa::Avx512] {
-                            if !isa.available() {
+                        for isa in Isa::ALL {
+                            if isa == Isa::Scalar || !isa.available() {
                                 continue;
                             }
                             let mut got = vec![true; c.len()];
