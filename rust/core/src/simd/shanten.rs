@@ -423,7 +423,6 @@ fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
 
 /// The table look-ups by scalar loads (AVX2, NEON): each lane's slot
 /// made and its entry read in integer registers.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod by_loads {
     /// A suit's entries of the lanes' clamped keys (`hi`, `lo`: see
     /// `suit` in `part`) into `out`, each lane's slot made and its entry

@@ -317,3 +317,120 @@ pub(crate) fn store_low_bytes(a: V, out: &mut [u8]) {
 pub(crate) fn select(m: M, a: V, b: V) -> V {
     vbslq_u32(m, a, b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: [u32; L]) -> V {
+        // SAFETY: a 16-byte load of a 16-byte array.
+        unsafe { vld1q_u32(x.as_ptr()) }
+    }
+
+    /// The operations built for x86-64's instructions equal those
+    /// instructions' definitions (saturation and wrapping included), and
+    /// the lane moves keep the lanes' order, on arbitrary lanes.
+    #[test]
+    fn operations_match_their_definitions() {
+        let mut next = crate::testing::xorshift(0x4E30_4E00_0000_0001);
+        for round in 0..20_000 {
+            let (x, y): ([u32; L], [u32; L]) = if round % 4 == 0 {
+                // Extremes: saturation of the byte products' sums.
+                let e = [0x0000_0000, 0xffff_ffff, 0x7f7f_7f7f, 0x8080_8080];
+                (
+                    std::array::from_fn(|_| e[(next() % 4) as usize]),
+                    std::array::from_fn(|_| e[(next() % 4) as usize]),
+                )
+            } else {
+                (
+                    std::array::from_fn(|_| next() as u32),
+                    std::array::from_fn(|_| next() as u32),
+                )
+            };
+            // SAFETY: NEON is part of every aarch64 CPU.
+            let (ma, md, bs, b4) = unsafe {
+                (
+                    lanes(maddubs(v(x), v(y))),
+                    lanes(madd(v(x), v(y))),
+                    lanes(byte_sum(v(x))),
+                    bits(bytes_at_most_4(v(x))),
+                )
+            };
+            for j in 0..L {
+                let (a, b) = (x[j].to_le_bytes(), y[j].to_le_bytes());
+                let half = |h: usize| {
+                    let p = |i: usize| i32::from(a[i]) * i32::from(b[i] as i8);
+                    (p(2 * h) + p(2 * h + 1)).clamp(-32768, 32767) as i16 as u16
+                };
+                assert_eq!(ma[j], u32::from(half(0)) | u32::from(half(1)) << 16);
+                let (a, b) = (
+                    [x[j] as i16, (x[j] >> 16) as i16],
+                    [y[j] as i16, (y[j] >> 16) as i16],
+                );
+                let want = (i32::from(a[0]) * i32::from(b[0]))
+                    .wrapping_add(i32::from(a[1]) * i32::from(b[1]));
+                assert_eq!(md[j], want as u32);
+                // The sum when it is below 256, as x86-64's multiply.
+                assert_eq!(bs[j], x[j].wrapping_mul(0x0101_0101) >> 24);
+                assert_eq!(b4 >> j & 1 == 1, x[j].to_le_bytes().iter().all(|&c| c <= 4));
+            }
+            let b = next();
+            // SAFETY: as above.
+            unsafe {
+                assert_eq!(pairs(v(x)), x);
+                assert_eq!(lanes(srli::<0>(v(x))), x);
+                assert_eq!(lanes(srli::<24>(v(x))), x.map(|w| w >> 24));
+                assert_eq!(lanes(slli::<16>(v(x))), x.map(|w| w << 16));
+                assert_eq!(
+                    lanes(bytes_to_lanes(b)),
+                    std::array::from_fn(|j| (b >> (8 * j)) as u8 as u32)
+                );
+                assert_eq!(
+                    lanes(melds_of(&b.to_le_bytes()[..L])),
+                    lanes(bytes_to_lanes(b))
+                );
+                assert_eq!(
+                    lanes(min_i32(v(x), v(y))),
+                    std::array::from_fn(|j| (x[j] as i32).min(y[j] as i32) as u32)
+                );
+                let m = gt(v(x), v(y));
+                assert_eq!(
+                    bits(m),
+                    (0..L)
+                        .map(|j| u32::from(x[j] as i32 > y[j] as i32) << j)
+                        .sum::<u32>()
+                );
+                assert_eq!(
+                    lanes(select(m, v(x), v(y))),
+                    std::array::from_fn(|j| (x[j] as i32).max(y[j] as i32) as u32)
+                );
+            }
+        }
+    }
+
+    /// `row_words!` reads each row's word at every offset it takes.
+    #[test]
+    fn row_words_are_the_rows_words() {
+        let mut next = crate::testing::xorshift(0x4E30_4E00_0000_0002);
+        for _ in 0..1000 {
+            let rows: [u8; 34 * L] = std::array::from_fn(|_| next() as u8);
+            // SAFETY: `rows` holds `34 × L` bytes; NEON is part of every
+            // aarch64 CPU.
+            let got: [V; 30] = unsafe {
+                row_words!(
+                    rows.as_ptr();
+                    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                    20, 21, 22, 23, 24, 25, 26, 27, 28, 30,
+                )
+            };
+            for (i, &w) in got.iter().enumerate() {
+                let o = if i == 29 { 30 } else { i };
+                let want: [u32; L] = std::array::from_fn(|h| {
+                    u32::from_le_bytes(rows[34 * h + o..34 * h + o + 4].try_into().unwrap())
+                });
+                // SAFETY: as above.
+                assert_eq!(unsafe { lanes(w) }, want, "offset {o}");
+            }
+        }
+    }
+}
