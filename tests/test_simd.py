@@ -99,11 +99,16 @@ def scalar_digest() -> str:
     return digest
 
 
-@pytest.mark.parametrize("path", ["avx2", "avx512", "auto", None])
+#: The paths beyond the scalar one: x86-64's, then aarch64's (a CPU has
+#: its own architecture's at most).
+KERNEL_PATHS = ("avx2", "avx512", "neon")
+
+
+@pytest.mark.parametrize("path", [*KERNEL_PATHS, "auto", None])
 def test_every_path_this_cpu_has_answers_as_the_scalar_path(
     path: str | None, scalar_digest: str
 ) -> None:
-    if path in ("avx2", "avx512") and path not in _core._bench.available():
+    if path in KERNEL_PATHS and path not in _core._bench.available():
         r = _run(path)
         assert r.returncode != 0
         assert f"KOUDIAN_SIMD={path}: this CPU lacks" in r.stderr, r.stderr
@@ -111,9 +116,11 @@ def test_every_path_this_cpu_has_answers_as_the_scalar_path(
     r = _run(path)
     assert r.returncode == 0, r.stderr
     isas, digest = r.stdout.split()
-    want = path if path in ("avx2", "avx512") else _core._bench.available()[-1]
-    # is_win, waits, shanten and the VecEnv row writer each on the path.
-    assert isas == ",".join([want] * 4)
+    want = path if path in KERNEL_PATHS else _core._bench.available()[-1]
+    # is_win, waits, shanten and the VecEnv row writer each on the path
+    # (the row writer has no NEON path: its scalar code on aarch64).
+    writer = "scalar" if want == "neon" else want
+    assert isas == ",".join([want] * 3 + [writer])
     assert digest == scalar_digest
 
 
@@ -121,7 +128,7 @@ def test_an_unknown_path_is_refused_naming_the_variable() -> None:
     r = _run("sse9")
     assert r.returncode != 0
     assert "KoudianError" in r.stderr and "KOUDIAN_SIMD" in r.stderr, r.stderr
-    assert "expected one of scalar, avx2, avx512, auto" in r.stderr
+    assert "expected one of scalar, avx2, avx512, neon, auto" in r.stderr
 
 
 def test_forced_paths_time_the_same_answers_in_process() -> None:
@@ -139,8 +146,10 @@ def test_forced_paths_time_the_same_answers_in_process() -> None:
             assert _core._bench.time_env(9, 5, version=version, dtype=dtype, isa=isa) > 0.0
     with pytest.raises(ValueError, match="isa must be"):
         _core._bench.time_env(9, 5, isa="sse9")
-    missing = [i for i in ("avx2", "avx512") if i not in _core._bench.available()]
-    for isa in missing:  # pragma: no cover - this CPU has them all
+    missing = [i for i in KERNEL_PATHS if i not in _core._bench.available()]
+    # No CPU has them all: x86-64's or aarch64's are missing.
+    assert missing
+    for isa in missing:
         with pytest.raises(_core.KoudianError, match="lacks"):
             _core._bench.time_batch("is_win", counts, isa=isa)
         with pytest.raises(_core.KoudianError, match="lacks"):
@@ -166,14 +175,15 @@ def _bench(simd: str) -> str:
     return r.stdout
 
 
-@pytest.mark.parametrize("path", ["scalar", "avx2", "avx512"])
+@pytest.mark.parametrize("path", ["scalar", *KERNEL_PATHS])
 def test_bench_names_the_instruction_set_of_each_kernel(path: str) -> None:
-    if path not in _core._bench.available():  # pragma: no cover - this CPU has them all
+    if path not in _core._bench.available():
         pytest.skip(f"this CPU lacks {path}")
     out = _bench(path)
     line = next(x for x in out.splitlines() if x.startswith("kernels: "))
+    writer = "scalar" if path == "neon" else path
     assert line.startswith(
-        f"kernels: is_win {path}, waits {path}, shanten {path}, vec_env {path} (this CPU: "
+        f"kernels: is_win {path}, waits {path}, shanten {path}, vec_env {writer} (this CPU: "
     )
     kernels = [x for x in out.splitlines() if "kernel / scalar path:" in x]
     if path == "scalar":

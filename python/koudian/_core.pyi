@@ -1509,8 +1509,9 @@ class _Bench(ModuleType):
         inside Rust: the "Rust core" line of ``koudian bench``. With
         ``copies=k``, ``k`` such calls run at once on ``k`` threads (the
         host's ceiling for ``threads=k``), timed until the last ends.
-        ``isa`` (``"scalar"``, ``"avx2"``, ``"avx512"``) forces the
-        kernels' instruction set; one this CPU lacks is a ``KoudianError``."""
+        ``isa`` (``"scalar"``, ``"avx2"``, ``"avx512"``, ``"neon"``) forces
+        the kernels' instruction set; one this CPU lacks is a
+        ``KoudianError``."""
 
     @staticmethod
     def time_env(

@@ -26,8 +26,8 @@ use std::time::Instant;
 /// array, no melds), timed in Rust with the GIL released.
 ///
 /// `isa` forces the kernels' instruction set for the call (`"scalar"`,
-/// `"avx2"`, `"avx512"`; `None`: the process's choice); a path this CPU
-/// lacks is a `KoudianError`.
+/// `"avx2"`, `"avx512"`, `"neon"`; `None`: the process's choice); a path
+/// this CPU lacks is a `KoudianError`.
 ///
 /// With `copies = k > 1`, `k` such one-thread calls run at once on `k`
 /// threads, each into its own output, and the time is until the last ends:
@@ -84,9 +84,8 @@ fn isa_of(isa: Option<&str>) -> PyResult<Isa> {
     match isa {
         None => simd::isa().map_err(to_py),
         Some(name) => Isa::from_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "isa must be 'scalar', 'avx2' or 'avx512', got {name:?}"
-            ))
+            let names = Isa::ALL.map(|i| format!("'{}'", i.name())).join(", ");
+            PyValueError::new_err(format!("isa must be one of {names}, got {name:?}"))
         }),
     }
 }
