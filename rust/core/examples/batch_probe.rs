@@ -3,7 +3,7 @@
 //! or `shanten`, on seeded hands drawn as `koudian bench` draws them
 //! (half built complete or ready, half random draws from the wall), with
 //! 0, 1 (白) or 2 (白, 中) wild kinds, one thread. The instruction set is
-//! the process's choice (`KOUDIAN_SIMD=scalar|avx2|avx512` forces one;
+//! the process's choice (`KOUDIAN_SIMD=scalar|avx2|avx512|neon` forces one;
 //! callgrind's CPU has no AVX-512). Instructions per hand: the difference
 //! between two runs with different HANDS over the difference in hands, so
 //! that the tables' set-up cancels out.

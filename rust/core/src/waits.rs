@@ -19,8 +19,8 @@
 //! a 5th) is decided without a 5-digit key: five copies lie either in a
 //! triplet (the rest then holds 2) or in the pair plus three sets.
 //!
-//! A batch on a CPU with AVX2 or AVX-512 finds the completing kinds of 8
-//! or 16 hands per vector instead (`crate::simd`, `simd/waits.rs`), the
+//! A batch on a CPU with AVX2 or AVX-512, and on aarch64 (NEON), finds
+//! the completing kinds of 8, 16 or 4 hands per vector instead (`crate::simd`, `simd/waits.rs`), the
 //! rare hands (a kind held 4 times, seven pairs or thirteen orphans in
 //! reach, invalid rows) by this module's rules; the waits follow from
 //! them as here.

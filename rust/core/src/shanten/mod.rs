@@ -65,9 +65,9 @@
 //! built at most once per process). Resident memory: the pages of the
 //! 3.2 MB suit table actually touched, plus 312 KB per honors variant in
 //! use. Throughput figures and their method: `benches/shanten.rs`. On a
-//! CPU with AVX2 or AVX-512 a batch finds what depends on each hand alone
-//! (the row check, the table entries, the closed forms) for 8 or 16 hands
-//! per vector (`crate::simd`, `simd/shanten.rs`) and writes a block's
+//! CPU with AVX2 or AVX-512, and on aarch64 (NEON), a batch finds what
+//! depends on each hand alone (the row check, the table entries, the
+//! closed forms) for 8, 16 or 4 hands per vector (`crate::simd`, `simd/shanten.rs`) and writes a block's
 //! answers with one vector; the products across the block are the same.
 
 pub(crate) mod batch;

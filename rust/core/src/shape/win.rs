@@ -23,9 +23,10 @@
 //! table loads; a batch prepares 32 hands before loading their entries so
 //! that the loads overlap. About 280 instructions per hand in a batch
 //! (callgrind; throughput in `benches/win.rs`). On CPUs with AVX2 or
-//! AVX-512 a batch runs the same arithmetic 8 or 16 hands per vector
-//! instead (`crate::simd`, 68 instructions per hand with AVX2). The tables take 0.77 MB
-//! and are built on the first call (see [`super::tables`]).
+//! AVX-512, and on aarch64 (NEON), a batch runs the same arithmetic 8, 16
+//! or 4 hands per vector instead (`crate::simd`, 68 instructions per hand
+//! with AVX2). The tables take 0.77 MB and are built on the first call
+//! (see [`super::tables`]).
 
 use super::tables::{need0, need1, tables, SuitIndex, Tables, HONOR_LEN, POW5, SUIT_LEN};
 use super::ShapeRules;
