@@ -378,6 +378,9 @@ mod tests {
             // SAFETY: as above.
             unsafe {
                 assert_eq!(pairs(v(x)), x);
+                let mut low = [0u8; L];
+                store_low_bytes(v(x), &mut low);
+                assert_eq!(low, x.map(|w| w as u8));
                 assert_eq!(lanes(srli::<0>(v(x))), x);
                 assert_eq!(lanes(srli::<24>(v(x))), x.map(|w| w >> 24));
                 assert_eq!(lanes(slli::<16>(v(x))), x.map(|w| w << 16));
