@@ -14,6 +14,9 @@
 # Usage: bash scripts/test_aarch64.sh [SECONDS]
 #   SECONDS bounds the build and the tests together (default 1800); the
 #   run fails when they take longer. CARGO_TARGET_DIR is honoured.
+#   KOUDIAN_AARCH64_OPTIONAL=1 (scripts/test.sh) turns a failure to get
+#   the cross tools (no network to the rustup or Debian servers) into a
+#   skip that says so; a failed build or test still fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIMIT=${1:-1800}
@@ -21,17 +24,25 @@ TARGET=aarch64-unknown-linux-gnu
 
 if [ "$(uname -m)" != aarch64 ]; then
     echo "== cross tools for $TARGET"
+    # Why the tools are missing, as a skip (when optional) or a failure.
+    no_tools() {
+        echo "test_aarch64.sh: $1" >&2
+        if [ "${KOUDIAN_AARCH64_OPTIONAL:-0}" = 1 ]; then
+            echo "test_aarch64.sh: skipped: the NEON kernels were not tested" >&2
+            exit 0
+        fi
+        exit 1
+    }
     if ! rustup target list --installed | grep -qx "$TARGET"; then
-        rustup target add "$TARGET"
+        rustup target add "$TARGET" || no_tools "rustup target add $TARGET failed"
     fi
     if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
         if [ "$(id -u)" != 0 ]; then
-            echo "missing aarch64-linux-gnu-gcc or qemu-aarch64: install Debian's" \
-                "gcc-aarch64-linux-gnu and qemu-user (or run this as root)" >&2
-            exit 1
+            no_tools "missing aarch64-linux-gnu-gcc or qemu-aarch64: install Debian's gcc-aarch64-linux-gnu and qemu-user (or run this as root)"
         fi
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-aarch64-linux-gnu qemu-user
+        { apt-get update -qq \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-aarch64-linux-gnu qemu-user; } \
+            || no_tools "apt-get install gcc-aarch64-linux-gnu qemu-user failed"
     fi
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
