@@ -180,6 +180,9 @@ macro_rules! kernel {
             // made, so that few vectors are live at once.
             macro_rules! suit {
                 ($a:literal, $b:literal, $c:literal) => {{
+                    // Its words after the previous suit's entries
+                    // (`best`), so that the scalar look-ups run a suit at
+                    // a time instead of all at once, their keys spilled.
                     for i in [$a, $b, $c] {
                         words[i] = after(words[i], best);
                     }
@@ -188,8 +191,6 @@ macro_rules! kernel {
                     let mid = key4(b);
                     plain = mand(plain, mand(gt(splat(5), lo), eq(mid, splat(0))));
                     let hi = add(mid, mullo(srli::<24>(c), pow5_4));
-                    // After the previous suit's entries (`best`), so that
-                    // the scalar look-ups run a suit at a time.
                     let e = suit_entries!(ch, hi, lo);
                     let (n0, n1) = (and(e, splat(15)), srli::<4>(e));
                     need0 = add(need0, n0);
