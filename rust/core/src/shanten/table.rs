@@ -18,7 +18,52 @@ type Needs10 = Needs;
 /// Kept suit keys (9 counts summing to at most 14).
 pub(crate) const N_KEYS: usize = 405_350;
 
-pub(crate) static SUIT_TABLES: &[u8; 2 * 4 * N_KEYS] = include_bytes!("suit_tables.bin");
+pub(crate) static SUIT_TABLES: &[u8; 2 * 4 * N_KEYS] = &PADDED.tables;
+
+/// The committed tables (capped, then uncapped), then zero words enough
+/// that a slot made of any entries of [`HI_SLOT`] and [`LO`] reads inside
+/// (`SUIT_PAD`): the SIMD kernels look an invalid row's clamped keys up
+/// without clamping each slot (two instructions a look-up), and ignore
+/// what they read, as its block is an error.
+#[repr(C)]
+pub(crate) struct PaddedTables {
+    pub(crate) tables: [u8; 2 * 4 * N_KEYS],
+    pad: [u8; 4 * SUIT_PAD],
+}
+
+pub(crate) static PADDED: PaddedTables = PaddedTables {
+    tables: *include_bytes!("suit_tables.bin"),
+    pad: [0; 4 * SUIT_PAD],
+};
+
+/// Words of padding after the uncapped table.
+pub(crate) const SUIT_PAD: usize = 1024;
+
+/// No slot `HI_SLOT[hi] + LO[s][lo]` reaches past the padding: the
+/// largest of each is at most N_KEYS and below 625.
+const _: () = {
+    let (hi, lo) = (hi_table(), lo_table());
+    let (mut max_hi, mut max_lo) = (0, 0);
+    let mut i = 0;
+    while i < 3125 {
+        if hi[i] >> 4 > max_hi {
+            max_hi = hi[i] >> 4;
+        }
+        i += 1;
+    }
+    let mut s = 0;
+    while s < 16 {
+        let mut j = 0;
+        while j < 625 {
+            if lo[s][j] > max_lo {
+                max_lo = lo[s][j];
+            }
+            j += 1;
+        }
+        s += 1;
+    }
+    assert!((max_hi as usize) + (max_lo as usize) < N_KEYS + SUIT_PAD);
+};
 
 /// Number of 4-digit base-5 vectors with digit sum at most `b`.
 const fn n4(b: i32) -> u32 {
@@ -36,7 +81,22 @@ const fn n4(b: i32) -> u32 {
 
 /// `HI[hi] = (offset of the first key with this high part) << 4 | digit sum`
 /// for the high 5 digits (ranks 1-5).
-pub(crate) static HI: [u32; 3125] = {
+pub(crate) static HI: [u32; 3125] = hi_table();
+
+/// `HI[hi] >> 4`: the offset alone, for the SIMD kernels' look-ups (one
+/// shift fewer a look-up).
+pub(crate) static HI_SLOT: [u32; 3125] = {
+    let mut t = hi_table();
+    let mut i = 0;
+    while i < 3125 {
+        t[i] >>= 4;
+        i += 1;
+    }
+    t
+};
+
+/// [`HI`]'s entries.
+const fn hi_table() -> [u32; 3125] {
     let mut t = [0u32; 3125];
     let mut off = 0u32;
     let mut hi = 0;
@@ -50,11 +110,14 @@ pub(crate) static HI: [u32; 3125] = {
         hi += 1;
     }
     t
-};
+}
 
 /// `LO[s][lo]`: rank of the low 4 digits (ranks 6-9) among those with digit
 /// sum at most `14 - s`.
-pub(crate) static LO: [[u16; 625]; 16] = {
+pub(crate) static LO: [[u16; 625]; 16] = lo_table();
+
+/// [`LO`]'s entries.
+const fn lo_table() -> [[u16; 625]; 16] {
     let mut t = [[0u16; 625]; 16];
     let mut s = 0;
     while s < 16 {
@@ -71,7 +134,7 @@ pub(crate) static LO: [[u16; 625]; 16] = {
         s += 1;
     }
     t
-};
+}
 
 /// Index of a suit (9 counts, each at most 4, summing to at most 14) in
 /// the committed table.

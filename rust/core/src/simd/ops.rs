@@ -372,6 +372,24 @@ pub(crate) mod avx2 {
         }
         std::array::from_fn(|k| (q[k / 2] >> (32 * (k % 2))) as u32)
     }
+    /// The lanes stored to memory, where each is read by a load of its
+    /// own: the compiler cannot see through the store (an empty `asm!`
+    /// may read and write the array), so it cannot turn the loads back
+    /// into extracts. A lane then costs one load (folded into its
+    /// address arithmetic when it is a table index) where [`pairs`]
+    /// costs about one and a half moves and shifts.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn in_memory(a: V) -> [u32; L] {
+        let mut out = [0u32; L];
+        // SAFETY: a 32-byte store into a 32-byte array; the asm is no
+        // instruction (it only names the array's address).
+        unsafe {
+            _mm256_storeu_si256(out.as_mut_ptr().cast(), a);
+            std::arch::asm!("/* {p} */", p = in(reg) out.as_mut_ptr(), options(nostack, preserves_flags));
+        }
+        out
+    }
     /// Byte `i` of `b` as lane `i`.
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -445,6 +463,14 @@ pub(crate) mod avx2 {
     #[inline]
     pub(crate) fn select(m: M, a: V, b: V) -> V {
         _mm256_blendv_epi8(b, a, m)
+    }
+    /// Each byte of `idx` (below 16) replaced by that byte of `table`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn lookup16(table: [u8; 16], idx: V) -> V {
+        // SAFETY: a 16-byte load of a 16-byte array.
+        let t = unsafe { _mm_loadu_si128(table.as_ptr().cast()) };
+        _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(t), idx)
     }
 }
 
@@ -657,5 +683,13 @@ pub(crate) mod avx512 {
     #[inline]
     pub(crate) fn select(m: M, a: V, b: V) -> V {
         _mm512_mask_blend_epi32(m, b, a)
+    }
+    /// Each byte of `idx` (below 16) replaced by that byte of `table`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2")]
+    #[inline]
+    pub(crate) fn lookup16(table: [u8; 16], idx: V) -> V {
+        // SAFETY: a 16-byte load of a 16-byte array.
+        let t = unsafe { _mm_loadu_si128(table.as_ptr().cast()) };
+        _mm512_shuffle_epi8(_mm512_broadcast_i32x4(t), idx)
     }
 }

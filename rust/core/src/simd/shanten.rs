@@ -11,22 +11,25 @@
 //! per suit ranks 1-4, rank 5, ranks 6-9; the honors in two words), so
 //! that every lane holds its hand's words; then the scalar path's
 //! arithmetic lane by lane: the row check, tile and wild counts, the
-//! odd kinds and the orphans held (both by byte sums), the suits' table
-//! slots (two small-table gathers, the high part with rank 1 as its top
-//! digit, as `shanten/table.rs` ranks them) and entries, the honors'
-//! entry (AVX-512 gathers; AVX2 and NEON look each lane up in integer
-//! registers). A block's answers equal the scalar path's, lane for lane
-//! (tested on every path against it and against the search reference).
+//! odd kinds and the orphans held (each piece's counts coded by a byte
+//! look-up, [`NATURAL_CODE`] and [`ORPHAN_CODE`], so that one byte sum
+//! gives two counts), the suits' table slots (two small tables, the high
+//! part with rank 1 as its top digit, as `shanten/table.rs` ranks them)
+//! and entries, the honors' entry (AVX-512 gathers; AVX2 and NEON look
+//! each lane up in integer registers). A block's answers equal the
+//! scalar path's, lane for lane (tested on every path against it and
+//! against the search reference).
 //!
-//! Every gather reads inside its table or its block: word offsets are at
-//! most 30 of a 34-byte row, and every table index is clamped to the
-//! table as the scalar look-ups clamp or mask it (no valid hand's index
-//! reaches a clamp; an invalid row's block is an error, its entries
-//! unused).
+//! Every look-up reads inside its table or its block: word offsets are
+//! at most 30 of a 34-byte row; every key is clamped to its table as the
+//! scalar look-ups clamp or mask it (no valid hand's key reaches a
+//! clamp; an invalid row's block is an error, its entries unused); and
+//! a slot made of any two small-table entries reads inside the suit
+//! tables' padding (`table.rs`'s `PADDED`), so that slots need no clamp.
 
 use super::win::piece_mask;
 use crate::shanten::batch::{standard_rows, PerHand, B};
-use crate::shanten::table::{HI, HONOR_KEYS, LO, N_KEYS, SUIT_TABLES};
+use crate::shanten::table::{HI_SLOT, HONOR_KEYS, LO, N_KEYS, PADDED};
 use crate::shanten::Calculator;
 use crate::tile::{Counts, KINDS, ORPHAN_KINDS};
 
@@ -49,17 +52,71 @@ const PIECES: [(usize, u32); 11] = [
     (30, 8),
 ];
 
+/// Per piece, 0xff in the bytes of its (unshifted) word that it counts:
+/// those at and above its shift (the bytes below are another piece's).
+const COUNTED: [u32; 11] = {
+    let mut m = [0u32; 11];
+    let mut i = 0;
+    while i < 11 {
+        m[i] = u32::MAX << PIECES[i].1;
+        i += 1;
+    }
+    m
+};
+
+/// Per piece, 0xff in its counted bytes of the thirteen orphans' kinds.
+const ORPHANS: [u32; 11] = {
+    let mut orphan = 0u64;
+    let mut j = 0;
+    while j < ORPHAN_KINDS.len() {
+        orphan |= 1 << ORPHAN_KINDS[j];
+        j += 1;
+    }
+    let mut m = [0u32; 11];
+    let mut i = 0;
+    while i < 11 {
+        m[i] = piece_mask((PIECES[i].0, 0), orphan) & COUNTED[i];
+        i += 1;
+    }
+    m
+};
+
+/// A natural kind's count `c` as `c + 16 × (c odd)`: a row's codes add
+/// up to its natural tiles plus 16 × its odd kinds (each at most 14 in a
+/// valid row, so the two never mix).
+const NATURAL_CODE: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut c = 0;
+    while c < 16 {
+        t[c] = (c + 16 * (c & 1)) as u8;
+        c += 1;
+    }
+    t
+};
+
+/// An orphan kind's count `c` as `(c ≥ 1) + 16 × (c ≥ 2)`: a row's codes
+/// add up to the orphan kinds it holds plus 16 × those it holds twice.
+const ORPHAN_CODE: [u8; 16] = {
+    let mut t = [0u8; 16];
+    let mut c = 1;
+    while c < 16 {
+        t[c] = if c >= 2 { 17 } else { 1 };
+        c += 1;
+    }
+    t
+};
+
 /// What a block needs of a [`Calculator`], as 32-bit lane constants
 /// (made once per batch call's chunk of rows).
 pub(crate) struct Consts {
-    /// Per piece, the natural kinds' bytes of its (unshifted) word.
+    /// Per piece, the natural kinds' bytes among those it counts
+    /// ([`COUNTED`]) of its (unshifted) word.
     keep: [u32; 11],
-    /// Per piece, 0x01 in the shifted word's orphan bytes.
-    orphans: [u32; 11],
     seven_pairs: bool,
     thirteen_orphans: bool,
-    /// The packed suit entries of the calculator's variant (capped or
-    /// not), as 4-byte words.
+    /// The padded tables from the calculator's variant (capped or not):
+    /// its entries, 4 bytes each, then the other variant's or the
+    /// padding (`table.rs`'s `PADDED`).
     suit: *const u8,
     honors: *const u8,
 }
@@ -70,17 +127,14 @@ impl Consts {
         for (k, &m) in calc.keep.iter().enumerate() {
             natural |= u64::from(m != 0) << k;
         }
-        let mut orphan = 0u64;
-        for k in ORPHAN_KINDS {
-            orphan |= 1 << k;
-        }
         let base = if calc.capped { 0 } else { 4 * N_KEYS };
         Consts {
-            keep: PIECES.map(|(off, _)| piece_mask((off, 0), natural)),
-            orphans: PIECES.map(|p| piece_mask(p, orphan) & 0x0101_0101),
+            keep: std::array::from_fn(|i| piece_mask((PIECES[i].0, 0), natural) & COUNTED[i]),
             seven_pairs: calc.rules.seven_pairs,
             thirteen_orphans: calc.rules.thirteen_orphans,
-            suit: SUIT_TABLES[base..].as_ptr(),
+            // SAFETY: `base` is inside the padded tables (at most
+            // 4 × N_KEYS of their 8 × N_KEYS + 4 × SUIT_PAD bytes).
+            suit: unsafe { std::ptr::addr_of!(PADDED).cast::<u8>().add(base) },
             honors: calc.honors.0.as_ptr().cast(),
         }
     }
@@ -147,32 +201,30 @@ macro_rules! kernel {
             // SAFETY: the `L` rows checked above (`34 × L` bytes); the
             // offsets are at most 30 (PIECES).
             let words: [V; 11] = unsafe { piece_words!(base, PIECES) };
-            let ones = splat(0x0101_0101);
             let mut top = splat(0);
             let mut tiles_v = splat(0);
             let mut natural_v = splat(0);
-            let mut odd_v = splat(0);
-            let mut kinds_v = splat(0);
-            let mut pair = splat(0);
-            // One piece: its counts added to the sums, its natural word
-            // given back (unshifted). Unrolled by hand, so that each
-            // shift is an immediate.
+            let mut orphans_v = splat(0);
+            // One piece: its counts added to the sums (its counted bytes
+            // only), its natural word given back (its counted bytes).
             macro_rules! piece {
-                ($i:literal, $shift:literal) => {{
-                    const _: () = assert!(PIECES[$i].1 == $shift);
+                ($i:literal) => {{
                     let word = words[$i];
                     top = max_u8(top, word);
                     let nat = and(word, splat(k.keep[$i] as i32));
-                    tiles_v = add(tiles_v, srli::<$shift>(word));
-                    let x = srli::<$shift>(nat);
-                    natural_v = add(natural_v, x);
-                    odd_v = add(odd_v, and(x, ones));
-                    // Counts ≤ 4 (3 bits): bit 0 of x | x>>1 | x>>2 per
-                    // byte says "held", of x>>1 | x>>2 "held twice".
-                    let twice = or(srli::<1>(x), srli::<2>(x));
-                    let orph = splat(k.orphans[$i] as i32);
-                    kinds_v = add(kinds_v, and(or(x, twice), orph));
-                    pair = or(pair, and(twice, orph));
+                    tiles_v = add(
+                        tiles_v,
+                        if COUNTED[$i] == u32::MAX {
+                            word
+                        } else {
+                            and(word, splat(COUNTED[$i] as i32))
+                        },
+                    );
+                    natural_v = add(natural_v, lookup16(NATURAL_CODE, nat));
+                    if ORPHANS[$i] != 0 {
+                        let orph = and(nat, splat(ORPHANS[$i] as i32));
+                        orphans_v = add(orphans_v, lookup16(ORPHAN_CODE, orph));
+                    }
                     nat
                 }};
             }
@@ -182,7 +234,7 @@ macro_rules! kernel {
             // word whose top byte is rank 5, ranks 6-9), clamped into the
             // tables as the scalar look-ups clamp them (an invalid row's
             // keys are clamped like any: its block is an error): the high
-            // part's key into HI (3125 words), the low part's at its
+            // part's key into HI_SLOT (3125 words), the low part's at its
             // digit sum into LO (its 10,000 16-bit entries read as
             // words: at most 9,998).
             let suit = |a: V, b: V, c: V| -> (V, V) {
@@ -193,24 +245,29 @@ macro_rules! kernel {
                 let lo_at = add(mullo(min_u32(sum, splat(15)), splat(625)), lo);
                 (min_u32(hi, splat(3124)), min_u32(lo_at, splat(9998)))
             };
-            // Each suit's look-ups after the previous suit's (`done`: its
-            // last entry), so that they run a suit at a time.
-            let (hi, lo) = suit(piece!(0, 0), piece!(1, 24), piece!(2, 0));
+            // Each suit's look-ups after the previous suit's slots
+            // (`done`: its last), so that they run a suit at a time, but
+            // not after its entries: those miss the caches (1.6 MB a
+            // variant), and waiting for them would put each miss in line.
+            let (hi, lo) = suit(piece!(0), piece!(1), piece!(2));
             let done = suit_entries!(k, hi, lo, &mut p.entries[0][at..at + L]);
-            let (hi, lo) = suit(piece!(3, 0), piece!(4, 24), piece!(5, 0));
+            let (hi, lo) = suit(piece!(3), piece!(4), piece!(5));
             let done = suit_entries!(k, after_word(hi, done), lo, &mut p.entries[1][at..at + L]);
-            let (hi, lo) = suit(piece!(6, 0), piece!(7, 24), piece!(8, 0));
+            let (hi, lo) = suit(piece!(6), piece!(7), piece!(8));
             let done = suit_entries!(k, after_word(hi, done), lo, &mut p.entries[2][at..at + L]);
             // The honors: 5^6 东 + .. + 125 北, then 25 白 + 5 发 + 中.
             let key3 = |x: V| madd(maddubs(x, splat(0x0001_0105)), splat(0x0001_0005));
-            let (h0, h1) = (piece!(9, 0), piece!(10, 8));
+            let (h0, h1) = (piece!(9), piece!(10));
             let honor = add(mullo(key4(h0), splat(125)), key3(srli::<8>(h1)));
             // Clamped as `HonorTable::at` clamps: inside the table.
             let honor = min_u32(honor, splat(HONOR_KEYS as i32 - 1));
             honor_entries!(k, after_word(honor, done), &mut p.entries[3][at..at + L]);
             let counts_ok = bytes_at_most_4(top);
             let tiles = byte_sum(tiles_v);
-            let natural = byte_sum(natural_v);
+            // Natural tiles and odd kinds, each at most 14 in a valid row
+            // (an invalid row's are unused): see NATURAL_CODE.
+            let codes = byte_sum(natural_v);
+            let natural = and(codes, splat(15));
             let size = add(tiles, mullo(min_u32(melds, splat(5)), splat(3)));
             let valid = mand(
                 mand(counts_ok, gt(splat(5), melds)),
@@ -222,15 +279,16 @@ macro_rules! kernel {
             }
             // Seven pairs: each missing pair takes one tile onto a single,
             // else two new tiles.
-            let singles = byte_sum(odd_v);
+            let singles = srli::<4>(codes);
             let pairs = srli::<1>(sub(natural, singles));
             let missing = max_i32(sub(splat(7), pairs), splat(0));
             let sp = add(missing, max_i32(sub(missing, singles), splat(0)));
-            // Thirteen orphans: 14 less the kinds held, less one for a pair.
-            let held_twice = mnot(eq(pair, splat(0)));
+            // Thirteen orphans: 14 less the kinds held, less one for a
+            // pair (ORPHAN_CODE).
+            let orphans = byte_sum(orphans_v);
             let to = sub(
-                sub(splat(14), byte_sum(kinds_v)),
-                select(held_twice, splat(1), splat(0)),
+                sub(splat(14), and(orphans, splat(15))),
+                min_i32(srli::<4>(orphans), splat(1)),
             );
             let mut other = splat(255);
             if k.seven_pairs {
@@ -334,18 +392,24 @@ macro_rules! blocks2 {
                 |a: W, b: W| _mm256_add_epi8(a, b),
                 |a: W, b: W| _mm256_min_epu8(a, b),
             );
-            // `product`: the min-plus product of two groups.
+            // `product`: the min-plus product of two groups. The inner
+            // loops run over fixed ranges (the terms chosen by
+            // conditions on constants) so that llvm unrolls them in full:
+            // with bounds that follow `m` it kept both loops, at about
+            // 18 instructions a hand.
             let product = |a: &([W; 5], [W; 5]), b: &([W; 5], [W; 5])| -> ([W; 5], [W; 5]) {
                 let mut r = ([_mm256_setzero_si256(); 5], [_mm256_setzero_si256(); 5]);
                 for m in 0..5 {
                     let mut r0 = min8(a.0[m], b.0[m]);
                     let mut r1 = min8(b.1[m], a.1[m]);
-                    for q in 1..m {
-                        r0 = min8(r0, add8(a.0[q], b.0[m - q]));
-                    }
-                    for q in 1..=m {
-                        r1 = min8(r1, add8(a.0[q], b.1[m - q]));
-                        r1 = min8(r1, add8(a.1[m - q], b.0[q]));
+                    for q in 1..5 {
+                        if q < m {
+                            r0 = min8(r0, add8(a.0[q], b.0[m - q]));
+                        }
+                        if q <= m {
+                            r1 = min8(r1, add8(a.0[q], b.1[m - q]));
+                            r1 = min8(r1, add8(a.1[m - q], b.0[q]));
+                        }
                     }
                     r.0[m] = r0;
                     r.1[m] = r1;
@@ -425,34 +489,33 @@ fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
 /// made and its entry read in integer registers.
 mod by_loads {
     /// A suit's entries of the lanes' clamped keys (`hi`, `lo`: see
-    /// `suit` in `part`) into `out`, each lane's slot made and its entry
-    /// read in integer registers and stored: the keys leave the vector
-    /// once, packed two to a lane (vector inserts from memory, three per
-    /// lane as gathers, load the FP side's two load/store pipes of AMD's
-    /// Zen cores, which they made the AVX2 kernel's bottleneck).
+    /// `suit` in `part`) into `out`; the last lane's slot, for the next
+    /// suit's `after_word`. The keys leave the vector through memory
+    /// (`in_memory`), so that a lane costs six instructions: two loads
+    /// of its keys, two of HI_SLOT and LO, an add, and the entry's load
+    /// (its store aside). Vector inserts from memory (three per lane, as
+    /// gathers) load the FP side's two load/store pipes of AMD's Zen
+    /// cores, which they made the AVX2 kernel's bottleneck.
     macro_rules! suit_entries {
         ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
             let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
-            // Scaled to byte offsets in the vector (HI's entries are 4
-            // bytes, LO's 2), so that a lane's two parts are one shift
-            // and one move each.
-            let keys = pairs(or(slli::<18>(hi), slli::<1>(lo)));
-            let (high, low) = (HI.as_ptr().cast::<u8>(), LO.as_ptr().cast::<u8>());
-            for (o, &x) in out[..L].iter_mut().zip(&keys) {
-                // SAFETY: `x >> 16` ≤ 4 × 3124 and `x & 0xffff` ≤ 2 × 9998
-                // (the keys were clamped so), multiples of 4 and 2: entries
-                // of HI (3125 words) and LO (10,000 16-bit entries); the
-                // slot is clamped to the variant's N_KEYS words.
-                *o = unsafe {
-                    let slot = (high.add((x >> 16) as usize).cast::<u32>().read() >> 4) as usize
-                        + usize::from(low.add((x & 0xffff) as usize).cast::<u16>().read());
-                    k.suit
-                        .add(4 * slot.min(N_KEYS - 1))
-                        .cast::<u32>()
-                        .read_unaligned()
+            let (hi, lo) = (in_memory(hi), in_memory(lo));
+            let low = LO.as_flattened();
+            let mut last = 0;
+            for ((o, &h), &l) in out[..L].iter_mut().zip(&hi).zip(&lo) {
+                // SAFETY: `h` ≤ 3124 and `l` ≤ 9998 (the keys were clamped
+                // so): entries of HI_SLOT (3125) and LO (10,000). Their sum
+                // is below N_KEYS + SUIT_PAD (`table.rs` asserts it), a
+                // word inside the padded tables from either variant's
+                // start.
+                let slot = unsafe {
+                    *HI_SLOT.get_unchecked(h as usize) as usize
+                        + usize::from(*low.get_unchecked(l as usize))
                 };
+                *o = unsafe { k.suit.add(4 * slot).cast::<u32>().read_unaligned() };
+                last = slot as u32;
             }
-            out[L - 1]
+            last
         }};
     }
 
@@ -461,7 +524,7 @@ mod by_loads {
     macro_rules! honor_entries {
         ($k:expr, $honor:expr, $out:expr) => {{
             let (k, honor, out): (&Consts, V, &mut [u32]) = ($k, $honor, $out);
-            for (o, &x) in out[..L].iter_mut().zip(&pairs(honor)) {
+            for (o, &x) in out[..L].iter_mut().zip(&in_memory(honor)) {
                 // SAFETY: `x` < HONOR_KEYS (clamped so): inside the table.
                 *o = unsafe { k.honors.add(4 * x as usize).cast::<u32>().read_unaligned() };
             }
@@ -498,16 +561,17 @@ pub(crate) mod avx512 {
     macro_rules! suit_entries {
         ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
             let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
-            // SAFETY: indices clamped into HI (3125 words) and LO (its
-            // 10,000 16-bit entries read as words: at most 9,998); the slot
-            // to N_KEYS words from the variant's start, which has N_KEYS of
-            // them.
+            // SAFETY: indices clamped into HI_SLOT (3125 words) and LO
+            // (its 10,000 16-bit entries read as words: at most 9,998);
+            // the slot is below N_KEYS + SUIT_PAD (`table.rs` asserts
+            // it), a word inside the padded tables from either variant's
+            // start.
             let e = unsafe {
                 let slot = add(
-                    srli::<4>(gather::<4>(HI.as_ptr().cast(), hi)),
+                    gather::<4>(HI_SLOT.as_ptr().cast(), hi),
                     and(gather::<2>(LO.as_ptr().cast(), lo), splat(0xffff)),
                 );
-                gather::<4>(k.suit, min_u32(slot, splat(N_KEYS as i32 - 1)))
+                gather::<4>(k.suit, slot)
             };
             out[..L].copy_from_slice(&lanes(e));
             0u32

@@ -281,6 +281,20 @@ pub(crate) fn pairs(a: V) -> [u32; L] {
         vgetq_lane_u32::<3>(a),
     ]
 }
+/// The lanes stored to memory, each to be read by a load of its own
+/// (AVX2's `in_memory`: the compiler cannot see through the store).
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) fn in_memory(a: V) -> [u32; L] {
+    let mut out = [0u32; L];
+    // SAFETY: a 16-byte store into a 16-byte array; the asm is no
+    // instruction (it only names the array's address).
+    unsafe {
+        vst1q_u32(out.as_mut_ptr(), a);
+        std::arch::asm!("/* {p} */", p = in(reg) out.as_mut_ptr(), options(nostack, preserves_flags));
+    }
+    out
+}
 /// Byte `i` of `b` as lane `i` (its four low bytes).
 #[target_feature(enable = "neon")]
 #[inline]
@@ -316,6 +330,14 @@ pub(crate) fn store_low_bytes(a: V, out: &mut [u8]) {
 #[inline]
 pub(crate) fn select(m: M, a: V, b: V) -> V {
     vbslq_u32(m, a, b)
+}
+/// Each byte of `idx` (below 16) replaced by that byte of `table`.
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) fn lookup16(table: [u8; 16], idx: V) -> V {
+    // SAFETY: a 16-byte load of a 16-byte array.
+    let t = unsafe { vld1q_u8(table.as_ptr()) };
+    vreinterpretq_u32_u8(vqtbl1q_u8(t, vreinterpretq_u8_u32(idx)))
 }
 
 #[cfg(test)]
@@ -378,6 +400,14 @@ mod tests {
             // SAFETY: as above.
             unsafe {
                 assert_eq!(pairs(v(x)), x);
+                assert_eq!(in_memory(v(x)), x);
+                // x86-64's byte shuffle, for indices below 16.
+                let table: [u8; 16] = std::array::from_fn(|i| (y[i / 4] >> (8 * (i % 4))) as u8);
+                let idx = x.map(|w| w & 0x0f0f_0f0f);
+                assert_eq!(
+                    lanes(lookup16(table, v(idx))),
+                    idx.map(|w| u32::from_le_bytes(w.to_le_bytes().map(|i| table[i as usize])))
+                );
                 let mut low = [0u8; L];
                 store_low_bytes(v(x), &mut low);
                 assert_eq!(low, x.map(|w| w as u8));
