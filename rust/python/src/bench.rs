@@ -151,7 +151,7 @@ fn env_secs<T: Cell>(
 }
 
 /// Seconds `copies` runs of `run` at once take, each filling its own
-/// output of `n` slots (allocated before the clock starts), with the GIL
+/// output of `n` slots (allocated and written before the clock starts), with the GIL
 /// released.
 fn time_into<T: Clone + Send>(
     py: Python<'_>,
@@ -160,7 +160,16 @@ fn time_into<T: Clone + Send>(
     zero: T,
     run: impl Fn(&mut [T]) -> Result<(), koudian_core::Error> + Send + Sync,
 ) -> Result<f64, koudian_core::Error> {
-    let mut outs = vec![vec![zero; n]; copies];
+    let mut outs = vec![vec![zero.clone(); n]; copies];
+    // Written before the clock, so that the timed calls find their pages
+    // mapped, as `threads=2` finds its kept `out=` array: fresh pages
+    // faulted in by two threads at once wait on the process's page
+    // tables, which made the ceiling of the short calls (`is_win`,
+    // `shanten`: a few milliseconds) lower than `threads=2` itself.
+    // `black_box`: the compiler knows a fresh allocation is zero.
+    for x in outs.iter_mut().flatten() {
+        *x = black_box(zero.clone());
+    }
     py.detach(|| {
         let (first, rest) = outs.split_first_mut().expect("copies >= 1");
         let run = &run;
