@@ -490,19 +490,23 @@ fn out16(standard: &[u8; B], p: &PerHand, out: &mut [i8]) {
 mod by_loads {
     /// A suit's entries of the lanes' clamped keys (`hi`, `lo`: see
     /// `suit` in `part`) into `out`; the last lane's slot, for the next
-    /// suit's `after_word`. The keys leave the vector through memory
-    /// (`in_memory`), so that a lane costs six instructions: two loads
-    /// of its keys, two of HI_SLOT and LO, an add, and the entry's load
-    /// (its store aside). Vector inserts from memory (three per lane, as
-    /// gathers) load the FP side's two load/store pipes of AMD's Zen
-    /// cores, which they made the AVX2 kernel's bottleneck.
+    /// suit's `after_word`. The keys leave the vector packed two to a lane
+    /// (`pairs`). Through memory instead (`in_memory`, as the honors' do)
+    /// a lane costs two instructions fewer (92 a hand rather than 104),
+    /// but the kernel ran at 2.28-2.37× the scalar path rather than
+    /// 2.57-2.62× (AMD EPYC, Zen 3): each suit's keys then wait for a
+    /// store to be forwarded, on the path from one suit to the next.
+    /// Vector inserts from memory (three per lane, as gathers) load the
+    /// FP side's two load/store pipes of AMD's Zen cores, which they made
+    /// the AVX2 kernel's bottleneck.
     macro_rules! suit_entries {
         ($k:expr, $hi:expr, $lo:expr, $out:expr) => {{
             let (k, hi, lo, out): (&Consts, V, V, &mut [u32]) = ($k, $hi, $lo, $out);
-            let (hi, lo) = (in_memory(hi), in_memory(lo));
+            let keys = pairs(or(slli::<16>(hi), lo));
             let low = LO.as_flattened();
             let mut last = 0;
-            for ((o, &h), &l) in out[..L].iter_mut().zip(&hi).zip(&lo) {
+            for (o, &x) in out[..L].iter_mut().zip(&keys) {
+                let (h, l) = (x >> 16, x & 0xffff);
                 // SAFETY: `h` ≤ 3124 and `l` ≤ 9998 (the keys were clamped
                 // so): entries of HI_SLOT (3125) and LO (10,000). Their sum
                 // is below N_KEYS + SUIT_PAD (`table.rs` asserts it), a
@@ -519,8 +523,10 @@ mod by_loads {
         }};
     }
 
-    /// The honor entries of the lanes' clamped keys into `out`, as
-    /// `suit_entries!` reads its own.
+    /// The honor entries of the lanes' clamped keys into `out`: each
+    /// lane's key loaded from memory (`in_memory`; nothing waits on
+    /// these entries within the block, and by `pairs` the kernel ran a
+    /// little slower, 2.51-2.61× the scalar path rather than 2.57-2.68×).
     macro_rules! honor_entries {
         ($k:expr, $honor:expr, $out:expr) => {{
             let (k, honor, out): (&Consts, V, &mut [u32]) = ($k, $honor, $out);
