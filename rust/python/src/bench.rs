@@ -14,6 +14,7 @@ use crate::wildcards::extract_wilds;
 use koudian_core::game::encode::{Cell, Encoding};
 use koudian_core::shape::ShapeRules;
 use koudian_core::simd::{self, Isa};
+use koudian_core::tile::Counts;
 use koudian_core::vec_env::{Learners, OnIllegal, Rows, VecEnv};
 use koudian_core::{shanten, shape, waits, Ruleset};
 use pyo3::exceptions::PyValueError;
@@ -30,9 +31,10 @@ use std::time::Instant;
 /// this CPU lacks is a `KoudianError`.
 ///
 /// With `copies = k > 1`, `k` such one-thread calls run at once on `k`
-/// threads, each into its own output, and the time is until the last ends:
-/// independent work with nothing shared but the input, the ceiling of
-/// what `threads=k` can reach on this machine at that moment.
+/// threads, each over its own copy of the rows and into its own output,
+/// and the time is until the last ends: independent work with nothing
+/// shared, the ceiling of what `threads=k` can reach on this machine at
+/// that moment.
 #[pyfunction]
 #[pyo3(signature = (task, counts, *, wildcards=None, rules=None, copies=1, isa=None))]
 #[allow(clippy::too_many_arguments)]
@@ -60,15 +62,22 @@ fn time_batch(
     let on = |f: &mut dyn FnMut() -> Result<(), koudian_core::Error>| {
         simd::with_isa(isa, f).and_then(|r| r)
     };
+    // Each copy reads rows of its own (the first the caller's), as the
+    // halves of one input `threads=k` splits are each read once: with the
+    // rows shared, one copy's cache misses served the other's, which
+    // raised the ceiling of calls whose rows outgrow the caches (`is_win`
+    // on 1,000,000 rows: 34 MB) above what independent work reaches.
+    let owned: Vec<Vec<Counts>> = (1..copies).map(|_| rows.to_vec()).collect();
+    let input = |i: usize| if i == 0 { rows } else { &owned[i - 1][..] };
     let r = match task {
-        "is_win" => time_into(py, n, copies, false, |o| {
-            on(&mut || shape::is_win_batch(rows, &[0], &wilds, &shape, o, 1))
+        "is_win" => time_into(py, n, copies, false, |i, o| {
+            on(&mut || shape::is_win_batch(input(i), &[0], &wilds, &shape, o, 1))
         }),
-        "waits" => time_into(py, n, copies, 0u64, |o| {
-            on(&mut || waits::waits_batch(rows, &[0], &[], &wilds, &shape, o, 1))
+        "waits" => time_into(py, n, copies, 0u64, |i, o| {
+            on(&mut || waits::waits_batch(input(i), &[0], &[], &wilds, &shape, o, 1))
         }),
-        "shanten" => time_into(py, n, copies, 0i8, |o| {
-            on(&mut || shanten::shanten_batch(rows, &[0], &wilds, &shape, o, 1))
+        "shanten" => time_into(py, n, copies, 0i8, |i, o| {
+            on(&mut || shanten::shanten_batch(input(i), &[0], &wilds, &shape, o, 1))
         }),
         _ => {
             return Err(PyValueError::new_err(format!(
@@ -150,15 +159,15 @@ fn env_secs<T: Cell>(
     })?
 }
 
-/// Seconds `copies` runs of `run` at once take, each filling its own
-/// output of `n` slots (allocated and written before the clock starts), with the GIL
-/// released.
+/// Seconds `copies` runs of `run` at once take (`run(i, out)` for copy
+/// `i`), each filling its own output of `n` slots (allocated and written
+/// before the clock starts), with the GIL released.
 fn time_into<T: Clone + Send>(
     py: Python<'_>,
     n: usize,
     copies: usize,
     zero: T,
-    run: impl Fn(&mut [T]) -> Result<(), koudian_core::Error> + Send + Sync,
+    run: impl Fn(usize, &mut [T]) -> Result<(), koudian_core::Error> + Send + Sync,
 ) -> Result<f64, koudian_core::Error> {
     let mut outs = vec![vec![zero.clone(); n]; copies];
     // Written before the clock, so that the timed calls find their pages
@@ -175,8 +184,12 @@ fn time_into<T: Clone + Send>(
         let run = &run;
         let t = Instant::now();
         let r = std::thread::scope(|s| {
-            let others: Vec<_> = rest.iter_mut().map(|o| s.spawn(move || run(o))).collect();
-            let mine = run(first);
+            let others: Vec<_> = rest
+                .iter_mut()
+                .enumerate()
+                .map(|(i, o)| s.spawn(move || run(i + 1, o)))
+                .collect();
+            let mine = run(0, first);
             others
                 .into_iter()
                 .map(|h| h.join().expect("a timed batch call panicked"))
