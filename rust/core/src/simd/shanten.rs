@@ -31,7 +31,8 @@ use super::win::piece_mask;
 use crate::shanten::batch::{standard_rows, PerHand, B};
 use crate::shanten::table::{HI_SLOT, HONOR_KEYS, LO, N_KEYS, PADDED};
 use crate::shanten::Calculator;
-use crate::tile::{Counts, KINDS, ORPHAN_KINDS};
+use crate::shape::win::ORPHAN_MASK;
+use crate::tile::{Counts, KINDS};
 
 /// The word offsets gathered from each row, and how far each word is
 /// shifted right so that the shifted words cover the 34 kinds once each:
@@ -66,16 +67,10 @@ const COUNTED: [u32; 11] = {
 
 /// Per piece, 0xff in its counted bytes of the thirteen orphans' kinds.
 const ORPHANS: [u32; 11] = {
-    let mut orphan = 0u64;
-    let mut j = 0;
-    while j < ORPHAN_KINDS.len() {
-        orphan |= 1 << ORPHAN_KINDS[j];
-        j += 1;
-    }
     let mut m = [0u32; 11];
     let mut i = 0;
     while i < 11 {
-        m[i] = piece_mask((PIECES[i].0, 0), orphan) & COUNTED[i];
+        m[i] = piece_mask((PIECES[i].0, 0), ORPHAN_MASK) & COUNTED[i];
         i += 1;
     }
     m
